@@ -59,9 +59,10 @@ def common_features() -> dict[str, datasets.Feature]:
 
 def content_fingerprint(pair_ids, premises, hypotheses, labels) -> str:
     """sha256 of what a model sees and is scored against; independent of the Parquet writer's version."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps would build an encoder per row
     digest = hashlib.sha256()
     for row in zip(pair_ids, premises, hypotheses, labels):
-        digest.update(json.dumps(row, ensure_ascii=False).encode())
+        digest.update(encode(row).encode())
         digest.update(b"\n")
     return "sha256:" + digest.hexdigest()
 

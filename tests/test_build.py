@@ -1,5 +1,6 @@
 """`swapbench build` end to end: the dataset folder, its card, atomic writes, located errors, determinism."""
 
+import gc
 import json
 
 import datasets
@@ -87,6 +88,39 @@ def test_a_failed_build_leaves_the_previous_output_intact(tmp_path, fixtures, mo
         build(BuildOptions(source=str(fixtures), out=out, use_cache=False, variants=CONFIGS))
     assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
+
+
+def test_the_garbage_collector_is_left_as_it_was(tmp_path, fixtures, monkeypatch):
+    import swapbench.build
+
+    options = BuildOptions(source=str(fixtures), out=tmp_path / "out", use_cache=False, variants=["shuffle-random"])
+    frozen_while_applying = []
+    apply_variant = swapbench.build.apply_variant
+
+    def recording(*args, **kwargs):
+        frozen_while_applying.append(gc.get_freeze_count())
+        return apply_variant(*args, **kwargs)
+
+    monkeypatch.setattr("swapbench.build.apply_variant", recording)
+    assert gc.get_freeze_count() == 0
+    build(options)
+    assert frozen_while_applying[0] > 0 and gc.get_freeze_count() == 0
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("swapbench.build.write_config", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build(options)
+    assert gc.get_freeze_count() == 0
+    monkeypatch.undo()
+    gc.freeze()  # a caller that freezes its own objects: the build neither adds to them nor unfreezes them
+    try:
+        frozen = gc.get_freeze_count()
+        build(options)
+        assert 0 < gc.get_freeze_count() <= frozen  # (frozen objects may still be freed by reference counting)
+    finally:
+        gc.unfreeze()
 
 
 def test_a_malformed_tree_is_reported_with_file_and_line(tmp_path, fixtures, capsys):

@@ -67,6 +67,11 @@ def test_spacy_version_names_model_and_rules(spacy_parser):
     assert "/spacy-" in spacy_parser.version and "/projection-" in spacy_parser.version
 
 
+def test_spacy_loads_only_the_components_the_projection_reads(spacy_parser):
+    assert {"tagger", "attribute_ruler", "parser"} <= set(spacy_parser.nlp.pipe_names)
+    assert not {"ner", "lemmatizer"} & set(spacy_parser.nlp.component_names)
+
+
 class CountingParser(PTBParser):
     """The real PTB reader, counting what it is asked to parse."""
 

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from swapbench.errors import SwapbenchError
-from swapbench.parsing.base import Constituent, Parse
+from swapbench.parsing.base import Parse
 from swapbench.parsing.ptb import PTBParser
 from swapbench.snli import Pair
 from swapbench.variants import make_variant
-from swapbench.variants.base import example_rng
+from swapbench.variants.base import example_rng, shuffled
 from swapbench.variants.shuffle import ConstituencyShuffle
 
 TREE = ("(ROOT (S (NP (NP (CD Two) (JJ young) (NNS children)) (PP (IN in) (NP (JJ blue) (NNS jerseys)))) "
@@ -17,6 +17,9 @@ TREE = ("(ROOT (S (NP (NP (CD Two) (JJ young) (NNS children)) (PP (IN in) (NP (J
 PARSE = PTBParser().parse_many([TREE])[0]
 PAIR = Pair("p1", "Two young children in blue jerseys are running very quickly through a big field.",
             "Kids run.", "entailment", TREE, None, "fixture", 1)
+# Drawn with seed 0 for pair "p1" when the generators were first defined.
+PINNED_SHUFFLE_3 = "young Two children jerseys in blue are running very quickly through field big a ."
+PINNED_RANDOM = "field children very big are quickly Two jerseys young a running in blue through ."
 
 
 def check_shuffle(parse, result):
@@ -90,6 +93,30 @@ def test_generators_depend_only_on_seed_pair_and_variant():
     assert draw(0, "p1", "shuffle-3") != draw(1, "p1", "shuffle-3")
     assert draw(0, "p1", "shuffle-3") != draw(0, "p2", "shuffle-3")
     assert draw(0, "p1", "shuffle-3") != draw(0, "p1", "shuffle-4")
+
+
+def test_shuffled_draws_the_order_permutation_would():
+    # shuffled() shuffles a list in place, which is faster; the orders, and so every built dataset, are unchanged.
+    words = [f"w{i}" for i in range(6)]
+    for seed in range(50):
+        assert shuffled(words, np.random.default_rng(seed)) == np.random.default_rng(seed).permutation(6).tolist()
+
+
+def test_shuffles_are_pinned():
+    # The leaderboard's reference fingerprints hold only while the same seed draws the same shuffle.
+    shuffle_3 = make_variant("shuffle-3").apply(PAIR, PARSE, example_rng(0, "p1", "shuffle-3"))
+    random = make_variant("shuffle-random").apply(PAIR, PARSE, example_rng(0, "p1", "shuffle-random"))
+    assert shuffle_3.premise == PINNED_SHUFFLE_3
+    assert random.premise == PINNED_RANDOM
+
+
+def test_shuffle_phrases_are_found_once_per_parse():
+    phrases = PARSE.shuffle_phrases(4)
+    assert PARSE.shuffle_phrases(4) is phrases  # the pairs sharing a premise share the work
+    assert [(p.span.label, p.words) for p in phrases] == [("PP", (10, 11, 12, 13))]
+    # The memo is not part of the value: a parse that has used it equals and hashes like a fresh one.
+    fresh = PTBParser().parse_many([TREE])[0]
+    assert fresh == PARSE and hash(fresh) == hash(PARSE)
 
 
 def test_variant_names_are_validated():

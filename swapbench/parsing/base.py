@@ -5,17 +5,23 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 # The phrase labels whose constituents the shuffles move words inside.
 SHUFFLE_LABELS: frozenset[str] = frozenset({"NP", "VP", "PP", "ADVP", "ADJP"})
 
 
-@dataclass(frozen=True, slots=True)
-class Constituent:
+class Constituent(NamedTuple):  # a named tuple: parses hold tens of thousands, and tuples are cheap to make
     label: str
     start: int  # first token index
     end: int  # one past the last token index
+
+
+class Phrase(NamedTuple):
+    """A constituent the shuffles may move words inside, with the positions of its words (punctuation left out)."""
+
+    span: Constituent
+    words: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,14 +30,37 @@ class Parse:
     tags: tuple[str, ...]  # part-of-speech tags (PTB tag set for ptb/benepar, spaCy tags for spacy)
     punct: tuple[bool, ...]  # True where the token is punctuation; punctuation never counts as a word
     constituents: tuple[Constituent, ...]  # phrase-level constituents, outermost first
-    # words before each token position (punctuation excluded), derived: words_in() is then O(1)
+    # Derived, not compared. Words before each token position (punctuation excluded): words_in() is then O(1).
     _words_before: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # shuffle_phrases() by word count, filled on first use: SNLI pairs about three to a premise, and every pair
+    # of a premise, in every shuffle variant, shares one Parse.
+    _phrases: dict[int, tuple[Phrase, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_words_before", (0, *accumulate(not p for p in self.punct)))
+        object.__setattr__(self, "_phrases", {})
 
     def words_in(self, span: Constituent) -> int:
         return self._words_before[span.end] - self._words_before[span.start]
+
+    @property
+    def word_positions(self) -> tuple[int, ...]:
+        """The positions of the tokens that are words, not punctuation."""
+        return tuple(i for i, p in enumerate(self.punct) if not p)
+
+    def shuffle_phrases(self, size: int) -> tuple[Phrase, ...]:
+        """The NP/VP/PP/ADVP/ADJP constituents of exactly `size` words, one per distinct set of words (a unary
+        chain such as NP -> VP over the same words gives its outermost label), outermost first, in sentence order.
+        """
+        found = self._phrases.get(size)
+        if found is None:
+            seen: dict[tuple[int, ...], Phrase] = {}
+            for span in self.constituents:
+                if span.label in SHUFFLE_LABELS and self.words_in(span) == size:
+                    words = tuple(i for i in range(span.start, span.end) if not self.punct[i])
+                    seen.setdefault(words, Phrase(span, words))
+            found = self._phrases[size] = tuple(seen.values())
+        return found
 
     def to_json(self) -> dict:
         return {"tokens": list(self.tokens), "tags": list(self.tags), "punct": list(self.punct),

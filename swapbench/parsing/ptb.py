@@ -33,21 +33,24 @@ def parse_tree(tree: Tree) -> Parse:
 
     def walk(node: Tree) -> None:
         start = len(tokens)
-        if _is_preterminal(node):
-            tokens.append(unescape(node[0]))
-            tags.append(node.label())
-            return
         for child in node:
-            if isinstance(child, Tree):
-                walk(child)
-            else:  # a bare leaf under a phrase: keep it, tagged as unknown
+            if type(child) is str:  # a bare leaf under a phrase: keep it, tagged as unknown
                 tokens.append(unescape(child))
                 tags.append("")
+            elif len(child) == 1 and type(child[0]) is str:  # a preterminal: tag and word
+                tokens.append(unescape(child[0]))
+                tags.append(child.label())
+            else:
+                walk(child)
         label = base_label(node.label())
         if label not in ("ROOT", "TOP", "") and len(tokens) > start:
             constituents.append(Constituent(label, start, len(tokens)))
 
-    walk(tree)
+    if _is_preterminal(tree):  # a one-word sentence without a phrase above it
+        tokens.append(unescape(tree[0]))
+        tags.append(tree.label())
+    else:
+        walk(tree)
     # Post-order appends children before parents; outermost-first reads more naturally.
     constituents.sort(key=lambda c: (c.start, -c.end))
     punct = tuple(tag in PTB_PUNCT_TAGS or (not tag and not any(ch.isalnum() for ch in tok))
@@ -56,7 +59,7 @@ def parse_tree(tree: Tree) -> Parse:
 
 
 def _is_preterminal(node: Tree) -> bool:
-    return len(node) == 1 and not isinstance(node[0], Tree)
+    return len(node) == 1 and type(node[0]) is str
 
 
 class PTBParser(ConstituencyParser):

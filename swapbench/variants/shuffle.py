@@ -5,7 +5,7 @@ from __future__ import annotations
 import datasets
 import numpy as np
 
-from ..parsing.base import SHUFFLE_LABELS, Constituent, Parse
+from ..parsing.base import Constituent, Parse
 from ..snli import Pair
 from .base import Perturbed, Variant, shuffled
 
@@ -15,7 +15,7 @@ MOVED_SPAN = {"label": datasets.Value("string"), "start": datasets.Value("int32"
               "text": datasets.Value("string")}
 
 
-def shuffle_positions(tokens, positions: list[int], permutation: list[int], rng: np.random.Generator) -> bool:
+def shuffle_positions(tokens, positions: tuple[int, ...], permutation: list[int], rng: np.random.Generator) -> bool:
     """Shuffle the words at `positions` among themselves, in `permutation`; False if their order cannot change."""
     order = shuffled([tokens[i] for i in positions], rng)
     if order is None:
@@ -49,25 +49,15 @@ class ConstituencyShuffle(Variant):
 
     def targets(self, parse: Parse) -> list[Constituent]:
         """The distinct word sets this variant may shuffle, outermost label first, in sentence order."""
-        seen: set[tuple[int, ...]] = set()
-        found = []
-        for span in parse.constituents:
-            if span.label not in SHUFFLE_LABELS or parse.words_in(span) != self.size:
-                continue
-            words = tuple(i for i in range(span.start, span.end) if not parse.punct[i])
-            if words not in seen:
-                seen.add(words)
-                found.append(span)
-        return found
+        return [phrase.span for phrase in parse.shuffle_phrases(self.size)]
 
     def apply(self, pair: Pair, parse: Parse, rng: np.random.Generator) -> Perturbed | None:
-        candidates = self.targets(parse)
+        candidates = parse.shuffle_phrases(self.size)
         if self.scope == "one" and candidates:
             candidates = [candidates[int(rng.integers(len(candidates)))]]
         permutation = list(range(len(parse.tokens)))
         moved = []
-        for span in candidates:
-            positions = [i for i in range(span.start, span.end) if not parse.punct[i]]
+        for span, positions in candidates:
             if not shuffle_positions(parse.tokens, positions, permutation, rng):
                 continue
             moved.append({"label": span.label, "start": span.start, "end": span.end,
@@ -85,7 +75,7 @@ class RandomShuffle(Variant):
     description = "all premise words shuffled, punctuation kept in place; label unchanged"
 
     def apply(self, pair: Pair, parse: Parse, rng: np.random.Generator) -> Perturbed | None:
-        positions = [i for i, p in enumerate(parse.punct) if not p]
+        positions = parse.word_positions
         permutation = list(range(len(parse.tokens)))
         if not shuffle_positions(parse.tokens, positions, permutation, rng):
             return None
