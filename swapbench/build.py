@@ -127,7 +127,8 @@ def parse_premises(snli: SNLISplit, parser: ConstituencyParser, options: BuildOp
 def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser,
                   seed: int, advance=None) -> tuple[dict[str, list], ConfigInfo]:
     """The variant's rows as columns, and its statistics; `advance(n)` reports progress every 1000 pairs."""
-    names = [*common_features(), *variant.extra_features]
+    extra = list(variant.extra_features)
+    names = [*common_features(), *extra]
     label_index = {name: index for index, name in enumerate(LABEL_NAMES)}
     rows = []
     variant.prepare(pairs)
@@ -141,7 +142,7 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
         rows.append((pair.pair_id, result.premise, result.hypothesis, label_index[result.label],  # as in `names`
                      result.original_premise or " ".join(parse.tokens), result.original_hypothesis or pair.hypothesis,
                      label_index[pair.label], variant.name, pair.premise, result.permutation, result.tags,
-                     *[result.extra[name] for name in variant.extra_features]))
+                     *[result.extra[name] for name in extra]))
     if advance:
         advance(len(pairs) % 1000)
     columns = {name: list(values) for name, values in zip(names, zip(*rows))} if rows else {n: [] for n in names}

@@ -51,11 +51,12 @@ def add_build(subparsers) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from .build import BuildOptions, build
+    from .evaluate.command import comma_list
 
     if args.limit is not None and args.limit < 1:
         raise SwapbenchError("--limit must be at least 1")
     options = BuildOptions(split=args.split, source=args.source, out=args.out, parser=args.parser,
-                           variants=[v.strip() for v in args.variants.split(",") if v.strip()], seed=args.seed,
+                           variants=comma_list(args.variants) or [], seed=args.seed,
                            shuffle_scope=args.shuffle_scope, limit=args.limit, cache_dir=args.cache_dir,
                            use_cache=not args.no_cache, spacy_model=args.spacy_model,
                            benepar_model=args.benepar_model, push_to_hub=args.push_to_hub,

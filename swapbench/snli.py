@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
@@ -49,7 +49,6 @@ class SNLISplit:
     rows_read: int
     dropped_no_gold: int
     limited: bool = False
-    notes: list[str] = field(default_factory=list)
 
     @property
     def has_premise_parses(self) -> bool:
@@ -125,8 +124,6 @@ def _read_bytes(path: Path) -> bytes:
         return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
     except (OSError, EOFError, gzip.BadGzipFile) as err:
         raise InputError(f"cannot read: {err}", path=str(path)) from err
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text: {err}", path=str(path)) from err
 
 
 def _jsonl_rows(text: str, path: Path):

@@ -172,31 +172,27 @@ def test_shaw_clips_relative_distances_beyond_k():
     assert not torch.equal(a[0, 1], a[0, 2])
 
 
-def test_shaw_logits_are_query_dot_key_plus_relative_key():
-    scores = initialised(ShawScores(config("shaw", max_relative_distance=2)))
+def assert_relative_logits(scores, expected):
+    """Every logit of `scores` equals expected(q_i, k_j, a_ij) / sqrt(head size), a_ij its relative embedding."""
     q, k = queries_and_keys()
     logits = scores(q, k, None)
     a = scores.relative_embeddings(7, torch.device("cpu"), torch.float32)
     for h in range(2):
         for i in range(7):
             for j in range(7):
-                expected = q[0, h, i] @ (k[0, h, j] + a[i, j]) / math.sqrt(8)
-                assert logits[0, h, i, j].item() == pytest.approx(expected.item(), abs=1e-5)
+                value = expected(q[0, h, i], k[0, h, j], a[i, j]) / math.sqrt(8)
+                assert logits[0, h, i, j].item() == pytest.approx(value.item(), abs=1e-5)
+
+
+def test_shaw_logits_are_query_dot_key_plus_relative_key():
+    scores = initialised(ShawScores(config("shaw", max_relative_distance=2)))
+    assert_relative_logits(scores, lambda q, k, a: q @ (k + a))
 
 
 def test_huang_method_4_adds_query_and_key_interactions_with_the_relative_embedding():
     scores = initialised(HuangM4Scores(config("huang_m4", max_relative_distance=3)))
-    q, k = queries_and_keys()
-    logits = scores(q, k, None)
-    a = scores.relative_embeddings(7, torch.device("cpu"), torch.float32)
-    for h in range(2):
-        for i in range(7):
-            for j in range(7):
-                expected = (q[0, h, i] @ k[0, h, j] + q[0, h, i] @ a[i, j] + k[0, h, j] @ a[i, j]) / math.sqrt(8)
-                assert logits[0, h, i, j].item() == pytest.approx(expected.item(), abs=1e-5)
+    assert_relative_logits(scores, lambda q, k, a: q @ k + q @ a + k @ a)
 
-
-# ---- tisa ------------------------------------------------------------------------------------------------------
 
 def test_tisa_bias_is_the_stated_kernel_sum():
     g = generator(4)

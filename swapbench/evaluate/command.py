@@ -68,15 +68,17 @@ def add_eval(subparsers) -> None:
     p.set_defaults(run=run_eval)
 
 
+def comma_list(text: str | None) -> list[str] | None:
+    """The items of a comma-separated option, stripped; None when it is empty or missing."""
+    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+
+
 def run_eval(args: argparse.Namespace) -> int:
     from .finetune import DataChoice
     from .pipeline import EvalOptions, evaluate
 
-    def names(text: str | None) -> list[str] | None:
-        return [part.strip() for part in text.split(",") if part.strip()] if text else None
-
     options = EvalOptions(
-        model=args.model, data=args.data, data_revision=args.data_revision, configs=names(args.configs),
+        model=args.model, data=args.data, data_revision=args.data_revision, configs=comma_list(args.configs),
         split=args.split, limit=args.limit, revision=args.revision, label_map=args.label_map,
         finetune=args.finetune,
         training=DataChoice(train_source=args.train_source, train_split=args.train_split,

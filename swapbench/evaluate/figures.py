@@ -28,11 +28,10 @@ def distinct_pairs(benchmark: Benchmark) -> list[tuple[str, str]]:
     return list(pairs)
 
 
-def score_benchmark(model, tokenizer, benchmark: Benchmark, labels: LabelMap, *, max_length: int,
-                    batch_size: int | None, progress: Callable[[int], None] | None = None,
-                    ) -> tuple[dict[str, list[PredictionRow]], Scored, int]:
-    """Predictions per configuration, the scorer's report, and how many distinct pairs were scored."""
-    pairs = distinct_pairs(benchmark)
+def score_benchmark(model, tokenizer, benchmark: Benchmark, pairs: list[tuple[str, str]], labels: LabelMap, *,
+                    max_length: int, batch_size: int | None, progress: Callable[[int], None] | None = None,
+                    ) -> tuple[dict[str, list[PredictionRow]], Scored]:
+    """Predictions per configuration, and the scorer's report; `pairs` is distinct_pairs(benchmark)."""
     scored = predict(model, tokenizer, pairs, max_length=max_length, batch_size=batch_size, progress=progress)
     predicted = {pair: labels.names[i] for pair, i in zip(pairs, scored.predictions)}
     rows = {}
@@ -43,7 +42,7 @@ def score_benchmark(model, tokenizer, benchmark: Benchmark, labels: LabelMap, *,
                           prediction_perturbed=predicted[perturbed])
             for pair_id, original, perturbed, gold, gold_original in zip(
                 config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original)]
-    return rows, scored, len(pairs)
+    return rows, scored
 
 
 def bootstrap_rng(seed: int, configuration: str) -> np.random.Generator:

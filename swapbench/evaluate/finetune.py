@@ -160,9 +160,6 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
             base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
             label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32)
 
-    def compute_metrics(prediction) -> dict:
-        return {"accuracy": float((prediction.predictions.argmax(-1) == prediction.label_ids).mean())}
-
     on_gpu = device.type == "cuda"
     args = TrainingArguments(
         output_dir=str(work), num_train_epochs=recipe.epochs,
@@ -178,7 +175,12 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
                    data_collator=DataCollatorWithPadding(tokenizer),
                    train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length),
                    eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length),
-                   compute_metrics=compute_metrics)
+                   compute_metrics=accuracy_metrics)
+
+
+def accuracy_metrics(prediction) -> dict:
+    """The Trainer's compute_metrics: accuracy of the arg-max class."""
+    return {"accuracy": float((prediction.predictions.argmax(-1) == prediction.label_ids).mean())}
 
 
 def encode_pairs(tokenizer, pairs: list[Pair], max_length: int) -> list[dict]:

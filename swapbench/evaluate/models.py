@@ -93,13 +93,12 @@ def map_labels(config, label_map: str | None) -> LabelMap:
     return from_config(config.id2label)
 
 
-def load_classifier(name_or_path: str, *, revision: str | None = None, label_map: str | None = None,
-                    device: torch.device, dtype: torch.dtype, labels: LabelMap | None = None) -> LoadedModel:
-    """Load a sequence-classification model and its tokenizer; map labels first, so a refusal costs nothing."""
+def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: str | None = None,
+                    device: torch.device, dtype: torch.dtype) -> LoadedModel:
+    """Load a sequence-classification model and its tokenizer; `config` is load_config's, `labels` mapped from it
+    beforehand, so that a refusal costs no weight loading."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    config = load_config(name_or_path, revision)
-    labels = labels or map_labels(config, label_map)
     tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision)
     model = AutoModelForSequenceClassification.from_pretrained(name_or_path, revision=revision, dtype=dtype)
     model.to(device).eval()

@@ -81,9 +81,10 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
     probe, probe_seconds = run_probe(loaded, options, console) if options.probe else (None, 0.0)
 
     with _progress(console, options.progress) as progress:
-        task = progress.add_task("scoring", total=len(distinct_pairs(benchmark)))
-        rows, scored, unique = score_benchmark(
-            loaded.model, loaded.tokenizer, benchmark, loaded.labels, max_length=options.max_length,
+        pairs = distinct_pairs(benchmark)
+        task = progress.add_task("scoring", total=len(pairs))
+        rows, scored = score_benchmark(
+            loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=options.max_length,
             batch_size=options.eval_batch_size, progress=lambda n: progress.advance(task, n))
     results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
                                                  non_entailment_view=config.non_entailment_view,
@@ -105,7 +106,7 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
             dtype=str(dtype).removeprefix("torch."), torch_threads=torch.get_num_threads(),
             seeds=Seeds(bootstrap=options.seed, fine_tuning=fine_tuning.recipe.seed if fine_tuning else None,
                         probe=options.seed if probe else None),
-            scoring=ScoringInfo(unique_pairs=unique, pairs=2 * sum(len(r) for r in rows.values()),
+            scoring=ScoringInfo(unique_pairs=len(pairs), pairs=2 * sum(len(r) for r in rows.values()),
                                 max_length=options.max_length, truncated=scored.truncated,
                                 batch_size=scored.batch_size, batch_size_requested=options.eval_batch_size),
             timings=Timings(fine_tuning=tune_seconds, probe=probe_seconds, scoring=scored.seconds,
@@ -124,8 +125,7 @@ def prepare_model(options: EvalOptions, device: torch.device, dtype: torch.dtype
     config = load_config(options.model, options.revision)
     if not options.finetune and is_classifier(config):
         labels = map_labels(config, options.label_map)  # refuses before the weights are loaded
-        loaded = load_classifier(options.model, revision=options.revision, device=device, dtype=dtype,
-                                 labels=labels)
+        loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype)
         return loaded, model_revision(options.model, config), None, 0.0
     if options.label_map:
         raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's labels")
@@ -136,8 +136,8 @@ def prepare_model(options: EvalOptions, device: torch.device, dtype: torch.dtype
                      progress=options.progress, log=console.print)
     if not tuned.main_process:
         return None
-    loaded = load_classifier(str(tuned.path), device=device, dtype=dtype,
-                             labels=LabelMap(LABEL_NAMES, source="fine-tuned"))
+    loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)), LabelMap(LABEL_NAMES, source="fine-tuned"),
+                             device=device, dtype=dtype)
     return loaded, tuned.info.base_revision, tuned.info, 0.0 if tuned.info.reused else tuned.info.train_seconds
 
 

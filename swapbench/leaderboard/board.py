@@ -32,23 +32,18 @@ def rebuild(board: Path) -> list[Path]:
 
 def check(path: Path, board: Path, *, replace: bool = False) -> Verdict:
     """Validate a results file for the board without storing it."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise SwapbenchError(f"cannot read {path}: {err}") from err
-    itself = path if path.resolve().parent == (board / RESULTS_DIR).resolve() else None
-    return validate(text, load_reference(board), board_identities(board), replace=replace, itself=itself)
+    return _check(path, _read(path), board, load_reference(board), board_identities(board), replace)
 
 
 def submit(path: Path, board: Path, *, replace: bool = False) -> tuple[Verdict, Path]:
     """Validate, store under results/<normalized name> and rebuild. A refused file changes nothing."""
-    verdict = check(path, board, replace=replace)
+    text = _read(path)
+    verdict = _check(path, text, board, load_reference(board), board_identities(board), replace)
     if not verdict.accepted:
         return verdict, path
     target = board / RESULTS_DIR / normalized_name(verdict.results)
     if target.exists() and target not in verdict.replaces:
         raise SwapbenchError(f"{target} exists and holds another model: rename clash, please report it")
-    text = path.read_text(encoding="utf-8")
     target.parent.mkdir(parents=True, exist_ok=True)
     for old in verdict.replaces:
         old.unlink()
@@ -60,11 +55,24 @@ def submit(path: Path, board: Path, *, replace: bool = False) -> tuple[Verdict, 
 def check_board(board: Path) -> dict[str, list[Problem]]:
     """Each stored file's problems (empty when it is valid): the submit validation, and its normalized name."""
     problems = {}
+    reference, identities = load_reference(board), board_identities(board)
     for path in results_files(board):
-        verdict = check(path, board)
+        verdict = _check(path, _read(path), board, reference, identities, replace=False)
         found = list(verdict.problems)
         if verdict.results is not None and path.name != normalized_name(verdict.results):
             found.append(Problem("", f"stored as {path.name}, not under its normalized name "
                                      f"{normalized_name(verdict.results)}"))
         problems[path.name] = found
     return problems
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise SwapbenchError(f"cannot read {path}: {err}") from err
+
+
+def _check(path: Path, text: str, board: Path, reference, identities, replace: bool) -> Verdict:
+    itself = path if path.resolve().parent == (board / RESULTS_DIR).resolve() else None
+    return validate(text, reference, identities, replace=replace, itself=itself)

@@ -78,9 +78,10 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
         problems += schema_problems(err, problems)
     problems += against_reference(data, reference)
     itself = itself.resolve() if itself else None
-    duplicates = [path for path, identity in board if identity == Identity.of(data) and path.resolve() != itself]
+    identity = Identity.of(data)
+    duplicates = [path for path, other in board if other == identity and path.resolve() != itself]
     if duplicates and not replace:
-        problems.append(Problem("model", f"{Identity.of(data).describe()} is on the board already "
+        problems.append(Problem("model", f"{identity.describe()} is on the board already "
                                          f"({', '.join(path.name for path in duplicates)}); --replace replaces it"))
     verdict.replaces = duplicates
     return verdict

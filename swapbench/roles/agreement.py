@@ -26,8 +26,9 @@ class AgreedRoles(RoleLabeler):
             if a is None or b is None:
                 results.append(a if self.alone_when_missing else None)
                 continue
-            found = {_key(b, f) for f in b.frames}
-            agreed = tuple(f for f in a.frames if _key(a, f) in found)
+            offsets_a, offsets_b = _offsets(a), _offsets(b)
+            found = {_key(offsets_b, f) for f in b.frames}
+            agreed = tuple(f for f in a.frames if _key(offsets_a, f) in found)
             results.append(RoleParse(a.tokens, a.tags, agreed, self.name))
         return results
 
@@ -46,9 +47,7 @@ def _squash(text: str) -> str:
     return "".join(text.split()).replace("``", '"').replace("''", '"')
 
 
-def _key(parse: RoleParse, frame: Frame) -> tuple:
-    offsets = _offsets(parse)
-
+def _key(offsets: list[tuple[int, int]], frame: Frame) -> tuple:
     def chars(span: Span | None):
         return None if span is None else (offsets[span.start][0], offsets[span.end - 1][1])
 

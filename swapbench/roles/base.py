@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 
+# Relative pronouns: a clause they open is a relative clause, not a main one.
+RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that"})
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     start: int  # first token index
@@ -53,8 +57,10 @@ class RoleLabeler(ABC):
         """The frames of each sentence, or None where this labeler has nothing for it (no tree, no stored frames)."""
 
 
-def trimmed(span: Span, punct: list[bool] | tuple[bool, ...]) -> Span | None:
-    """The span without punctuation at its edges, or None if nothing is left."""
+def trimmed(span: Span | None, punct: list[bool] | tuple[bool, ...]) -> Span | None:
+    """The span without punctuation at its edges, or None if nothing is left (or there was no span)."""
+    if span is None:
+        return None
     start, end = span.start, span.end
     while start < end and punct[start]:
         start += 1

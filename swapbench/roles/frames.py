@@ -82,7 +82,7 @@ class FramesRoles(RoleLabeler):
             agent = spans.get("ARG0")
             if agent is not None and words[agent.start].lower() == "by" and len(agent) > 1:
                 agent = Span(agent.start + 1, agent.end)  # a passive's "by" stays where it is
-            frames.append(Frame(spans["V"].start, _trim(agent, punct), _trim(spans.get("ARG1"), punct)))
+            frames.append(Frame(spans["V"].start, trimmed(agent, punct), trimmed(spans.get("ARG1"), punct)))
         frames.sort(key=lambda f: f.verb)
         return RoleParse(tuple(words), tuple(t.tag_ for t in doc), tuple(frames), self.name)
 
@@ -94,7 +94,3 @@ class FramesRoles(RoleLabeler):
             if name != "parser":
                 doc = pipe(doc)
         return doc
-
-
-def _trim(span: Span | None, punct: list[bool]) -> Span | None:
-    return trimmed(span, punct) if span else None

@@ -17,9 +17,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from ..parsing.spacy_parser import load_english
-from .base import Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
+from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
-RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that"})
 # Verbs that take their subject from the verb they depend on.
 BORROWS_SUBJECT = frozenset({"conj", "xcomp"})
 

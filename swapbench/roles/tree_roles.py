@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from nltk import Tree
 
 from ..parsing.ptb import PTB_PUNCT_TAGS, base_label, unescape
-from .base import Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
+from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"})
 CLAUSES = frozenset({"S", "SINV", "SQ"})
@@ -32,7 +32,6 @@ PASSIVE_AUX = frozenset({"be", "is", "am", "are", "was", "were", "been", "being"
 AUXILIARIES = PASSIVE_AUX | frozenset({"have", "has", "had", "having", "'ve", "'d", "do", "does", "did",
                                        "will", "would", "can", "could", "may", "might", "must", "shall", "should",
                                        "'ll", "ca", "wo"})
-RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that"})
 
 
 @dataclass
@@ -172,7 +171,7 @@ class RoleWalker:
         else:
             agent = subject
             patient = objects[0].span if objects else gap
-        self.frames[head.start] = Frame(head.start, self._trim(agent), self._trim(patient))
+        self.frames[head.start] = Frame(head.start, trimmed(agent, self.punct), trimmed(patient, self.punct))
         for child in node.children:
             if child is head:
                 continue
@@ -181,9 +180,6 @@ class RoleWalker:
                 self.clause(child, agent if not passive else patient)
             else:
                 self.walk(child, agent if not passive else None)
-
-    def _trim(self, span: Span | None) -> Span | None:
-        return trimmed(span, self.punct) if span else None
 
 
 def _subject_of(clause: Node) -> Node | None:

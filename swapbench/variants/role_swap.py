@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..roles.base import Frame, RoleParse, Span
+from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, Span
 
 AUXILIARY_VERBS = frozenset({
     "be", "is", "am", "are", "was", "were", "been", "being", "'s", "'re", "'m", "s", "re", "m",
@@ -23,7 +23,6 @@ TO_ACCUSATIVE = {"i": "me", "he": "him", "she": "her", "we": "us", "they": "them
 TO_NOMINATIVE = {accusative: nominative for nominative, accusative in TO_ACCUSATIVE.items()}
 # Tokens that can stand next to a pronoun that is a whole conjunct: "he and his dog", "you, me".
 CONJUNCT_EDGES = frozenset({"and", "or", "nor", ",", "&"})
-RELATIVE_WORDS = frozenset({"who", "whom", "which", "that"})
 PROPER_TAGS = frozenset({"NNP", "NNPS"})
 
 
@@ -69,7 +68,7 @@ def construction(parse: RoleParse, frame: Frame) -> str:
     if patient.end <= verb and parse.tags[verb] == "VBN":
         return "passive"
     between = [w.lower() for w in parse.tokens[agent.end:verb]]
-    if agent.end <= verb and any(w in RELATIVE_WORDS for w in between):
+    if agent.end <= verb and any(w in RELATIVE_PRONOUNS for w in between):
         return "relative"
     if agent.end == verb and parse.tags[verb] in ("VBG", "VBN"):
         return "participial"

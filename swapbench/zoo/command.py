@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..evaluate.command import add_training_data_arguments
+from ..evaluate.command import add_training_data_arguments, comma_list
 from .names import BY_NAME, ENCODINGS
 
 
@@ -118,10 +118,6 @@ def recipe(args: argparse.Namespace, seed: int = 0):
                       val_holdout=args.val_holdout, encoding_options=encoding_options(args.encoding_option))
 
 
-def names(text: str | None) -> list[str] | None:
-    return [part.strip() for part in text.split(",") if part.strip()] if text else None
-
-
 def run_train(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -144,13 +140,13 @@ def run_run(args: argparse.Namespace) -> int:
     from .run import ZooRunOptions, run_zoo
 
     try:
-        seeds = [int(s) for s in names(args.seeds) or []]
+        seeds = [int(s) for s in comma_list(args.seeds) or []]
     except ValueError as err:
         raise SwapbenchError(f"--seeds must be comma-separated integers: {err}") from err
     console = Console(stderr=True)
     summary = run_zoo(ZooRunOptions(
-        recipe=recipe(args), data=args.data, out=args.out, work=args.work, encodings=names(args.encodings),
-        seeds=seeds, configs=names(args.configs), limit=args.limit, bootstrap=args.bootstrap,
+        recipe=recipe(args), data=args.data, out=args.out, work=args.work, encodings=comma_list(args.encodings),
+        seeds=seeds, configs=comma_list(args.configs), limit=args.limit, bootstrap=args.bootstrap,
         probe_words=args.probe_words, device=args.device, progress=not args.no_progress,
         command=list(sys.argv)), log=console.print)
     console.print(f"Zoo run of {len(summary.encodings)} encodings x {len(summary.seeds)} seeds in "

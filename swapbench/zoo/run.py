@@ -21,7 +21,7 @@ from .. import __version__
 from ..errors import SwapbenchError
 from ..evaluate.schema import EvalResults, FineTuningInfo, PositionalEncodingInfo
 from .names import BY_NAME, ENCODINGS
-from .summary import SUMMARY_FILE, SeedRun, ZooSummary, relabelled, summarize_encoding
+from .summary import SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, relabelled, summarize_encoding
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder
 
 @dataclass
@@ -155,7 +155,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     summary = ZooSummary(
         recipe=options.recipe, seeds=options.seeds, data=options.data, split=last.dataset.split,
         dataset_fingerprint=last.dataset.fingerprint, configurations=list(last.results),
-        accuracy_configuration=max(last.dataset.configurations, key=lambda c: c.rows).name,
+        accuracy_configuration=largest_configuration(last),
         relabelled=relabelled(last), encodings=summaries,
         wall_seconds=round(time.perf_counter() - began, 1), device=last.provenance.device,
         device_name=device_name(torch.device(last.provenance.device)), torch_threads=torch.get_num_threads(),

@@ -77,11 +77,16 @@ def spread(values: list[float]) -> Spread:
                   values=values)
 
 
+def largest_configuration(results: EvalResults) -> str:
+    """The configuration with the most rows: its original pairs give an encoding's accuracy."""
+    return max(results.dataset.configurations, key=lambda c: c.rows).name
+
+
 def summarize_encoding(encoding: str, parameters: dict[str, int], runs: list[tuple[SeedRun, EvalResults]]
                        ) -> EncodingSummary:
     first = runs[0][1]
     configurations = list(first.results)
-    largest = max(first.dataset.configurations, key=lambda c: c.rows).name
+    largest = largest_configuration(first)
     name = BY_NAME[encoding]
     return EncodingSummary(
         encoding=encoding, paper=name.paper, family=name.family, kind=name.kind, parameters=parameters,

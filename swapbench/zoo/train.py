@@ -18,7 +18,8 @@ from huggingface_hub.errors import StrictDataclassError
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SwapbenchError
-from ..evaluate.finetune import DataChoice, encode_pairs, epoch_history, load_training_data, world_size
+from ..evaluate.finetune import (DataChoice, accuracy_metrics, encode_pairs, epoch_history, load_training_data,
+                                  world_size)
 from ..evaluate.schema import EpochLog, Recipe, TrainingData
 from ..labels import LABEL_NAMES
 from ..output import atomic_directory
@@ -164,9 +165,6 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, device: str | 
     def model_init():  # the Trainer seeds before calling it, so initialisation follows the recipe's seed
         return ZooForSequenceClassification(config)
 
-    def compute_metrics(prediction) -> dict:
-        return {"accuracy": float((prediction.predictions.argmax(-1) == prediction.label_ids).mean())}
-
     use_cpu = device == "cpu" or not (torch.cuda.is_available() or torch.backends.mps.is_available())
     bf16 = not use_cpu and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     work = Path(out).resolve().with_name(f".{Path(out).name}.work")
@@ -182,7 +180,7 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, device: str | 
                       data_collator=DataCollatorWithPadding(tokenizer),
                       train_dataset=encode_pairs(tokenizer, train_pairs, training.max_length),
                       eval_dataset=encode_pairs(tokenizer, val_pairs, training.max_length),
-                      compute_metrics=compute_metrics)
+                      compute_metrics=accuracy_metrics)
     log(f"Training the zoo encoder with {encoding} positions on {train_info.n} pairs ({train_info.source}, "
         f"{train_info.split}); validation: {val_info.n} pairs; seed {training.seed}")
     started = time.perf_counter()
