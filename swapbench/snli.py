@@ -94,7 +94,11 @@ def find_split_file(source: Path, split: str) -> Path:
 
 def read_snli_file(path: Path, split: str, limit: int | None = None) -> SNLISplit:
     raw = _read_bytes(path)
-    text = raw.decode("utf-8")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise InputError(f"not UTF-8 text: {err.reason} at byte {err.start}", path=str(path), line=line) from err
     is_tsv = path.name.removesuffix(".gz").endswith(".txt")
     rows = _tsv_rows(text, path) if is_tsv else _jsonl_rows(text, path)
     pairs: list[Pair] = []

@@ -67,6 +67,14 @@ def test_bad_input_names_file_and_line(tmp_path, line, message):
     assert message in str(caught.value) and str(caught.value).startswith(f"{path}:2: ")
 
 
+def test_a_file_that_is_not_utf8_is_located(tmp_path):
+    path = tmp_path / "snli_1.0_test.jsonl"
+    latin1 = json.dumps({**ROW, "sentence1": "caf\u00e9"}, ensure_ascii=False).encode("latin-1")
+    path.write_bytes((json.dumps(ROW) + "\n").encode() + latin1)
+    with pytest.raises(InputError, match=r"snli_1.0_test.jsonl:2: not UTF-8 text: invalid"):
+        load_snli(path, "test")
+
+
 def test_short_tsv_row_is_located(tmp_path):
     path = tmp_path / "snli_1.0_test.txt"
     path.write_text("gold_label\tpairID\tsentence1\tsentence2\tsentence1_parse\nentailment\tp1\tA dog.\n")
