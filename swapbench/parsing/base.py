@@ -68,8 +68,14 @@ class Parse:
 
     @classmethod
     def from_json(cls, data: dict) -> "Parse":
-        return cls(tuple(data["tokens"]), tuple(data["tags"]), tuple(data["punct"]),
-                   tuple(Constituent(label, start, end) for label, start, end in data["constituents"]))
+        """The parse to_json wrote; ValueError when its parts do not line up (a damaged copy)."""
+        parse = cls(tuple(data["tokens"]), tuple(data["tags"]), tuple(data["punct"]),
+                    tuple(Constituent(label, start, end) for label, start, end in data["constituents"]))
+        n = len(parse.tokens)
+        if (len(parse.tags), len(parse.punct)) != (n, n) or not all(0 <= c.start < c.end <= n
+                                                                     for c in parse.constituents):
+            raise ValueError("tokens, tags, punctuation and constituents do not line up")
+        return parse
 
 
 class MalformedInput(ValueError):
@@ -102,3 +108,8 @@ class ConstituencyParser(ABC):
     @abstractmethod
     def parse_many(self, inputs: list[str]) -> list[Parse]:
         """Parse each input; raise MalformedInput naming the index of a bad one."""
+
+    def is_parse_of(self, parse: Parse, source: str) -> bool:
+        """Whether `parse` can be this backend's parse of `source`, which the cache checks of every parse it
+        reads back: a parse of a text spells the text, whitespace aside."""
+        return "".join("".join(parse.tokens).split()) == "".join(source.split())

@@ -1,6 +1,11 @@
 """An on-disk cache of parses, keyed by backend, backend version and sentence.
 
 SQLite commits after every batch, so an interrupted build keeps what it had parsed and a rerun parses only the rest.
+
+Nothing read back is trusted. A file that is not a sound SQLite database of parses is moved aside, kept for the
+user, and a new cache started; a row that does not decode, or is not the backend's parse of its sentence, is
+parsed again and overwritten. Either way a warning names the file, and the build's output is what it would have
+been without a cache.
 """
 
 from __future__ import annotations
@@ -8,9 +13,20 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from itertools import count
 from pathlib import Path
 
+from ..errors import SwapbenchError
 from .base import ConstituencyParser, MalformedInput, Parse, ParseFailure
+
+COLUMNS = ["backend", "version", "sentence", "parse"]
+# What SQLite answers for a file that is no database, or one whose pages do not hold together.
+DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+# SQLite keeps a database's pending writes beside it, in files named after it.
+COMPANIONS = ("-journal", "-wal", "-shm")
 
 
 def default_cache_dir() -> Path:
@@ -19,31 +35,117 @@ def default_cache_dir() -> Path:
     return Path(root)
 
 
-class ParseCache:
-    def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._db = sqlite3.connect(path)
-        self._db.execute("CREATE TABLE IF NOT EXISTS parses (backend TEXT, version TEXT, sentence TEXT, parse TEXT,"
-                         " PRIMARY KEY (backend, version, sentence))")
+def warn_on_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
-    def get_many(self, backend: str, version: str, sentences: list[str]) -> dict[str, Parse]:
+
+class DamagedCache(Exception):
+    """The cache file is not a sound SQLite database of parses."""
+
+
+class ParseCache:
+    def __init__(self, path: Path, warn: Callable[[str], None] = warn_on_stderr):
+        self.path = path
+        self._warn = warn
+        with self._reported():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._db = _connect(path)
+            except DamagedCache as err:
+                aside = set_aside(path)
+                warn(f"the parse cache {path} is damaged ({err}); moved it to {aside} and started a new one, "
+                     "so every sentence is parsed again")
+                self._db = _connect(path)
+
+    def get_many(self, parser: ConstituencyParser, sentences: list[str]) -> dict[str, Parse]:
+        """The cached parses of `sentences` by `parser`. A row that does not decode, or is no parse of its
+        sentence (another sentence's parse), is left out: it is parsed again and overwritten."""
         found: dict[str, Parse] = {}
-        for start in range(0, len(sentences), 500):  # SQLite caps the number of bound parameters
-            chunk = sentences[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(f"SELECT sentence, parse FROM parses WHERE backend=? AND version=? "
-                                    f"AND sentence IN ({marks})", [backend, version, *chunk])
-            found.update((sentence, Parse.from_json(json.loads(data))) for sentence, data in rows)
+        rejected = []
+        for sentence, data in self._rows(parser, sentences):
+            parse = _checked_parse(parser, sentence, data)
+            if parse is None:
+                rejected.append(sentence)
+            else:
+                found[sentence] = parse
+        if rejected:
+            self._warn(f"{len(rejected)} row(s) of the parse cache {self.path} do not hold a parse of their sentence "
+                       f"(the first: {rejected[0]!r}); parsing them again")
         return found
 
-    def put_many(self, backend: str, version: str, parses: dict[str, Parse]) -> None:
-        with self._db:
+    def put_many(self, parser: ConstituencyParser, parses: dict[str, Parse]) -> None:
+        with self._reported(), self._db:
             self._db.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?)",
-                                 [(backend, version, s, json.dumps(p.to_json())) for s, p in parses.items()])
+                                 [(parser.name, parser.version, s, json.dumps(p.to_json())) for s, p in parses.items()])
 
     def close(self) -> None:
         self._db.close()
+
+    def _rows(self, parser: ConstituencyParser, sentences: list[str]) -> list[tuple[str, str]]:
+        rows = []
+        with self._reported():
+            for start in range(0, len(sentences), 500):  # SQLite caps the number of bound parameters
+                chunk = sentences[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows += self._db.execute(f"SELECT sentence, parse FROM parses WHERE backend=? AND version=? "
+                                         f"AND sentence IN ({marks})", [parser.name, parser.version, *chunk])
+        return rows
+
+    @contextmanager
+    def _reported(self) -> Iterator[None]:
+        """What goes wrong with the file past the checks (it cannot be written, it was damaged while in use) is
+        an error naming it and the way out."""
+        try:
+            yield
+        except (OSError, sqlite3.Error, DamagedCache) as err:
+            raise SwapbenchError(f"cannot use the parse cache {self.path} ({err}): delete it, or build with "
+                                 "--no-cache or another --cache-dir") from err
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """The cache at `path`, created when absent; DamagedCache when the file is not a sound cache."""
+    db = sqlite3.connect(path)
+    try:
+        _check_integrity(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _check_integrity(db: sqlite3.Connection) -> None:
+    try:
+        problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+        db.execute("CREATE TABLE IF NOT EXISTS parses (backend TEXT, version TEXT, sentence TEXT, parse TEXT,"
+                   " PRIMARY KEY (backend, version, sentence))")
+        columns = [row[1] for row in db.execute("PRAGMA table_info(parses)")]
+    except sqlite3.DatabaseError as err:
+        if err.sqlite_errorname in DAMAGE:
+            raise DamagedCache(str(err)) from err
+        raise
+    if problems != ["ok"]:
+        raise DamagedCache("; ".join(problems[:3]))
+    if columns != COLUMNS:
+        raise DamagedCache(f"its table of parses has the columns {', '.join(columns)}")
+
+
+def set_aside(path: Path) -> Path:
+    """Move a damaged cache, with SQLite's files beside it, to a free name next to it: parses.damaged-1.sqlite."""
+    aside = next(candidate for n in count(1)
+                 if not (candidate := path.with_name(f"{path.stem}.damaged-{n}{path.suffix}")).exists())
+    for suffix in ("", *COMPANIONS):
+        source = path.with_name(path.name + suffix)
+        if source.exists():
+            os.replace(source, aside.with_name(aside.name + suffix))
+    return aside
+
+
+def _checked_parse(parser: ConstituencyParser, sentence: str, data: str) -> Parse | None:
+    try:
+        parse = Parse.from_json(json.loads(data))
+        return parse if parser.is_parse_of(parse, sentence) else None
+    except (ValueError, KeyError, TypeError):  # not JSON, or not a parse
+        return None
 
 
 def parse_with_cache(parser: ConstituencyParser, inputs: list[str], cache: ParseCache | None,
@@ -53,7 +155,7 @@ def parse_with_cache(parser: ConstituencyParser, inputs: list[str], cache: Parse
     `progress(n)` is called with the number of inputs done after each batch.
     """
     unique = list(dict.fromkeys(inputs))
-    done = cache.get_many(parser.name, parser.version, unique) if cache else {}
+    done = cache.get_many(parser, unique) if cache else {}
     if progress:
         progress(len(done))
     todo = [s for s in unique if s not in done]
@@ -64,7 +166,7 @@ def parse_with_cache(parser: ConstituencyParser, inputs: list[str], cache: Parse
         except MalformedInput as err:
             raise ParseFailure(batch[err.index], str(err)) from err
         if cache:
-            cache.put_many(parser.name, parser.version, parsed)
+            cache.put_many(parser, parsed)
         done.update(parsed)
         if progress:
             progress(len(batch))

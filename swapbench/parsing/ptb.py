@@ -81,3 +81,6 @@ class PTBParser(ConstituencyParser):
                 raise MalformedInput(index, "bracketed parse has no words")
             parses.append(parse_tree(tree))
         return parses
+
+    def is_parse_of(self, parse: Parse, source: str) -> bool:
+        return parse.tokens == tuple(unescape(leaf) for leaf in Tree.fromstring(source).leaves())
