@@ -195,7 +195,8 @@ def test_the_same_model_and_revision_is_refused_unless_replaced(tmp_path, board,
     again = make_results("org/model", drops={"shuffle-sr": 9})
     assert submit(save(again, tmp_path / "again.json"), board) == 1
     out = capsys.readouterr().out
-    assert "model: org/model at revision abc123 is on the board already (org-model__abc123.json); --replace" in out
+    assert (f"model: org/model at revision abc123 is already on the board as "
+            f"{board / 'results' / 'org-model__abc123.json'}; --replace") in out
     assert submit(tmp_path / "again.json", board, "--replace") == 0
     stored = sorted((board / "results").iterdir())
     assert [p.name for p in stored] == ["org-model__abc123.json"]

@@ -8,47 +8,56 @@ from ..errors import SwapbenchError
 from . import RESULTS_DIR
 from .html import render_html
 from .markdown import render_csv, render_readme
-from .reference import load_reference
-from .store import board_identities, load_board, normalized_name, results_files
+from .reference import Reference, load_reference
+from .store import Identity, all_or_nothing, board_identities, load_board, normalized_name, results_files, \
+    write_atomically
 from .table import board_rows
 from .validate import Problem, Verdict, validate
 
 OUTPUTS = ("README.md", "leaderboard.csv", "index.html")
+# A results file of `swapbench eval` is about 10 kB; at a hundred times that, a file is refused without being read.
+MAX_BYTES = 1_000_000
 
 
 def rebuild(board: Path) -> list[Path]:
-    """Write the three outputs from the stored results; the same files always give the same bytes."""
+    """Write the three outputs from the stored results, all or none; the same files always give the same bytes."""
     reference = load_reference(board)
     rows = board_rows(load_board(board))
     texts = {"README.md": render_readme(rows, reference), "leaderboard.csv": render_csv(rows),
              "index.html": render_html(rows, reference)}
-    paths = []
-    for name in OUTPUTS:
-        path = board / name
-        path.write_text(texts[name], encoding="utf-8")
-        paths.append(path)
+    paths = [board / name for name in OUTPUTS]
+    with all_or_nothing(paths):
+        for path in paths:
+            write_atomically(path, texts[path.name].encode("utf-8"))
     return paths
 
 
 def check(path: Path, board: Path, *, replace: bool = False) -> Verdict:
     """Validate a results file for the board without storing it."""
-    return _check(path, _read(path), board, load_reference(board), board_identities(board), replace)
+    itself = path if path.resolve().parent == (board / RESULTS_DIR).resolve() else None
+    return _examine(path, load_reference(board), board_identities(board), replace, itself)[0]
 
 
 def submit(path: Path, board: Path, *, replace: bool = False) -> tuple[Verdict, Path]:
-    """Validate, store under results/<normalized name> and rebuild. A refused file changes nothing."""
-    text = _read(path)
-    verdict = _check(path, text, board, load_reference(board), board_identities(board), replace)
+    """Validate the board, then the file; then store it and rebuild, all or nothing: a refused file, a board
+    holding a damaged file, or a rebuild that fails leave every file of the board as it was."""
+    _check_readable(board)
+    identities = board_identities(board)
+    verdict, data = _examine(path, load_reference(board), identities, replace, itself=None)
     if not verdict.accepted:
         return verdict, path
     target = board / RESULTS_DIR / normalized_name(verdict.results)
     if target.exists() and target not in verdict.replaces:
-        raise SwapbenchError(f"{target} exists and holds another model: rename clash, please report it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for old in verdict.replaces:
-        old.unlink()
-    target.write_text(text, encoding="utf-8")
-    rebuild(board)
+        raise SwapbenchError(f"{target} holds {dict(identities)[target].describe()}, another model whose file "
+                             "name is the same; nothing was stored: please report this name clash")
+    try:
+        with all_or_nothing([target, *verdict.replaces, *(board / name for name in OUTPUTS)]):
+            for old in verdict.replaces:
+                old.unlink()
+            write_atomically(target, data)
+            rebuild(board)
+    except SwapbenchError as err:
+        raise SwapbenchError(f"{err}; nothing was submitted, the board is as it was") from err
     return verdict, target
 
 
@@ -57,7 +66,7 @@ def check_board(board: Path) -> dict[str, list[Problem]]:
     problems = {}
     reference, identities = load_reference(board), board_identities(board)
     for path in results_files(board):
-        verdict = _check(path, _read(path), board, reference, identities, replace=False)
+        verdict = _examine(path, reference, identities, replace=False, itself=path)[0]
         found = list(verdict.problems)
         if verdict.results is not None and path.name != normalized_name(verdict.results):
             found.append(Problem("", f"stored as {path.name}, not under its normalized name "
@@ -66,13 +75,28 @@ def check_board(board: Path) -> dict[str, list[Problem]]:
     return problems
 
 
-def _read(path: Path) -> str:
+def _check_readable(board: Path) -> None:
+    """Every stored file must read before anything is written: the rebuild after storing reads them all."""
     try:
-        return path.read_text(encoding="utf-8")
+        load_board(board)
+    except SwapbenchError as err:
+        raise SwapbenchError(f"the board holds a damaged file, so nothing was submitted: {err}. Fix or remove it, "
+                             "then submit again") from err
+
+
+def _examine(path: Path, reference: Reference, identities: list[tuple[Path, Identity]], replace: bool,
+             itself: Path | None) -> tuple[Verdict, bytes]:
+    """The verdict on a results file, and its bytes. `itself` is the file's place on the board when a stored file
+    is re-checked, so that it is not its own duplicate. An oversized file is refused unread."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            return Verdict([Problem("", f"{size / 1e6:.1f} MB: the board takes results files of at most "
+                                        f"{MAX_BYTES / 1e6:g} MB (those of `swapbench eval` are about 10 kB), so "
+                                        "it was not read")]), b""
+        data = path.read_bytes()
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise SwapbenchError(f"cannot read {path}: {err}") from err
+    return validate(text, reference, identities, replace=replace, itself=itself), data
 
-
-def _check(path: Path, text: str, board: Path, reference, identities, replace: bool) -> Verdict:
-    itself = path if path.resolve().parent == (board / RESULTS_DIR).resolve() else None
-    return validate(text, reference, identities, replace=replace, itself=itself)

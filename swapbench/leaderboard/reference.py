@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import SwapbenchError
 from ..output import BUILD_INFO, BuildInfo
 from ..evaluate.schema import dataset_fingerprint
+from .store import write_atomically
 
 REFERENCE_FILE = "reference.json"
+REWRITE_HINT = "`swapbench leaderboard --set-reference DATA_FOLDER` rewrites it from a build"
 
 
 class ReferenceConfiguration(BaseModel):
@@ -61,11 +63,17 @@ def load_reference(board: Path) -> Reference:
     if not path.is_file():
         raise SwapbenchError(f"{path} is missing: the board has no reference dataset "
                              "(`swapbench leaderboard --set-reference DATA_FOLDER` writes it)")
-    return Reference.model_validate_json(path.read_text(encoding="utf-8"))
+    try:
+        return Reference.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'file'}: {e['msg']}"
+                             for e in err.errors(include_url=False))
+        raise SwapbenchError(f"{path} is not a valid reference ({problems}); {REWRITE_HINT}") from err
+    except (OSError, UnicodeDecodeError) as err:
+        raise SwapbenchError(f"cannot read {path} ({err}); {REWRITE_HINT}") from err
 
 
 def write_reference(board: Path, reference: Reference) -> Path:
-    board.mkdir(parents=True, exist_ok=True)
     path = board / REFERENCE_FILE
-    path.write_text(reference.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_atomically(path, (reference.model_dump_json(indent=2) + "\n").encode("utf-8"))
     return path

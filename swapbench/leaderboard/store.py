@@ -1,9 +1,13 @@
-"""Results files on the board: who a file is about (its identity), its normalized name, reading it back."""
+"""Results files on the board: who a file is about (its identity), its normalized name, reading it back, and
+writing the board's files so that a change is made whole or not at all."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
@@ -112,3 +116,31 @@ def board_identities(board: Path) -> list[tuple[Path, Identity]]:
         if isinstance(data, dict):
             identities.append((path, Identity.of(data)))
     return identities
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write beside `path`, then rename into place: a reader, or a crash, finds the old file or the new one."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_bytes(data)
+        os.replace(temp, path)
+    except OSError as err:
+        temp.unlink(missing_ok=True)
+        raise SwapbenchError(f"cannot write {path}: {err}") from err
+
+
+@contextmanager
+def all_or_nothing(paths: list[Path]) -> Iterator[None]:
+    """The files at `paths` change together or not at all: on any failure or interruption inside the block,
+    each is put back as it was (a file that was not there is removed)."""
+    before = {path: path.read_bytes() if path.is_file() else None for path in paths}
+    try:
+        yield
+    except BaseException:
+        for path, data in before.items():
+            if data is not None:
+                write_atomically(path, data)
+            elif path.is_file():
+                path.unlink()
+        raise

@@ -81,8 +81,8 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
     identity = Identity.of(data)
     duplicates = [path for path, other in board if other == identity and path.resolve() != itself]
     if duplicates and not replace:
-        problems.append(Problem("model", f"{identity.describe()} is on the board already "
-                                         f"({', '.join(path.name for path in duplicates)}); --replace replaces it"))
+        problems.append(Problem("model", f"{identity.describe()} is already on the board as "
+                                         f"{', '.join(map(str, duplicates))}; --replace replaces it"))
     verdict.replaces = duplicates
     return verdict
 

@@ -1,0 +1,114 @@
+"""`swapbench submit` on a copy of the repository's board, with the fault made for real: a damaged stored file,
+a resubmission, an oversized file, a rebuild that cannot be written. A submission is all or nothing: whatever
+is refused or fails, the board's every file is as it was."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO_BOARD = Path(__file__).resolve().parent.parent.parent / "leaderboard"
+STORED = sorted((REPO_BOARD / "results").glob("*.json"))
+
+
+def flat(text: str) -> str:
+    """The CLI's output with rich's line wrapping undone."""
+    return " ".join(text.split())
+
+
+@pytest.fixture
+def board(tmp_path) -> Path:
+    if not STORED:
+        pytest.skip("the repository's board holds no results file")
+    return Path(shutil.copytree(REPO_BOARD, tmp_path / "leaderboard"))
+
+
+@pytest.fixture
+def new_results(tmp_path) -> Path:
+    """A valid results file of a model not on the board: a stored one, renamed and scored as published."""
+    data = json.loads(STORED[0].read_text(encoding="utf-8"))
+    data["model"].update(name_or_path="example/another-model", label_map_source="config", fine_tuned=False,
+                         fine_tuning=None)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
+
+
+def test_a_damaged_stored_file_refuses_the_submission_until_it_is_fixed(swapbench_cli, board, new_results, digest):
+    damaged = board / "results" / STORED[0].name
+    whole = damaged.read_bytes()
+    damaged.write_bytes(whole[:len(whole) // 2])  # cut short, as an interrupted copy leaves it
+    before = digest(board)
+    run = swapbench_cli("submit", new_results, "--board", board)
+    assert run.code == 2, run.output
+    assert f"error: the board holds a damaged file, so nothing was submitted: {damaged} is not a valid results " \
+           "file (" in flat(run.stderr)
+    assert "Traceback" not in run.output
+    assert digest(board) == before
+    damaged.write_bytes(whole)
+    retry = swapbench_cli("submit", new_results, "--board", board)
+    assert retry.code == 0, retry.output
+    stored = board / "results" / "example-another-model__69102547.json"
+    assert f"accepted as {stored}; board rebuilt" in flat(retry.stdout)
+    assert stored.read_bytes() == new_results.read_bytes()
+    assert "example/another-model" in (board / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("how", ["the stored file itself", "a copy of it", "another run of its model"])
+def test_resubmitting_a_stored_file_says_it_is_already_on_the_board(swapbench_cli, tmp_path, board, digest, how):
+    stored = board / "results" / STORED[0].name
+    if how == "the stored file itself":
+        submitted = stored
+    elif how == "a copy of it":
+        submitted = Path(shutil.copyfile(stored, tmp_path / "copy.json"))
+    else:
+        data = json.loads(stored.read_text(encoding="utf-8"))
+        data["provenance"]["timings"]["total"] += 1.0
+        submitted = tmp_path / "rerun.json"
+        submitted.write_text(json.dumps(data), encoding="utf-8")
+    before = digest(board)
+    run = swapbench_cli("submit", submitted, "--board", board)
+    assert run.code == 1, run.output
+    assert f"is already on the board as {stored}; --replace replaces it" in flat(run.stdout)
+    assert "clash" not in run.output
+    assert digest(board) == before
+
+
+def test_a_50_mb_file_is_refused_by_its_size_without_being_read(swapbench_cli, tmp_path, board, digest):
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as f:
+        f.truncate(50_000_000)  # 50 MB of NUL bytes: parsed, it would be "not JSON"
+    before = digest(board)
+    run = swapbench_cli("submit", huge, "--board", board)
+    assert run.code == 1, run.output
+    assert f"{huge}: refused, 1 problem(s): - 50.0 MB: the board takes results files of at most 1 MB (those of " \
+           "`swapbench eval` are about 10 kB), so it was not read" in flat(run.stdout)
+    assert "JSON" not in run.output
+    assert digest(board) == before
+
+
+def test_a_rebuild_that_cannot_be_written_takes_the_stored_file_back(swapbench_cli, board, new_results, digest):
+    page = board / "index.html"
+    page.unlink()
+    page.mkdir()  # the page cannot be written: README.md and leaderboard.csv are, before it fails
+    (page / "kept.txt").write_text("in the way")
+    before = digest(board)
+    run = swapbench_cli("submit", new_results, "--board", board)
+    assert run.code == 2, run.output
+    assert f"error: cannot write {page}: [Errno 21] Is a directory:" in flat(run.stderr)
+    assert "nothing was submitted, the board is as it was" in flat(run.stderr)
+    assert digest(board) == before
+
+
+def test_a_damaged_reference_refuses_the_submission(swapbench_cli, board, new_results, digest):
+    reference = board / "reference.json"
+    reference.write_bytes(reference.read_bytes()[:100])
+    before = digest(board)
+    run = swapbench_cli("submit", new_results, "--board", board)
+    assert run.code == 2, run.output
+    assert f"error: {reference} is not a valid reference (file: Invalid JSON: EOF while parsing" in flat(run.stderr)
+    assert "Traceback" not in run.output
+    assert digest(board) == before
