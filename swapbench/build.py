@@ -14,18 +14,24 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
+from huggingface_hub.errors import HFValidationError
+from huggingface_hub.utils import validate_repo_id
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from .destination import atomic_directory
 from .errors import InputError, SwapbenchError
 from .labels import LABEL_NAMES
-from .output import (BUILD_INFO, BuildInfo, ConfigInfo, atomic_directory, common_features, content_fingerprint,
-                     render_card, write_config)
-from .parsing import ParseCache, ParseFailure, default_cache_dir, make_parser, parse_with_cache
+from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, content_fingerprint, render_card, write_config
+from .parsing import BACKENDS, ParseCache, ParseFailure, default_cache_dir, make_parser, parse_with_cache
 from .parsing.base import ConstituencyParser, Parse
-from .snli import Pair, SNLISplit, load_snli
-from .variants import DEFAULT_VARIANTS, Variant, make_variant
+from .roles import check_labeler
+from .snli import Pair, SNLISplit, hub_split, load_snli
+from .variants import DEFAULT_VARIANTS, EXPECTED, SCOPES, Variant, make_variant
 from .variants.base import example_rng
+from .variants.role_shuffle import RoleShuffle
+
+MAX_SEED = 2**32 - 1
 
 
 @dataclass
@@ -45,6 +51,7 @@ class BuildOptions:
     push_to_hub: str | None = None
     srl: str = "auto"  # shuffle-sr's role labeler: auto, spacy, tree or frames:FILE
     sr_selection: Path | None = None  # shuffle-sr keeps only the pairs accepted in this curation file
+    overwrite: bool = False  # replace whatever is at `out`, not only an earlier build
 
 
 def default_out(split: str) -> Path:
@@ -52,13 +59,51 @@ def default_out(split: str) -> Path:
 
 
 def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, BuildInfo]:
+    variants = check_options(options)
+    out = options.out or default_out(hub_split(options.split))
+    console = console or Console(stderr=True)
     with _collector_skips_long_lived_objects() as freeze:
-        return _build(options, console or Console(stderr=True), freeze)
+        # Entered before the source is read, so that a destination it must refuse is refused at once.
+        with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging:
+            info = _build(options, variants, staging, console, freeze)
+    console.print(f"Wrote {len(info.configs)} configurations to {out}.")
+    if options.push_to_hub:
+        from .hub import push_folder
+
+        push_folder(out, options.push_to_hub, console)
+    return out, info
 
 
-def _build(options: BuildOptions, console: Console, freeze: Callable[[], None]) -> tuple[Path, BuildInfo]:
-    variants = [make_variant(name, scope=options.shuffle_scope, srl=options.srl, sr_selection=options.sr_selection,
-                             spacy_model=options.spacy_model) for name in dict.fromkeys(options.variants)]
+def check_options(options: BuildOptions) -> list[Variant]:
+    """Refuse a bad option before any work, naming it and what it allows; returns the variants."""
+    hub_split(options.split)
+    if options.parser not in BACKENDS:
+        raise SwapbenchError(f"--parser {options.parser}: expected one of {', '.join(BACKENDS)}")
+    if options.shuffle_scope not in SCOPES:
+        raise SwapbenchError(f"--shuffle-scope {options.shuffle_scope}: expected one of {', '.join(SCOPES)}")
+    if options.limit is not None and options.limit < 1:
+        raise SwapbenchError(f"--limit {options.limit}: the number of labelled pairs to use must be at least 1")
+    if not 0 <= options.seed <= MAX_SEED:
+        raise SwapbenchError(f"--seed {options.seed}: must be from 0 to {MAX_SEED}")
+    check_labeler(options.srl)
+    if not options.variants:
+        raise SwapbenchError(f"--variants: no variant given; {EXPECTED}")
+    repeated = [name for name, count in Counter(options.variants).items() if count > 1]
+    if repeated:
+        raise SwapbenchError(f"--variants: {', '.join(repeated)} given more than once")
+    if options.sr_selection is not None and RoleShuffle.name not in options.variants:
+        raise SwapbenchError(f"--sr-selection applies to {RoleShuffle.name}, which --variants leaves out")
+    if options.push_to_hub:
+        try:
+            validate_repo_id(options.push_to_hub)
+        except HFValidationError as err:
+            raise SwapbenchError(f"--push-to-hub {options.push_to_hub}: {err}") from err
+    return [make_variant(name, scope=options.shuffle_scope, srl=options.srl, sr_selection=options.sr_selection,
+                         spacy_model=options.spacy_model) for name in options.variants]
+
+
+def _build(options: BuildOptions, variants: list[Variant], staging: Path, console: Console,
+           freeze: Callable[[], None]) -> BuildInfo:
     snli = load_snli(options.source, options.split, options.limit)
     console.print(f"Read {len(snli.pairs)} labelled pairs from {snli.source} "
                   f"({snli.dropped_no_gold} without gold label dropped).")
@@ -78,27 +123,26 @@ def _build(options: BuildOptions, console: Console, freeze: Callable[[], None]) 
                                           advance=lambda n, task=task: progress.advance(task, n))
             columns_by_config[variant.name] = (columns, variant)
             infos.append(info)
+    empty = [info.name for info in infos if not info.rows]
+    if empty:
+        raise SwapbenchError(
+            f"{', '.join(empty)} would have no rows (the variant applies to none of the {len(snli.pairs)} "
+            "labelled pairs read), and an empty configuration cannot be loaded: nothing was written, --out is as it "
+            "was. Leave it out of --variants, or read more pairs (--limit)")
 
     info = BuildInfo(split=snli.split, source=snli.source, source_fingerprint=snli.fingerprint,
                      rows_read=snli.rows_read, dropped_no_gold=snli.dropped_no_gold, pairs=len(snli.pairs),
                      limit=options.limit, parser=parser.name, parser_version=parser.version,
                      unique_premises=len(parses), seed=options.seed,
                      shuffle_scope=options.shuffle_scope, configs=infos, parser_agreement=agreement)
-    out = options.out or default_out(snli.split)
     features = {name: {**common_features(), **variant.extra_features}
                 for name, (_, variant) in columns_by_config.items()}
-    with atomic_directory(out) as staging:
-        for config in info.configs:
-            config.num_bytes = write_config(staging, config.name, snli.split, columns_by_config[config.name][0],
-                                            features[config.name])
-        (staging / "README.md").write_text(render_card(info, features), encoding="utf-8")
-        (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    console.print(f"Wrote {len(infos)} configurations to {out}.")
-    if options.push_to_hub:
-        from .hub import push_folder
-
-        push_folder(out, options.push_to_hub, console)
-    return out, info
+    for config in info.configs:
+        config.num_bytes = write_config(staging, config.name, snli.split, columns_by_config[config.name][0],
+                                        features[config.name])
+    (staging / "README.md").write_text(render_card(info, features), encoding="utf-8")
+    (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return info
 
 
 def parser_input(parser: ConstituencyParser, pair: Pair) -> str:

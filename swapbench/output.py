@@ -1,17 +1,12 @@
 """Writing a build as a Hugging Face dataset repository: Parquet per configuration, a dataset card, build metadata.
 
-The folder is written beside its destination and swapped in at the end, so an interrupted build leaves the
-previous output as it was.
+The folder is written beside its destination and swapped in at the end (destination.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import datasets
@@ -119,27 +114,6 @@ def dataset_info_yaml(config: ConfigInfo, split: str, features: dict) -> dict:
                                                                 num_examples=config.rows)})
     return {"config_name": config.name, "description": f"swapbench {config.name}, content {config.fingerprint}",
             **{k: v for k, v in info._to_yaml_dict().items() if k != "config_name"}}
-
-
-@contextlib.contextmanager
-def atomic_directory(destination: Path):
-    """Yield a fresh folder that replaces `destination` only if the block finishes without an exception."""
-    destination = destination.resolve()
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.building-", dir=destination.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the output is an ordinary folder
-    try:
-        yield staging
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    old = destination.with_name(f".{destination.name}.old-{os.getpid()}")
-    if destination.exists():
-        os.replace(destination, old)
-    os.replace(staging, destination)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def render_card(info: BuildInfo, features: dict[str, dict]) -> str:

@@ -22,9 +22,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..destination import atomic_directory
 from ..errors import SwapbenchError
 from ..labels import LABEL_NAMES
-from ..output import atomic_directory, content_fingerprint
+from ..output import content_fingerprint
 from ..snli import Pair, load_snli
 from .models import load_config, model_revision
 from .schema import EpochLog, FineTuningInfo, Recipe, TrainingData
@@ -131,7 +132,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
                           checkpoint=str(folder), reused=False, train_seconds=time.perf_counter() - started,
                           devices=world_size())
     if trainer.is_world_process_zero():
-        with atomic_directory(folder) as staging:
+        # The cache is swapbench's own: whatever is in the folder is an unfinished or outdated checkpoint.
+        with atomic_directory(folder, marker=INFO_FILE, overwrite=True) as staging:
             trainer.model.save_pretrained(staging)
             trainer.processing_class.save_pretrained(staging)
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")

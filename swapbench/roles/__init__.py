@@ -17,7 +17,18 @@ from .base import Frame, RoleLabeler, RoleParse, Sentence, Span
 LABELERS = ("auto", "spacy", "tree", "agree", "frames:FILE")
 
 
+def check_labeler(spec: str) -> None:
+    """Refuse an unknown --srl, or frames:FILE naming no file."""
+    if spec in ("auto", "spacy", "tree", "agree"):
+        return
+    if not (spec.startswith("frames:") and spec[len("frames:"):]):
+        raise SwapbenchError(f"--srl: unknown role labeler {spec!r}: expected one of {', '.join(LABELERS)}")
+    if not Path(spec[len("frames:"):]).is_file():
+        raise SwapbenchError(f"--srl {spec}: no such frames file")
+
+
 def make_labeler(spec: str, spacy_model: str | None = None) -> RoleLabeler:
+    check_labeler(spec)
     if spec == "spacy":
         from .spacy_roles import SpacyRoles
 
@@ -32,14 +43,9 @@ def make_labeler(spec: str, spacy_model: str | None = None) -> RoleLabeler:
         from .tree_roles import TreeRoles
 
         return AgreedRoles(SpacyRoles(spacy_model), TreeRoles(), alone_when_missing=spec == "auto")
-    if spec.startswith("frames:") and spec[len("frames:"):]:
-        from .frames import FramesRoles
+    from .frames import FramesRoles
 
-        path = Path(spec[len("frames:"):])
-        if not path.is_file():
-            raise SwapbenchError(f"--srl {spec}: no such frames file")
-        return FramesRoles(path, spacy_model=spacy_model)
-    raise SwapbenchError(f"unknown role labeler {spec!r}: expected one of {', '.join(LABELERS)}")
+    return FramesRoles(Path(spec[len("frames:"):]), spacy_model=spacy_model)
 
 
-__all__ = ["LABELERS", "Frame", "RoleLabeler", "RoleParse", "Sentence", "Span", "make_labeler"]
+__all__ = ["LABELERS", "Frame", "check_labeler", "RoleLabeler", "RoleParse", "Sentence", "Span", "make_labeler"]

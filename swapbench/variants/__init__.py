@@ -11,6 +11,9 @@ from .role_shuffle import RoleShuffle
 from .shuffle import ConstituencyShuffle, RandomShuffle, SCOPES
 
 DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr")
+# A bound on N that refuses absurd values: SNLI's test premises have at most 54 words.
+MIN_WORDS, MAX_WORDS = 2, 64
+EXPECTED = f"expected shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS}), shuffle-random or shuffle-sr"
 
 
 def make_variant(name: str, scope: str = "all", srl: str = "auto", sr_selection: Path | None = None,
@@ -20,13 +23,14 @@ def make_variant(name: str, scope: str = "all", srl: str = "auto", sr_selection:
         return RandomShuffle()
     if name == RoleShuffle.name:
         return RoleShuffle(srl=srl, selection=sr_selection, spacy_model=spacy_model)
-    match = re.fullmatch(r"shuffle-(\d+)", name)
+    match = re.fullmatch(r"shuffle-(0|[1-9][0-9]*)", name)
     if match:
         size = int(match.group(1))
-        if size < 2:
-            raise SwapbenchError(f"variant {name!r}: a constituency shuffle needs constituents of at least 2 words")
+        if not MIN_WORDS <= size <= MAX_WORDS:
+            raise SwapbenchError(f"--variants: {name!r} asks for constituents of {size} words; a constituency "
+                                 f"shuffle takes constituents of at least {MIN_WORDS} words and at most {MAX_WORDS}")
         return ConstituencyShuffle(size, scope=scope)
-    raise SwapbenchError(f"unknown variant {name!r}: expected shuffle-N (N >= 2), shuffle-random or shuffle-sr")
+    raise SwapbenchError(f"--variants: unknown variant {name!r}: {EXPECTED}")
 
 
-__all__ = ["DEFAULT_VARIANTS", "SCOPES", "Variant", "make_variant"]
+__all__ = ["DEFAULT_VARIANTS", "EXPECTED", "SCOPES", "Variant", "make_variant"]

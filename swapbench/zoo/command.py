@@ -21,7 +21,9 @@ def add_zoo(subparsers) -> None:
                                 description="Train the zoo encoder with ENCODING from scratch on SNLI (or a local "
                                             "source) with the Trainer, and save the checkpoint to --out.")
     train.add_argument("encoding", choices=ENCODINGS, metavar="ENCODING", help=", ".join(ENCODINGS))
-    train.add_argument("--out", type=Path, required=True, help="checkpoint folder")
+    train.add_argument("--out", type=Path, required=True,
+                       help="checkpoint folder; an earlier checkpoint there is replaced, anything else refused")
+    train.add_argument("--overwrite", action="store_true", help="replace whatever is at --out")
     add_recipe_options(train)
     train.add_argument("--seed", type=int, default=0, help="training seed (default: %(default)s)")
     train.add_argument("--device", help="cpu, or a GPU when there is one (default)")
@@ -125,7 +127,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     console = Console(stderr=True)
     record = train_encoder(args.encoding, recipe(args, args.seed), args.out, device=args.device,
-                           progress=not args.no_progress, log=console.print)
+                           progress=not args.no_progress, log=console.print, overwrite=args.overwrite)
     if record is not None:
         console.print(f"{args.encoding}: best validation accuracy {100 * record.best_validation_accuracy:.1f}% "
                       f"(epoch {record.best_epoch}), {record.parameters['total']:,} parameters, "

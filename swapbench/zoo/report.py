@@ -110,10 +110,13 @@ def render_markdown(summary) -> str:
 
 
 def merge(existing: str | None, block: str) -> str:
-    if existing and BEGIN in existing and END in existing:
+    """README.md with the table block redrawn; text written by hand, with or without the markers, is kept."""
+    if not existing:
+        return "# Positional-encoding zoo\n\n" + block + "\n"
+    if BEGIN in existing and END in existing:
         before, rest = existing.split(BEGIN, 1)
         return before + block + rest.split(END, 1)[1]
-    return "# Positional-encoding zoo\n\n" + block + "\n"
+    return existing.rstrip("\n") + "\n\n" + block + "\n"
 
 
 def write_report(summary, out: Path) -> list[Path]:

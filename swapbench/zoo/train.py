@@ -17,12 +17,12 @@ import torch
 from huggingface_hub.errors import StrictDataclassError
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..destination import atomic_directory, check_replaceable
 from ..errors import SwapbenchError
 from ..evaluate.finetune import (DataChoice, accuracy_metrics, encode_pairs, epoch_history, load_training_data,
                                   world_size)
 from ..evaluate.schema import EpochLog, Recipe, TrainingData
 from ..labels import LABEL_NAMES
-from ..output import atomic_directory
 from .names import BY_NAME, ENCODINGS
 
 RECORD_FILE = "swapbench_zoo.json"
@@ -143,15 +143,17 @@ def read_record(folder: Path) -> TrainingRecord | None:
 
 
 def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, device: str | None = None,
-                  progress: bool = True, log=print) -> TrainingRecord | None:
+                  progress: bool = True, log=print, overwrite: bool = False) -> TrainingRecord | None:
     """Train the zoo encoder with `encoding` from scratch and save it to `out`; returns its record (None on the
-    non-main processes of a distributed run)."""
+    non-main processes of a distributed run). `out` may hold an earlier checkpoint, else nothing unless
+    `overwrite`."""
     from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, TrainingArguments
 
     from .modeling import ZooForSequenceClassification, count_parameters
 
     if encoding not in BY_NAME:
         raise SwapbenchError(f"unknown encoding {encoding!r}: expected one of {', '.join(ENCODINGS)}")
+    check_replaceable(out, RECORD_FILE, overwrite)  # before training, not after it
     training = recipe.training
     processes = world_size()
     if training.batch_size % processes:
@@ -194,7 +196,7 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, device: str | 
         train_seconds=round(time.perf_counter() - started, 3), devices=processes,
         device=str(trainer.args.device))
     if trainer.is_world_process_zero():
-        with atomic_directory(Path(out)) as staging:
+        with atomic_directory(Path(out), marker=RECORD_FILE, overwrite=overwrite) as staging:
             trainer.model.save_pretrained(staging)
             tokenizer.save_pretrained(staging)
             (staging / RECORD_FILE).write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
