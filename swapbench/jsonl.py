@@ -9,9 +9,18 @@ from pathlib import Path
 from .errors import InputError
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines or TSV file, each without its line feed (and carriage return).
+
+    Only a line feed ends a line: str.splitlines also splits at U+2028, U+0085 and other characters that a JSON
+    string may hold unescaped, as curate writes them.
+    """
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def read_objects(text: str, path: str | Path) -> Iterator[tuple[int, dict]]:
     """(line number, object) for each non-blank line of `text`, read from `path`; anything else is an InputError."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         try:

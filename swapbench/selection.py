@@ -9,10 +9,11 @@ it was accepted and still reads as it did when judged.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, SwapbenchError
 from .jsonl import read_file_objects
 
 DECISIONS = ("accept", "reject")
@@ -49,7 +50,27 @@ def read_selection(path: Path) -> dict[str, Decision]:
 
 
 def append_decision(path: Path, decision: Decision) -> None:
-    """Append one decision and flush it at once, so that an interrupted session loses nothing."""
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(asdict(decision), ensure_ascii=False) + "\n")
-        handle.flush()
+    """Append one decision and sync it to disk at once, so that an interrupted session loses nothing."""
+    record = (json.dumps(asdict(decision), ensure_ascii=False) + "\n").encode("utf-8")
+    try:
+        _append_line(Path(path), record)
+    except OSError as err:
+        raise SwapbenchError(f"{path}: cannot record the decision on {decision.pair_id}: {err}") from err
+
+
+def _append_line(path: Path, line: bytes) -> None:
+    """Append `line` in one write, first ending a last line that lacks its newline (a file edited by hand) rather
+    than running into it; a write that fails (a full disk) is taken back, leaving the file as it was."""
+    with open(path, "a+b", buffering=0) as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                line = b"\n" + line
+        try:
+            if handle.write(line) != len(line):
+                raise OSError("short write")
+            os.fsync(handle.fileno())
+        except OSError:
+            handle.truncate(size)
+            raise

@@ -65,7 +65,8 @@ def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
 def test_validation_that_overlaps_training_is_refused(setup, tmp_path, capsys):
     base, train, data, cache = setup
     rc = main(["eval", str(base), "--data", str(data), "--output", str(tmp_path / "r.json"), "--no-probe",
-               "--train-source", str(train), "--val-source", str(train), "--cache-dir", str(cache)])
+               "--train-source", str(train), "--val-source", str(train), "--val-split", "train",
+               "--cache-dir", str(cache)])
     assert rc == 2
     assert "overlap" in capsys.readouterr().err
     assert not cache.exists()

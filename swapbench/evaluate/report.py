@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..jsonl import split_lines
 from .schema import EvalResults, PredictionRow, PredictionsFile
 
 
@@ -43,7 +44,7 @@ def write_results(results: EvalResults, path: Path) -> None:
 
 
 def read_predictions(path: Path) -> list[PredictionRow]:
-    return [PredictionRow.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [PredictionRow.model_validate_json(line) for line in split_lines(path.read_text(encoding="utf-8")) if line]
 
 
 def results_table(results: EvalResults) -> Table:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from nltk import Tree
+from typing import TYPE_CHECKING
 
 from .base import Constituent, ConstituencyParser, MalformedInput, Parse
+
+if TYPE_CHECKING:
+    from nltk import Tree
 
 # PTB escapes of brackets and quotes, undone so that the premise reads as text.
 PTB_UNESCAPE = {
@@ -17,6 +20,46 @@ PTB_PUNCT_TAGS = frozenset({".", ",", ":", "``", "''", "-LRB-", "-RRB-", "HYPH",
 
 def unescape(token: str) -> str:
     return PTB_UNESCAPE.get(token, token)
+
+
+def tree_words(text: str) -> list[str]:
+    """The words of a bracketed parse, PTB escapes undone; ValueError unless its brackets make one tree.
+
+    The brackets are checked as nltk's reader checks them, without building the tree, which costs several times
+    as much: reading a split checks every tree it holds, and the build then reads only the distinct premises'.
+    """
+    words: list[str] = []
+    depth, label_next, ended = 0, False, False
+    for token in text.replace("(", " ( ").replace(")", " ) ").split():
+        if ended:
+            raise ValueError(f"{token!r} after the bracket that closes the tree")
+        if token == "(":
+            depth, label_next = depth + 1, True
+        elif token == ")":
+            if depth == 0:
+                raise ValueError("a closing bracket before any opening one")
+            depth, label_next = depth - 1, False
+            ended = depth == 0
+        elif label_next:  # the label of the bracket just opened
+            label_next = False
+        elif depth == 0:
+            raise ValueError(f"{token!r} outside the brackets")
+        else:
+            words.append(unescape(token))
+    if depth:
+        raise ValueError(f"{depth} bracket(s) left open")
+    if not words:
+        raise ValueError("no words")
+    return words
+
+
+def spells(words: list[str] | tuple[str, ...], text: str) -> bool:
+    """Whether `words` are the text's, ignoring whitespace and quote styles."""
+    return _squash("".join(words)) == _squash(text)
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split()).replace("``", '"').replace("''", '"').replace("`", "'")
 
 
 def base_label(label: str) -> str:
@@ -71,6 +114,8 @@ class PTBParser(ConstituencyParser):
         return "ptb-1"
 
     def parse_many(self, inputs: list[str]) -> list[Parse]:
+        from nltk import Tree  # seconds to import: reading SNLI (tree_words) goes without it
+
         parses = []
         for index, text in enumerate(inputs):
             try:

@@ -11,14 +11,14 @@ text without spaces, so labelers that tokenize differently are scored alike.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ..jsonl import read_file_objects
 from .base import RoleLabeler, RoleParse, Sentence
 
 
 def read_gold(path: Path) -> list[dict]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row for _, row in read_file_objects(path)]
 
 
 def _key(text: str | None) -> str | None:

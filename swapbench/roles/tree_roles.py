@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from nltk import Tree
 
-from ..parsing.ptb import PTB_PUNCT_TAGS, base_label, unescape
+from ..parsing.ptb import PTB_PUNCT_TAGS, base_label, spells, unescape
 from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"})
@@ -82,7 +82,7 @@ class TreeRoles(RoleLabeler):
             root, tokens, tags = read_tree(sentence.tree)
         except ValueError:
             return None
-        if not _spells(tokens, sentence.text):
+        if not spells(tokens, sentence.text):
             return None  # a tree of some other sentence: do not trust it
         punct = [tag in PTB_PUNCT_TAGS or not any(ch.isalnum() for ch in tok) for tok, tag in zip(tokens, tags)]
         frames: dict[int, Frame] = {}
@@ -221,10 +221,3 @@ def _relative_pronoun(sbar: Node) -> bool:
             words = [n.word.lower() for n in child.children if n.word is not None]
             return words[:1] != [] and words[0] in RELATIVE_PRONOUNS
     return False
-
-
-def _spells(tokens: list[str], text: str) -> bool:
-    """Whether the tree's words are the sentence's, ignoring spaces and quote styles."""
-    def squash(s: str) -> str:
-        return "".join(s.split()).replace("``", '"').replace("''", '"').replace("`", "'")
-    return squash("".join(tokens)) == squash(text)
