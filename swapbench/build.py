@@ -146,7 +146,7 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     if advance:
         advance(len(pairs) % 1000)
     columns = {name: list(values) for name, values in zip(names, zip(*rows))} if rows else {n: [] for n in names}
-    fingerprint = content_fingerprint(columns["pair_id"], columns["premise"], columns["hypothesis"], columns["label"])
+    fingerprint = content_fingerprint(columns)
     info = ConfigInfo(name=variant.name, description=variant.description, rows=len(rows),
                       not_applicable=len(pairs) - len(rows), fingerprint=fingerprint,
                       tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics())

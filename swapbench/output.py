@@ -57,11 +57,25 @@ def common_features() -> dict[str, datasets.Feature]:
     }
 
 
-def content_fingerprint(pair_ids, premises, hypotheses, labels) -> str:
-    """sha256 of what a model sees and is scored against; independent of the Parquet writer's version."""
+# Every column that a figure, a slice or a label view of `swapbench eval` reads: the pair scored, its gold
+# label, the original pair it is compared with and that pair's gold label, and (shuffle-sr) the binary label.
+FINGERPRINT_COLUMNS = ("pair_id", "premise", "hypothesis", "label", "original_premise", "original_hypothesis",
+                       "original_label", "binary_label")
+FINGERPRINT_FORMAT = "swapbench-content-2"
+
+
+def content_fingerprint(columns: dict[str, list]) -> str:
+    """sha256 of the FINGERPRINT_COLUMNS that `columns` has, independent of the Parquet writer's version.
+
+    Canonical form, in UTF-8: a header line, the JSON array [FINGERPRINT_FORMAT, names of the columns present in
+    FINGERPRINT_COLUMNS order]; then one line per row, the JSON array of its values in that order (strings
+    as they are, ensure_ascii off; ClassLabel columns as their stored indices). Lines end with a newline.
+    """
+    names = [name for name in FINGERPRINT_COLUMNS if name in columns]
     encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps would build an encoder per row
     digest = hashlib.sha256()
-    for row in zip(pair_ids, premises, hypotheses, labels):
+    digest.update(encode([FINGERPRINT_FORMAT, *names]).encode() + b"\n")
+    for row in zip(*(columns[name] for name in names)):
         digest.update(encode(row).encode())
         digest.update(b"\n")
     return "sha256:" + digest.hexdigest()
@@ -72,7 +86,7 @@ class ConfigInfo(BaseModel):
     description: str = Field(description="what the variant does")
     rows: int = Field(description="rows in the configuration")
     not_applicable: int = Field(description="pairs the variant did not apply to")
-    fingerprint: str = Field(description="content_fingerprint of (pair_id, premise, hypothesis, label)")
+    fingerprint: str = Field(description="content_fingerprint of the FINGERPRINT_COLUMNS it has")
     num_bytes: int = Field(default=0, description="size of the configuration's Arrow table")
     tag_counts: dict[str, int] = Field(default_factory=dict, description="rows per slice tag")
     extra: dict = Field(default_factory=dict, description="variant-specific statistics")
