@@ -19,7 +19,7 @@ from ..labels import LABEL_NAMES
 from ..parsing import default_cache_dir
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result, distinct_pairs, score_benchmark
-from .finetune import DataChoice, finetune, reference_recipe
+from .finetune import DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
 from .labels import LabelMap
 from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, load_classifier, load_config,
                      map_labels, model_revision)
@@ -73,7 +73,7 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
         console.print(f"Skipping {name}: it has no rows.")
     device = choose_device(options.device)
     dtype = choose_dtype(device, options.dtype)
-    prepared = prepare_model(options, device, dtype, console)
+    prepared = prepare_model(options, benchmark, device, dtype, console)
     if prepared is None:
         return None
     loaded, revision, fine_tuning, tune_seconds = prepared
@@ -118,8 +118,8 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
     return eval_results, path
 
 
-def prepare_model(options: EvalOptions, device: torch.device, dtype: torch.dtype, console: Console
-                  ) -> tuple[LoadedModel, str | None, FineTuningInfo | None, float] | None:
+def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.device, dtype: torch.dtype,
+                  console: Console) -> tuple[LoadedModel, str | None, FineTuningInfo | None, float] | None:
     """The model to score, its revision, its fine-tuning (if done here) and the seconds spent training in this
     run; None on the non-main processes of a distributed fine-tuning."""
     config = load_config(options.model, options.revision)
@@ -132,6 +132,7 @@ def prepare_model(options: EvalOptions, device: torch.device, dtype: torch.dtype
     recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
                               batch_size=options.batch_size, max_length=options.max_length, seed=options.seed)
     tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
+                     scored=scored_pairs(benchmark),
                      cache_dir=options.cache_dir or default_cache_dir(), device=device, dtype=dtype,
                      progress=options.progress, log=console.print)
     if not tuned.main_process:
@@ -178,6 +179,13 @@ def dataset_info(benchmark: Benchmark) -> DatasetInfo:
         configurations=configurations, limit=benchmark.limit,
         source=build.source if build else None, source_fingerprint=build.source_fingerprint if build else None,
         build_seed=build.seed if build else None, build_version=build.swapbench_version if build else None)
+
+
+def scored_pairs(benchmark: Benchmark) -> ScoredPairs:
+    configs = benchmark.configurations
+    return ScoredPairs(dataset=dataset_info(benchmark).fingerprint, path=benchmark.path,
+                       pair_ids=frozenset().union(*(c.all_pair_ids for c in configs)),
+                       premises=frozenset(premise_key(p) for c in configs for p in c.all_source_premises))
 
 
 def _progress(console: Console, enabled: bool) -> Progress:

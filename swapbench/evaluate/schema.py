@@ -26,6 +26,25 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# ---- issue 16: integrity records ----------------------------------------------------------------------------------
+# Keys added for issue 16 (each optional with a null default, so that files written before still read); the
+# schema version is bumped with issue 15's change.
+
+class OverlapCheck(Strict):
+    scored_dataset: str = Field(description="dataset.fingerprint of the data scored, which the training and "
+                                            "validation pairs were compared with")
+    method: str = Field(description="what was compared")
+    train_shared_pair_ids: int = Field(ge=0, description="training pairs whose pairID is a scored pair's")
+    train_shared_premises: int = Field(ge=0, description="training pairs whose premise is a scored premise")
+    validation_shared_pair_ids: int = Field(ge=0, description="validation pairs whose pairID is a scored pair's")
+    validation_shared_premises: int = Field(ge=0, description="validation pairs whose premise is a scored premise")
+
+    @property
+    def clean(self) -> bool:
+        return not (self.train_shared_pair_ids or self.train_shared_premises or self.validation_shared_pair_ids
+                    or self.validation_shared_premises)
+
+
 # ---- model -------------------------------------------------------------------------------------------------------
 
 class PositionalEncodingInfo(Strict):
@@ -82,6 +101,9 @@ class FineTuningInfo(Strict):
     reused: bool = Field(description="true when this run found the checkpoint in the cache and did not train")
     train_seconds: float = Field(description="wall time of the training that made the checkpoint")
     devices: int = Field(description="processes (GPUs) the training ran on")
+    data_overlap: OverlapCheck | None = Field(  # issue 16
+        default=None, description="the check that neither the training nor the validation pairs share a pairID or "
+                                  "a premise with the scored data; null when it could not be made")
 
 
 class ProbeSettings(Strict):

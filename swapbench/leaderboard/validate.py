@@ -3,8 +3,9 @@
 A file is refused when it is not JSON; a required key is missing or a key is unknown; its schema version is
 neither the current one nor one that migrate.py can bring up to it; a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
-reference dataset (another split, --limit, a configuration whose fingerprint differs); or the same model and
-revision is on the board already (unless replace is asked for).
+reference dataset (another split, --limit, a configuration whose fingerprint differs); its training data were
+not checked against the scored data, or overlap them; or the same model and revision is on the board already
+(unless replace is asked for).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
     except ValidationError as err:
         problems += schema_problems(err, problems)
     problems += against_reference(data, reference)
+    problems += training_overlap(data)
     itself = itself.resolve() if itself else None
     identity = Identity.of(data)
     duplicates = [path for path, other in board if other == identity and path.resolve() != itself]
@@ -179,4 +181,27 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
                                 f"dataset ({reference.fingerprint_of(names) if names else 'none'} for these "
                                 f"configurations){detail}. The reference is SNLI 1.0 {reference.split}: "
                                 f"{BUILD_HINT}"))
+    return problems
+
+
+def training_overlap(data: dict) -> list[Problem]:
+    """A model trained here must have been checked against the data it was scored on, and found apart from them."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    tuning = model.get("fine_tuning")
+    if not isinstance(tuning, dict):
+        return []
+    where = "model.fine_tuning.data_overlap"
+    check = tuning.get("data_overlap")
+    if not isinstance(check, dict):
+        return [Problem(where, "the training data were not checked against the scored data (pairIDs and premises); "
+                               "score the model again with this version of `swapbench eval`")]
+    problems = []
+    scored = (data.get("dataset") or {}).get("fingerprint") if isinstance(data.get("dataset"), dict) else None
+    if check.get("scored_dataset") != scored:
+        problems.append(Problem(f"{where}.scored_dataset", f"{check.get('scored_dataset')} is not the dataset scored "
+                                                           f"({scored})"))
+    shared = {key: value for key, value in check.items() if key.endswith(("_pair_ids", "_premises")) and value}
+    if shared:
+        problems.append(Problem(where, "the training data overlap the reference data: " +
+                                ", ".join(f"{key} {value}" for key, value in shared.items())))
     return problems
