@@ -31,7 +31,7 @@ from ..errors import SwapbenchError
 from ..labels import LABEL_NAMES
 from ..output import atomic_directory, content_fingerprint
 from ..snli import Pair, load_snli
-from .models import load_config, model_revision
+from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
 from .schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 
 INFO_FILE = "swapbench_finetune.json"
@@ -167,6 +167,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     """The cached fine-tuning of `base` for this recipe and data, training it first when there is none; refused
     when the data overlap the `scored` pairs."""
     config = load_config(base, revision)
+    check_positional_support(base, config, trust_remote_code=False)
     base_revision = model_revision(base, config)
     train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
     overlap = check_overlap(train_pairs, val_pairs, scored, train_info, val_info)
@@ -218,9 +219,14 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
     id2label = dict(enumerate(LABEL_NAMES))
 
     def model_init():  # called by the Trainer after it has seeded, so the new head is initialised reproducibly
-        return AutoModelForSequenceClassification.from_pretrained(
+        model, info = AutoModelForSequenceClassification.from_pretrained(
             base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
-            label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32)
+            label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32,
+            output_loading_info=True)
+        # Only the classification head may be new; weights left unused (pre-training heads) are expected.
+        weights = weight_problems(base, {**info, "unexpected_keys": ()}, may_be_new=lambda key: is_head(model, key))
+        check_weights(base, weights, allow_missing=False)
+        return model
 
     on_gpu = device.type == "cuda"
     args = TrainingArguments(

@@ -40,6 +40,8 @@ class EvalOptions:
     limit: int | None = None
     revision: str | None = None
     label_map: str | None = None
+    allow_missing: bool = False  # score a classifier whose checkpoint does not load whole, and record it
+    trust_remote_code: bool = False  # run the model's own code (auto_map), e.g. for ALiBi BERTs
     finetune: bool = False  # fine-tune even a model that already is a sequence classifier
     training: DataChoice = field(default_factory=DataChoice)
     epochs: int | None = None
@@ -122,10 +124,11 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
                   console: Console) -> tuple[LoadedModel, str | None, FineTuningInfo | None, float] | None:
     """The model to score, its revision, its fine-tuning (if done here) and the seconds spent training in this
     run; None on the non-main processes of a distributed fine-tuning."""
-    config = load_config(options.model, options.revision)
+    config = load_config(options.model, options.revision, options.trust_remote_code)
     if not options.finetune and is_classifier(config):
         labels = map_labels(config, options.label_map)  # refuses before the weights are loaded
-        loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype)
+        loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype,
+                                 trust_remote_code=options.trust_remote_code, allow_missing=options.allow_missing)
         return loaded, model_revision(options.model, config), None, 0.0
     if options.label_map:
         raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's labels")
@@ -166,7 +169,7 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         num_parameters=sum(p.numel() for p in loaded.model.parameters()),
         label_names=list(loaded.labels.names), label_view=loaded.labels.view,
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
-        fine_tuned=fine_tuning is not None, fine_tuning=fine_tuning, probe=probe)
+        fine_tuned=fine_tuning is not None, fine_tuning=fine_tuning, probe=probe, weights=loaded.weights)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

@@ -19,6 +19,16 @@ ROTARY_FIELDS = ("rope_parameters", "rope_theta", "rope_scaling", "rotary_emb_ba
                  "partial_rotary_factor", "global_rope_theta", "local_rope_theta")
 
 
+def unimplemented_positional_encoding(config) -> str | None:
+    """Why transformers' own code for this model type would not run the positional encoding its config asks for
+    (it would run learned absolute positions, from a table the checkpoint may not have), or None."""
+    declared = getattr(config, "position_embedding_type", None)
+    if getattr(config, "model_type", None) in LEARNED_ABSOLUTE and declared not in (None, "absolute"):
+        return (f"the config asks for position_embedding_type={declared!r}, which transformers' "
+                f"{config.model_type} code does not implement: it would run learned absolute positions instead")
+    return None
+
+
 def read_positional_encoding(config) -> PositionalEncodingInfo:
     model_type = getattr(config, "model_type", None) or "unknown"
     fields = config.to_dict()
@@ -30,11 +40,8 @@ def read_positional_encoding(config) -> PositionalEncodingInfo:
     declared = fields.get("position_embedding_type")
 
     if model_type in LEARNED_ABSOLUTE:
-        note = None
-        if declared not in (None, "absolute"):
-            note = (f"the config asks for position_embedding_type={declared!r}, which transformers >= 5 does not "
-                    "implement for this model type: it runs with absolute positions")
-        return info("absolute", "learned", ("max_position_embeddings", "position_embedding_type"), note)
+        return info("absolute", "learned", ("max_position_embeddings", "position_embedding_type"),
+                    unimplemented_positional_encoding(config))
     if model_type == "distilbert":
         kind = "sinusoidal" if fields.get("sinusoidal_pos_embds") else "learned"
         return info("absolute", kind, ("max_position_embeddings", "sinusoidal_pos_embds"))

@@ -45,6 +45,13 @@ class OverlapCheck(Strict):
                     or self.validation_shared_premises)
 
 
+class LoadedWeights(Strict):
+    missing: list[str] = Field(description="weights the model has and the checkpoint lacks: newly initialised")
+    unexpected: list[str] = Field(description="weights the checkpoint has and the model does not use")
+    mismatched: list[str] = Field(description="weights whose shape differs from the model's: newly initialised")
+    allowed: bool = Field(description="true when --allow-missing let the model be scored all the same")
+
+
 # ---- model -------------------------------------------------------------------------------------------------------
 
 class PositionalEncodingInfo(Strict):
@@ -144,6 +151,9 @@ class ModelInfo(Strict):
                                          "(or reused its cached fine-tuning)")
     fine_tuning: FineTuningInfo | None = Field(description="how, when fine_tuned")
     probe: ProbeInfo | None = Field(description="locality and symmetry of the attention; null with --no-probe")
+    weights: LoadedWeights | None = Field(  # issue 16
+        default=None, description="checkpoint weights that did not load (only with --allow-missing); null when "
+                                  "every weight loaded and none was left unused")
 
     @model_validator(mode="after")
     def _consistent(self):

@@ -52,17 +52,22 @@ class Row:
 
 
 def training_text(model: ModelInfo, detail: bool = False) -> str:
-    """What swapbench trained the scored model on (fine-tuning a base model, or a zoo model from scratch); with
-    `detail`, also the pairs the checkpoint was chosen on."""
+    """What swapbench trained the scored model on (fine-tuning a base model, or a zoo model from scratch), and
+    whether its checkpoint loaded whole; with `detail`, also the pairs the checkpoint was chosen on."""
     tuning = model.fine_tuning
     if tuning is None:
-        return "as published (not trained here)"
-    text = f"trained here: {training_tag(tuning.train)}, {tuning.train.n} pairs"
-    if detail:
-        val = tuning.validation
-        chosen_on = (f"{val.n} pairs held out of the training data" if val.held_out
-                     else f"{training_tag(val)}, {val.n} pairs")
-        text += f"; best of {tuning.recipe.epochs} epochs on {chosen_on}"
+        text = "as published (not trained here)"
+    else:
+        text = f"trained here: {training_tag(tuning.train)}, {tuning.train.n} pairs"
+        if detail:
+            val = tuning.validation
+            chosen_on = (f"{val.n} pairs held out of the training data" if val.held_out
+                         else f"{training_tag(val)}, {val.n} pairs")
+            text += f"; best of {tuning.recipe.epochs} epochs on {chosen_on}"
+    weights = model.weights
+    if weights:
+        text += (f"; checkpoint not loaded whole (--allow-missing): {len(weights.missing)} weights missing, "
+                 f"{len(weights.unexpected)} unused, {len(weights.mismatched)} of another shape")
     return text
 
 

@@ -28,6 +28,8 @@ def add_probe(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the word draw (default: %(default)s)")
     p.add_argument("--add-special-tokens", action="store_true",
                    help="frame each sequence with the tokenizer's special tokens ([CLS] ... [SEP])")
+    p.add_argument("--trust-remote-code", action="store_true",
+                   help="run the model's own code shipped with it (auto_map), e.g. for an ALiBi BERT")
     p.add_argument("--batch-size", type=int, default=8, help="sequences per forward pass (default: %(default)s)")
     p.set_defaults(run=run_probe)
 
@@ -50,7 +52,7 @@ def run_probe(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise ProbeError(f"--out {args.out} exists and is not a folder")
     console = Console()
-    model, tokenizer = load_model(args.model, args.revision)
+    model, tokenizer = load_model(args.model, args.revision, args.trust_remote_code)
     result = probe_model(model, tokenizer, n_words=args.words, length=args.length, seed=args.seed,
                          add_special_tokens=args.add_special_tokens, batch_size=args.batch_size)
     result = result.model_copy(update={"model": args.model, "revision": model_revision(args.model, model)})
