@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ..errors import SwapbenchError
 from .errors import ProbeError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".h5", ".msgpack")
@@ -17,7 +18,10 @@ def load_model(name: str, revision: str | None = None, trust_remote_code: bool =
 
     from ..evaluate.models import check_positional_support, check_weights, load_config, weight_problems
 
-    config = load_config(name, revision, trust_remote_code)
+    try:
+        config = load_config(name, revision, trust_remote_code)
+    except SwapbenchError as err:
+        raise ProbeError(f"cannot load model {name!r}: {err}") from err
     check_positional_support(name, config, trust_remote_code)
     try:
         tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code)
