@@ -49,6 +49,7 @@ class Row:
     family: str  # positional-encoding family, the filter of the page
     values: dict[str, float | str | None]  # by Column.key
     extra: dict[str, object]  # further CSV columns
+    view: str = "3-way"  # label view: rows of different views are never sorted or averaged together
 
 
 def training_text(model: ModelInfo, detail: bool = False) -> str:
@@ -94,7 +95,8 @@ def make_row(stored: Stored) -> Row:
     extra = {"revision": model.revision, "num_parameters": model.num_parameters, "fine_tuned": model.fine_tuned,
              "label_view": model.label_view, "training_detail": training_text(model, detail=True),
              "non_entailment_rate_shuffle_sr": get(ROLE_CONFIG, "non_entailment_rate")}
-    return Row(file=stored.path.name, label=label, family=pe.family, values=values, extra=extra)
+    return Row(file=stored.path.name, label=label, family=pe.family, values=values, extra=extra,
+               view=model.label_view)
 
 
 def sort_key(row: Row):
@@ -104,8 +106,21 @@ def sort_key(row: Row):
     return (delta is None, -(delta or 0.0), row.label, row.file)
 
 
+# A binary model is credited for every non-entailment answer, a 3-way model only for the right one of two: their
+# accuracies and deltas are not on one scale, so each view has its own table, order and means.
+VIEWS = {"3-way": "3-way labels (entailment / neutral / contradiction)",
+         "binary": "binary labels (entailment / non-entailment)"}
+
+
 def board_rows(stored: list[Stored]) -> list[Row]:
-    return sorted((make_row(s) for s in stored), key=sort_key)
+    """Every row, grouped by label view (3-way first), each group in the board's order."""
+    order = list(VIEWS)
+    return sorted((make_row(s) for s in stored), key=lambda row: (order.index(row.view), *sort_key(row)))
+
+
+def by_view(rows: list[Row]) -> dict[str, list[Row]]:
+    """The rows of each label view present, in board order."""
+    return {view: [r for r in rows if r.view == view] for view in VIEWS if any(r.view == view for r in rows)}
 
 
 def column_means(rows: list[Row]) -> dict[str, tuple[float, int] | None]:
