@@ -23,6 +23,7 @@ from .output import (BUILD_INFO, BuildInfo, ConfigInfo, atomic_directory, common
                      render_card, write_config)
 from .parsing import ParseCache, ParseFailure, default_cache_dir, make_parser, parse_with_cache
 from .parsing.base import ConstituencyParser, Parse
+from .selection import SelectionFile
 from .snli import Pair, SNLISplit, load_snli
 from .variants import DEFAULT_VARIANTS, Variant, make_variant
 from .variants.base import example_rng
@@ -83,7 +84,10 @@ def _build(options: BuildOptions, console: Console, freeze: Callable[[], None]) 
                      rows_read=snli.rows_read, dropped_no_gold=snli.dropped_no_gold, pairs=len(snli.pairs),
                      limit=options.limit, parser=parser.name, parser_version=parser.version,
                      unique_premises=len(parses), seed=options.seed,
-                     shuffle_scope=options.shuffle_scope, configs=infos, parser_agreement=agreement)
+                     shuffle_scope=options.shuffle_scope, configs=infos, parser_agreement=agreement,
+                     spacy_pipelines=sorted({p for p in (parser.spacy_pipeline, *(v.spacy_pipeline for v in variants))
+                                             if p}),
+                     **_role_settings(options, [v.name for v in variants]))
     out = options.out or default_out(snli.split)
     features = {name: {**common_features(), **variant.extra_features}
                 for name, (_, variant) in columns_by_config.items()}
@@ -99,6 +103,14 @@ def _build(options: BuildOptions, console: Console, freeze: Callable[[], None]) 
 
         push_folder(out, options.push_to_hub, console)
     return out, info
+
+
+def _role_settings(options: BuildOptions, variants: list[str]) -> dict:
+    """shuffle-sr's labeler and curation file, when it was built."""
+    if "shuffle-sr" not in variants:
+        return {}
+    selection = SelectionFile.of(options.sr_selection) if options.sr_selection else None
+    return {"role_labeler": options.srl, "sr_selection": selection}
 
 
 def parser_input(parser: ConstituencyParser, pair: Pair) -> str:

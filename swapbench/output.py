@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from . import __version__
 from .labels import LABEL_NAMES
+from .selection import SelectionFile
 
 BUILD_INFO = "build_info.json"
 CITATION = """\
@@ -108,6 +109,11 @@ class BuildInfo(BaseModel):
     shuffle_scope: str = Field(description="'all' constituents of N words shuffled, or 'one'")
     configs: list[ConfigInfo]
     parser_agreement: dict | None = Field(default=None, description="spacy projection vs the supplied PTB trees")
+    role_labeler: str | None = Field(default=None, description="--srl of shuffle-sr, when it was built")
+    spacy_pipelines: list[str] = Field(default_factory=list, description="spaCy pipelines (name-version/spacy-"
+                                       "version) any step ran: the parser, shuffle-sr's role labeler")
+    sr_selection: SelectionFile | None = Field(default=None, description="the curation file shuffle-sr kept its "
+                                                                         "swaps by (--sr-selection)")
 
 
 def write_config(folder: Path, name: str, split: str, rows: dict[str, list], features: dict) -> int:

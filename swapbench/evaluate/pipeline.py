@@ -26,7 +26,7 @@ from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, lo
 from .positional import read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
 from .report import default_output, predictions_path, print_table, write_predictions, write_results
-from .schema import (ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
+from .schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
                      ProbeSettings, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
 
 
@@ -181,7 +181,8 @@ def dataset_info(benchmark: Benchmark) -> DatasetInfo:
         fingerprint=dataset_fingerprint({c.name: c.fingerprint for c in configurations}),
         configurations=configurations, limit=benchmark.limit,
         source=build.source if build else None, source_fingerprint=build.source_fingerprint if build else None,
-        build_seed=build.seed if build else None, build_version=build.swapbench_version if build else None)
+        build_seed=build.seed if build else None, build_version=build.swapbench_version if build else None,
+        build=BuildRecord.model_validate(build.model_dump(include=set(BuildRecord.model_fields))) if build else None)
 
 
 def scored_pairs(benchmark: Benchmark) -> ScoredPairs:

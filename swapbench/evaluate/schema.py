@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..selection import SelectionFile
+
 SCHEMA_VERSION = "1.0"
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 
@@ -50,6 +52,17 @@ class LoadedWeights(Strict):
     unexpected: list[str] = Field(description="weights the checkpoint has and the model does not use")
     mismatched: list[str] = Field(description="weights whose shape differs from the model's: newly initialised")
     allowed: bool = Field(description="true when --allow-missing let the model be scored all the same")
+
+
+class BuildRecord(Strict):
+    parser: str = Field(description="constituency backend of the build (--parser)")
+    parser_version: str = Field(description="its model and rules version")
+    shuffle_scope: str = Field(description="--shuffle-scope: 'all' constituents of N words shuffled, or 'one'")
+    limit: int | None = Field(description="the build's --limit: only the first pairs of the split were built")
+    role_labeler: str | None = Field(description="shuffle-sr's role labeler (--srl), when it was built")
+    spacy_pipelines: list[str] = Field(description="spaCy pipelines and versions the build ran (parser, labeler)")
+    sr_selection: SelectionFile | None = Field(description="the curation file shuffle-sr kept its swaps by, "
+                                                           "with its sha256")
 
 
 # ---- model -------------------------------------------------------------------------------------------------------
@@ -185,6 +198,8 @@ class DatasetInfo(Strict):
     source_fingerprint: str | None = Field(description="its fingerprint (build_info.json)")
     build_seed: int | None = Field(description="the seed of the build's shuffles (build_info.json)")
     build_version: str | None = Field(description="swapbench version that built the dataset (build_info.json)")
+    build: BuildRecord | None = Field(default=None, description="how the dataset was built (build_info.json); "
+                                                                "null when it has none")  # issue 16
 
     @model_validator(mode="after")
     def _fingerprint(self):

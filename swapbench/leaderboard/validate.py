@@ -3,7 +3,7 @@
 A file is refused when it is not JSON; a required key is missing or a key is unknown; its schema version is
 neither the current one nor one that migrate.py can bring up to it; a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
-reference dataset (another split, --limit, a configuration whose fingerprint differs); its training data were
+reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs); its training data were
 not checked against the scored data, or overlap them; or the same model and revision is on the board already
 (unless replace is asked for).
 """
@@ -154,6 +154,10 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
     if dataset.get("limit") is not None:
         problems.append(Problem("dataset.limit", f"only the first {dataset['limit']} rows of each configuration "
                                                  "were scored (--limit); the board takes full runs"))
+    build = dataset.get("build")
+    if isinstance(build, dict) and build.get("limit") is not None:
+        problems.append(Problem("dataset.build.limit", f"built with --limit {build['limit']}: the dataset holds only "
+                                                       f"the first {build['limit']} pairs of the split; {BUILD_HINT}"))
     configurations = [c for c in dataset.get("configurations") or [] if isinstance(c, dict) and "name" in c]
     differing = []
     for i, config in enumerate(configurations):
