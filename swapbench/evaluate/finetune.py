@@ -32,18 +32,14 @@ from ..labels import LABEL_NAMES
 from ..output import atomic_directory, content_fingerprint
 from ..snli import Pair, load_snli
 from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
-from .schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
+from .schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 
 INFO_FILE = "swapbench_finetune.json"
 CACHE_FORMAT = 2  # bump when a change of this module makes old checkpoints unfit
 
 
 def reference_recipe(**overrides) -> Recipe:
-    settings = dict(max_length=128, optimizer="adamw_torch", learning_rate=2e-5, lr_scheduler="linear",
-                    warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0,
-                    best_by="validation accuracy, checked after every epoch")
-    settings.update({k: v for k, v in overrides.items() if v is not None})
-    return Recipe(**settings)
+    return Recipe(**{**REFERENCE_RECIPE.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
 
 
 @dataclass

@@ -19,7 +19,7 @@ from ..labels import LABEL_NAMES
 from ..parsing import default_cache_dir
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result, distinct_pairs, score_benchmark
-from .finetune import DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
+from .finetune import INFO_FILE, DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
 from .labels import LabelMap
 from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, load_classifier, load_config,
                      map_labels, model_revision)
@@ -88,6 +88,9 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
         rows, scored = score_benchmark(
             loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=options.max_length,
             batch_size=options.eval_batch_size, progress=lambda n: progress.advance(task, n))
+    if scored.truncated:
+        console.print(f"[yellow]Warning:[/] {scored.truncated} of {len(pairs)} distinct pairs are longer than "
+                      f"--max-length {options.max_length} tokens and were truncated")
     results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
                                                  non_entailment_view=config.non_entailment_view,
                                                  seed=options.seed, resamples=options.bootstrap)
@@ -129,7 +132,7 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
         labels = map_labels(config, options.label_map)  # refuses before the weights are loaded
         loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype,
                                  trust_remote_code=options.trust_remote_code, allow_missing=options.allow_missing)
-        return loaded, model_revision(options.model, config), None, 0.0
+        return loaded, model_revision(options.model, config), recorded_training(options.model), 0.0
     if options.label_map:
         raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's labels")
     recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
@@ -143,6 +146,20 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
     loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)), LabelMap(LABEL_NAMES, source="fine-tuned"),
                              device=device, dtype=dtype)
     return loaded, tuned.info.base_revision, tuned.info, 0.0 if tuned.info.reused else tuned.info.train_seconds
+
+
+def recorded_training(model: str) -> FineTuningInfo | None:
+    """How swapbench trained a checkpoint scored as it is: a cached fine-tuning (swapbench_finetune.json) or a zoo
+    encoder (swapbench_zoo.json); None for any other model."""
+    folder = Path(model)
+    if (folder / INFO_FILE).is_file():
+        info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
+        return info.model_copy(update={"checkpoint": str(folder), "reused": True})
+    from ..zoo.run import zoo_training
+    from ..zoo.train import read_record
+
+    record = read_record(folder) if folder.is_dir() else None
+    return zoo_training(record, folder, reused=True) if record else None
 
 
 def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tuple[ProbeInfo, float]:

@@ -91,6 +91,13 @@ class Recipe(Strict):
     best_by: str = Field(description="the checkpoint kept: best of the per-epoch checkpoints by this metric")
 
 
+# The reference paper's fine-tuning recipe; a board row names every setting that departs from it.
+REFERENCE_RECIPE = Recipe(max_length=128, optimizer="adamw_torch", learning_rate=2e-5, lr_scheduler="linear",
+                          warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0,
+                          best_by="validation accuracy, checked after every epoch")
+REFERENCE_TRAIN_SPLIT = "train"  # the whole of SNLI's training split
+
+
 class TrainingData(Strict):
     source: str = Field(description="SNLI file or Hub id read")
     split: str = Field(description="split read from the source (Hub name: train, validation, test)")

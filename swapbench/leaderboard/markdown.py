@@ -71,7 +71,8 @@ def render_readme(rows: list[Row], reference: Reference) -> str:
         "identical-word probing (1 = symmetric, 1 = attends to neighbours only).",
         "- **Training data**: what swapbench trained the model on (a base model fine-tuned with the reference "
         "recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best epoch on validation; the recipe itself is "
-        "in the results file), or that the model was scored as published.",
+        "in the results file), or that the model was scored as published; every setting that departs from that "
+        "recipe, the whole SNLI train split or scoring at max length 128 is named in the row.",
         "- Each results file also holds 95% paired-bootstrap intervals and exact McNemar tests of every Δ, the "
         "model and data revisions, and the package versions. An empty cell is a configuration the file does not "
         "report; it never enters a mean, and a mean over fewer models says how many.",

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import fmean
 
-from ..evaluate.schema import ModelInfo
+from ..evaluate.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
+from ..zoo.names import MODEL_TYPE
 from .store import Stored, model_label, training_tag
 
 ORIGINAL_FROM = "shuffle-random"  # the configuration holding every labelled pair: its originals are the test set
@@ -72,6 +73,38 @@ def training_text(model: ModelInfo, detail: bool = False) -> str:
     return text
 
 
+def departures(results: EvalResults) -> list[str]:
+    """Every setting in which the run departs from the reference: the recipe and training data of a model trained
+    here (a zoo encoder against the zoo's recipe), and the scoring's max length."""
+    found = []
+    tuning = results.model.fine_tuning
+    if tuning is not None:
+        reference = _reference_recipe(results.model)
+        found += [f"{name.replace('_', ' ')} {getattr(tuning.recipe, name)} (reference {getattr(reference, name)})"
+                  for name in Recipe.model_fields
+                  if name not in ("seed", "best_by") and getattr(tuning.recipe, name) != getattr(reference, name)]
+        if tuning.train.split != REFERENCE_TRAIN_SPLIT or tuning.train.limit:
+            found.append("training data not the whole SNLI train split")
+    scoring = results.provenance.scoring
+    if scoring.max_length != REFERENCE_RECIPE.max_length:
+        found.append(f"scored at max length {scoring.max_length} (reference {REFERENCE_RECIPE.max_length}), "
+                     f"{scoring.truncated} pairs truncated")
+    return found
+
+
+def _reference_recipe(model: ModelInfo) -> Recipe:
+    if model.model_type == MODEL_TYPE:
+        from ..zoo.train import zoo_recipe  # loads torch: only for the zoo's rows
+
+        return zoo_recipe().training
+    return REFERENCE_RECIPE
+
+
+def with_departures(text: str, results: EvalResults) -> str:
+    found = departures(results)
+    return f"{text}; departs from the reference: {', '.join(found)}" if found else text
+
+
 def make_row(stored: Stored) -> Row:
     r = stored.results
     model, results = r.model, r.results
@@ -90,10 +123,10 @@ def make_row(stored: Stored) -> Row:
         "original": get(ORIGINAL_FROM, "accuracy_original"),
         **{name: get(name, "delta") for name in DELTA_CONFIGS},
         "sr-original": get(ROLE_CONFIG, "accuracy_original"), ROLE_CONFIG: get(ROLE_CONFIG, "delta"),
-        "training": training_text(model),
+        "training": with_departures(training_text(model), r),
     }
     extra = {"revision": model.revision, "num_parameters": model.num_parameters, "fine_tuned": model.fine_tuned,
-             "label_view": model.label_view, "training_detail": training_text(model, detail=True),
+             "label_view": model.label_view, "training_detail": with_departures(training_text(model, detail=True), r),
              "non_entailment_rate_shuffle_sr": get(ROLE_CONFIG, "non_entailment_rate")}
     return Row(file=stored.path.name, label=label, family=pe.family, values=values, extra=extra,
                view=model.label_view)

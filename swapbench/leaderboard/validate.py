@@ -4,7 +4,7 @@ A file is refused when it is not JSON; a required key is missing or a key is unk
 neither the current one nor one that migrate.py can bring up to it; a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
 reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs); its training data were
-not checked against the scored data, or overlap them; or the same model and revision is on the board already
+not checked against the scored data, or overlap them; pairs were truncated under the reference max length; or the same model and revision is on the board already
 (unless replace is asked for).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..evaluate.schema import TOLERANCE, EvalResults
+from ..evaluate.schema import REFERENCE_RECIPE, TOLERANCE, EvalResults
 from .migrate import UnknownVersion, migrate
 from .reference import Reference
 from .store import Identity
@@ -79,6 +79,7 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
         problems += schema_problems(err, problems)
     problems += against_reference(data, reference)
     problems += training_overlap(data)
+    problems += truncation(data)
     itself = itself.resolve() if itself else None
     identity = Identity.of(data)
     duplicates = [path for path, other in board if other == identity and path.resolve() != itself]
@@ -186,6 +187,18 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
                                 f"configurations){detail}. The reference is SNLI 1.0 {reference.split}: "
                                 f"{BUILD_HINT}"))
     return problems
+
+
+def truncation(data: dict) -> list[Problem]:
+    """Pairs cut by a --max-length under the reference's: the model was not shown what the reference shows it."""
+    provenance = data.get("provenance") if isinstance(data.get("provenance"), dict) else {}
+    scoring = provenance.get("scoring") if isinstance(provenance.get("scoring"), dict) else {}
+    max_length, truncated = scoring.get("max_length"), scoring.get("truncated")
+    reference = REFERENCE_RECIPE.max_length
+    if not (_number(max_length) and _number(truncated) and truncated > 0 and max_length < reference):
+        return []
+    return [Problem("provenance.scoring.truncated", f"{truncated} pairs were truncated at --max-length {max_length}; "
+                                                    f"the board scores pairs up to {reference} tokens")]
 
 
 def training_overlap(data: dict) -> list[Problem]:
