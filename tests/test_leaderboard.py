@@ -300,8 +300,8 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert relative_row[header.index("Δ shuffle-5")] == ""
     assert mean_row[header.index("Δ shuffle-5")] == "*-6.7* (1 of 2)"  # the empty cell is not a zero
     assert mean_row[header.index("Δ shuffle-sr")] == "*-22.5*"
-    assert relative_row[-1] == "trained here: SNLI dev, 1000 pairs"
-    assert "as published" in absolute_row[-1]
+    assert relative_row[header.index("Training data")] == "trained here: SNLI dev, 1000 pairs"
+    assert "as published" in absolute_row[header.index("Training data")]
     assert "## How the numbers were made" in readme and fingerprint("shuffle-3")[:19] in readme
 
     # CSV: unrounded fractions, empty where missing, same order.

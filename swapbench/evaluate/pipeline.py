@@ -164,17 +164,21 @@ def recorded_training(model: str) -> FineTuningInfo | None:
 
 def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tuple[ProbeInfo, float]:
     from ..probe import ProbeError, probe_model
+    from ..probe.probing import ADD_SPECIAL_TOKENS, flat_warning
 
     settings = ProbeSettings(n_words=options.probe_words, length=options.probe_length, seed=options.seed,
-                             add_special_tokens=False)
+                             add_special_tokens=ADD_SPECIAL_TOKENS)
     began = time.perf_counter()
     try:
         result = probe_model(loaded.model, loaded.tokenizer, progress=options.progress, **settings.model_dump())
     except ProbeError as err:
         raise SwapbenchError(f"the probe cannot run on this model: {err} (--no-probe skips it)") from err
-    console.print(f"Probe: locality {result.locality:.3f}, symmetry {result.symmetry:.3f}")
+    console.print(f"Probe: locality {result.locality:.3f}, symmetry {result.symmetry:.3f}, spread {result.spread:.3f}")
+    if result.flat:
+        console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry) for m in result.per_layer]
-    info = ProbeInfo(locality=result.locality, symmetry=result.symmetry, per_layer=layers, settings=settings)
+    info = ProbeInfo(locality=result.locality, symmetry=result.symmetry, per_layer=layers, settings=settings,
+                     spread=result.spread, flat=result.flat)
     return info, time.perf_counter() - began
 
 

@@ -137,7 +137,8 @@ class ProbeSettings(Strict):
     n_words: int = Field(description="words drawn from the vocabulary")
     length: int = Field(description="copies of each word in a probe sequence")
     seed: int = Field(description="seed of the word draw")
-    add_special_tokens: bool = Field(description="whether the sequences were framed by special tokens")
+    add_special_tokens: bool = Field(description="framing: whether the sequences were framed by the tokenizer's "
+                                                 "special tokens; the board compares only rows probed without")
 
 
 class ProbeLayer(Strict):
@@ -152,6 +153,12 @@ class ProbeInfo(Strict):
     symmetry: float = Field(ge=0, le=1, description="symmetry of the same matrix: 1 = left and right alike")
     per_layer: list[ProbeLayer] = Field(description="the same figures layer by layer")
     settings: ProbeSettings = Field(description="probe_model arguments")
+    spread: float | None = Field(  # issue 16
+        default=None, ge=0, description="(max - min) of the averaged attention in units of the uniform weight "
+                                        "1/positions; null in files written before it was recorded")
+    flat: bool | None = Field(  # issue 16
+        default=None, description="true when the spread is under swapbench.probe.metrics.FLAT_SPREAD: nearly uniform "
+                                  "attention, on which symmetry measures noise")
 
 
 class ModelInfo(Strict):

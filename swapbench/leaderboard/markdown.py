@@ -68,7 +68,9 @@ def render_readme(rows: list[Row], reference: Reference) -> str:
         f"is sorted by Δ {ROLE_CONFIG}, highest first. Read every Δ beside its Original: a model near chance "
         "(33%) has little accuracy to lose.",
         "- **Symmetry** and **locality**: of the model's positional attention, from `swapbench probe`'s "
-        "identical-word probing (1 = symmetric, 1 = attends to neighbours only).",
+        "identical-word probing (1 = symmetric, 1 = attends to neighbours only); **Probe**: its framing (every "
+        "row: the word's copies alone, no special tokens) and the spread of the attention, (max - min) in units of "
+        "the uniform weight, with a warning where it is too flat for symmetry to mean anything.",
         "- **Training data**: what swapbench trained the model on (a base model fine-tuned with the reference "
         "recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best epoch on validation; the recipe itself is "
         "in the results file), or that the model was scored as published; every setting that departs from that "

@@ -40,6 +40,7 @@ COLUMNS = (
     Column("sr-original", "Original (sr)", "accuracy"),
     Column(ROLE_CONFIG, f"Δ {ROLE_CONFIG}", "delta"),
     Column("training", "Training data", "text"),
+    Column("probe", "Probe", "text"),
 )
 
 
@@ -71,6 +72,17 @@ def training_text(model: ModelInfo, detail: bool = False) -> str:
         text += (f"; checkpoint not loaded whole (--allow-missing): {len(weights.missing)} weights missing, "
                  f"{len(weights.unexpected)} unused, {len(weights.mismatched)} of another shape")
     return text
+
+
+def probe_text(model: ModelInfo) -> str | None:
+    """The probe's framing and the spread of the attention, with a warning when it is too flat for symmetry."""
+    probe = model.probe
+    if probe is None:
+        return None
+    text = "framed by [CLS]/[SEP]" if probe.settings.add_special_tokens else "no special tokens"
+    if probe.spread is not None:
+        text += f", spread {probe.spread:.3f}"
+    return text + ("; too flat: symmetry is noise" if probe.flat else "")
 
 
 def departures(results: EvalResults) -> list[str]:
@@ -120,6 +132,7 @@ def make_row(stored: Stored) -> Row:
         "model": label, "family": f"{pe.family} ({pe.kind})",
         "symmetry": model.probe.symmetry if model.probe else None,
         "locality": model.probe.locality if model.probe else None,
+        "probe": probe_text(model),
         "original": get(ORIGINAL_FROM, "accuracy_original"),
         **{name: get(name, "delta") for name in DELTA_CONFIGS},
         "sr-original": get(ROLE_CONFIG, "accuracy_original"), ROLE_CONFIG: get(ROLE_CONFIG, "delta"),

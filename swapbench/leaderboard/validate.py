@@ -4,7 +4,8 @@ A file is refused when it is not JSON; a required key is missing or a key is unk
 neither the current one nor one that migrate.py can bring up to it; a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
 reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs); its training data were
-not checked against the scored data, or overlap them; pairs were truncated under the reference max length; or the same model and revision is on the board already
+not checked against the scored data, or overlap them; pairs were truncated under the reference max length; the probe was framed otherwise than
+the board's rows; or the same model and revision is on the board already
 (unless replace is asked for).
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..evaluate.schema import REFERENCE_RECIPE, TOLERANCE, EvalResults
+from ..probe.probing import ADD_SPECIAL_TOKENS
 from .migrate import UnknownVersion, migrate
 from .reference import Reference
 from .store import Identity
@@ -80,6 +82,7 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
     problems += against_reference(data, reference)
     problems += training_overlap(data)
     problems += truncation(data)
+    problems += probe_framing(data)
     itself = itself.resolve() if itself else None
     identity = Identity.of(data)
     duplicates = [path for path, other in board if other == identity and path.resolve() != itself]
@@ -199,6 +202,20 @@ def truncation(data: dict) -> list[Problem]:
         return []
     return [Problem("provenance.scoring.truncated", f"{truncated} pairs were truncated at --max-length {max_length}; "
                                                     f"the board scores pairs up to {reference} tokens")]
+
+
+def probe_framing(data: dict) -> list[Problem]:
+    """Symmetry and locality change with the probe's framing: the board compares rows probed the default way."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    probe = model.get("probe") if isinstance(model.get("probe"), dict) else {}
+    settings = probe.get("settings") if isinstance(probe.get("settings"), dict) else {}
+    framed = settings.get("add_special_tokens")
+    if framed is None or framed == ADD_SPECIAL_TOKENS:
+        return []
+    return [Problem("model.probe.settings.add_special_tokens",
+                    f"probed {'with' if framed else 'without'} the tokenizer's special tokens; the board's rows are "
+                    f"probed {'with' if ADD_SPECIAL_TOKENS else 'without'} them, and the framing changes symmetry "
+                    "and locality: probe again with `swapbench eval` defaults, or --no-probe")]
 
 
 def training_overlap(data: dict) -> list[Problem]:
