@@ -26,6 +26,7 @@ from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, content_
 from .parsing import BACKENDS, ParseCache, ParseFailure, default_cache_dir, make_parser, parse_with_cache
 from .parsing.base import ConstituencyParser, Parse
 from .roles import check_labeler
+from .selection import SelectionFile
 from .snli import Pair, SNLISplit, hub_split, load_snli
 from .variants import DEFAULT_VARIANTS, EXPECTED, SCOPES, Variant, make_variant
 from .variants.base import example_rng
@@ -134,7 +135,10 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
                      rows_read=snli.rows_read, dropped_no_gold=snli.dropped_no_gold, pairs=len(snli.pairs),
                      limit=options.limit, parser=parser.name, parser_version=parser.version,
                      unique_premises=len(parses), seed=options.seed,
-                     shuffle_scope=options.shuffle_scope, configs=infos, parser_agreement=agreement)
+                     shuffle_scope=options.shuffle_scope, configs=infos, parser_agreement=agreement,
+                     spacy_pipelines=sorted({p for p in (parser.spacy_pipeline, *(v.spacy_pipeline for v in variants))
+                                             if p}),
+                     **_role_settings(options, [v.name for v in variants]))
     features = {name: {**common_features(), **variant.extra_features}
                 for name, (_, variant) in columns_by_config.items()}
     for config in info.configs:
@@ -143,6 +147,14 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     (staging / "README.md").write_text(render_card(info, features), encoding="utf-8")
     (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return info
+
+
+def _role_settings(options: BuildOptions, variants: list[str]) -> dict:
+    """shuffle-sr's labeler and curation file, when it was built."""
+    if "shuffle-sr" not in variants:
+        return {}
+    selection = SelectionFile.of(options.sr_selection) if options.sr_selection else None
+    return {"role_labeler": options.srl, "sr_selection": selection}
 
 
 def parser_input(parser: ConstituencyParser, pair: Pair) -> str:
@@ -190,7 +202,7 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     if advance:
         advance(len(pairs) % 1000)
     columns = {name: list(values) for name, values in zip(names, zip(*rows))} if rows else {n: [] for n in names}
-    fingerprint = content_fingerprint(columns["pair_id"], columns["premise"], columns["hypothesis"], columns["label"])
+    fingerprint = content_fingerprint(columns)
     info = ConfigInfo(name=variant.name, description=variant.description, rows=len(rows),
                       not_applicable=len(pairs) - len(rows), fingerprint=fingerprint,
                       tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics())

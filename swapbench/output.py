@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from . import __version__
 from .labels import LABEL_NAMES
+from .selection import SelectionFile
 
 BUILD_INFO = "build_info.json"
 CITATION = """\
@@ -52,11 +53,25 @@ def common_features() -> dict[str, datasets.Feature]:
     }
 
 
-def content_fingerprint(pair_ids, premises, hypotheses, labels) -> str:
-    """sha256 of what a model sees and is scored against; independent of the Parquet writer's version."""
+# Every column that a figure, a slice or a label view of `swapbench eval` reads: the pair scored, its gold
+# label, the original pair it is compared with and that pair's gold label, and (shuffle-sr) the binary label.
+FINGERPRINT_COLUMNS = ("pair_id", "premise", "hypothesis", "label", "original_premise", "original_hypothesis",
+                       "original_label", "binary_label")
+FINGERPRINT_FORMAT = "swapbench-content-2"
+
+
+def content_fingerprint(columns: dict[str, list]) -> str:
+    """sha256 of the FINGERPRINT_COLUMNS that `columns` has, independent of the Parquet writer's version.
+
+    Canonical form, in UTF-8: a header line, the JSON array [FINGERPRINT_FORMAT, names of the columns present in
+    FINGERPRINT_COLUMNS order]; then one line per row, the JSON array of its values in that order (strings
+    as they are, ensure_ascii off; ClassLabel columns as their stored indices). Lines end with a newline.
+    """
+    names = [name for name in FINGERPRINT_COLUMNS if name in columns]
     encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps would build an encoder per row
     digest = hashlib.sha256()
-    for row in zip(pair_ids, premises, hypotheses, labels):
+    digest.update(encode([FINGERPRINT_FORMAT, *names]).encode() + b"\n")
+    for row in zip(*(columns[name] for name in names)):
         digest.update(encode(row).encode())
         digest.update(b"\n")
     return "sha256:" + digest.hexdigest()
@@ -67,7 +82,7 @@ class ConfigInfo(BaseModel):
     description: str = Field(description="what the variant does")
     rows: int = Field(description="rows in the configuration")
     not_applicable: int = Field(description="pairs the variant did not apply to")
-    fingerprint: str = Field(description="content_fingerprint of (pair_id, premise, hypothesis, label)")
+    fingerprint: str = Field(description="content_fingerprint of the FINGERPRINT_COLUMNS it has")
     num_bytes: int = Field(default=0, description="size of the configuration's Arrow table")
     tag_counts: dict[str, int] = Field(default_factory=dict, description="rows per slice tag")
     extra: dict = Field(default_factory=dict, description="variant-specific statistics")
@@ -89,6 +104,11 @@ class BuildInfo(BaseModel):
     shuffle_scope: str = Field(description="'all' constituents of N words shuffled, or 'one'")
     configs: list[ConfigInfo]
     parser_agreement: dict | None = Field(default=None, description="spacy projection vs the supplied PTB trees")
+    role_labeler: str | None = Field(default=None, description="--srl of shuffle-sr, when it was built")
+    spacy_pipelines: list[str] = Field(default_factory=list, description="spaCy pipelines (name-version/spacy-"
+                                       "version) any step ran: the parser, shuffle-sr's role labeler")
+    sr_selection: SelectionFile | None = Field(default=None, description="the curation file shuffle-sr kept its "
+                                                                         "swaps by (--sr-selection)")
 
 
 def write_config(folder: Path, name: str, split: str, rows: dict[str, list], features: dict) -> int:

@@ -8,10 +8,13 @@ it was accepted and still reads as it did when judged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InputError, SwapbenchError
 from .jsonl import read_file_objects
@@ -29,6 +32,18 @@ class Decision:
     @property
     def accepted(self) -> bool:
         return self.decision == "accept"
+
+
+class SelectionFile(BaseModel):
+    """The curation file a build kept its swaps by, named by its content."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(description="--sr-selection as given")
+    sha256: str = Field(description="sha256 of the file's bytes when the build read it")
+
+    @classmethod
+    def of(cls, path: Path) -> "SelectionFile":
+        return cls(path=str(path), sha256="sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest())
 
 
 def read_selection(path: Path) -> dict[str, Decision]:

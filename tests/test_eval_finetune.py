@@ -37,7 +37,7 @@ def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
     assert first.model.fine_tuned and not tuning.reused
     assert first.model.label_map_source == "fine-tuned"
     assert first.model.name_or_path == str(base) and first.model.revision == tuning.base_revision
-    assert (tuning.train.n, tuning.validation.n, tuning.validation.held_out) == (40, 8, True)
+    assert (tuning.train.n, tuning.validation.n, tuning.validation.held_out) == (39, 9, True)  # 3 whole premises
     assert tuning.recipe.learning_rate == 2e-5 and tuning.recipe.max_length == 128
     assert (tuning.recipe.epochs, tuning.recipe.batch_size) == (2, 8)
     assert [e.epoch for e in tuning.history] == [1, 2]

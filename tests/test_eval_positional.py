@@ -65,3 +65,41 @@ def test_generic_fields_of_unlisted_model_types():
     alibi.model_type = "jina-bert"
     assert read_positional_encoding(rotary).family == "rotary"
     assert read_positional_encoding(alibi).family == "alibi"
+
+
+# Encoder model types whose family cannot be read from their config, and why.
+UNKNOWN_BY_DESIGN: dict[str, str] = {}
+
+
+def encoder_model_types() -> list[str]:
+    """Every encoder that transformers ships: the model types of its masked-language-model mapping."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+    return sorted(MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+
+
+@pytest.mark.parametrize("model_type", encoder_model_types())
+def test_every_encoder_config_transformers_ships_has_a_family(model_type):
+    from transformers import AutoConfig
+
+    config = AutoConfig.for_model(model_type)
+    info = read_positional_encoding(config)
+    assert info.evidence["model_type"] == model_type
+    if model_type in UNKNOWN_BY_DESIGN:
+        assert info.family == "unknown"
+    else:
+        assert info.family != "unknown", f"{model_type}: {config.to_dict()}"
+    for key, value in info.evidence.items():  # the fields it was read from, with their values
+        if key != "model_type" and "." not in key:
+            assert config.to_dict()[key] == value
+
+
+@pytest.mark.parametrize("model_type, family, kind", [
+    ("longformer", "absolute", "learned"), ("big_bird", "absolute", "learned"), ("funnel", "relative", "relative_shift"),
+    ("roberta-prelayernorm", "absolute", "learned"), ("xmod", "absolute", "learned"), ("ibert", "absolute", "learned"),
+    ("convbert", "absolute", "learned")])
+def test_the_issue_s_families(model_type, family, kind):
+    from transformers import AutoConfig
+
+    info = read_positional_encoding(AutoConfig.for_model(model_type))
+    assert (info.family, info.kind) == (family, kind)

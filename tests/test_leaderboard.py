@@ -19,7 +19,8 @@ import pytest
 
 from swapbench.cli import main
 from swapbench.evaluate.schema import (ConfidenceInterval, ConfigurationData, ConfigurationResult, DatasetInfo,
-                                       EvalResults, FineTuningInfo, McNemar, ModelInfo, PositionalEncodingInfo,
+                                       EvalResults, FineTuningInfo, McNemar, ModelInfo, OverlapCheck,
+                                       PositionalEncodingInfo,
                                        PredictionsFile, ProbeInfo, ProbeSettings, Provenance, Recipe, ScoringInfo,
                                        Seeds, Timings, TrainingData, dataset_fingerprint)
 from swapbench.leaderboard.board import check_board, rebuild
@@ -60,6 +61,9 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
     drops = drops or {}
     names = [name for name in ROWS if name not in skip]
     results = {name: figures(ROWS[name], int(0.8 * ROWS[name]), drops.get(name, 5), 1) for name in names}
+    configurations = [ConfigurationData(name=name, rows=ROWS[name], fingerprint=fingerprint(name), verified=True)
+                      for name in names]
+    scored = dataset_fingerprint({c.name: c.fingerprint for c in configurations})
     fine_tuning = None
     if trained_on:
         data = TrainingData(source=f"/data/snli_1.0/{trained_on}", split="train", fingerprint="sha256:" + "1" * 64,
@@ -70,7 +74,10 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
                           warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0, best_by="accuracy"),
             train=data, validation=data.model_copy(update={"held_out": True, "n": 100}), best_epoch=3,
             best_validation_accuracy=0.7, history=[], cache_key=f"{trained_on}-key".encode().hex(),
-            checkpoint="/cache/x", reused=False, train_seconds=60.0, devices=1)
+            checkpoint="/cache/x", reused=False, train_seconds=60.0, devices=1,
+            data_overlap=OverlapCheck(scored_dataset=scored, method="test", train_shared_pair_ids=0,
+                                      train_shared_premises=0, validation_shared_pair_ids=0,
+                                      validation_shared_premises=0))
     model_info = ModelInfo(
         name_or_path=model, revision=revision, model_type="bert", architecture="BertForSequenceClassification",
         num_parameters=1000, label_names=["entailment", "neutral", "contradiction"], label_view="3-way",
@@ -80,10 +87,7 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
         probe=None if symmetry is None else ProbeInfo(
             locality=locality, symmetry=symmetry, per_layer=[],
             settings=ProbeSettings(n_words=10, length=16, seed=0, add_special_tokens=False)))
-    configurations = [ConfigurationData(name=name, rows=ROWS[name], fingerprint=fingerprint(name), verified=True)
-                      for name in names]
-    dataset = DatasetInfo(path="data/snli-test", revision=None, split="test",
-                          fingerprint=dataset_fingerprint({c.name: c.fingerprint for c in configurations}),
+    dataset = DatasetInfo(path="data/snli-test", revision=None, split="test", fingerprint=scored,
                           configurations=configurations, limit=None, source="snli_1.0_test.jsonl.gz",
                           source_fingerprint=None, build_seed=0, build_version="0.1.0")
     provenance = Provenance(
@@ -297,8 +301,8 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert relative_row[header.index("Δ shuffle-5")] == ""
     assert mean_row[header.index("Δ shuffle-5")] == "*-6.7* (1 of 2)"  # the empty cell is not a zero
     assert mean_row[header.index("Δ shuffle-sr")] == "*-22.5*"
-    assert relative_row[-1] == "trained here: SNLI dev, 1000 pairs"
-    assert "as published" in absolute_row[-1]
+    assert relative_row[header.index("Training data")] == "trained here: SNLI dev, 1000 pairs"
+    assert "as published" in absolute_row[header.index("Training data")]
     assert "## How the numbers were made" in readme and fingerprint("shuffle-3")[:19] in readme
 
     # CSV: unrounded fractions, empty where missing, same order.

@@ -82,7 +82,7 @@ def check_consistent(result: ProbeResult, layers: int, n: int) -> None:
     matrix, per_layer = result.matrix_array(), result.layer_arrays()
     assert matrix.shape == (n, n) and per_layer.shape == (layers, n, n)
     np.testing.assert_allclose(matrix.sum(axis=1), 1.0, atol=1e-6)
-    np.testing.assert_allclose(matrix, per_layer.mean(axis=0))
+    np.testing.assert_allclose(matrix, per_layer.mean(axis=0), rtol=1e-6)  # both stored as float32
     assert result.locality == pytest.approx(locality(matrix))
     assert result.symmetry == pytest.approx(symmetry(matrix))
     assert [m.layer for m in result.per_layer] == list(range(1, layers + 1))
@@ -95,7 +95,7 @@ def test_probe_bert_end_to_end(bert_dir):
     model, tokenizer = load_model(bert_dir)
     result = probe_model(model, tokenizer, n_words=6, length=20, seed=1, progress=False, batch_size=4)
 
-    assert (result.n, result.length, result.seed, result.word_start) == (20, 20, 1, "wordpiece")
+    assert (result.positions, result.length, result.seed, result.word_start) == (20, 20, 1, "wordpiece")
     assert len(set(result.words)) == 6 and set(result.words) <= set(WORDS)
     assert result.token_ids == tokenizer.convert_tokens_to_ids(result.words)
     check_consistent(result, layers=2, n=20)
@@ -113,7 +113,7 @@ def test_probe_bert_end_to_end(bert_dir):
 def test_probe_frames_sequences_with_special_tokens_on_request(bert_dir):
     model, tokenizer = load_model(bert_dir)
     result = probe_model(model, tokenizer, n_words=3, length=10, add_special_tokens=True, progress=False)
-    assert (result.n, result.length, result.add_special_tokens) == (12, 10, True)
+    assert (result.positions, result.length, result.add_special_tokens) == (12, 10, True)
     check_consistent(result, layers=2, n=12)
     cls, sep = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
     expected = direct_layer_attention(model, [[cls] + [i] * 10 + [sep] for i in result.token_ids])
@@ -192,10 +192,12 @@ def test_probe_command_writes_json_and_figures(bert_dir, tmp_path):
 
     data = json.loads((out / "probe.json").read_text())
     result = ProbeResult.model_validate(data)
-    assert (result.model, result.n, result.seed, len(result.words)) == (bert_dir, 16, 7, 5)
+    assert (result.model, result.positions, result.n_words, result.seed) == (bert_dir, 16, 5, 7)
     assert [layer["layer"] for layer in data["per_layer"]] == [1, 2]
     assert result.revision.startswith("sha256:") and len(result.revision) == len("sha256:") + 64
-    assert "matrix" not in data and "layer_matrices" not in data
+    # the matrices are in the file, and every figure is recomputed from them
+    assert result.matrix_array().shape == (16, 16) and result.layer_arrays().shape == (2, 16, 16)
+    assert symmetry(result.matrix_array()) == pytest.approx(result.symmetry, abs=1e-6)
     assert 0 <= data["locality"] <= 1 and 0 <= data["symmetry"] <= 1
     for name in ("positional_attention.png", "positional_attention_layers.png"):
         image = imread(out / name)

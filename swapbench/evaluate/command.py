@@ -29,6 +29,11 @@ def add_eval(subparsers) -> None:
                     "fine-tuned on SNLI (cached).")
     p.add_argument("model", help="Hub model id or local folder")
     p.add_argument("--revision", help="model revision (branch, tag or commit) on the Hub")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="score a classifier whose checkpoint does not load whole (weights newly initialised or "
+                        "left unused); recorded in the results and shown on the board")
+    p.add_argument("--trust-remote-code", action="store_true",
+                   help="run the model's own code shipped with it (auto_map), e.g. for an ALiBi BERT")
     data = p.add_argument_group("data")
     data.add_argument("--data", default="data/snli-test",
                       help="dataset folder written by `swapbench build`, or a Hub dataset id (default: %(default)s)")
@@ -80,6 +85,7 @@ def run_eval(args: argparse.Namespace) -> int:
     options = EvalOptions(
         model=args.model, data=args.data, data_revision=args.data_revision, configs=comma_list(args.configs),
         split=args.split, limit=args.limit, revision=args.revision, label_map=args.label_map,
+        allow_missing=args.allow_missing, trust_remote_code=args.trust_remote_code,
         finetune=args.finetune,
         training=DataChoice(train_source=args.train_source, train_split=args.train_split,
                             train_limit=args.train_limit, val_source=args.val_source, val_split=args.val_split,

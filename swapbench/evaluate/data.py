@@ -27,6 +27,8 @@ class Configuration:
     rows: int  # rows before --limit
     fingerprint: str
     verified: bool  # fingerprint matched build_info.json
+    all_pair_ids: frozenset[str] = frozenset()  # of every row, before --limit: what no training may use
+    all_source_premises: frozenset[str] = frozenset()  # SNLI's premise text of every row
 
 
 @dataclass
@@ -66,14 +68,16 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
     import datasets
 
     try:
-        table = datasets.load_dataset(path, name, split=split, revision=revision)
+        if Path(path).is_dir():
+            table = _local_table(Path(path), name, split)
+        else:
+            table = datasets.load_dataset(path, name, split=split, revision=revision)
     except (ValueError, FileNotFoundError) as err:
         raise SwapbenchError(f"cannot load configuration {name!r}, split {split!r} of {path}: {err}") from err
     columns = table.to_dict()
     gold = [table.features["label"].int2str(i) for i in columns["label"]]
     gold_original = [table.features["original_label"].int2str(i) for i in columns["original_label"]]
-    # Over the stored ClassLabel indices, as `swapbench build` computes it.
-    fingerprint = content_fingerprint(columns["pair_id"], columns["premise"], columns["hypothesis"], columns["label"])
+    fingerprint = content_fingerprint(columns)  # over the stored ClassLabel indices, as `swapbench build` does
     if expected is not None and fingerprint != expected:
         raise SwapbenchError(f"configuration {name!r} of {path} differs from what {BUILD_INFO} records "
                              f"({fingerprint} vs {expected}): the data were changed after the build")
@@ -84,7 +88,24 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
         originals=list(zip(columns["original_premise"], columns["original_hypothesis"]))[keep],
         perturbed=list(zip(columns["premise"], columns["hypothesis"]))[keep],
         gold=gold[keep], gold_original=gold_original[keep], non_entailment_view="binary_label" in columns,
-        rows=rows, fingerprint=fingerprint, verified=expected is not None)
+        rows=rows, all_pair_ids=frozenset(columns["pair_id"]), all_source_premises=frozenset(columns["source_premise"]),
+        fingerprint=fingerprint, verified=expected is not None)
+
+
+def _local_table(folder: Path, name: str, split: str):
+    """A local configuration read from its Parquet files themselves: `datasets.load_dataset` would serve a cached
+    copy named after the dataset card, so a folder changed after its build could be read as it was before."""
+    import datasets
+    import pyarrow.parquet as pq
+
+    from ..hub import card_configs
+
+    [config] = [c for c in card_configs(folder) if c["config_name"] == name]
+    patterns = [f["path"] for f in config["data_files"] if f["split"] == split]
+    files = sorted(p for pattern in patterns for p in folder.glob(pattern))
+    if not files:
+        raise FileNotFoundError(f"no {split!r} Parquet file for {name!r} ({', '.join(patterns) or 'no data_files'})")
+    return datasets.Dataset(pq.read_table(files))  # the features (ClassLabel names) come from the schema metadata
 
 
 def _local_build_info(folder: Path) -> BuildInfo | None:

@@ -6,6 +6,10 @@ is split across the processes, only the main process writes the checkpoint.
 
 The checkpoint is keyed by the base model and its revision, the recipe and the fingerprints of the training and
 validation pairs; it is written to a staging folder and moved into place when complete.
+
+No pair that is scored may be trained or selected on: training and validation pairs that share a pairID or a
+premise with the scored data are refused, whatever split they were read from, and --val-holdout holds out whole
+premises (SNLI writes about three hypotheses per premise).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import os
 import re
 import shutil
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,19 +32,15 @@ from ..errors import SwapbenchError
 from ..labels import LABEL_NAMES
 from ..output import content_fingerprint
 from ..snli import Pair, load_snli
-from .models import load_config, model_revision
-from .schema import EpochLog, FineTuningInfo, Recipe, TrainingData
+from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
+from .schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 
 INFO_FILE = "swapbench_finetune.json"
-CACHE_FORMAT = 1  # bump when a change of this module makes old checkpoints unfit
+CACHE_FORMAT = 2  # bump when a change of this module makes old checkpoints unfit
 
 
 def reference_recipe(**overrides) -> Recipe:
-    settings = dict(max_length=128, optimizer="adamw_torch", learning_rate=2e-5, lr_scheduler="linear",
-                    warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0,
-                    best_by="validation accuracy, checked after every epoch")
-    settings.update({k: v for k, v in overrides.items() if v is not None})
-    return Recipe(**settings)
+    return Recipe(**{**REFERENCE_RECIPE.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
 
 
 @dataclass
@@ -64,32 +65,85 @@ def world_size() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
 
 
+@dataclass(frozen=True)
+class ScoredPairs:
+    """The pairs a benchmark scores, every row of every configuration (before --limit): none may be trained or
+    selected on."""
+
+    dataset: str  # its dataset fingerprint
+    path: str
+    pair_ids: frozenset[str]
+    premises: frozenset[str]  # premise_key of SNLI's premise text
+
+
+OVERLAP_METHOD = ("pairIDs, and premises (SNLI's text, runs of white space made one space), against every row of "
+                  "every configuration scored")
+
+
+def premise_key(text: str) -> str:
+    return " ".join(text.split())
+
+
+def check_overlap(train: list[Pair], val: list[Pair], scored: ScoredPairs, train_info: TrainingData,
+                  val_info: TrainingData) -> OverlapCheck:
+    """The overlap of the training and validation pairs with the scored pairs; SwapbenchError when there is any."""
+    counts = {}
+    for role, pairs in (("train", train), ("validation", val)):
+        counts[f"{role}_shared_pair_ids"] = sum(p.pair_id in scored.pair_ids for p in pairs)
+        counts[f"{role}_shared_premises"] = sum(premise_key(p.premise) in scored.premises for p in pairs)
+    check = OverlapCheck(scored_dataset=scored.dataset, method=OVERLAP_METHOD, **counts)
+    for role, pairs, info in (("train", train, train_info), ("validation", val, val_info)):
+        ids, premises = counts[f"{role}_shared_pair_ids"], counts[f"{role}_shared_premises"]
+        if ids or premises:
+            raise SwapbenchError(
+                f"the {'training' if role == 'train' else 'validation'} pairs ({info.source}, {info.split}) overlap "
+                f"the scored data ({scored.path}): {ids} of {len(pairs)} share a pairID and {premises} a premise "
+                "with a scored pair. Train and validate on pairs the benchmark does not score (for a build of "
+                "SNLI's test split: --train-split train, --val-split dev)")
+    return check
+
+
 def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
     train = load_snli(choice.train_source, choice.train_split, choice.train_limit)
     train_pairs = train.pairs
     if choice.val_holdout:
-        if choice.val_holdout >= len(train_pairs):
-            raise SwapbenchError(f"--val-holdout {choice.val_holdout} leaves no training pairs "
-                                 f"(the training data have {len(train_pairs)})")
-        held = set(np.random.default_rng(seed).permutation(len(train_pairs))[:choice.val_holdout].tolist())
-        val_pairs = [p for i, p in enumerate(train_pairs) if i in held]
-        train_pairs = [p for i, p in enumerate(train_pairs) if i not in held]
+        train_pairs, val_pairs = hold_out_premises(train_pairs, choice.val_holdout, seed)
         val_source, val_split, val_limit = train.source, train.split, None
     else:
         val = load_snli(choice.val_source or choice.train_source, choice.val_split, choice.val_limit)
         val_pairs, val_source, val_split, val_limit = val.pairs, val.source, val.split, choice.val_limit
-        overlap = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
-        if overlap:
+        shared_ids = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
+        shared_premises = {premise_key(p.premise) for p in val_pairs} & {premise_key(p.premise) for p in train_pairs}
+        if shared_ids or shared_premises:
             raise SwapbenchError(f"the validation pairs ({val.source}, {val.split}) overlap the training pairs "
-                                 f"({len(overlap)} shared pairIDs): give --val-source/--val-split, or "
-                                 "--val-holdout N to hold pairs out of the training data")
+                                 f"({len(shared_ids)} shared pairIDs, {len(shared_premises)} shared premises): give "
+                                 "--val-source/--val-split, or --val-holdout N to hold premises out of the training "
+                                 "data")
     return (train_pairs, describe(train_pairs, train.source, train.split, choice.train_limit, held_out=False),
             val_pairs, describe(val_pairs, val_source, val_split, val_limit, held_out=bool(choice.val_holdout)))
 
 
+def hold_out_premises(pairs: list[Pair], wanted: int, seed: int) -> tuple[list[Pair], list[Pair]]:
+    """(training, validation): whole premises, drawn with `seed`, held out until they hold at least `wanted`
+    pairs, so that no validation pair shares its premise with a training pair."""
+    premises = list(dict.fromkeys(premise_key(p.premise) for p in pairs))
+    held, count = set(), 0
+    sizes = Counter(premise_key(p.premise) for p in pairs)
+    for index in np.random.default_rng(seed).permutation(len(premises)):
+        if count >= wanted:
+            break
+        held.add(premises[index])
+        count += sizes[premises[index]]
+    train = [p for p in pairs if premise_key(p.premise) not in held]
+    if not train:
+        raise SwapbenchError(f"--val-holdout {wanted} leaves no training pairs (the training data have "
+                             f"{len(pairs)} pairs over {len(premises)} premises)")
+    return train, [p for p in pairs if premise_key(p.premise) in held]
+
+
 def describe(pairs: list[Pair], source: str, split: str, limit: int | None, held_out: bool) -> TrainingData:
-    fingerprint = content_fingerprint([p.pair_id for p in pairs], [p.premise for p in pairs],
-                                      [p.hypothesis for p in pairs], [p.label for p in pairs])
+    fingerprint = content_fingerprint({"pair_id": [p.pair_id for p in pairs], "premise": [p.premise for p in pairs],
+                                       "hypothesis": [p.hypothesis for p in pairs], "label": [p.label for p in pairs]})
     return TrainingData(source=source, split=split, fingerprint=fingerprint, n=len(pairs), limit=limit,
                         held_out=held_out)
 
@@ -105,18 +159,22 @@ def checkpoint_folder(cache_dir: Path, base: str, key: str) -> Path:
     return cache_dir / "finetuned" / f"{slug}-{key[:16]}"
 
 
-def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, cache_dir: Path,
-             device: torch.device, dtype: torch.dtype, progress: bool = True, log=print) -> FineTuned:
-    """The cached fine-tuning of `base` for this recipe and data, training it first when there is none."""
+def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
+             cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True, log=print) -> FineTuned:
+    """The cached fine-tuning of `base` for this recipe and data, training it first when there is none; refused
+    when the data overlap the `scored` pairs."""
     config = load_config(base, revision)
+    check_positional_support(base, config, trust_remote_code=False)
     base_revision = model_revision(base, config)
     train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
+    overlap = check_overlap(train_pairs, val_pairs, scored, train_info, val_info)
     key = cache_key(base, base_revision, recipe, train_info, val_info)
     folder = checkpoint_folder(cache_dir, base, key)
     if (folder / INFO_FILE).is_file():
         info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
         log(f"Reusing the fine-tuned checkpoint {folder}")
-        return FineTuned(path=folder, info=info.model_copy(update={"reused": True}), main_process=is_main())
+        return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap}),
+                         main_process=is_main())
 
     log(f"Fine-tuning {base} on {train_info.n} pairs of {train_info.source} ({train_info.split}); "
         f"validation: {val_info.n} pairs; checkpoint: {folder}")
@@ -139,7 +197,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(trainer.args.output_dir, ignore_errors=True)
     trainer.accelerator.wait_for_everyone()
-    return FineTuned(path=folder, info=info, main_process=trainer.is_world_process_zero())
+    return FineTuned(path=folder, info=info.model_copy(update={"data_overlap": overlap}),
+                     main_process=trainer.is_world_process_zero())
 
 
 def is_main() -> bool:
@@ -158,9 +217,14 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
     id2label = dict(enumerate(LABEL_NAMES))
 
     def model_init():  # called by the Trainer after it has seeded, so the new head is initialised reproducibly
-        return AutoModelForSequenceClassification.from_pretrained(
+        model, info = AutoModelForSequenceClassification.from_pretrained(
             base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
-            label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32)
+            label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32,
+            output_loading_info=True)
+        # Only the classification head may be new; weights left unused (pre-training heads) are expected.
+        weights = weight_problems(base, {**info, "unexpected_keys": ()}, may_be_new=lambda key: is_head(model, key))
+        check_weights(base, weights, allow_missing=False)
+        return model
 
     on_gpu = device.type == "cuda"
     args = TrainingArguments(

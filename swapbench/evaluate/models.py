@@ -16,6 +16,8 @@ import torch
 from ..errors import SwapbenchError
 from ..zoo import register_auto_classes
 from .labels import LabelMap, from_config, from_option
+from .positional import unimplemented_positional_encoding
+from .schema import LoadedWeights
 
 
 @dataclass
@@ -26,16 +28,60 @@ class LoadedModel:
     labels: LabelMap
     device: torch.device
     dtype: torch.dtype
+    weights: LoadedWeights | None = None  # what did not load, when --allow-missing let it be scored
 
 
-def load_config(name_or_path: str, revision: str | None = None):
+def load_config(name_or_path: str, revision: str | None = None, trust_remote_code: bool = False):
     from transformers import AutoConfig
 
     register_auto_classes()  # so that zoo checkpoints load too
     try:
-        return AutoConfig.from_pretrained(name_or_path, revision=revision)
+        return AutoConfig.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code)
     except (OSError, ValueError) as err:
         raise SwapbenchError(f"cannot load the model config of {name_or_path!r}: {err}") from err
+
+
+def check_positional_support(name_or_path: str, config, trust_remote_code: bool) -> None:
+    """Refuse a config whose positional encoding the code that would load it does not implement."""
+    ships_code = bool(getattr(config, "auto_map", None))
+    if trust_remote_code and ships_code:
+        return  # the model's own code runs it
+    reason = unimplemented_positional_encoding(config)
+    if reason:
+        hint = ("the model ships its own code (auto_map): --trust-remote-code loads it" if ships_code else
+                "a model that needs its own code (JinaBERT's and MosaicBERT's ALiBi, for instance) has to ship it "
+                "(auto_map in config.json) and be loaded with --trust-remote-code")
+        raise SwapbenchError(f"{name_or_path}: {reason}; refused, since its scores would not be the model's: {hint}")
+
+
+def weight_problems(name_or_path: str, loading_info: dict, *, may_be_new=lambda key: False) -> LoadedWeights | None:
+    """What did not load whole, from from_pretrained's loading info; keys for which `may_be_new` holds (a new
+    classification head) are left out. None when everything loaded."""
+    missing = sorted(k for k in loading_info.get("missing_keys", ()) if not may_be_new(k))
+    unexpected = sorted(loading_info.get("unexpected_keys", ()))
+    mismatched = sorted(k[0] if isinstance(k, tuple) else k for k in loading_info.get("mismatched_keys", ())
+                        if not may_be_new(k[0] if isinstance(k, tuple) else k))
+    if not (missing or unexpected or mismatched):
+        return None
+    return LoadedWeights(missing=missing, unexpected=unexpected, mismatched=mismatched, allowed=False)
+
+
+def describe_weights(weights: LoadedWeights) -> str:
+    parts = [f"{len(keys)} {what} ({', '.join(keys[:5])}{', ...' if len(keys) > 5 else ''})"
+             for what, keys in (("missing from the checkpoint, newly initialised", weights.missing),
+                                ("in the checkpoint but unused", weights.unexpected),
+                                ("of another shape, newly initialised", weights.mismatched)) if keys]
+    return "; ".join(parts)
+
+
+def check_weights(name_or_path: str, weights: LoadedWeights | None, allow_missing: bool) -> LoadedWeights | None:
+    """Refuse a checkpoint that did not load whole unless --allow-missing, which records it instead."""
+    if weights is None:
+        return None
+    if not allow_missing:
+        raise SwapbenchError(f"{name_or_path} does not load whole: {describe_weights(weights)}. Its scores would "
+                             "not be the published model's; --allow-missing scores it all the same and records this")
+    return weights.model_copy(update={"allowed": True})
 
 
 def is_classifier(config) -> bool:
@@ -94,12 +140,23 @@ def map_labels(config, label_map: str | None) -> LabelMap:
 
 
 def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: str | None = None,
-                    device: torch.device, dtype: torch.dtype) -> LoadedModel:
+                    device: torch.device, dtype: torch.dtype, trust_remote_code: bool = False,
+                    allow_missing: bool = False) -> LoadedModel:
     """Load a sequence-classification model and its tokenizer; `config` is load_config's, `labels` mapped from it
-    beforehand, so that a refusal costs no weight loading."""
+    beforehand, so that a refusal costs no weight loading. Every weight must load and be used, unless
+    `allow_missing`."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision)
-    model = AutoModelForSequenceClassification.from_pretrained(name_or_path, revision=revision, dtype=dtype)
+    check_positional_support(name_or_path, config, trust_remote_code)
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code)
+    model, info = AutoModelForSequenceClassification.from_pretrained(
+        name_or_path, revision=revision, dtype=dtype, trust_remote_code=trust_remote_code, output_loading_info=True)
+    weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     model.to(device).eval()
-    return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device, dtype=dtype)
+    return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device, dtype=dtype,
+                       weights=weights)
+
+
+def is_head(model, key: str) -> bool:
+    """Whether a weight belongs to the task head, outside the base model (bert., roberta., ...)."""
+    return not key.startswith(f"{model.base_model_prefix}.")

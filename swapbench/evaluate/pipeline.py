@@ -19,14 +19,14 @@ from ..labels import LABEL_NAMES
 from ..parsing import default_cache_dir
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result, distinct_pairs, score_benchmark
-from .finetune import DataChoice, finetune, reference_recipe
+from .finetune import INFO_FILE, DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
 from .labels import LabelMap
 from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, load_classifier, load_config,
                      map_labels, model_revision)
 from .positional import read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
 from .report import default_output, predictions_path, print_table, write_predictions, write_results
-from .schema import (ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
+from .schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
                      ProbeSettings, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
 
 
@@ -40,6 +40,8 @@ class EvalOptions:
     limit: int | None = None
     revision: str | None = None
     label_map: str | None = None
+    allow_missing: bool = False  # score a classifier whose checkpoint does not load whole, and record it
+    trust_remote_code: bool = False  # run the model's own code (auto_map), e.g. for ALiBi BERTs
     finetune: bool = False  # fine-tune even a model that already is a sequence classifier
     training: DataChoice = field(default_factory=DataChoice)
     epochs: int | None = None
@@ -73,7 +75,7 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
         console.print(f"Skipping {name}: it has no rows.")
     device = choose_device(options.device)
     dtype = choose_dtype(device, options.dtype)
-    prepared = prepare_model(options, device, dtype, console)
+    prepared = prepare_model(options, benchmark, device, dtype, console)
     if prepared is None:
         return None
     loaded, revision, fine_tuning, tune_seconds = prepared
@@ -86,6 +88,9 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
         rows, scored = score_benchmark(
             loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=options.max_length,
             batch_size=options.eval_batch_size, progress=lambda n: progress.advance(task, n))
+    if scored.truncated:
+        console.print(f"[yellow]Warning:[/] {scored.truncated} of {len(pairs)} distinct pairs are longer than "
+                      f"--max-length {options.max_length} tokens and were truncated")
     results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
                                                  non_entailment_view=config.non_entailment_view,
                                                  seed=options.seed, resamples=options.bootstrap)
@@ -118,20 +123,22 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
     return eval_results, path
 
 
-def prepare_model(options: EvalOptions, device: torch.device, dtype: torch.dtype, console: Console
-                  ) -> tuple[LoadedModel, str | None, FineTuningInfo | None, float] | None:
+def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.device, dtype: torch.dtype,
+                  console: Console) -> tuple[LoadedModel, str | None, FineTuningInfo | None, float] | None:
     """The model to score, its revision, its fine-tuning (if done here) and the seconds spent training in this
     run; None on the non-main processes of a distributed fine-tuning."""
-    config = load_config(options.model, options.revision)
+    config = load_config(options.model, options.revision, options.trust_remote_code)
     if not options.finetune and is_classifier(config):
         labels = map_labels(config, options.label_map)  # refuses before the weights are loaded
-        loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype)
-        return loaded, model_revision(options.model, config), None, 0.0
+        loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype,
+                                 trust_remote_code=options.trust_remote_code, allow_missing=options.allow_missing)
+        return loaded, model_revision(options.model, config), recorded_training(options.model), 0.0
     if options.label_map:
         raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's labels")
     recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
                               batch_size=options.batch_size, max_length=options.max_length, seed=options.seed)
     tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
+                     scored=scored_pairs(benchmark),
                      cache_dir=options.cache_dir or default_cache_dir(), device=device, dtype=dtype,
                      progress=options.progress, log=console.print)
     if not tuned.main_process:
@@ -141,19 +148,37 @@ def prepare_model(options: EvalOptions, device: torch.device, dtype: torch.dtype
     return loaded, tuned.info.base_revision, tuned.info, 0.0 if tuned.info.reused else tuned.info.train_seconds
 
 
+def recorded_training(model: str) -> FineTuningInfo | None:
+    """How swapbench trained a checkpoint scored as it is: a cached fine-tuning (swapbench_finetune.json) or a zoo
+    encoder (swapbench_zoo.json); None for any other model."""
+    folder = Path(model)
+    if (folder / INFO_FILE).is_file():
+        info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
+        return info.model_copy(update={"checkpoint": str(folder), "reused": True})
+    from ..zoo.run import zoo_training
+    from ..zoo.train import read_record
+
+    record = read_record(folder) if folder.is_dir() else None
+    return zoo_training(record, folder, reused=True) if record else None
+
+
 def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tuple[ProbeInfo, float]:
     from ..probe import ProbeError, probe_model
+    from ..probe.probing import ADD_SPECIAL_TOKENS, flat_warning
 
     settings = ProbeSettings(n_words=options.probe_words, length=options.probe_length, seed=options.seed,
-                             add_special_tokens=False)
+                             add_special_tokens=ADD_SPECIAL_TOKENS)
     began = time.perf_counter()
     try:
         result = probe_model(loaded.model, loaded.tokenizer, progress=options.progress, **settings.model_dump())
     except ProbeError as err:
         raise SwapbenchError(f"the probe cannot run on this model: {err} (--no-probe skips it)") from err
-    console.print(f"Probe: locality {result.locality:.3f}, symmetry {result.symmetry:.3f}")
+    console.print(f"Probe: locality {result.locality:.3f}, symmetry {result.symmetry:.3f}, spread {result.spread:.3f}")
+    if result.flat:
+        console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry) for m in result.per_layer]
-    info = ProbeInfo(locality=result.locality, symmetry=result.symmetry, per_layer=layers, settings=settings)
+    info = ProbeInfo(locality=result.locality, symmetry=result.symmetry, per_layer=layers, settings=settings,
+                     spread=result.spread, flat=result.flat)
     return info, time.perf_counter() - began
 
 
@@ -165,7 +190,7 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         num_parameters=sum(p.numel() for p in loaded.model.parameters()),
         label_names=list(loaded.labels.names), label_view=loaded.labels.view,
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
-        fine_tuned=fine_tuning is not None, fine_tuning=fine_tuning, probe=probe)
+        fine_tuned=fine_tuning is not None, fine_tuning=fine_tuning, probe=probe, weights=loaded.weights)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:
@@ -177,7 +202,15 @@ def dataset_info(benchmark: Benchmark) -> DatasetInfo:
         fingerprint=dataset_fingerprint({c.name: c.fingerprint for c in configurations}),
         configurations=configurations, limit=benchmark.limit,
         source=build.source if build else None, source_fingerprint=build.source_fingerprint if build else None,
-        build_seed=build.seed if build else None, build_version=build.swapbench_version if build else None)
+        build_seed=build.seed if build else None, build_version=build.swapbench_version if build else None,
+        build=BuildRecord.model_validate(build.model_dump(include=set(BuildRecord.model_fields))) if build else None)
+
+
+def scored_pairs(benchmark: Benchmark) -> ScoredPairs:
+    configs = benchmark.configurations
+    return ScoredPairs(dataset=dataset_info(benchmark).fingerprint, path=benchmark.path,
+                       pair_ids=frozenset().union(*(c.all_pair_ids for c in configs)),
+                       premises=frozenset(premise_key(p) for c in configs for p in c.all_source_premises))
 
 
 def _progress(console: Console, enabled: bool) -> Progress:

@@ -13,10 +13,24 @@ from .schema import PositionalEncodingInfo
 # Learned absolute position embeddings added to the input (transformers >= 5 implements no other kind for these).
 LEARNED_ABSOLUTE = {"bert", "roberta", "xlm-roberta", "xlm-roberta-xl", "albert", "electra", "camembert",
                     "data2vec-text", "megatron-bert", "ernie", "bart", "mbart", "gpt2", "opt", "layoutlm",
-                    "mobilebert", "squeezebert", "splinter", "rembert", "bert-generation"}
+                    "mobilebert", "squeezebert", "splinter", "rembert", "bert-generation", "big_bird", "convbert",
+                    "fnet", "ibert", "longformer", "luke", "mra", "mvp", "nystromformer", "perceiver",
+                    "roberta-prelayernorm", "roc_bert", "xmod", "yoso"}
+# Absolute positions with a sinusoidal option (XLM, FlauBERT: `sinusoidal_embeddings`).
+SINUSOIDAL_OPTION = {"xlm", "flaubert"}
 T5_BUCKETS = {"t5", "mt5", "umt5", "longt5", "switch_transformers"}
 ROTARY_FIELDS = ("rope_parameters", "rope_theta", "rope_scaling", "rotary_emb_base", "rotary_pct", "rotary_dim",
                  "partial_rotary_factor", "global_rope_theta", "local_rope_theta")
+
+
+def unimplemented_positional_encoding(config) -> str | None:
+    """Why transformers' own code for this model type would not run the positional encoding its config asks for
+    (it would run learned absolute positions, from a table the checkpoint may not have), or None."""
+    declared = getattr(config, "position_embedding_type", None)
+    if getattr(config, "model_type", None) in LEARNED_ABSOLUTE and declared not in (None, "absolute"):
+        return (f"the config asks for position_embedding_type={declared!r}, which transformers' "
+                f"{config.model_type} code does not implement: it would run learned absolute positions instead")
+    return None
 
 
 def read_positional_encoding(config) -> PositionalEncodingInfo:
@@ -30,11 +44,25 @@ def read_positional_encoding(config) -> PositionalEncodingInfo:
     declared = fields.get("position_embedding_type")
 
     if model_type in LEARNED_ABSOLUTE:
-        note = None
-        if declared not in (None, "absolute"):
-            note = (f"the config asks for position_embedding_type={declared!r}, which transformers >= 5 does not "
-                    "implement for this model type: it runs with absolute positions")
-        return info("absolute", "learned", ("max_position_embeddings", "position_embedding_type"), note)
+        return info("absolute", "learned", ("max_position_embeddings", "position_embedding_type"),
+                    unimplemented_positional_encoding(config))
+    if model_type in SINUSOIDAL_OPTION:
+        kind = "sinusoidal" if fields.get("sinusoidal_embeddings") else "learned"
+        return info("absolute", kind, ("max_position_embeddings", "sinusoidal_embeddings"))
+    if model_type == "tapas":
+        return info("absolute", "learned", ("max_position_embeddings", "reset_position_index_per_cell"),
+                    "positions restart in each table cell when reset_position_index_per_cell")
+    if model_type == "reformer":
+        kind = "axial" if fields.get("axial_pos_embds") else "learned"
+        return info("absolute", kind, ("axial_pos_embds", "axial_pos_shape", "max_position_embeddings"))
+    if model_type == "funnel":  # relative_shift (Transformer-XL style) and factorized are both relative attention
+        return info("relative", str(fields.get("attention_type")), ("attention_type",))
+    text_config = getattr(config, "text_config", None)
+    if text_config is not None and model_type != getattr(text_config, "model_type", model_type):
+        inner = read_positional_encoding(text_config)  # a multimodal model: its text encoder holds the positions
+        evidence = {"model_type": model_type, **{f"text_config.{k}": v for k, v in inner.evidence.items()}}
+        return PositionalEncodingInfo(family=inner.family, kind=inner.kind, evidence=evidence,
+                                      note=f"read from the text encoder (text_config){'; ' + inner.note if inner.note else ''}")
     if model_type == "distilbert":
         kind = "sinusoidal" if fields.get("sinusoidal_pos_embds") else "learned"
         return info("absolute", kind, ("max_position_embeddings", "sinusoidal_pos_embds"))

@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..selection import SelectionFile
+
 SCHEMA_VERSION = "1.0"
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 
@@ -24,6 +26,43 @@ LabelView = Literal["3-way", "binary"]
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+# ---- issue 16: integrity records ----------------------------------------------------------------------------------
+# Keys added for issue 16 (each optional with a null default, so that files written before still read); the
+# schema version is bumped with issue 15's change.
+
+class OverlapCheck(Strict):
+    scored_dataset: str = Field(description="dataset.fingerprint of the data scored, which the training and "
+                                            "validation pairs were compared with")
+    method: str = Field(description="what was compared")
+    train_shared_pair_ids: int = Field(ge=0, description="training pairs whose pairID is a scored pair's")
+    train_shared_premises: int = Field(ge=0, description="training pairs whose premise is a scored premise")
+    validation_shared_pair_ids: int = Field(ge=0, description="validation pairs whose pairID is a scored pair's")
+    validation_shared_premises: int = Field(ge=0, description="validation pairs whose premise is a scored premise")
+
+    @property
+    def clean(self) -> bool:
+        return not (self.train_shared_pair_ids or self.train_shared_premises or self.validation_shared_pair_ids
+                    or self.validation_shared_premises)
+
+
+class LoadedWeights(Strict):
+    missing: list[str] = Field(description="weights the model has and the checkpoint lacks: newly initialised")
+    unexpected: list[str] = Field(description="weights the checkpoint has and the model does not use")
+    mismatched: list[str] = Field(description="weights whose shape differs from the model's: newly initialised")
+    allowed: bool = Field(description="true when --allow-missing let the model be scored all the same")
+
+
+class BuildRecord(Strict):
+    parser: str = Field(description="constituency backend of the build (--parser)")
+    parser_version: str = Field(description="its model and rules version")
+    shuffle_scope: str = Field(description="--shuffle-scope: 'all' constituents of N words shuffled, or 'one'")
+    limit: int | None = Field(description="the build's --limit: only the first pairs of the split were built")
+    role_labeler: str | None = Field(description="shuffle-sr's role labeler (--srl), when it was built")
+    spacy_pipelines: list[str] = Field(description="spaCy pipelines and versions the build ran (parser, labeler)")
+    sr_selection: SelectionFile | None = Field(description="the curation file shuffle-sr kept its swaps by, "
+                                                           "with its sha256")
 
 
 # ---- model -------------------------------------------------------------------------------------------------------
@@ -50,6 +89,13 @@ class Recipe(Strict):
     epochs: int = Field(description="passes over the training data")
     seed: int = Field(description="Trainer seed: classifier-head initialisation, data order, dropout")
     best_by: str = Field(description="the checkpoint kept: best of the per-epoch checkpoints by this metric")
+
+
+# The reference paper's fine-tuning recipe; a board row names every setting that departs from it.
+REFERENCE_RECIPE = Recipe(max_length=128, optimizer="adamw_torch", learning_rate=2e-5, lr_scheduler="linear",
+                          warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0,
+                          best_by="validation accuracy, checked after every epoch")
+REFERENCE_TRAIN_SPLIT = "train"  # the whole of SNLI's training split
 
 
 class TrainingData(Strict):
@@ -82,13 +128,17 @@ class FineTuningInfo(Strict):
     reused: bool = Field(description="true when this run found the checkpoint in the cache and did not train")
     train_seconds: float = Field(description="wall time of the training that made the checkpoint")
     devices: int = Field(description="processes (GPUs) the training ran on")
+    data_overlap: OverlapCheck | None = Field(  # issue 16
+        default=None, description="the check that neither the training nor the validation pairs share a pairID or "
+                                  "a premise with the scored data; null when it could not be made")
 
 
 class ProbeSettings(Strict):
     n_words: int = Field(description="words drawn from the vocabulary")
     length: int = Field(description="copies of each word in a probe sequence")
     seed: int = Field(description="seed of the word draw")
-    add_special_tokens: bool = Field(description="whether the sequences were framed by special tokens")
+    add_special_tokens: bool = Field(description="framing: whether the sequences were framed by the tokenizer's "
+                                                 "special tokens; the board compares only rows probed without")
 
 
 class ProbeLayer(Strict):
@@ -103,6 +153,12 @@ class ProbeInfo(Strict):
     symmetry: float = Field(ge=0, le=1, description="symmetry of the same matrix: 1 = left and right alike")
     per_layer: list[ProbeLayer] = Field(description="the same figures layer by layer")
     settings: ProbeSettings = Field(description="probe_model arguments")
+    spread: float | None = Field(  # issue 16
+        default=None, ge=0, description="(max - min) of the averaged attention in units of the uniform weight "
+                                        "1/positions; null in files written before it was recorded")
+    flat: bool | None = Field(  # issue 16
+        default=None, description="true when the spread is under swapbench.probe.metrics.FLAT_SPREAD: nearly uniform "
+                                  "attention, on which symmetry measures noise")
 
 
 class ModelInfo(Strict):
@@ -122,6 +178,9 @@ class ModelInfo(Strict):
                                          "(or reused its cached fine-tuning)")
     fine_tuning: FineTuningInfo | None = Field(description="how, when fine_tuned")
     probe: ProbeInfo | None = Field(description="locality and symmetry of the attention; null with --no-probe")
+    weights: LoadedWeights | None = Field(  # issue 16
+        default=None, description="checkpoint weights that did not load (only with --allow-missing); null when "
+                                  "every weight loaded and none was left unused")
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -153,6 +212,8 @@ class DatasetInfo(Strict):
     source_fingerprint: str | None = Field(description="its fingerprint (build_info.json)")
     build_seed: int | None = Field(description="the seed of the build's shuffles (build_info.json)")
     build_version: str | None = Field(description="swapbench version that built the dataset (build_info.json)")
+    build: BuildRecord | None = Field(default=None, description="how the dataset was built (build_info.json); "
+                                                                "null when it has none")  # issue 16
 
     @model_validator(mode="after")
     def _fingerprint(self):

@@ -11,7 +11,7 @@ from html import escape
 from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
-from .table import COLUMNS, ROLE_CONFIG, Row, footer_cells, show
+from .table import COLUMNS, ROLE_CONFIG, VIEWS, Row, by_view, footer_cells, show
 
 STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 96rem;
@@ -38,11 +38,14 @@ figcaption, .note { color: #555; font-size: .9em; }
 
 SCRIPT = """
 (function () {
-  const table = document.getElementById("board");
-  const body = table.tBodies[0];
-  const headers = Array.from(table.tHead.rows[0].cells);
   const filter = document.getElementById("family");
   const shown = document.getElementById("shown");
+  const tables = Array.from(document.querySelectorAll("table.board"));
+  tables.forEach(table => setUp(table));
+
+  function setUp(table) {
+  const body = table.tBodies[0];
+  const headers = Array.from(table.tHead.rows[0].cells);
 
   function cellValue(row, index, numeric) {
     const cell = row.cells[index];
@@ -72,22 +75,25 @@ SCRIPT = """
     rows.forEach(row => body.appendChild(row));
   }
 
+  headers.forEach((th, index) => th.querySelector("button").addEventListener("click", () => sortBy(index)));
+  }
+
   function applyFilter() {
     const family = filter.value;
-    let count = 0;
-    Array.from(body.rows).forEach(row => {
+    let count = 0, total = 0;
+    tables.forEach(table => Array.from(table.tBodies[0].rows).forEach(row => {
       const keep = family === "" || row.dataset.family === family;
       row.hidden = !keep;
       count += keep ? 1 : 0;
-    });
+      total += 1;
+    }));
     document.querySelectorAll("svg [id^='pt-']").forEach(point => {
       const keep = family === "" || point.id.startsWith("pt-" + family + "-");
       point.style.opacity = keep ? "1" : "0.12";
     });
-    shown.textContent = count + " of " + body.rows.length + " models shown";
+    shown.textContent = count + " of " + total + " models shown";
   }
 
-  headers.forEach((th, index) => th.querySelector("button").addEventListener("click", () => sortBy(index)));
   filter.addEventListener("change", applyFilter);
   applyFilter();
 })();
@@ -119,11 +125,31 @@ def _footer(rows: list[Row]) -> str:
     return f"<tr>{''.join(cells)}</tr>"
 
 
+def _table(view: str, rows: list[Row], head: str, start: int) -> str:
+    """One label view's table; row ids run over the whole board (the plot links to them), ranks within it."""
+    table_id = "board" if view == "3-way" else f"board-{view}"
+    body = "\n".join(f'<tr id="row-{start + i}" data-rank="{i}" data-family="{escape(row.family)}">'
+                     f"{_cells(row)}</tr>" for i, row in enumerate(rows))
+    return f"""<h2>{escape(VIEWS[view][0].upper() + VIEWS[view][1:])}</h2>
+<div class="scroll">
+<table id="{table_id}" class="board" data-view="{escape(view)}">
+<thead><tr>{head}</tr></thead>
+<tbody>
+{body}
+</tbody>
+<tfoot>{_footer(rows) if rows else ""}</tfoot>
+</table>
+</div>"""
+
+
 def render_html(rows: list[Row], reference: Reference) -> str:
     head = "".join(f'<th{" class=num" if c.numeric else ""} scope="col"><button type="button">{escape(c.header)}'
                    "</button></th>" for c in COLUMNS)
-    body = "\n".join(f'<tr id="row-{i}" data-rank="{i}" data-family="{escape(row.family)}">{_cells(row)}</tr>'
-                     for i, row in enumerate(rows))
+    groups, start = [], 0
+    for view, view_rows in (by_view(rows) or {"3-way": []}).items():  # board_rows put each view's rows together
+        groups.append(_table(view, view_rows, head, start))
+        start += len(view_rows)
+    tables = "\n".join(groups)
     families = sorted({row.family for row in rows})
     options = "".join(f'<option value="{escape(f)}">{escape(f)}</option>' for f in families)
     fingerprint = reference.fingerprint_of(reference.configurations)
@@ -145,15 +171,7 @@ file.</p>
 <label>Positional-encoding family <select id="family"><option value="">all</option>{options}</select></label>
 <span id="shown" aria-live="polite"></span>
 </div>
-<div class="scroll">
-<table id="board">
-<thead><tr>{head}</tr></thead>
-<tbody>
-{body}
-</tbody>
-<tfoot>{_footer(rows) if rows else ""}</tfoot>
-</table>
-</div>
+{tables}
 <p class="note">An empty cell is a configuration the results file does not report; it never enters a mean.
 Reference dataset: SNLI 1.0 {escape(reference.split)} built by <code>swapbench build</code> (parser
 {escape(reference.parser)}, seed {reference.seed}), fingerprint <code>{escape(fingerprint)}</code>. How the numbers

@@ -7,7 +7,7 @@ import io
 
 from . import RESULTS_DIR
 from .reference import Reference
-from .table import COLUMNS, DELTA_CONFIGS, ORIGINAL_FROM, ROLE_CONFIG, Row, footer_cells, show
+from .table import COLUMNS, DELTA_CONFIGS, ORIGINAL_FROM, ROLE_CONFIG, VIEWS, Row, by_view, footer_cells, show
 
 CSV_COLUMNS = ("model", "revision", "results_file", "positional_encoding", "num_parameters", "fine_tuned",
                "training_data", "label_view", "symmetry", "locality", "accuracy_original",
@@ -32,6 +32,14 @@ def markdown_table(rows: list[Row]) -> list[str]:
     return lines
 
 
+def view_tables(rows: list[Row]) -> list[str]:
+    """One table per label view, each with its own order and means."""
+    lines = []
+    for view, view_rows in by_view(rows).items():
+        lines += [f"### {VIEWS[view][0].upper()}{VIEWS[view][1:]}", "", *markdown_table(view_rows), ""]
+    return lines or markdown_table([])
+
+
 def render_readme(rows: list[Row], reference: Reference) -> str:
     configs = ", ".join(f"`{name}` {c.rows} rows ({c.fingerprint[:19]}…)" for name, c in reference.configurations.items())
     lines = [
@@ -41,7 +49,10 @@ def render_readme(rows: list[Row], reference: Reference) -> str:
         f"[`{RESULTS_DIR}/`]({RESULTS_DIR}/): do not edit by hand. [`index.html`](index.html) is the same table, "
         "sortable and filterable, with a plot of Δ shuffle-sr against symmetry; "
         "[`leaderboard.csv`](leaderboard.csv) holds the unrounded figures.", "",
-        *markdown_table(rows), "",
+        *view_tables(rows), "",
+        "Models that answer entailment / non-entailment (binary) and models that answer entailment / neutral / "
+        "contradiction (3-way) are scored on different label views, whose accuracies are not comparable (always "
+        "answering non-entailment scores 65.7% on the binary view of SNLI test): each view has its own table.", "",
         "## How the numbers were made", "",
         f"- **Data**: the reference dataset, SNLI 1.0 `{reference.split}` built with `swapbench build --source "
         f"snli_1.0 --split {reference.split}` (parser `{reference.parser}`, seed {reference.seed}, shuffle scope "
@@ -57,10 +68,13 @@ def render_readme(rows: list[Row], reference: Reference) -> str:
         f"is sorted by Δ {ROLE_CONFIG}, highest first. Read every Δ beside its Original: a model near chance "
         "(33%) has little accuracy to lose.",
         "- **Symmetry** and **locality**: of the model's positional attention, from `swapbench probe`'s "
-        "identical-word probing (1 = symmetric, 1 = attends to neighbours only).",
+        "identical-word probing (1 = symmetric, 1 = attends to neighbours only); **Probe**: its framing (every "
+        "row: the word's copies alone, no special tokens) and the spread of the attention, (max - min) in units of "
+        "the uniform weight, with a warning where it is too flat for symmetry to mean anything.",
         "- **Training data**: what swapbench trained the model on (a base model fine-tuned with the reference "
         "recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best epoch on validation; the recipe itself is "
-        "in the results file), or that the model was scored as published.",
+        "in the results file), or that the model was scored as published; every setting that departs from that "
+        "recipe, the whole SNLI train split or scoring at max length 128 is named in the row.",
         "- Each results file also holds 95% paired-bootstrap intervals and exact McNemar tests of every Δ, the "
         "model and data revisions, and the package versions. An empty cell is a configuration the file does not "
         "report; it never enters a mean, and a mean over fewer models says how many.",

@@ -3,8 +3,10 @@
 A file is refused when it is not JSON; a required key is missing or a key is unknown; its schema version is
 neither the current one nor one that migrate.py can bring up to it; a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
-reference dataset (another split, --limit, a configuration whose fingerprint differs); or the same model and
-revision is on the board already (unless replace is asked for).
+reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs); its training data were
+not checked against the scored data, or overlap them; pairs were truncated under the reference max length; the probe was framed otherwise than
+the board's rows; or the same model and revision is on the board already
+(unless replace is asked for).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..evaluate.schema import TOLERANCE, EvalResults
+from ..evaluate.schema import REFERENCE_RECIPE, TOLERANCE, EvalResults
+from ..probe.probing import ADD_SPECIAL_TOKENS
 from .migrate import UnknownVersion, migrate
 from .reference import Reference
 from .store import Identity
@@ -77,6 +80,9 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
     except ValidationError as err:
         problems += schema_problems(err, problems)
     problems += against_reference(data, reference)
+    problems += training_overlap(data)
+    problems += truncation(data)
+    problems += probe_framing(data)
     itself = itself.resolve() if itself else None
     identity = Identity.of(data)
     duplicates = [path for path, other in board if other == identity and path.resolve() != itself]
@@ -152,6 +158,10 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
     if dataset.get("limit") is not None:
         problems.append(Problem("dataset.limit", f"only the first {dataset['limit']} rows of each configuration "
                                                  "were scored (--limit); the board takes full runs"))
+    build = dataset.get("build")
+    if isinstance(build, dict) and build.get("limit") is not None:
+        problems.append(Problem("dataset.build.limit", f"built with --limit {build['limit']}: the dataset holds only "
+                                                       f"the first {build['limit']} pairs of the split; {BUILD_HINT}"))
     configurations = [c for c in dataset.get("configurations") or [] if isinstance(c, dict) and "name" in c]
     differing = []
     for i, config in enumerate(configurations):
@@ -179,4 +189,53 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
                                 f"dataset ({reference.fingerprint_of(names) if names else 'none'} for these "
                                 f"configurations){detail}. The reference is SNLI 1.0 {reference.split}: "
                                 f"{BUILD_HINT}"))
+    return problems
+
+
+def truncation(data: dict) -> list[Problem]:
+    """Pairs cut by a --max-length under the reference's: the model was not shown what the reference shows it."""
+    provenance = data.get("provenance") if isinstance(data.get("provenance"), dict) else {}
+    scoring = provenance.get("scoring") if isinstance(provenance.get("scoring"), dict) else {}
+    max_length, truncated = scoring.get("max_length"), scoring.get("truncated")
+    reference = REFERENCE_RECIPE.max_length
+    if not (_number(max_length) and _number(truncated) and truncated > 0 and max_length < reference):
+        return []
+    return [Problem("provenance.scoring.truncated", f"{truncated} pairs were truncated at --max-length {max_length}; "
+                                                    f"the board scores pairs up to {reference} tokens")]
+
+
+def probe_framing(data: dict) -> list[Problem]:
+    """Symmetry and locality change with the probe's framing: the board compares rows probed the default way."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    probe = model.get("probe") if isinstance(model.get("probe"), dict) else {}
+    settings = probe.get("settings") if isinstance(probe.get("settings"), dict) else {}
+    framed = settings.get("add_special_tokens")
+    if framed is None or framed == ADD_SPECIAL_TOKENS:
+        return []
+    return [Problem("model.probe.settings.add_special_tokens",
+                    f"probed {'with' if framed else 'without'} the tokenizer's special tokens; the board's rows are "
+                    f"probed {'with' if ADD_SPECIAL_TOKENS else 'without'} them, and the framing changes symmetry "
+                    "and locality: probe again with `swapbench eval` defaults, or --no-probe")]
+
+
+def training_overlap(data: dict) -> list[Problem]:
+    """A model trained here must have been checked against the data it was scored on, and found apart from them."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    tuning = model.get("fine_tuning")
+    if not isinstance(tuning, dict):
+        return []
+    where = "model.fine_tuning.data_overlap"
+    check = tuning.get("data_overlap")
+    if not isinstance(check, dict):
+        return [Problem(where, "the training data were not checked against the scored data (pairIDs and premises); "
+                               "score the model again with this version of `swapbench eval`")]
+    problems = []
+    scored = (data.get("dataset") or {}).get("fingerprint") if isinstance(data.get("dataset"), dict) else None
+    if check.get("scored_dataset") != scored:
+        problems.append(Problem(f"{where}.scored_dataset", f"{check.get('scored_dataset')} is not the dataset scored "
+                                                           f"({scored})"))
+    shared = {key: value for key, value in check.items() if key.endswith(("_pair_ids", "_premises")) and value}
+    if shared:
+        problems.append(Problem(where, "the training data overlap the reference data: " +
+                                ", ".join(f"{key} {value}" for key, value in shared.items())))
     return problems

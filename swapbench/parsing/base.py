@@ -105,6 +105,11 @@ class ConstituencyParser(ABC):
     def version(self) -> str:
         """Identifies the model and the rules, so cached parses are never reused across versions."""
 
+    @property
+    def spacy_pipeline(self) -> str | None:
+        """The spaCy pipeline it runs (pipeline_version), if any."""
+        return None
+
     @abstractmethod
     def parse_many(self, inputs: list[str]) -> list[Parse]:
         """Parse each input; raise MalformedInput naming the index of a bad one."""

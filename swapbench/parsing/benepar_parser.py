@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import SwapbenchError
 from .base import ConstituencyParser, MalformedInput, Parse
 from .ptb import parse_tree
-from .spacy_parser import load_english
+from .spacy_parser import load_english, pipeline_version
 
 DEFAULT_MODEL = "benepar_en3"
 
@@ -65,6 +65,10 @@ class BeneparParser(ConstituencyParser):
         from importlib.metadata import version
 
         return f"benepar-{version('benepar')}/{self.model}/tokenizer-{self.nlp.meta['name']}-{self.nlp.meta['version']}"
+
+    @property
+    def spacy_pipeline(self) -> str:
+        return pipeline_version(self.nlp)
 
     def parse_many(self, inputs: list[str]) -> list[Parse]:
         sentences = []

@@ -61,6 +61,12 @@ def load_english(name: str | None = None) -> Language:
                          "`python -m spacy download en_core_web_sm`.\n" + "\n".join(errors))
 
 
+def pipeline_version(nlp: Language) -> str:
+    """The pipeline's package name and version, and spaCy's: what decides its tags and parses."""
+    meta = nlp.meta
+    return f"{meta['lang']}_{meta['name']}-{meta['version']}/spacy-{spacy.__version__}"
+
+
 def merge_hyphenated(doc: Doc) -> Doc:
     """Merge word-hyphen-word runs written without spaces into one token, which keeps the head's parse."""
     spans, i = [], 0
@@ -170,8 +176,11 @@ class SpacyParser(ConstituencyParser):
 
     @property
     def version(self) -> str:
-        meta = self.nlp.meta
-        return f"{meta['lang']}_{meta['name']}-{meta['version']}/spacy-{spacy.__version__}/projection-{PROJECTION_VERSION}"
+        return f"{pipeline_version(self.nlp)}/projection-{PROJECTION_VERSION}"
+
+    @property
+    def spacy_pipeline(self) -> str:
+        return pipeline_version(self.nlp)
 
     def parse_many(self, inputs: list[str]) -> list[Parse]:
         return [project(doc) for doc in self.nlp.pipe(inputs, batch_size=self.batch_size)]

@@ -27,7 +27,10 @@ def add_probe(subparsers) -> None:
     p.add_argument("--length", type=int, default=128, help="copies of the word per sequence (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the word draw (default: %(default)s)")
     p.add_argument("--add-special-tokens", action="store_true",
-                   help="frame each sequence with the tokenizer's special tokens ([CLS] ... [SEP])")
+                   help="frame each sequence with the tokenizer's special tokens ([CLS] ... [SEP]); not the "
+                        "board's framing (see README)")
+    p.add_argument("--trust-remote-code", action="store_true",
+                   help="run the model's own code shipped with it (auto_map), e.g. for an ALiBi BERT")
     p.add_argument("--batch-size", type=int, default=8, help="sequences per forward pass (default: %(default)s)")
     p.set_defaults(run=run_probe)
 
@@ -45,20 +48,25 @@ def write_probe(result: ProbeResult, out: Path) -> list[Path]:
 
 def run_probe(args: argparse.Namespace) -> int:
     from .loading import load_model, model_revision
-    from .probing import probe_model
+    from .probing import flat_warning, probe_model
 
     if args.out.exists() and not args.out.is_dir():
         raise ProbeError(f"--out {args.out} exists and is not a folder")
     console = Console()
-    model, tokenizer = load_model(args.model, args.revision)
+    model, tokenizer = load_model(args.model, args.revision, args.trust_remote_code)
     result = probe_model(model, tokenizer, n_words=args.words, length=args.length, seed=args.seed,
                          add_special_tokens=args.add_special_tokens, batch_size=args.batch_size)
     result = result.model_copy(update={"model": args.model, "revision": model_revision(args.model, model)})
     paths = write_probe(result, args.out)
-    console.print(f"locality {result.locality:.1%}, symmetry {result.symmetry:.1%} "
-                  f"({result.n} positions, {len(result.per_layer)} layers, {result.seconds:.1f} s)")
+    framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
+    console.print(f"locality {result.locality:.1%}, symmetry {result.symmetry:.1%}, spread {result.spread:.3f} "
+                  f"({result.n_words} words x {result.length} copies, {framing}; {result.positions} positions, "
+                  f"{len(result.per_layer)} layers, {result.seconds:.1f} s)")
     for layer in result.per_layer:
-        console.print(f"  layer {layer.layer:2d}: locality {layer.locality:.1%}, symmetry {layer.symmetry:.1%}")
+        console.print(f"  layer {layer.layer:2d}: locality {layer.locality:.1%}, symmetry {layer.symmetry:.1%}, "
+                      f"spread {layer.spread:.3f}")
+    if result.flat:
+        console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     for path in paths:
         console.print(f"  wrote {path}")
     return 0

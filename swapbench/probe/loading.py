@@ -5,24 +5,33 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ..errors import SwapbenchError
 from .errors import ProbeError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".h5", ".msgpack")
 
 
-def load_model(name: str, revision: str | None = None):
-    """(model, tokenizer) with eager attention; the bare encoder of a classifier checkpoint is enough."""
+def load_model(name: str, revision: str | None = None, trust_remote_code: bool = False):
+    """(model, tokenizer) with eager attention; the bare encoder of a classifier checkpoint is enough, but every
+    weight of that encoder must load, and its config's positional encoding must be one the code runs."""
     from transformers import AutoModel, AutoTokenizer
 
-    from ..zoo import register_auto_classes
-
-    register_auto_classes()
+    from ..evaluate.models import check_positional_support, check_weights, load_config, weight_problems
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
-        model = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager")
+        config = load_config(name, revision, trust_remote_code)
+    except SwapbenchError as err:
+        raise ProbeError(f"cannot load model {name!r}: {err}") from err
+    check_positional_support(name, config, trust_remote_code)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code)
+        model, info = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager",
+                                                trust_remote_code=trust_remote_code, output_loading_info=True)
     except (OSError, ValueError, KeyError) as err:
         raise ProbeError(f"cannot load model {name!r}: {err}") from err
+    # A classifier checkpoint's head is unused here, and the pooler (absent from some) takes no part in attention.
+    weights = weight_problems(name, {**info, "unexpected_keys": ()}, may_be_new=lambda key: "pooler" in key)
+    check_weights(name, weights, allow_missing=False)
     return model, tokenizer
 
 

@@ -32,6 +32,17 @@ def as_attention_matrix(matrix) -> np.ndarray:
     return m
 
 
+# Below this spread, attention is nearly uniform: symmetry min-max normalises each row's gaps, so on such a matrix
+# it scores noise (a uniform 64 x 64 matrix gives 1.0, the same with 1e-6 relative noise 0.644).
+FLAT_SPREAD = 0.1
+
+
+def spread(matrix) -> float:
+    """(max - min) of the weights in units of the uniform weight 1/n: 0 for uniform attention, n for one-hot."""
+    m = as_attention_matrix(matrix)
+    return float((m.max() - m.min()) * m.shape[0])
+
+
 def locality(matrix) -> float:
     """Mean over rows i of sum_j M[i][j] / 2^|i-j|: 1 when every position attends only to itself."""
     m = as_attention_matrix(matrix)

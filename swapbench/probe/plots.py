@@ -72,7 +72,7 @@ def plot_layers(result: ProbeResult, path: Path) -> Path:
             continue
         metrics = result.per_layer[index]
         image = axes.imshow(layers[index], cmap="viridis", norm=norm, interpolation="nearest")
-        _ticks(axes, result.n)
+        _ticks(axes, result.positions)
         axes.set_title(f"layer {metrics.layer}: loc {metrics.locality:.1%}, sym {metrics.symmetry:.1%}", fontsize=9)
         if index % columns == 0:
             axes.set_ylabel("query i")

@@ -11,8 +11,8 @@ import time
 from .. import __version__
 from .attention import encoder_of, layer_attention
 from .errors import ProbeError
-from .metrics import locality, symmetry
-from .result import LayerMetrics, ProbeResult
+from .metrics import FLAT_SPREAD, locality, spread, symmetry
+from .result import LayerMetrics, PackedArray, ProbeResult
 from .vocabulary import Word, sample_words
 
 
@@ -32,8 +32,21 @@ def check_length(model, n: int) -> None:
         raise ProbeError(f"probe sequences of {n} tokens exceed the model's {limit} positions; use a smaller --length")
 
 
+# The default framing: the copies alone, no [CLS]/[SEP]. Identical-word probing wants every position to hold the
+# same content, so that the attention can tell positions apart only by their encoding; special tokens are other
+# content, which attention also sinks into, and they change the figures (a briefly trained zoo TUPE: symmetry
+# 0.747 bare, 0.895 framed). The authors' released code (tigerchen52/locality_symmetry) has the metrics but not
+# the probe, so their framing cannot be read from it. Rows probed otherwise are not compared on the board.
+ADD_SPECIAL_TOKENS = False
+
+
+def flat_warning(spread_value: float) -> str:
+    return (f"the attention is nearly flat (spread {spread_value:.3f} < {FLAT_SPREAD} of the uniform weight): "
+            "its symmetry measures noise, not a positional preference")
+
+
 def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed: int = 0,
-                add_special_tokens: bool = False, progress: bool = True, batch_size: int = 8) -> ProbeResult:
+                add_special_tokens: bool = ADD_SPECIAL_TOKENS, progress: bool = True, batch_size: int = 8) -> ProbeResult:
     """Locality and symmetry of a loaded transformers model's positional attention.
 
     Draws `n_words` words from the vocabulary with `seed`, feeds each as `length` copies (framed by the
@@ -53,16 +66,24 @@ def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed
     sequences = [prefix + [word.token_id] * length + suffix for word in words]
     check_length(model, len(sequences[0]))
 
-    layers = layer_attention(model, sequences, batch_size=batch_size, progress=progress)
-    average = layers.mean(axis=0)
+    # Measured on the matrices as probe.json stores them, so that the file reproduces every figure exactly.
+    packed_layers = PackedArray.of(layer_attention(model, sequences, batch_size=batch_size, progress=progress))
+    layers = packed_layers.array()
+    packed_average = PackedArray.of(layers.mean(axis=0))
+    average = packed_average.array()
+    average_spread = spread(average)
     return ProbeResult(
         model=getattr(model.config, "name_or_path", None) or None,
         revision=getattr(model.config, "_commit_hash", None),
         locality=locality(average),
         symmetry=symmetry(average),
-        per_layer=[LayerMetrics(layer=k + 1, locality=locality(m), symmetry=symmetry(m)) for k, m in enumerate(layers)],
-        n=average.shape[0],
+        spread=average_spread,
+        flat=average_spread < FLAT_SPREAD,
+        per_layer=[LayerMetrics(layer=k + 1, locality=locality(m), symmetry=symmetry(m), spread=spread(m))
+                   for k, m in enumerate(layers)],
+        positions=average.shape[0],
         length=length,
+        n_words=len(words),
         add_special_tokens=add_special_tokens,
         seed=seed,
         word_start=convention,
@@ -70,6 +91,6 @@ def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed
         token_ids=[w.token_id for w in words],
         seconds=round(time.perf_counter() - began, 3),
         swapbench_version=__version__,
-        matrix=average.tolist(),
-        layer_matrices=layers.tolist(),
+        matrix=packed_average,
+        layer_matrices=packed_layers,
     )

@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 from pydantic import BaseModel, Field
-from pydantic.json_schema import SkipJsonSchema
+
+from .metrics import FLAT_SPREAD
 
 
 class LayerMetrics(BaseModel):
     layer: int = Field(description="1-based layer number, the layer nearest the embeddings first")
     locality: float = Field(ge=0, le=1)
     symmetry: float = Field(ge=0, le=1)
+    spread: float = Field(ge=0, description="(max - min) of the layer's averaged weights, in units of 1/positions")
+
+
+class PackedArray(BaseModel):
+    """A float32 array as base64 of its little-endian bytes: a 128 x 128 matrix in 87 kB of JSON, exact."""
+
+    shape: list[int]
+    dtype: str = "<f4"
+    base64: str
+
+    @classmethod
+    def of(cls, array: np.ndarray) -> PackedArray:
+        array = np.ascontiguousarray(array, dtype=cls.model_fields["dtype"].default)
+        return cls(shape=list(array.shape), base64=base64.b64encode(array.tobytes()).decode("ascii"))
+
+    def array(self) -> np.ndarray:
+        return np.frombuffer(base64.b64decode(self.base64), dtype=self.dtype).reshape(self.shape).astype(np.float64)
 
 
 class ProbeResult(BaseModel):
@@ -19,23 +39,31 @@ class ProbeResult(BaseModel):
     locality: float = Field(ge=0, le=1, description="locality of the matrix averaged over layers, heads and words")
     symmetry: float = Field(ge=0, le=1, description="symmetry of the same averaged matrix")
     per_layer: list[LayerMetrics]
-    n: int = Field(description="positions in the matrix: the copies of the word plus any special tokens")
+    spread: float = Field(ge=0, description="(max - min) of the averaged weights, in units of the uniform weight "
+                                            "1/positions: how far the attention is from flat")
+    flat: bool = Field(description=f"spread under {FLAT_SPREAD}: the attention is nearly uniform, and symmetry "
+                                   "(which min-max normalises each row's gaps) measures noise")
+    positions: int = Field(description="positions in each probe sequence and matrix: the copies of the word plus "
+                                       "any special tokens")
     length: int = Field(description="copies of the word in each probe sequence")
-    add_special_tokens: bool
+    n_words: int = Field(description="words probed, one sequence each")
+    add_special_tokens: bool = Field(description="framing: true when each sequence was framed by the tokenizer's "
+                                                 "special tokens ([CLS] ... [SEP]), false for the copies alone")
     seed: int
     word_start: str = Field(description="how the vocabulary marks word starts: wordpiece, sentencepiece, byte-level")
     words: list[str]
     token_ids: list[int]
     seconds: float = Field(description="wall time of the probe")
     swapbench_version: str
-    # The matrices stay out of probe.json (6 layers of 128 x 128 would dwarf the rest); the figures show them.
-    matrix: SkipJsonSchema[list[list[float]]] = Field(default_factory=list, exclude=True, repr=False)
-    layer_matrices: SkipJsonSchema[list[list[list[float]]]] = Field(default_factory=list, exclude=True, repr=False)
+    matrix: PackedArray = Field(repr=False, description="the positions x positions attention averaged over layers, "
+                                                        "heads and words: every figure is recomputed from it")
+    layer_matrices: PackedArray = Field(repr=False, description="the per-layer averages, (layers, positions, "
+                                                                "positions)")
 
     def matrix_array(self) -> np.ndarray:
-        """The n x n attention matrix averaged over layers, heads and words."""
-        return np.asarray(self.matrix, dtype=np.float64)
+        """The attention matrix averaged over layers, heads and words."""
+        return self.matrix.array()
 
     def layer_arrays(self) -> np.ndarray:
-        """The per-layer averages, shape (layers, n, n)."""
-        return np.asarray(self.layer_matrices, dtype=np.float64)
+        """The per-layer averages, shape (layers, positions, positions)."""
+        return self.layer_matrices.array()

@@ -20,6 +20,10 @@ class AgreedRoles(RoleLabeler):
         self.second = second
         self.alone_when_missing = alone_when_missing
 
+    @property
+    def spacy_pipeline(self) -> str | None:
+        return self.first.spacy_pipeline or self.second.spacy_pipeline
+
     def label_many(self, sentences: list[Sentence]) -> list[RoleParse | None]:
         results = []
         for a, b in zip(self.first.label_many(sentences), self.second.label_many(sentences)):

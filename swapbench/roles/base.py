@@ -56,6 +56,11 @@ class RoleLabeler(ABC):
     def label_many(self, sentences: list[Sentence]) -> list[RoleParse | None]:
         """The frames of each sentence, or None where this labeler has nothing for it (no tree, no stored frames)."""
 
+    @property
+    def spacy_pipeline(self) -> str | None:
+        """The spaCy pipeline it has run (pipeline_version), if any."""
+        return None
+
 
 def trimmed(span: Span | None, punct: list[bool] | tuple[bool, ...]) -> Span | None:
     """The span without punctuation at its edges, or None if nothing is left (or there was no span)."""

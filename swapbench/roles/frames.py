@@ -17,7 +17,7 @@ from spacy.tokens import Doc
 
 from ..errors import InputError
 from ..jsonl import read_file_objects
-from ..parsing.spacy_parser import load_english
+from ..parsing.spacy_parser import load_english, pipeline_version
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 from .spacy_roles import is_punct
 
@@ -63,6 +63,10 @@ class FramesRoles(RoleLabeler):
         self.frames = read_frames(self.path)
         self._nlp = nlp
         self._spacy_model = spacy_model
+
+    @property
+    def spacy_pipeline(self) -> str | None:
+        return pipeline_version(self._nlp) if self._nlp is not None else None  # loaded only to tag stored frames
 
     def label_many(self, sentences: list[Sentence]) -> list[RoleParse | None]:
         return [self.label(s) for s in sentences]

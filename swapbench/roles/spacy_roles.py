@@ -16,7 +16,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from ..parsing.spacy_parser import load_english
+from ..parsing.spacy_parser import load_english, pipeline_version
 from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
 # Verbs that take their subject from the verb they depend on.
@@ -33,6 +33,10 @@ class SpacyRoles(RoleLabeler):
     def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256):
         self.nlp = nlp or load_english(model)
         self.batch_size = batch_size
+
+    @property
+    def spacy_pipeline(self) -> str:
+        return pipeline_version(self.nlp)
 
     def label_many(self, sentences: list[Sentence]) -> list[RoleParse | None]:
         texts = [s.text for s in sentences]

@@ -30,6 +30,7 @@ class Perturbed:
 class Variant(ABC):
     name: str
     description: str
+    spacy_pipeline: str | None = None  # the spaCy pipeline prepare() ran (pipeline_version), if any
 
     @property
     def extra_features(self) -> dict[str, datasets.Feature]:

@@ -62,6 +62,7 @@ class RoleShuffle(Variant):
                                  "source: use --srl spacy, or a local SNLI 1.0 file")
         labeler = self._labeler or make_labeler(self.srl, self.spacy_model)
         self.roles = dict(zip(sentences, labeler.label_many(sentences)))
+        self.spacy_pipeline = labeler.spacy_pipeline
         self.counts = Counter(sentences_without_roles=sum(r is None for r in self.roles.values()))
         self.counts.update(f"labeler:{r.labeler}" for r in self.roles.values() if r is not None)
         self.drop_reasons = Counter()

@@ -78,20 +78,9 @@ def mark_zoo_run(results: EvalResults, record: TrainingRecord, checkpoint: Path,
     from .config import positional_encoding_fields
     from .modeling import ZooConfig
 
-    arch = record.recipe.architecture
     config = ZooConfig.from_pretrained(checkpoint)
     name = BY_NAME[record.encoding]
-    identity = json.dumps({"encoding": record.encoding, "recipe": record.recipe.model_dump(mode="json"),
-                           "train": record.train.fingerprint, "validation": record.validation.fingerprint},
-                          sort_keys=True)
-    training = FineTuningInfo(
-        base_model=(f"swapbench-zoo/{record.encoding}: trained from scratch by `swapbench zoo` ({arch.layers} layers, "
-                    f"hidden {arch.hidden}, {arch.heads} heads, feed-forward {arch.intermediate}, "
-                    f"dropout {arch.dropout}; tokenizer {record.recipe.tokenizer})"),
-        base_revision=None, recipe=record.recipe.training, train=record.train, validation=record.validation,
-        best_epoch=record.best_epoch, best_validation_accuracy=record.best_validation_accuracy,
-        history=record.history, cache_key=hashlib.sha256(identity.encode()).hexdigest(),
-        checkpoint=str(checkpoint), reused=reused, train_seconds=record.train_seconds, devices=record.devices)
+    training = zoo_training(record, checkpoint, reused)
     positional = PositionalEncodingInfo(family=name.family, kind=name.kind, evidence=positional_encoding_fields(config),
                                         note=f"swapbench zoo encoder: {name.paper}")
     model = results.model.model_copy(update={
@@ -105,6 +94,22 @@ def mark_zoo_run(results: EvalResults, record: TrainingRecord, checkpoint: Path,
                                                          "total": provenance.timings.total + train_seconds})})
     marked = results.model_copy(update={"model": model, "provenance": provenance})
     return EvalResults.model_validate(marked.model_dump())
+
+
+def zoo_training(record: TrainingRecord, checkpoint: Path, reused: bool) -> FineTuningInfo:
+    """A zoo checkpoint's training record, in the results' terms."""
+    arch = record.recipe.architecture
+    identity = json.dumps({"encoding": record.encoding, "recipe": record.recipe.model_dump(mode="json"),
+                           "train": record.train.fingerprint, "validation": record.validation.fingerprint},
+                          sort_keys=True)
+    return FineTuningInfo(
+        base_model=(f"swapbench-zoo/{record.encoding}: trained from scratch by `swapbench zoo` ({arch.layers} layers, "
+                    f"hidden {arch.hidden}, {arch.heads} heads, feed-forward {arch.intermediate}, "
+                    f"dropout {arch.dropout}; tokenizer {record.recipe.tokenizer})"),
+        base_revision=None, recipe=record.recipe.training, train=record.train, validation=record.validation,
+        best_epoch=record.best_epoch, best_validation_accuracy=record.best_validation_accuracy,
+        history=record.history, cache_key=hashlib.sha256(identity.encode()).hexdigest(),
+        checkpoint=str(checkpoint), reused=reused, train_seconds=record.train_seconds, devices=record.devices)
 
 
 def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
