@@ -21,18 +21,18 @@ SHUFFLES = "shuffle-3,shuffle-4,shuffle-5,shuffle-random"
 SUBJECTS, VERBS = ("man", "woman", "dog", "child"), ("runs", "sleeps", "plays", "eats")
 
 
-def write_pairs(path: Path, prefix: str) -> Path:
+def write_pairs(path: Path, prefix: str, place: str = "park") -> Path:
     """Template pairs: entailment (a shorter true statement), contradiction (another verb), neutral (an added
-    detail); 48 pairs."""
+    detail); 48 pairs. Validation pairs take another place, so that no premise is shared with training."""
     rows = []
     for subject in SUBJECTS:
         for verb in VERBS:
             other = VERBS[(VERBS.index(verb) + 1) % len(VERBS)]
             for label, hypothesis in (("entailment", f"A {subject} {verb}."),
                                       ("contradiction", f"A {subject} {other}."),
-                                      ("neutral", f"A happy {subject} {verb} in the park.")):
+                                      ("neutral", f"A happy {subject} {verb} in the {place}.")):
                 rows.append({"gold_label": label, "pairID": f"{prefix}{len(rows)}",
-                             "sentence1": f"A {subject} {verb} in the park.", "sentence2": hypothesis})
+                             "sentence1": f"A {subject} {verb} in the {place}.", "sentence2": hypothesis})
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -41,7 +41,7 @@ def save_tokenizer(folder: Path) -> Path:
     """A word-level WordPiece vocabulary of the template and fixture words."""
     text = " ".join(json.loads(line)[key] for line in (FIXTURES / "snli_1.0_test.jsonl").read_text().splitlines()
                     for key in ("sentence1", "sentence2"))
-    text += " a happy in the park " + " ".join(SUBJECTS + VERBS)
+    text += " a happy in the park garden " + " ".join(SUBJECTS + VERBS)
     words = sorted(set(re.findall(r"\w+|[^\w\s]", text.lower())))
     tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words
     BertTokenizer(vocab={t: i for i, t in enumerate(tokens)}, do_lower_case=True).save_pretrained(folder)
@@ -54,7 +54,8 @@ def setting(tmp_path_factory) -> dict[str, Path]:
     benchmark = root / "benchmark"
     assert main(["build", "--source", str(FIXTURES), "--out", str(benchmark), "--no-cache",
                  "--variants", SHUFFLES]) == 0
-    return {"train": write_pairs(root / "train.jsonl", "t"), "validation": write_pairs(root / "dev.jsonl", "d"),
+    return {"train": write_pairs(root / "train.jsonl", "t"),
+            "validation": write_pairs(root / "dev.jsonl", "d", "garden"),
             "tokenizer": save_tokenizer(root / "tokenizer"), "benchmark": benchmark}
 
 
