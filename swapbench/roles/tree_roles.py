@@ -82,7 +82,7 @@ class TreeRoles(RoleLabeler):
             root, tokens, tags = read_tree(sentence.tree)
         except ValueError:
             return None
-        if not _spells(tokens, sentence.text):
+        if not spells(tokens, sentence.text):
             return None  # a tree of some other sentence: do not trust it
         punct = [tag in PTB_PUNCT_TAGS or not any(ch.isalnum() for ch in tok) for tok, tag in zip(tokens, tags)]
         frames: dict[int, Frame] = {}
@@ -223,7 +223,7 @@ def _relative_pronoun(sbar: Node) -> bool:
     return False
 
 
-def _spells(tokens: list[str], text: str) -> bool:
+def spells(tokens: list[str], text: str) -> bool:
     """Whether the tree's words are the sentence's, ignoring spaces and quote styles."""
     def squash(s: str) -> str:
         return "".join(s.split()).replace("``", '"').replace("''", '"').replace("`", "'")
