@@ -21,9 +21,9 @@ def test_every_configuration_renders_each_original_pair_the_same_way(build_fixtu
     # Tokens joined by single spaces, on both sides: "outside ." and not SNLI's raw "outside."
     (_, hypothesis), = originals["fx2b#2r1e"]
     assert hypothesis == "Children are running outside ."
-    # ... unless the hypothesis tree does not spell the sentence (a fixture's copied tree): then the text as read.
+    # ... by spaCy's tokenizer when the hypothesis tree does not spell the sentence (a fixture's copied tree).
     (premise, hypothesis), = originals["fx1a#1r1e"]
-    assert (premise, hypothesis) == ("A man plays a red guitar on the street .", "A person makes music.")
+    assert (premise, hypothesis) == ("A man plays a red guitar on the street .", "A person makes music .")
 
 
 def test_tree_tokens_reads_the_leaves_with_ptb_escapes_undone():
