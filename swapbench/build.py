@@ -29,7 +29,8 @@ from .roles import check_labeler
 from .selection import SelectionFile
 from .snli import Pair, SNLISplit, hub_split, load_snli
 from .variants import DEFAULT_VARIANTS, EXPECTED, SCOPES, Variant, make_variant
-from .variants.base import example_rng
+from .variants.base import Perturbed, example_rng
+from .variants.originals import hypothesis_renderer, render_original
 from .variants.role_shuffle import RoleShuffle
 
 MAX_SEED = 2**32 - 1
@@ -117,10 +118,11 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
         agreement = measure_agreement(snli, parses, parser)
 
     columns_by_config, infos = {}, []
+    originals = render_originals(snli.pairs, parses, parser)
     with _progress(console) as progress:
         for variant in variants:
             task = progress.add_task(f"{variant.name}", total=len(snli.pairs))
-            columns, info = apply_variant(variant, snli.pairs, parses, parser, options.seed,
+            columns, info = apply_variant(variant, snli.pairs, parses, parser, options.seed, originals=originals,
                                           advance=lambda n, task=task: progress.advance(task, n))
             columns_by_config[variant.name] = (columns, variant)
             infos.append(info)
@@ -180,14 +182,24 @@ def parse_premises(snli: SNLISplit, parser: ConstituencyParser, options: BuildOp
             cache.close()
 
 
+def render_originals(pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser
+                     ) -> dict[str, tuple[str, str]]:
+    """Each pair's original (premise, hypothesis), rendered once for every configuration, by pairID."""
+    hypothesis = hypothesis_renderer(reads_trees=not parser.reads_text)
+    return {pair.pair_id: render_original(pair, parses[parser_input(parser, pair)], hypothesis) for pair in pairs}
+
+
 def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser,
-                  seed: int, advance=None) -> tuple[dict[str, list], ConfigInfo]:
-    """The variant's rows as columns, and its statistics; `advance(n)` reports progress every 1000 pairs."""
+                  seed: int, originals: dict[str, tuple[str, str]] | None = None, advance=None
+                  ) -> tuple[dict[str, list], ConfigInfo]:
+    """The variant's rows as columns, and its statistics; `advance(n)` reports progress every 1000 pairs.
+    `originals`: render_originals(pairs, parses, parser), when the caller has it already."""
     extra = list(variant.extra_features)
     names = [*common_features(), *extra]
     label_index = {name: index for index, name in enumerate(LABEL_NAMES)}
+    originals = originals if originals is not None else render_originals(pairs, parses, parser)
     rows = []
-    variant.prepare(pairs)
+    variant.prepare(pairs, originals)
     for index, pair in enumerate(pairs, start=1):
         if advance and index % 1000 == 0:
             advance(1000)
@@ -195,8 +207,9 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
         result = variant.apply(pair, parse, example_rng(seed, pair.pair_id, variant.name))
         if result is None:
             continue
-        rows.append((pair.pair_id, result.premise, result.hypothesis, label_index[result.label],  # as in `names`
-                     result.original_premise or " ".join(parse.tokens), result.original_hypothesis or pair.hypothesis,
+        original = originals[pair.pair_id]
+        rows.append((pair.pair_id, *perturbed_pair(result, pair, parse, original),  # in the order of `names`
+                     label_index[result.label], *original,
                      label_index[pair.label], variant.name, pair.premise, result.permutation, result.tags,
                      *[result.extra[name] for name in extra]))
     if advance:
@@ -207,6 +220,14 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
                       not_applicable=len(pairs) - len(rows), fingerprint=fingerprint,
                       tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics())
     return columns, info
+
+
+def perturbed_pair(result: Perturbed, pair: Pair, parse: Parse, original: tuple[str, str]) -> tuple[str, str]:
+    """The perturbed pair, its unperturbed side rendered as the original is (render_original), so that only the
+    perturbation tells the two pairs apart."""
+    own = (result.original_premise or " ".join(parse.tokens), result.original_hypothesis or pair.hypothesis)
+    return tuple(mine if text == unchanged else text  # type: ignore[return-value]
+                 for text, unchanged, mine in zip((result.premise, result.hypothesis), own, original))
 
 
 def measure_agreement(snli: SNLISplit, parses: dict[str, Parse], parser: ConstituencyParser) -> dict:

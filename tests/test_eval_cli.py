@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
+import itertools
 import shutil
 
 import datasets
@@ -72,10 +72,15 @@ def recompute(rows: list[dict], configuration: str) -> dict:
     right_p = [r["prediction_perturbed"] == r["gold"] for r in mine]
     b = sum(o and not p for o, p in zip(right_o, right_p))
     c = sum(p and not o for o, p in zip(right_o, right_p))
-    p_value = 1.0 if b + c == 0 else min(1.0, sum(math.comb(b + c, i) for i in range(min(b, c) + 1))
-                                         / 2 ** (b + c - 1))
+    # The clustered exact McNemar test by enumeration: every sign of every cluster's sum of (perturbed - original).
+    sums = {}
+    for r, o, p in zip(mine, right_o, right_p):
+        sums[r["cluster"]] = sums.get(r["cluster"], 0) + int(p) - int(o)
+    observed = abs(sum(sums.values()))
+    flips = list(itertools.product((-1, 1), repeat=len(sums)))
+    p_value = sum(abs(sum(e * s for e, s in zip(signs, sums.values()))) >= observed for signs in flips) / len(flips)
     return {"n": n, "accuracy_original": sum(right_o) / n, "accuracy_perturbed": sum(right_p) / n,
-            "original_only": b, "perturbed_only": c, "p_value": p_value,
+            "original_only": b, "perturbed_only": c, "p_value": p_value, "clusters": len(sums),
             "non_entailment": sum(r["prediction_perturbed"] != "entailment" for r in mine) / n}
 
 
@@ -101,6 +106,7 @@ def test_end_to_end_results_validate_and_equal_a_recomputation(name, family, mod
         assert (figures.mcnemar.original_only, figures.mcnemar.perturbed_only) == \
             (expected["original_only"], expected["perturbed_only"])
         assert figures.mcnemar.p_value == pytest.approx(expected["p_value"], rel=1e-12)
+        assert figures.clusters == expected["clusters"]
         if config == "shuffle-sr":
             assert figures.non_entailment_rate == pytest.approx(expected["non_entailment"], abs=1e-12)
         else:
@@ -215,3 +221,38 @@ def test_every_key_of_the_schema_is_described():
     for model in models:
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name} has no description"
+
+
+def test_a_model_at_chance_is_flagged_in_the_file_and_in_words(models, dataset, tmp_path, capsys):
+    # "entailment-first" answers entailment to everything: collapsed, and no better than the majority class.
+    _, results = evaluate(models["entailment-first"], dataset, tmp_path / "r.json", "--no-probe")
+    assert results.health.at_chance
+    assert any("of the predictions on the original pairs are one class" in r for r in results.health.reasons)
+    out = unwrapped(capsys.readouterr().out)
+    assert "WARNING: This model is at chance: its figures are not a result to report" in out
+    assert main(["submit", "--check", str(tmp_path / "r.json")]) == 1
+    assert "health: the model is at chance" in unwrapped(capsys.readouterr().out)
+
+
+def test_slices_are_in_the_file_the_predictions_and_the_slices_table(models, dataset, tmp_path, capsys):
+    _, results = evaluate(models["bert"], dataset, tmp_path / "r.json", "--no-probe", "--slices")
+    rows = read_predictions(tmp_path / results.predictions.path)
+    tables = {config: datasets.load_dataset(str(dataset), config, split="test") for config in CONFIGS}
+    for config, figures in results.results.items():
+        table = tables[config]
+        mine = [r for r in rows if r.configuration == config]
+        assert [r.tags for r in mine] == table["tags"]
+        # Pairs that share a premise share a cluster, and only they.
+        premises = table["original_premise"]
+        assert len({r.cluster for r in mine}) == len(set(premises)) == figures.clusters
+        for a, pa in zip(mine, premises):
+            assert all((a.cluster == b.cluster) == (pa == pb) for b, pb in zip(mine, premises))
+        assert set(figures.slices) == {tag for tags in table["tags"] for tag in tags}
+        for tag, s in figures.slices.items():
+            tagged = [r for r in mine if tag in r.tags]
+            assert s.n == len(tagged) and s.small  # a fixture of 8 pairs: every slice is too small to read
+            assert s.accuracy_original == pytest.approx(
+                sum(r.prediction_original == r.gold_original for r in tagged) / len(tagged))
+    out = capsys.readouterr().out
+    assert "Slices" in out and "too small" in out
+    assert "side:premise" in out or "side:hypothesis" in out

@@ -19,7 +19,8 @@ import pytest
 
 from swapbench.cli import main
 from swapbench.evaluate.schema import (ConfidenceInterval, ConfigurationData, ConfigurationResult, DatasetInfo,
-                                       EvalResults, FineTuningInfo, McNemar, ModelInfo, OverlapCheck,
+                                       EpochLog, EvalResults, FineTuningInfo, McNemar, ModelHealth, ModelInfo,
+                                       OverlapCheck,
                                        PositionalEncodingInfo,
                                        PredictionsFile, ProbeInfo, ProbeSettings, Provenance, Recipe, ScoringInfo,
                                        Seeds, Timings, TrainingData, dataset_fingerprint)
@@ -49,12 +50,18 @@ def figures(n: int, correct: int, original_only: int, perturbed_only: int) -> Co
         accuracy_perturbed=(correct - original_only + perturbed_only) / n, delta=delta,
         delta_ci=ConfidenceInterval(low=delta - 0.05, high=delta + 0.05, level=0.95, method="percentile bootstrap",
                                     resamples=100),
-        mcnemar=McNemar(original_only=original_only, perturbed_only=perturbed_only, p_value=0.5))
+        mcnemar=McNemar(original_only=original_only, perturbed_only=perturbed_only, p_value=0.5, method="test"),
+        clusters=n // 3, slices={})
+
+
+def healthy(reasons: list[str] = ()) -> ModelHealth:
+    return ModelHealth(at_chance=bool(reasons), reasons=list(reasons), checks=["test"], accuracy_original=0.8,
+                       majority_rate=0.34, top_prediction_share=0.4, min_train_loss=None)
 
 
 def make_results(model: str, *, family: str = "absolute", symmetry: float | None = 0.9, locality: float = 0.5,
                  drops: dict[str, int] | None = None, trained_on: str | None = None, revision: str = "abc123",
-                 skip: tuple[str, ...] = ()) -> dict:
+                 skip: tuple[str, ...] = (), history: list[EpochLog] = ()) -> dict:
     """A valid results dict. `drops[config]`: pairs right on the original and wrong once perturbed (80% of the
     originals right); `trained_on`: the model was fine-tuned here on that SNLI file; `skip`: configurations left
     out."""
@@ -73,7 +80,7 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
             recipe=Recipe(max_length=128, optimizer="adamw_torch", learning_rate=2e-5, lr_scheduler="linear",
                           warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0, best_by="accuracy"),
             train=data, validation=data.model_copy(update={"held_out": True, "n": 100}), best_epoch=3,
-            best_validation_accuracy=0.7, history=[], cache_key=f"{trained_on}-key".encode().hex(),
+            best_validation_accuracy=0.7, history=list(history), cache_key=f"{trained_on}-key".encode().hex(),
             checkpoint="/cache/x", reused=False, train_seconds=60.0, devices=1,
             data_overlap=OverlapCheck(scored_dataset=scored, method="test", train_shared_pair_ids=0,
                                       train_shared_premises=0, validation_shared_pair_ids=0,
@@ -98,7 +105,7 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
                             batch_size_requested=None),
         timings=Timings(fine_tuning=0, probe=0, scoring=0, total=0), command=["swapbench", "eval"],
         started_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
-    results = EvalResults(model=model_info, dataset=dataset, results=results,
+    results = EvalResults(model=model_info, dataset=dataset, results=results, health=healthy(),
                           predictions=PredictionsFile(path="x.predictions.jsonl", sha256="0" * 64, rows=2),
                           provenance=provenance)
     return results.model_dump(mode="json")
@@ -219,6 +226,16 @@ def test_check_mode_validates_without_storing(tmp_path, board, capsys):
     assert not (board / "results").exists()
 
 
+def version_1_0(data: dict) -> dict:
+    """The same file as schema 1.0 wrote it: no clusters, slices, test method or health."""
+    old = copy.deepcopy(data)
+    old["schema_version"] = "1.0"
+    del old["health"]
+    for result in old["results"].values():
+        del result["clusters"], result["slices"], result["mcnemar"]["method"]
+    return old
+
+
 def points_to_fraction(data: dict) -> dict:
     """The step of a "0.9" layout (delta in points, as delta_points) to "1.0"."""
     for result in data["results"].values():
@@ -227,7 +244,7 @@ def points_to_fraction(data: dict) -> dict:
 
 
 def version_0_9(data: dict) -> dict:
-    old = copy.deepcopy(data)
+    old = version_1_0(data)
     old["schema_version"] = "0.9"
     for result in old["results"].values():
         result["delta_points"] = 100 * result.pop("delta")
@@ -237,12 +254,42 @@ def version_0_9(data: dict) -> dict:
 def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
     current = make_results("org/model")
     old = version_0_9(current)
-    migrated, steps = migrate(old, {"0.9": ("1.0", points_to_fraction)})
-    assert steps == ["0.9 -> 1.0"]
+    migrated, steps = migrate(old, {**MIGRATIONS, "0.9": ("1.0", points_to_fraction)})
+    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0"]
     assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
     assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
         current["results"]["shuffle-3"]["delta"])
     assert migrate(current) == (current, [])
+
+
+def test_a_1_0_file_is_migrated_with_its_figures_marked_unclustered_and_its_training_loss_checked():
+    chance = [EpochLog(epoch=e, train_loss=loss, validation_accuracy=0.4) for e, loss in [(1, 1.1000), (2, 1.0940)]]
+    learnt = [EpochLog(epoch=e, train_loss=loss, validation_accuracy=0.7) for e, loss in [(1, 0.93), (2, 0.60)]]
+    for history, at_chance in [(chance, True), (learnt, False)]:
+        migrated, steps = migrate(version_1_0(make_results("org/model", trained_on="snli_1.0_dev", history=history)))
+        results = EvalResults.model_validate(migrated)
+        assert steps == ["1.0 -> 2.0"]
+        figures = results.results["shuffle-3"]
+        assert (figures.clusters, figures.slices) == (None, None)
+        assert "not clustered" in figures.mcnemar.method
+        assert results.health.at_chance is at_chance
+        assert results.health.min_train_loss == pytest.approx(min(e.train_loss for e in history))
+        assert results.health.checks == ["training loss"] and results.health.accuracy_original is None
+
+
+def test_a_model_at_chance_is_refused_with_the_reason(tmp_path, board, capsys):
+    data = make_results("org/model")
+    data["health"] = healthy(["original accuracy 34.7% is not above the majority-class rate 34.3% by 10 points"]
+                             ).model_dump(mode="json")
+    assert refusal(tmp_path, board, capsys, data) == [
+        "health: the model is at chance, its figures are no result to rank: original accuracy 34.7% is not above "
+        "the majority-class rate 34.3% by 10 points"]
+    # A 1.0 file whose fine-tuning never left chance is refused too, once migrated.
+    chance = [EpochLog(epoch=1, train_loss=1.0957, validation_accuracy=0.42)]
+    old = version_1_0(make_results("org/model", trained_on="snli_1.0_train", history=chance))
+    assert refusal(tmp_path, board, capsys, old) == [
+        "health: the model is at chance, its figures are no result to rank: the fine-tuning loss never left chance "
+        "(lowest 1.096, chance ln 3 = 1.099)"]
 
 
 def test_submit_and_the_board_read_an_older_version_through_the_registered_migration(tmp_path, board, capsys,
@@ -252,7 +299,7 @@ def test_submit_and_the_board_read_an_older_version_through_the_registered_migra
     assert "unknown schema version '0.9'" in capsys.readouterr().out
     monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
     assert submit(path, board) == 0
-    assert "accepted (migrated 0.9 -> 1.0)" in capsys.readouterr().out
+    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0)" in capsys.readouterr().out
     stored = board / "results" / "org-model__abc123.json"
     assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
     assert check_board(board) == {stored.name: []}

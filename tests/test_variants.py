@@ -1,6 +1,7 @@
 """The shuffle variants on hand-made parses: every invariant, determinism, and 'does not apply'."""
 
-import numpy as np
+import random
+
 import pytest
 
 from swapbench.errors import SwapbenchError
@@ -17,9 +18,9 @@ TREE = ("(ROOT (S (NP (NP (CD Two) (JJ young) (NNS children)) (PP (IN in) (NP (J
 PARSE = PTBParser().parse_many([TREE])[0]
 PAIR = Pair("p1", "Two young children in blue jerseys are running very quickly through a big field.",
             "Kids run.", "entailment", TREE, None, "fixture", 1)
-# Drawn with seed 0 for pair "p1" when the generators were first defined.
-PINNED_SHUFFLE_3 = "young Two children jerseys in blue are running very quickly through field big a ."
-PINNED_RANDOM = "field children very big are quickly Two jerseys young a running in blue through ."
+# Drawn with seed 0 for pair "p1" by the per-example random.Random generators.
+PINNED_SHUFFLE_3 = "children Two young in jerseys blue are running very quickly through a field big ."
+PINNED_RANDOM = "young very in quickly through big a children Two blue running field are jerseys ."
 
 
 def check_shuffle(parse, result):
@@ -72,12 +73,12 @@ def test_nested_constituents_with_the_same_words_count_once():
 
 def test_not_applicable_returns_none():
     no_target = PTBParser().parse_many(["(ROOT (S (NP (NNS Dogs)) (VP (VBP run)) (. .)))"])[0]
-    assert make_variant("shuffle-3").apply(PAIR, no_target, np.random.default_rng(0)) is None
+    assert make_variant("shuffle-3").apply(PAIR, no_target, random.Random(0)) is None
     # "The the the" can only change case, which an uncased model would not see.
     same_words = PTBParser().parse_many(["(ROOT (NP (NP (DT The) (DT the) (DT the)) (NP (DT a) (NN dog))))"])[0]
-    assert make_variant("shuffle-3").apply(PAIR, same_words, np.random.default_rng(0)) is None
+    assert make_variant("shuffle-3").apply(PAIR, same_words, random.Random(0)) is None
     one_word = Parse(("Hello", "."), ("UH", "."), (False, True), ())
-    assert make_variant("shuffle-random").apply(PAIR, one_word, np.random.default_rng(0)) is None
+    assert make_variant("shuffle-random").apply(PAIR, one_word, random.Random(0)) is None
 
 
 def test_random_shuffle_moves_all_words_and_keeps_punctuation():
@@ -88,18 +89,22 @@ def test_random_shuffle_moves_all_words_and_keeps_punctuation():
 
 
 def test_generators_depend_only_on_seed_pair_and_variant():
-    draw = lambda *key: example_rng(*key).permutation(20).tolist()  # noqa: E731
+    draw = lambda *key: example_rng(*key).sample(range(20), 20)  # noqa: E731
     assert draw(0, "p1", "shuffle-3") == draw(0, "p1", "shuffle-3")
     assert draw(0, "p1", "shuffle-3") != draw(1, "p1", "shuffle-3")
     assert draw(0, "p1", "shuffle-3") != draw(0, "p2", "shuffle-3")
     assert draw(0, "p1", "shuffle-3") != draw(0, "p1", "shuffle-4")
 
 
-def test_shuffled_draws_the_order_permutation_would():
-    # shuffled() shuffles a list in place, which is faster; the orders, and so every built dataset, are unchanged.
+def test_shuffled_draws_the_order_random_shuffle_would():
+    # The first draw that changes the words is random.Random.shuffle's: every built dataset depends on it.
     words = [f"w{i}" for i in range(6)]
     for seed in range(50):
-        assert shuffled(words, np.random.default_rng(seed)) == np.random.default_rng(seed).permutation(6).tolist()
+        order = list(range(6))
+        random.Random(seed).shuffle(order)
+        expected = order if order != list(range(6)) else None
+        if expected:
+            assert shuffled(words, random.Random(seed)) == expected
 
 
 def test_shuffles_are_pinned():

@@ -67,6 +67,8 @@ def add_eval(subparsers) -> None:
     run.add_argument("--no-probe", action="store_true", help="skip the locality/symmetry probe")
     run.add_argument("--probe-words", type=int, default=100, help="probe words (default: 100)")
     run.add_argument("--probe-length", type=int, default=128, help="probe sequence length (default: 128)")
+    run.add_argument("--slices", action="store_true",
+                     help="also print accuracy and Δ per slice tag (label:NP, moved:2, side:hypothesis, ...)")
     run.add_argument("--output", type=Path, help="results file (default: results/<model>/results_<data>_<time>.json); "
                                                  "the predictions go beside it")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -93,7 +95,7 @@ def run_eval(args: argparse.Namespace) -> int:
         epochs=args.epochs, learning_rate=args.lr, batch_size=args.batch_size, max_length=args.max_length,
         eval_batch_size=args.eval_batch_size, device=args.device, dtype=args.dtype, seed=args.seed,
         bootstrap=args.bootstrap, probe=not args.no_probe, probe_words=args.probe_words,
-        probe_length=args.probe_length, cache_dir=args.cache_dir, output=args.output,
+        probe_length=args.probe_length, slices=args.slices, cache_dir=args.cache_dir, output=args.output,
         progress=not args.no_progress, command=list(sys.argv))
     evaluate(options)
     return 0

@@ -22,6 +22,7 @@ class Configuration:
     perturbed: list[tuple[str, str]]  # (premise, hypothesis)
     gold: list[str]  # label of the perturbed pair
     gold_original: list[str]  # label of the original pair
+    tags: list[list[str]]  # slice tags of each row
     # The variant makes every perturbed pair non-entailment (it has a binary_label column): report that rate.
     non_entailment_view: bool
     rows: int  # rows before --limit
@@ -87,7 +88,8 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
         name=name, pair_ids=columns["pair_id"][keep],
         originals=list(zip(columns["original_premise"], columns["original_hypothesis"]))[keep],
         perturbed=list(zip(columns["premise"], columns["hypothesis"]))[keep],
-        gold=gold[keep], gold_original=gold_original[keep], non_entailment_view="binary_label" in columns,
+        gold=gold[keep], gold_original=gold_original[keep], tags=columns["tags"][keep],
+        non_entailment_view="binary_label" in columns,
         rows=rows, all_pair_ids=frozenset(columns["pair_id"]), all_source_premises=frozenset(columns["source_premise"]),
         fingerprint=fingerprint, verified=expected is not None)
 

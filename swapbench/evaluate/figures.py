@@ -12,11 +12,10 @@ import numpy as np
 
 from .data import Benchmark
 from .labels import LabelMap
-from .schema import ConfidenceInterval, ConfigurationResult, McNemar, PredictionRow
+from .schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
+                     PredictionRow, SliceResult)
 from .scoring import Scored, predict
-from .stats import bootstrap_delta_ci, mcnemar_exact, paired_figures
-
-CI_METHOD = "percentile bootstrap over examples, paired (original and perturbed pair resampled together)"
+from .stats import CI_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, paired_figures
 
 
 def distinct_pairs(benchmark: Benchmark) -> list[tuple[str, str]]:
@@ -39,33 +38,62 @@ def score_benchmark(model, tokenizer, benchmark: Benchmark, pairs: list[tuple[st
         rows[config.name] = [
             PredictionRow(pair_id=pair_id, configuration=config.name, gold=labels.to_view(gold),
                           gold_original=labels.to_view(gold_original), prediction_original=predicted[original],
-                          prediction_perturbed=predicted[perturbed])
-            for pair_id, original, perturbed, gold, gold_original in zip(
-                config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original)]
+                          prediction_perturbed=predicted[perturbed], cluster=cluster_key(original[0]),
+                          tags=list(tags))
+            for pair_id, original, perturbed, gold, gold_original, tags in zip(
+                config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original,
+                config.tags)]
     return rows, scored
 
 
-def bootstrap_rng(seed: int, configuration: str) -> np.random.Generator:
-    """A generator per configuration, so that each interval depends on neither the order nor the other
-    configurations scored."""
-    word = int.from_bytes(hashlib.sha256(configuration.encode()).digest()[:8], "little")
+def cluster_key(original_premise: str) -> str:
+    """Pairs that share a premise share its perturbation (SNLI has about three pairs per premise): one cluster."""
+    return hashlib.sha256(original_premise.encode()).hexdigest()[:16]
+
+
+def bootstrap_rng(seed: int, configuration: str, tag: str | None = None) -> np.random.Generator:
+    """A generator per configuration (and slice), so that each interval depends on neither the order nor the
+    other configurations scored."""
+    name = configuration if tag is None else f"{configuration}\x00{tag}"
+    word = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
     return np.random.default_rng([seed, word])
+
+
+def paired_result(rows: list[PredictionRow], rng: np.random.Generator, resamples: int, level: float) -> dict:
+    """The fields of a PairedResult over `rows`: figures, clustered interval, clustered test."""
+    figures = paired_figures([r.prediction_original == r.gold_original for r in rows],
+                             [r.prediction_perturbed == r.gold for r in rows], [r.cluster for r in rows])
+    low, high = bootstrap_delta_ci(figures, rng, resamples, level)
+    return dict(
+        n=figures.n, clusters=figures.clusters, accuracy_original=figures.accuracy_original,
+        accuracy_perturbed=figures.accuracy_perturbed, delta=figures.delta,
+        delta_ci=ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples),
+        mcnemar=McNemar(original_only=figures.original_only, perturbed_only=figures.perturbed_only,
+                        p_value=clustered_mcnemar(figures), method=TEST_METHOD))
+
+
+def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level: float) -> dict[str, SliceResult]:
+    """The figures of every slice tag of the rows, in tag order; a row counts under each of its tags."""
+    by_tag: dict[str, list[PredictionRow]] = {}
+    for row in rows:
+        for tag in row.tags:
+            by_tag.setdefault(tag, []).append(row)
+    slices = {}
+    for tag in sorted(by_tag):
+        fields = paired_result(by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag), resamples, level)
+        small = fields["n"] < MIN_SLICE_PAIRS or fields["clusters"] < MIN_SLICE_CLUSTERS
+        slices[tag] = SliceResult(**fields, small=small)
+    return slices
 
 
 def configuration_result(rows: list[PredictionRow], *, label_view: str, non_entailment_view: bool,
                          seed: int, resamples: int, level: float = 0.95) -> ConfigurationResult:
-    """The figures of one configuration from its prediction rows; the bootstrap draws from bootstrap_rng."""
-    correct_original = np.array([r.prediction_original == r.gold_original for r in rows])
-    correct_perturbed = np.array([r.prediction_perturbed == r.gold for r in rows])
-    figures = paired_figures(correct_original, correct_perturbed)
-    low, high = bootstrap_delta_ci(figures, bootstrap_rng(seed, rows[0].configuration), resamples, level)
+    """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
+    bootstrap_rng."""
     non_entailment = None
     if non_entailment_view:
         non_entailment = sum(r.prediction_perturbed != "entailment" for r in rows) / len(rows)
     return ConfigurationResult(
-        n=figures.n, label_view=label_view, accuracy_original=figures.accuracy_original,
-        accuracy_perturbed=figures.accuracy_perturbed, delta=figures.delta,
-        delta_ci=ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples),
-        mcnemar=McNemar(original_only=figures.original_only, perturbed_only=figures.perturbed_only,
-                        p_value=mcnemar_exact(figures.original_only, figures.perturbed_only)),
-        non_entailment_rate=non_entailment)
+        **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
+        label_view=label_view, non_entailment_rate=non_entailment,
+        slices=slice_results(rows, seed=seed, resamples=resamples, level=level))

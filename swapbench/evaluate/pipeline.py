@@ -20,6 +20,7 @@ from ..parsing import default_cache_dir
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result, distinct_pairs, score_benchmark
 from .finetune import INFO_FILE, DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
+from .health import model_health
 from .labels import LabelMap
 from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, load_classifier, load_config,
                      map_labels, model_revision)
@@ -56,6 +57,7 @@ class EvalOptions:
     probe: bool = True
     probe_words: int = 100
     probe_length: int = 128
+    slices: bool = False  # print the per-slice table too
     cache_dir: Path | None = None
     output: Path | None = None
     progress: bool = True
@@ -104,6 +106,8 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
         model=model_info(options.model, revision, loaded, fine_tuning, probe),
         dataset=dataset_info(benchmark),
         results=results,
+        health=model_health((row for config_rows in rows.values() for row in config_rows), fine_tuning,
+                            len(loaded.labels.names)),
         predictions=predictions,
         provenance=Provenance(
             swapbench_version=__version__, git_commit=commit, git_dirty=dirty, packages=package_versions(),
@@ -118,7 +122,7 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
                             total=time.perf_counter() - began),
             command=options.command, started_at=started_at))
     write_results(eval_results, path)
-    print_table(eval_results)
+    print_table(eval_results, slices=options.slices)
     console.print(f"Wrote {path} and {predictions_path(path).name}")
     return eval_results, path
 
@@ -173,7 +177,8 @@ def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tu
         result = probe_model(loaded.model, loaded.tokenizer, progress=options.progress, **settings.model_dump())
     except ProbeError as err:
         raise SwapbenchError(f"the probe cannot run on this model: {err} (--no-probe skips it)") from err
-    console.print(f"Probe: locality {result.locality:.3f}, symmetry {result.symmetry:.3f}, spread {result.spread:.3f}")
+    console.print(f"Probe: locality {result.locality:.1%}, symmetry {result.symmetry:.1%}, "
+                  f"spread {result.spread:.3f} of the uniform weight")
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry) for m in result.per_layer]

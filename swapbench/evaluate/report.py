@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..jsonl import split_lines
-from .schema import EvalResults, PredictionRow, PredictionsFile
+from .schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults, PredictionRow, PredictionsFile
 
 
 def default_output(model: str, data: str, started: datetime) -> Path:
@@ -47,33 +47,83 @@ def read_predictions(path: Path) -> list[PredictionRow]:
     return [PredictionRow.model_validate_json(line) for line in split_lines(path.read_text(encoding="utf-8")) if line]
 
 
+# The terminal's units: accuracies and rates in percent, Δ and its interval in percentage points. The results file
+# holds the same figures as fractions.
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def _points(value: float) -> str:
+    return f"{100 * value:+.1f}"
+
+
+def _paired_cells(r) -> list[str]:
+    """n, clusters, orig, pert, Δ, 95% CI, p of a configuration or a slice."""
+    return [str(r.n), "" if r.clusters is None else str(r.clusters), _percent(r.accuracy_original),
+            _percent(r.accuracy_perturbed), _points(r.delta),
+            f"[{_points(r.delta_ci.low)}, {_points(r.delta_ci.high)}]", f"{r.mcnemar.p_value:.2g}"]
+
+
+PAIRED_HEADERS = ("n", "clusters", "orig %", "pert %", "Δ pp", "95% CI", "p")
+PAIRED_CAPTION = ("orig, pert: accuracy (%) on the original and perturbed pairs; Δ = pert - orig in percentage "
+                  "points, its 95% bootstrap interval and p-value, both clustered by premise (pairs sharing a "
+                  "premise resampled and sign-flipped together: clustered exact McNemar)")
+
+
 def results_table(results: EvalResults) -> Table:
     model = results.model
     pe = model.positional_encoding
     title = (f"{model.name_or_path}{' (fine-tuned here)' if model.fine_tuned else ''} · positions: {pe.family} "
              f"({pe.kind})")
     if model.probe:
-        title += f" · locality {model.probe.locality:.3f}, symmetry {model.probe.symmetry:.3f}"
-    caption = (f"{results.dataset.path} [{results.dataset.split}], {model.label_view} labels. orig, pert: accuracy "
-               "(%) on the original and perturbed pairs; Δ = pert - orig (points), its paired-bootstrap 95% CI and "
-               "exact McNemar p; non-ent: perturbed pairs predicted non-entailment (%)")
+        title += f" · locality {model.probe.locality:.1%}, symmetry {model.probe.symmetry:.1%}"
+    caption = (f"{results.dataset.path} [{results.dataset.split}], {model.label_view} labels. {PAIRED_CAPTION}; "
+               "non-ent: perturbed pairs predicted non-entailment (%)")
     table = Table(title=escape(title), caption=escape(caption), box=box.SIMPLE_HEAD)
     show_rate = any(r.non_entailment_rate is not None for r in results.results.values())
     table.add_column("config", no_wrap=True)
-    for header in ("n", "orig", "pert", "Δ", "95% CI", "p") + (("non-ent",) * show_rate):
+    for header in PAIRED_HEADERS + (("non-ent %",) * show_rate):
         table.add_column(header, justify="right", no_wrap=True)
     for name, r in results.results.items():
-        cells = [name, str(r.n), f"{100 * r.accuracy_original:.1f}", f"{100 * r.accuracy_perturbed:.1f}",
-                 f"{100 * r.delta:+.1f}", f"[{100 * r.delta_ci.low:+.1f}, {100 * r.delta_ci.high:+.1f}]",
-                 f"{r.mcnemar.p_value:.2g}"]
+        cells = [name, *_paired_cells(r)]
         if show_rate:
-            cells.append("" if r.non_entailment_rate is None else f"{100 * r.non_entailment_rate:.1f}")
+            cells.append("" if r.non_entailment_rate is None else _percent(r.non_entailment_rate))
         table.add_row(*cells)
     return table
 
 
-def print_table(results: EvalResults, console: Console | None = None) -> None:
+def slices_table(results: EvalResults) -> Table:
+    caption = (f"A row counts under each of its tags. {PAIRED_CAPTION}. \"too small\": fewer than "
+               f"{MIN_SLICE_PAIRS} pairs or {MIN_SLICE_CLUSTERS} clusters, an interval too wide to read")
+    table = Table(title="Slices", caption=escape(caption), box=box.SIMPLE_HEAD)
+    table.add_column("config", no_wrap=True)
+    table.add_column("slice", no_wrap=True)
+    for header in PAIRED_HEADERS:
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    for name, r in results.results.items():
+        for tag, s in (r.slices or {}).items():
+            table.add_row(name, escape(tag), *_paired_cells(s), "too small" if s.small else "",
+                          style="dim" if s.small else None)
+    return table
+
+
+def health_warning(results: EvalResults) -> str | None:
+    """The terminal's words for a model at chance, or None."""
+    health = results.health
+    if not health.at_chance:
+        return None
+    return ("This model is at chance: its figures are not a result to report, and the leaderboard refuses them. "
+            + "; ".join(health.reasons) + ".")
+
+
+def print_table(results: EvalResults, console: Console | None = None, slices: bool = False) -> None:
     console = console or Console()
     if not console.is_terminal:  # a log file: rich would squeeze the table into 80 columns
         console.width = max(console.width, 120)
     console.print(results_table(results))
+    if slices:
+        console.print(slices_table(results))
+    warning = health_warning(results)
+    if warning:
+        console.print(f"[bold red]WARNING[/]: {escape(warning)}")

@@ -2,7 +2,8 @@
 
 Every key carries a description (`EvalResults.model_json_schema()` shows them). The validators check what a
 reader would otherwise have to trust: fractions lie in [0, 1], delta is perturbed minus original and agrees with
-the McNemar counts, the dataset fingerprint is the one its configurations give. Bump SCHEMA_VERSION on any
+the McNemar counts, the dataset fingerprint is the one its configurations give, a model at chance says why.
+Fractions are fractions here (0.069, not 6.9%); the terminal prints percentages and points. Bump SCHEMA_VERSION on any
 change that a reader of older files would notice.
 
     python -m swapbench.evaluate.schema > eval-results.schema.json
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..selection import SelectionFile
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 
 LabelView = Literal["3-way", "binary"]
@@ -252,24 +253,31 @@ class ConfidenceInterval(Strict):
 class McNemar(Strict):
     original_only: int = Field(ge=0, description="pairs right on the original and wrong on the perturbed pair")
     perturbed_only: int = Field(ge=0, description="pairs wrong on the original and right on the perturbed pair")
-    p_value: float = Field(ge=0, le=1, description="exact two-sided McNemar p-value (binomial test on the "
-                                                   "discordant pairs)")
+    p_value: float = Field(ge=0, le=1, description="two-sided p-value of `method`")
+    method: str = Field(description="the test: since schema 2.0 a clustered exact McNemar test (an exact "
+                                    "sign-flip test over clusters of pairs sharing a premise); the plain exact "
+                                    "McNemar test over pairs in files migrated from 1.0")
 
 
-class ConfigurationResult(Strict):
+# Fewer pairs or clusters than these and a slice's interval is too wide to read.
+MIN_SLICE_PAIRS = 100
+MIN_SLICE_CLUSTERS = 30
+
+
+class PairedResult(Strict):
+    """Original-vs-perturbed figures over a set of pairs: a configuration, or one slice of it."""
+
     n: int = Field(ge=1, description="pairs scored")
-    label_view: LabelView = Field(description="labels compared on: 3-way, or binary for a two-label model")
+    clusters: int | None = Field(ge=1, description="clusters the interval and the test resample: pairs sharing a "
+                                                   "premise form one; null in files migrated from 1.0 (unclustered)")
     accuracy_original: float = Field(ge=0, le=1, description="accuracy on the unperturbed pairs "
                                                              "(original_premise, original_hypothesis)")
     accuracy_perturbed: float = Field(ge=0, le=1, description="accuracy on the perturbed pairs "
                                                               "(premise, hypothesis) against label")
     delta: float = Field(ge=-1, le=1, description="accuracy_perturbed - accuracy_original, a fraction")
-    delta_ci: ConfidenceInterval = Field(description="bootstrap confidence interval of delta, paired by example")
-    mcnemar: McNemar = Field(description="exact McNemar test of original vs perturbed correctness")
-    non_entailment_rate: float | None = Field(
-        default=None, ge=0, le=1,
-        description="fraction of perturbed pairs predicted not-entailment (binary view); for configurations "
-                    "whose perturbation makes every pair non-entailment (shuffle-sr)")
+    delta_ci: ConfidenceInterval = Field(description="bootstrap confidence interval of delta, paired by example "
+                                                     "and resampled by cluster")
+    mcnemar: McNemar = Field(description="test of original vs perturbed correctness")
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -280,6 +288,45 @@ class ConfigurationResult(Strict):
             raise ValueError("more discordant pairs than pairs")
         if abs(self.delta - (m.perturbed_only - m.original_only) / self.n) > TOLERANCE:
             raise ValueError("delta disagrees with the McNemar counts")
+        if self.clusters is not None and self.clusters > self.n:
+            raise ValueError("more clusters than pairs")
+        return self
+
+
+class SliceResult(PairedResult):
+    small: bool = Field(description=f"true when the slice is too small to read: fewer than {MIN_SLICE_PAIRS} "
+                                    f"pairs or {MIN_SLICE_CLUSTERS} clusters")
+
+
+class ConfigurationResult(PairedResult):
+    label_view: LabelView = Field(description="labels compared on: 3-way, or binary for a two-label model")
+    non_entailment_rate: float | None = Field(
+        default=None, ge=0, le=1,
+        description="fraction of perturbed pairs predicted not-entailment (binary view); for configurations "
+                    "whose perturbation makes every pair non-entailment (shuffle-sr)")
+    slices: dict[str, SliceResult] | None = Field(
+        description="the same figures per slice tag of the rows (label:NP, moved:2, side:hypothesis, ...), a "
+                    "row counted under each of its tags; null in files migrated from 1.0")
+
+
+# ---- model health ------------------------------------------------------------------------------------------------
+
+class ModelHealth(Strict):
+    at_chance: bool = Field(description="true when the model is degenerate: its figures are no result to report, "
+                                        "and the board refuses the file")
+    reasons: list[str] = Field(description="why, in words; empty when at_chance is false")
+    checks: list[str] = Field(description="the checks run (a file migrated from 1.0 holds too little for some)")
+    accuracy_original: float | None = Field(ge=0, le=1, description="accuracy on the distinct original pairs of "
+                                                                     "all configurations")
+    majority_rate: float | None = Field(ge=0, le=1, description="share of the most frequent gold label among them")
+    top_prediction_share: float | None = Field(ge=0, le=1, description="share of the most frequent prediction "
+                                                                        "among them")
+    min_train_loss: float | None = Field(description="lowest per-epoch training loss, when fine-tuned here")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.at_chance != bool(self.reasons):
+            raise ValueError("at_chance must be true exactly when there are reasons")
         return self
 
 
@@ -332,10 +379,11 @@ class PredictionsFile(Strict):
 
 
 class EvalResults(Strict):
-    schema_version: Literal["1.0"] = Field(default=SCHEMA_VERSION, description="version of this schema")
+    schema_version: Literal["2.0"] = Field(default=SCHEMA_VERSION, description="version of this schema")
     model: ModelInfo = Field(description="the model scored")
     dataset: DatasetInfo = Field(description="the benchmark data scored")
     results: dict[str, ConfigurationResult] = Field(min_length=1, description="figures per configuration")
+    health: ModelHealth = Field(description="whether the model is at chance, and why")
     predictions: PredictionsFile = Field(description="where every figure can be recomputed from")
     provenance: Provenance = Field(description="what produced the file")
 
@@ -358,6 +406,8 @@ class PredictionRow(Strict):
     gold_original: str = Field(description="gold label of the original pair, in the label view")
     prediction_original: str = Field(description="the model's label for the original pair")
     prediction_perturbed: str = Field(description="the model's label for the perturbed pair")
+    cluster: str = Field(description="the pair's cluster for the interval and the test: pairs sharing a premise")
+    tags: list[str] = Field(description="the row's slice tags")
 
 
 if __name__ == "__main__":

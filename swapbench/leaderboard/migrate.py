@@ -19,12 +19,35 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 
+from ..evaluate.health import LOSS_CHECK, loss_at_chance
 from ..evaluate.schema import SCHEMA_VERSION
 
 Step = Callable[[dict], dict]
 
-# Version read -> (version written, step). Schema 1.0 is the first published version: nothing to migrate yet.
-MIGRATIONS: dict[str, tuple[str, Step]] = {}
+UNCLUSTERED = "exact McNemar over pairs, not clustered (schema 1.0)"
+
+
+def _1_0_to_2_0(data: dict) -> dict:
+    """2.0 clusters the intervals and the test, breaks figures down by slice and flags models at chance.
+
+    A 1.0 file keeps its unclustered figures, marked as such (clusters null, the test named); its slices were
+    not computed (null). Of the health checks, only the fine-tuning loss can be read from it: the others need the
+    per-pair predictions, which the file does not hold.
+    """
+    for result in data["results"].values():
+        result["clusters"] = None
+        result["slices"] = None
+        result["mcnemar"]["method"] = UNCLUSTERED
+    tuning = data["model"]["fine_tuning"]
+    reasons, lowest = loss_at_chance(tuning["history"] if tuning else [], len(data["model"]["label_names"]))
+    data["health"] = {"at_chance": bool(reasons), "reasons": reasons, "checks": [LOSS_CHECK] if tuning else [],
+                      "accuracy_original": None, "majority_rate": None, "top_prediction_share": None,
+                      "min_train_loss": lowest}
+    return data
+
+
+# Version read -> (version written, step).
+MIGRATIONS: dict[str, tuple[str, Step]] = {"1.0": ("2.0", _1_0_to_2_0)}
 
 
 class UnknownVersion(ValueError):

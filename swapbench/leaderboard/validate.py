@@ -1,7 +1,8 @@
 """Every reason a results file cannot go on the board, each named with where it is in the file.
 
 A file is refused when it is not JSON; a required key is missing or a key is unknown; its schema version is
-neither the current one nor one that migrate.py can bring up to it; a number is NaN, infinite or out of its
+neither the current one nor one that migrate.py can bring up to it; `swapbench eval` found the model at chance
+(health.at_chance); a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
 reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs); its training data were
 not checked against the scored data, or overlap them; pairs were truncated under the reference max length; the probe was framed otherwise than
@@ -75,6 +76,7 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
         problems.append(Problem("schema_version", f"cannot migrate from {data['schema_version']!r}: {err!r}"))
         return verdict
     problems += wrong_deltas(data)
+    problems += at_chance(data)
     try:
         verdict.results = EvalResults.model_validate(data)
     except ValidationError as err:
@@ -124,6 +126,15 @@ def wrong_deltas(data: dict) -> list[Problem]:
                                     f"{delta!r} differs from accuracy_perturbed - accuracy_original = "
                                     f"{perturbed!r} - {original!r} = {perturbed - original!r}"))
     return problems
+
+
+def at_chance(data: dict) -> list[Problem]:
+    """A model that `swapbench eval` found degenerate is no result to rank."""
+    health = data.get("health")
+    if not isinstance(health, dict) or health.get("at_chance") is not True:
+        return []
+    reasons = "; ".join(map(str, health.get("reasons") or [])) or "no reason given"
+    return [Problem("health", f"the model is at chance, its figures are no result to rank: {reasons}")]
 
 
 def schema_problems(err: ValidationError, found: list[Problem]) -> list[Problem]:

@@ -9,11 +9,11 @@ binary view non-entailment.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from pathlib import Path
 
 import datasets
-import numpy as np
 
 from ..errors import SwapbenchError
 from ..parsing.base import Parse
@@ -27,6 +27,8 @@ from .role_swap import Swap, swappable_frames
 
 SPAN = {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
 BINARY_NAMES = ["entailment", "non-entailment"]
+RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise than the original is rendered "
+               "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap")
 
 
 class RoleShuffle(Variant):
@@ -46,6 +48,7 @@ class RoleShuffle(Variant):
                 raise SwapbenchError(f"--sr-selection {selection}: no such file")
             self.selection = read_selection(Path(selection))
         self.roles: dict[Sentence, RoleParse | None] = {}
+        self.originals: dict[str, tuple[str, str]] = {}
         self.counts: Counter = Counter()
         self.drop_reasons: Counter = Counter()
 
@@ -55,7 +58,8 @@ class RoleShuffle(Variant):
                 "verb_index": datasets.Value("int32"), "agent": SPAN, "patient": SPAN,
                 "labeler": datasets.Value("string"), "binary_label": datasets.ClassLabel(names=BINARY_NAMES)}
 
-    def prepare(self, pairs: list[Pair]) -> None:
+    def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:
+        self.originals = originals or {}
         sentences = list(dict.fromkeys(s for p in pairs if p.label == "entailment" for s in _sentences(p)))
         if self.srl in ("tree", "agree") and sentences and not any(s.tree for s in sentences):
             raise SwapbenchError(f"--srl {self.srl} needs constituency trees (sentence1_parse, sentence2_parse) in the "
@@ -67,7 +71,7 @@ class RoleShuffle(Variant):
         self.counts.update(f"labeler:{r.labeler}" for r in self.roles.values() if r is not None)
         self.drop_reasons = Counter()
 
-    def apply(self, pair: Pair, parse: Parse, rng: np.random.Generator) -> Perturbed | None:
+    def apply(self, pair: Pair, parse: Parse, rng: random.Random) -> Perturbed | None:
         if pair.label != "entailment":
             return None
         self.counts["entailment_pairs"] += 1
@@ -80,6 +84,8 @@ class RoleShuffle(Variant):
         first_reason = None
         for rank, (side, roles, frame) in enumerate(candidates):
             swap, reason = review(roles, frame)
+            if reason is None and not self._tokenized_as_original(pair, side, roles):
+                reason = RETOKENIZED[0]
             if reason is None:
                 break
             first_reason = first_reason or reason
@@ -115,6 +121,12 @@ class RoleShuffle(Variant):
                          label="contradiction", permutation=[], tags=tags, extra=extra,
                          original_premise=original_premise, original_hypothesis=original_hypothesis)
 
+    def _tokenized_as_original(self, pair: Pair, side: str, roles: RoleParse) -> bool:
+        """Whether the labeler's tokens are those of the original as the build renders it, so that the swapped
+        sentence differs from the original by the swap alone."""
+        original = self.originals.get(pair.pair_id)
+        return original is None or " ".join(roles.tokens) == original[side == "hypothesis"]
+
     def _selected(self, pair: Pair, result: Perturbed) -> bool:
         decision = self.selection.get(pair.pair_id)
         if decision is None:
@@ -136,7 +148,7 @@ class RoleShuffle(Variant):
                  "entailment_pairs": c["entailment_pairs"], "candidates": c["candidates"],
                  "filtered": c["filtered"], "final": c["final"], "fallbacks": c["fallbacks"],
                  "drop_reasons": dict(self.drop_reasons.most_common()),
-                 "filters": dict(FILTER_DESCRIPTIONS)}
+                 "filters": {**FILTER_DESCRIPTIONS, RETOKENIZED[0]: RETOKENIZED[1]}}
         if self.selection is not None:
             stats["selection"] = {"file": str(self.selection_path), "decisions": len(self.selection),
                                   "undecided": c["selection_undecided"], "rejected": c["selection_rejected"],

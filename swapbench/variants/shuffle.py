@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
 import datasets
-import numpy as np
 
 from ..parsing.base import Constituent, Parse
 from ..snli import Pair
@@ -15,7 +16,7 @@ MOVED_SPAN = {"label": datasets.Value("string"), "start": datasets.Value("int32"
               "text": datasets.Value("string")}
 
 
-def shuffle_positions(tokens, positions: tuple[int, ...], permutation: list[int], rng: np.random.Generator) -> bool:
+def shuffle_positions(tokens, positions: tuple[int, ...], permutation: list[int], rng: random.Random) -> bool:
     """Shuffle the words at `positions` among themselves, in `permutation`; False if their order cannot change."""
     order = shuffled([tokens[i] for i in positions], rng)
     if order is None:
@@ -51,10 +52,10 @@ class ConstituencyShuffle(Variant):
         """The distinct word sets this variant may shuffle, outermost label first, in sentence order."""
         return [phrase.span for phrase in parse.shuffle_phrases(self.size)]
 
-    def apply(self, pair: Pair, parse: Parse, rng: np.random.Generator) -> Perturbed | None:
+    def apply(self, pair: Pair, parse: Parse, rng: random.Random) -> Perturbed | None:
         candidates = parse.shuffle_phrases(self.size)
         if self.scope == "one" and candidates:
-            candidates = [candidates[int(rng.integers(len(candidates)))]]
+            candidates = [candidates[rng.randrange(len(candidates))]]
         permutation = list(range(len(parse.tokens)))
         moved = []
         for span, positions in candidates:
@@ -74,7 +75,7 @@ class RandomShuffle(Variant):
     name = "shuffle-random"
     description = "all premise words shuffled, punctuation kept in place; label unchanged"
 
-    def apply(self, pair: Pair, parse: Parse, rng: np.random.Generator) -> Perturbed | None:
+    def apply(self, pair: Pair, parse: Parse, rng: random.Random) -> Perturbed | None:
         positions = parse.word_positions
         permutation = list(range(len(parse.tokens)))
         if not shuffle_positions(parse.tokens, positions, permutation, rng):

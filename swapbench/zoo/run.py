@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import SwapbenchError
+from ..evaluate.health import with_training
 from ..evaluate.schema import EvalResults, FineTuningInfo, PositionalEncodingInfo
 from .names import BY_NAME, ENCODINGS
 from .summary import SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, relabelled, summarize_encoding
@@ -92,7 +93,8 @@ def mark_zoo_run(results: EvalResults, record: TrainingRecord, checkpoint: Path,
         "seeds": provenance.seeds.model_copy(update={"fine_tuning": record.recipe.training.seed}),
         "timings": provenance.timings.model_copy(update={"fine_tuning": train_seconds,
                                                          "total": provenance.timings.total + train_seconds})})
-    marked = results.model_copy(update={"model": model, "provenance": provenance})
+    health = with_training(results.health, training, len(model.label_names))
+    marked = results.model_copy(update={"model": model, "provenance": provenance, "health": health})
     return EvalResults.model_validate(marked.model_dump())
 
 

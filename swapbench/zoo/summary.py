@@ -11,6 +11,7 @@ from pydantic import Field
 
 from ..errors import SwapbenchError
 from ..evaluate.schema import EvalResults
+from ..leaderboard.store import read_results
 from .names import BY_NAME
 from .train import Strict, ZooRecipe
 
@@ -112,8 +113,7 @@ def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     new figure."""
     encodings = []
     for encoding in summary.encodings:
-        runs = [(run, EvalResults.model_validate_json((Path(folder) / run.results).read_text(encoding="utf-8")))
-                for run in encoding.runs]
+        runs = [(run, read_results(Path(folder) / run.results).results) for run in encoding.runs]
         encodings.append(summarize_encoding(encoding.encoding, encoding.parameters, runs))
     return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(runs[-1][1])})
 
