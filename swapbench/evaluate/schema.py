@@ -41,6 +41,9 @@ class OverlapCheck(Strict):
     train_shared_premises: int = Field(ge=0, description="training pairs whose premise is a scored premise")
     validation_shared_pair_ids: int = Field(ge=0, description="validation pairs whose pairID is a scored pair's")
     validation_shared_premises: int = Field(ge=0, description="validation pairs whose premise is a scored premise")
+    train_set_apart: int = Field(default=0, ge=0, description="training pairs left out before training because "
+                                 "their premise text is also a scored premise (SNLI's splits repeat a few captions)")
+    validation_set_apart: int = Field(default=0, ge=0, description="validation pairs left out for the same reason")
 
     @property
     def clean(self) -> bool:

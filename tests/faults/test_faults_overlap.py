@@ -69,6 +69,27 @@ def test_a_copy_with_new_pair_ids_is_still_caught_by_its_premises(tmp_path, fixt
     assert "0 of" in message and "share a pairID and" in message and "a premise with a scored pair" in message
 
 
+def test_a_premise_repeated_by_chance_is_set_apart_and_recorded(tmp_path, fixtures, dataset, base, capsys):
+    """SNLI's splits share a few caption texts: one such pair among many is left out of training, not refused."""
+    rows = []
+    for start in (0, 100, 200):
+        part = write_training_file(tmp_path / f"part{start}.jsonl", "train", start)
+        rows += [json.loads(line) for line in part.read_text().splitlines()]
+    scored = json.loads((fixtures / "snli_1.0_test.jsonl").read_text().splitlines()[1])
+    rows.append({"gold_label": "entailment", "pairID": "train-repeat", "sentence1": scored["sentence1"],
+                 "sentence2": "Someone is outside."})
+    train = tmp_path / "snli" / "snli_1.0_train.jsonl"
+    train.parent.mkdir()
+    train.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(eval_args(base, dataset, tmp_path, "--train-source", str(train), "--val-holdout", "10")) == 0
+    captured = capsys.readouterr()
+    assert "Set apart 1 training pair whose premise is also a scored premise" in " ".join(
+        (captured.out + captured.err).split())
+    tuning = json.loads((tmp_path / "out" / "r.json").read_text())["model"]["fine_tuning"]
+    assert tuning["data_overlap"]["train_set_apart"] == 1 and tuning["data_overlap"]["train_shared_premises"] == 0
+    assert tuning["train"]["n"] + tuning["validation"]["n"] == len(rows) - 1
+
+
 def test_the_holdout_holds_out_whole_premises(tmp_path):
     train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
     train_pairs, train_info, val_pairs, val_info = load_training_data(
