@@ -75,7 +75,8 @@ def render_readme(rows: list[Row], reference: Reference) -> str:
         "recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best epoch on validation; the recipe itself is "
         "in the results file), or that the model was scored as published; every setting that departs from that "
         "recipe, the whole SNLI train split or scoring at max length 128 is named in the row.",
-        "- Each results file also holds 95% paired-bootstrap intervals and exact McNemar tests of every Δ, the "
+        "- Each results file also holds 95% bootstrap intervals and exact McNemar tests of every Δ, both clustered "
+        "by premise (the pairs of a premise share its shuffle), per-slice figures, the "
         "model and data revisions, and the package versions. An empty cell is a configuration the file does not "
         "report; it never enters a mean, and a mean over fewer models says how many.",
         "", "## Submitting", "",
