@@ -23,9 +23,10 @@ import numpy as np
 import torch
 
 from ..errors import SwapbenchError
+from ..hub_access import cache_only
 from ..labels import LABEL_NAMES
 from ..output import atomic_directory, content_fingerprint
-from ..snli import Pair, load_snli
+from ..snli import ENV_DIR, HUB_DATASET, Pair, SNLISplit, load_snli
 from .models import load_config, model_revision
 from .schema import EpochLog, FineTuningInfo, Recipe, TrainingData
 
@@ -63,8 +64,18 @@ def world_size() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
 
 
+def read_pairs(source: str | None, split: str, limit: int | None, option: str) -> SNLISplit:
+    """load_snli, with an unreachable Hub copy of SNLI explained: what was read, and how to read local files."""
+    try:
+        return load_snli(source, split, limit)
+    except ConnectionError as err:  # datasets' error for a Hub dataset it can neither download nor find cached
+        chosen = source or os.environ.get(ENV_DIR) or f"{HUB_DATASET} (no {option} given and ${ENV_DIR} is unset)"
+        raise SwapbenchError(f"cannot read SNLI's {split} split from the Hub: {chosen}: {err}. Point at local SNLI "
+                             f"1.0 files with {option} path/to/snli_1.0 or ${ENV_DIR}") from err
+
+
 def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
-    train = load_snli(choice.train_source, choice.train_split, choice.train_limit)
+    train = read_pairs(choice.train_source, choice.train_split, choice.train_limit, "--train-source")
     train_pairs = train.pairs
     if choice.val_holdout:
         if choice.val_holdout >= len(train_pairs):
@@ -75,7 +86,7 @@ def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], Train
         train_pairs = [p for i, p in enumerate(train_pairs) if i not in held]
         val_source, val_split, val_limit = train.source, train.split, None
     else:
-        val = load_snli(choice.val_source or choice.train_source, choice.val_split, choice.val_limit)
+        val = read_pairs(choice.val_source or choice.train_source, choice.val_split, choice.val_limit, "--val-source")
         val_pairs, val_source, val_split, val_limit = val.pairs, val.source, val.split, choice.val_limit
         overlap = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
         if overlap:
@@ -109,7 +120,11 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     """The cached fine-tuning of `base` for this recipe and data, training it first when there is none."""
     config = load_config(base, revision)
     base_revision = model_revision(base, config)
-    train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
+    try:
+        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
+    except SwapbenchError as err:
+        raise SwapbenchError(f"{base} is fine-tuned on SNLI before it is scored (it is a base model, or --finetune "
+                             f"was given), but its training data cannot be used: {err}") from err
     key = cache_key(base, base_revision, recipe, train_info, val_info)
     folder = checkpoint_folder(cache_dir, base, key)
     if (folder / INFO_FILE).is_file():
@@ -152,13 +167,15 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
     processes = world_size()
     if recipe.batch_size % processes:
         raise SwapbenchError(f"--batch-size {recipe.batch_size} does not split evenly over {processes} processes")
-    tokenizer = AutoTokenizer.from_pretrained(base, revision=revision)
+    local = cache_only(base)
+    tokenizer = AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local)
     id2label = dict(enumerate(LABEL_NAMES))
 
     def model_init():  # called by the Trainer after it has seeded, so the new head is initialised reproducibly
         return AutoModelForSequenceClassification.from_pretrained(
             base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
-            label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32)
+            label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32,
+            local_files_only=local)
 
     on_gpu = device.type == "cuda"
     args = TrainingArguments(

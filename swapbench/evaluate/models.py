@@ -14,6 +14,8 @@ from pathlib import Path
 import torch
 
 from ..errors import SwapbenchError
+from ..hub_access import cache_only, check_model, load_failure
+from ..options import device_problem
 from ..zoo import register_auto_classes
 from .labels import LabelMap, from_config, from_option
 
@@ -29,13 +31,15 @@ class LoadedModel:
 
 
 def load_config(name_or_path: str, revision: str | None = None):
+    """The model's config; from the local cache alone when the Hub cannot be reached."""
     from transformers import AutoConfig
 
     register_auto_classes()  # so that zoo checkpoints load too
+    check_model(name_or_path, revision)
     try:
-        return AutoConfig.from_pretrained(name_or_path, revision=revision)
+        return AutoConfig.from_pretrained(name_or_path, revision=revision, local_files_only=cache_only(name_or_path))
     except (OSError, ValueError) as err:
-        raise SwapbenchError(f"cannot load the model config of {name_or_path!r}: {err}") from err
+        raise SwapbenchError(load_failure(name_or_path, err)) from err
 
 
 def is_classifier(config) -> bool:
@@ -62,10 +66,10 @@ def folder_fingerprint(folder: Path) -> str:
 
 def choose_device(requested: str | None) -> torch.device:
     if requested and requested != "auto":
-        try:
-            return torch.device(requested)
-        except RuntimeError as err:
-            raise SwapbenchError(f"--device {requested!r}: {err}") from err
+        problem = device_problem(requested)
+        if problem:
+            raise SwapbenchError(f"--device {problem}")
+        return torch.device(requested)
     if torch.cuda.is_available():
         return torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
     if torch.backends.mps.is_available():
@@ -99,7 +103,9 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
     beforehand, so that a refusal costs no weight loading."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision)
-    model = AutoModelForSequenceClassification.from_pretrained(name_or_path, revision=revision, dtype=dtype)
+    local = cache_only(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision, local_files_only=local)
+    model = AutoModelForSequenceClassification.from_pretrained(name_or_path, revision=revision, dtype=dtype,
+                                                               local_files_only=local)
     model.to(device).eval()
     return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device, dtype=dtype)

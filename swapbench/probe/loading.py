@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ..hub_access import cache_only, check_model, load_failure
 from .errors import ProbeError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".h5", ".msgpack")
@@ -17,12 +18,13 @@ def load_model(name: str, revision: str | None = None):
     from ..zoo import register_auto_classes
 
     register_auto_classes()
-
+    check_model(name, revision)
+    local = cache_only(name)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
-        model = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager")
+        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, local_files_only=local)
+        model = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager", local_files_only=local)
     except (OSError, ValueError, KeyError) as err:
-        raise ProbeError(f"cannot load model {name!r}: {err}") from err
+        raise ProbeError(load_failure(name, err)) from err
     return model, tokenizer
 
 
