@@ -6,17 +6,25 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..options import device, max_length, positive_float, positive_int, seed
+from ..probe.command import probe_length
+from ..snli import HUB_SPLIT
+
+SPLITS = tuple(HUB_SPLIT)  # SNLI's file names (dev) and the Hub's (validation) both
+
 
 def add_training_data_arguments(group) -> None:
     """Where training and validation pairs come from; shared by `swapbench eval` and `swapbench zoo train`."""
     group.add_argument("--train-source", help="SNLI 1.0 file or folder, or Hub id (default: $SWAPBENCH_SNLI_DIR, "
                                               "else stanfordnlp/snli)")
-    group.add_argument("--train-split", default="train", help="split of the training source (default: train)")
-    group.add_argument("--train-limit", type=int, help="use only the first N training pairs")
+    group.add_argument("--train-split", default="train", choices=SPLITS,
+                       help="split of the training source (default: train)")
+    group.add_argument("--train-limit", type=positive_int, help="use only the first N training pairs")
     group.add_argument("--val-source", help="validation source (default: the training source)")
-    group.add_argument("--val-split", default="validation", help="validation split (default: validation)")
-    group.add_argument("--val-limit", type=int, help="use only the first N validation pairs")
-    group.add_argument("--val-holdout", type=int, metavar="N",
+    group.add_argument("--val-split", default="validation", choices=SPLITS,
+                       help="validation split (default: validation)")
+    group.add_argument("--val-limit", type=positive_int, help="use only the first N validation pairs")
+    group.add_argument("--val-holdout", type=positive_int, metavar="N",
                        help="hold N training pairs out as validation instead of reading a validation split")
 
 
@@ -40,7 +48,8 @@ def add_eval(subparsers) -> None:
     data.add_argument("--data-revision", help="Hub dataset revision")
     data.add_argument("--configs", help="comma-separated configurations to score (default: all)")
     data.add_argument("--split", help="split to score (default: the split the dataset was built from)")
-    data.add_argument("--limit", type=int, help="score only the first N rows of each configuration (smoke runs)")
+    data.add_argument("--limit", type=positive_int,
+                      help="score only the first N rows of each configuration (smoke runs)")
     labels = p.add_argument_group("labels")
     labels.add_argument("--label-map", metavar="MAP",
                         help="model outputs to NLI labels when config.id2label cannot tell, e.g. "
@@ -50,23 +59,23 @@ def add_eval(subparsers) -> None:
     tune.add_argument("--finetune", action="store_true",
                       help="fine-tune even when MODEL already is a sequence classifier")
     add_training_data_arguments(tune)
-    tune.add_argument("--epochs", type=int, help="default: 3")
-    tune.add_argument("--lr", type=float, help="learning rate (default: 2e-5)")
-    tune.add_argument("--batch-size", type=int, help="training batch over all devices (default: 32)")
+    tune.add_argument("--epochs", type=positive_int, help="default: 3")
+    tune.add_argument("--lr", type=positive_float, help="learning rate (default: 2e-5)")
+    tune.add_argument("--batch-size", type=positive_int, help="training batch over all devices (default: 32)")
     tune.add_argument("--cache-dir", type=Path,
                       help="fine-tuned checkpoints go here (default: $SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)")
     run = p.add_argument_group("scoring")
-    run.add_argument("--max-length", type=int, default=128, help="truncate pairs to N tokens (default: 128)")
-    run.add_argument("--eval-batch-size", type=int, help="scoring batch size (default: automatic, halved on "
-                                                          "out-of-memory)")
-    run.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)")
+    run.add_argument("--max-length", type=max_length, default=128, help="truncate pairs to N tokens (default: 128)")
+    run.add_argument("--eval-batch-size", type=positive_int, help="scoring batch size (default: automatic, halved "
+                                                                   "on out-of-memory)")
+    run.add_argument("--device", type=device, help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)")
     run.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"), default="auto",
                      help="auto: bf16 (else fp16) on GPU, float32 on CPU")
-    run.add_argument("--seed", type=int, default=0, help="seed of fine-tuning, bootstrap and probe (default: 0)")
-    run.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples (default: 10000)")
+    run.add_argument("--seed", type=seed, default=0, help="seed of fine-tuning, bootstrap and probe (default: 0)")
+    run.add_argument("--bootstrap", type=positive_int, default=10_000, help="bootstrap resamples (default: 10000)")
     run.add_argument("--no-probe", action="store_true", help="skip the locality/symmetry probe")
-    run.add_argument("--probe-words", type=int, default=100, help="probe words (default: 100)")
-    run.add_argument("--probe-length", type=int, default=128, help="probe sequence length (default: 128)")
+    run.add_argument("--probe-words", type=positive_int, default=100, help="probe words (default: 100)")
+    run.add_argument("--probe-length", type=probe_length, default=128, help="probe sequence length (default: 128)")
     run.add_argument("--slices", action="store_true",
                      help="also print accuracy and Δ per slice tag (label:NP, moved:2, side:hypothesis, ...)")
     run.add_argument("--output", type=Path, help="results file (default: results/<model>/results_<data>_<time>.json); "

@@ -10,7 +10,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SwapbenchError
+from pydantic import ValidationError
+
+from ..errors import InputError, SwapbenchError
+from ..hub_access import is_hub_id
 from ..output import BUILD_INFO, BuildInfo, content_fingerprint
 
 
@@ -46,6 +49,9 @@ class Benchmark:
 def open_benchmark(path: str, *, configs: list[str] | None = None, split: str | None = None,
                    revision: str | None = None, limit: int | None = None) -> Benchmark:
     local = Path(path).is_dir()
+    if not local and not is_hub_id(path):
+        raise SwapbenchError(f"--data {path}: no such folder, and not a Hub dataset id (owner/name); "
+                             f"`swapbench build --out {path}` makes one")
     build_info = _local_build_info(Path(path)) if local else _hub_build_info(path, revision)
     available = _local_config_names(Path(path)) if local else _hub_config_names(path, revision)
     chosen = configs or available
@@ -112,7 +118,12 @@ def _local_table(folder: Path, name: str, split: str):
 
 def _local_build_info(folder: Path) -> BuildInfo | None:
     path = folder / BUILD_INFO
-    return BuildInfo.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+    if not path.is_file():
+        return None
+    try:
+        return BuildInfo.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, UnicodeDecodeError) as err:
+        raise InputError(f"not the {BUILD_INFO} of a `swapbench build`: {err}", path=str(path)) from err
 
 
 def _local_config_names(folder: Path) -> list[str]:

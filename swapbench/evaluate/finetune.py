@@ -29,9 +29,10 @@ import torch
 
 from ..destination import atomic_directory
 from ..errors import SwapbenchError
+from ..hub_access import cache_only
 from ..labels import LABEL_NAMES
 from ..output import content_fingerprint
-from ..snli import Pair, load_snli
+from ..snli import ENV_DIR, HUB_DATASET, Pair, SNLISplit, load_snli
 from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
 from .schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 
@@ -110,15 +111,24 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
     check = OverlapCheck(scored_dataset=scored.dataset, method=OVERLAP_METHOD, **counts)
     return kept["train"], infos["train"], kept["validation"], infos["validation"], check
 
+def read_pairs(source: str | None, split: str, limit: int | None, option: str) -> SNLISplit:
+    """load_snli, with an unreachable Hub copy of SNLI explained: what was read, and how to read local files."""
+    try:
+        return load_snli(source, split, limit)
+    except ConnectionError as err:  # datasets' error for a Hub dataset it can neither download nor find cached
+        chosen = source or os.environ.get(ENV_DIR) or f"{HUB_DATASET} (no {option} given and ${ENV_DIR} is unset)"
+        raise SwapbenchError(f"cannot read SNLI's {split} split from the Hub: {chosen}: {err}. Point at local SNLI "
+                             f"1.0 files with {option} path/to/snli_1.0 or ${ENV_DIR}") from err
+
 
 def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
-    train = load_snli(choice.train_source, choice.train_split, choice.train_limit)
+    train = read_pairs(choice.train_source, choice.train_split, choice.train_limit, "--train-source")
     train_pairs = train.pairs
     if choice.val_holdout:
         train_pairs, val_pairs = hold_out_premises(train_pairs, choice.val_holdout, seed)
         val_source, val_split, val_limit = train.source, train.split, None
     else:
-        val = load_snli(choice.val_source or choice.train_source, choice.val_split, choice.val_limit)
+        val = read_pairs(choice.val_source or choice.train_source, choice.val_split, choice.val_limit, "--val-source")
         val_pairs, val_source, val_split, val_limit = val.pairs, val.source, val.split, choice.val_limit
         shared_ids = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
         shared_premises = {premise_key(p.premise) for p in val_pairs} & {premise_key(p.premise) for p in train_pairs}
@@ -174,7 +184,11 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     config = load_config(base, revision)
     check_positional_support(base, config, trust_remote_code=False)
     base_revision = model_revision(base, config)
-    train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
+    try:
+        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
+    except SwapbenchError as err:
+        raise SwapbenchError(f"{base} is fine-tuned on SNLI before it is scored (it is a base model, or --finetune "
+                             f"was given), but its training data cannot be used: {err}") from err
     train_pairs, train_info, val_pairs, val_info, overlap = separate_from_scored(train_pairs, train_info, val_pairs,
                                                                                  val_info, scored)
     for role, count in (("training", overlap.train_set_apart), ("validation", overlap.validation_set_apart)):
@@ -225,14 +239,15 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
     processes = world_size()
     if recipe.batch_size % processes:
         raise SwapbenchError(f"--batch-size {recipe.batch_size} does not split evenly over {processes} processes")
-    tokenizer = AutoTokenizer.from_pretrained(base, revision=revision)
+    local = cache_only(base)
+    tokenizer = AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local)
     id2label = dict(enumerate(LABEL_NAMES))
 
     def model_init():  # called by the Trainer after it has seeded, so the new head is initialised reproducibly
         model, info = AutoModelForSequenceClassification.from_pretrained(
             base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
             label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32,
-            output_loading_info=True)
+            output_loading_info=True, local_files_only=local)
         # Only the classification head may be new; weights left unused (pre-training heads) are expected.
         weights = weight_problems(base, {**info, "unexpected_keys": ()}, may_be_new=lambda key: is_head(model, key))
         check_weights(base, weights, allow_missing=False)

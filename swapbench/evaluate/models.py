@@ -14,6 +14,8 @@ from pathlib import Path
 import torch
 
 from ..errors import SwapbenchError
+from ..hub_access import cache_only, check_model, load_failure
+from ..options import device_problem
 from ..zoo import register_auto_classes
 from .labels import LabelMap, from_config, from_option
 from .positional import unimplemented_positional_encoding
@@ -32,13 +34,16 @@ class LoadedModel:
 
 
 def load_config(name_or_path: str, revision: str | None = None, trust_remote_code: bool = False):
+    """The model's config; from the local cache alone when the Hub cannot be reached."""
     from transformers import AutoConfig
 
     register_auto_classes()  # so that zoo checkpoints load too
+    check_model(name_or_path, revision)
     try:
-        return AutoConfig.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code)
+        return AutoConfig.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
+                                          local_files_only=cache_only(name_or_path))
     except (OSError, ValueError) as err:
-        raise SwapbenchError(f"cannot load the model config of {name_or_path!r}: {err}") from err
+        raise SwapbenchError(load_failure(name_or_path, err)) from err
 
 
 def check_positional_support(name_or_path: str, config, trust_remote_code: bool) -> None:
@@ -108,10 +113,10 @@ def folder_fingerprint(folder: Path) -> str:
 
 def choose_device(requested: str | None) -> torch.device:
     if requested and requested != "auto":
-        try:
-            return torch.device(requested)
-        except RuntimeError as err:
-            raise SwapbenchError(f"--device {requested!r}: {err}") from err
+        problem = device_problem(requested)
+        if problem:
+            raise SwapbenchError(f"--device {problem}")
+        return torch.device(requested)
     if torch.cuda.is_available():
         return torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
     if torch.backends.mps.is_available():
@@ -148,9 +153,12 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     check_positional_support(name_or_path, config, trust_remote_code)
-    tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code)
+    local = cache_only(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
+                                              local_files_only=local)
     model, info = AutoModelForSequenceClassification.from_pretrained(
-        name_or_path, revision=revision, dtype=dtype, trust_remote_code=trust_remote_code, output_loading_info=True)
+        name_or_path, revision=revision, dtype=dtype, trust_remote_code=trust_remote_code, output_loading_info=True,
+        local_files_only=local)
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     model.to(device).eval()
     return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device, dtype=dtype,

@@ -4,6 +4,7 @@ figures -> results file, predictions file and table."""
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -11,11 +12,15 @@ from pathlib import Path
 
 import torch
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .. import __version__
 from ..errors import SwapbenchError
+from ..files import check_writable
+from ..hub_access import check_model
 from ..labels import LABEL_NAMES
+from ..output import BUILD_INFO
 from ..parsing import default_cache_dir
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result, distinct_pairs, score_benchmark
@@ -26,7 +31,7 @@ from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, lo
                      map_labels, model_revision)
 from .positional import read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
-from .report import default_output, predictions_path, print_table, write_predictions, write_results
+from .report import default_output, predictions_path, print_table, render_predictions, write_results
 from .schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
                      ProbeSettings, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
 
@@ -71,10 +76,14 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     if options.limit is not None and options.limit < 1:
         raise SwapbenchError("--limit must be at least 1")
+    path = options.output or default_output(options.model, options.data, started_at)
+    check_writable(path, "--output")
+    check_model(options.model, options.revision)
     benchmark = open_benchmark(options.data, configs=options.configs, split=options.split,
                                revision=options.data_revision, limit=options.limit)
     for name in benchmark.empty:
         console.print(f"Skipping {name}: it has no rows.")
+    warn_unverified(benchmark, console)
     device = choose_device(options.device)
     dtype = choose_dtype(device, options.dtype)
     prepared = prepare_model(options, benchmark, device, dtype, console)
@@ -98,9 +107,8 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
                                                  seed=options.seed, resamples=options.bootstrap)
                for config in benchmark.configurations}
 
-    path = options.output or default_output(options.model, options.data, started_at)
-    predictions = write_predictions([row for config_rows in rows.values() for row in config_rows],
-                                    predictions_path(path))
+    predictions_text, predictions = render_predictions([row for config_rows in rows.values() for row in config_rows],
+                                                       path)
     commit, dirty = git_state()
     eval_results = EvalResults(
         model=model_info(options.model, revision, loaded, fine_tuning, probe),
@@ -121,10 +129,40 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
             timings=Timings(fine_tuning=tune_seconds, probe=probe_seconds, scoring=scored.seconds,
                             total=time.perf_counter() - began),
             command=options.command, started_at=started_at))
-    write_results(eval_results, path)
     print_table(eval_results, slices=options.slices)
+    save(eval_results, predictions_text, path)
     console.print(f"Wrote {path} and {predictions_path(path).name}")
     return eval_results, path
+
+
+def warn_unverified(benchmark: Benchmark, console: Console) -> None:
+    """Say so when configurations cannot be checked against the build's record; the results record it too."""
+    unverified = [c.name for c in benchmark.configurations if not c.verified]
+    if not unverified:
+        return
+    build = f"{benchmark.path}/{BUILD_INFO}"
+    why = f"there is no {build}" if benchmark.build_info is None else f"{build} does not list them"
+    console.print(f"[bold yellow]warning:[/] the data of {', '.join(unverified)} are unverified: {escape(why)}, so "
+                  "their fingerprints cannot be checked against the build. The results file records them as "
+                  "unverified (dataset.configurations[].verified), and the leaderboard refuses them")
+
+
+def save(results: EvalResults, predictions: str, path: Path) -> None:
+    """Write the results and predictions files at `path`; when that fails, in a new temporary folder, which the
+    error names, so that computed scores are not lost."""
+    try:
+        write_results(results, predictions, path)
+        return
+    except OSError as err:
+        error = err
+    try:
+        fallback = Path(tempfile.mkdtemp(prefix="swapbench-eval-")) / path.name
+        write_results(results, predictions, fallback)
+    except OSError as again:
+        raise SwapbenchError(f"cannot write {path} ({error.strerror}), nor a copy in {tempfile.gettempdir()} "
+                             f"({again.strerror}); the table above is all that is left") from again
+    raise SwapbenchError(f"cannot write {path} ({error.strerror}); the results were saved to {fallback} instead, "
+                         f"with {predictions_path(fallback).name} beside it") from error
 
 
 def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.device, dtype: torch.dtype,

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..files import replace_files
 from ..jsonl import split_lines
 from .schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults, PredictionRow, PredictionsFile
 
@@ -29,18 +30,17 @@ def predictions_path(results_path: Path) -> Path:
     return results_path.with_name(results_path.stem + ".predictions.jsonl")
 
 
-def write_predictions(rows: list[PredictionRow], path: Path) -> PredictionsFile:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def render_predictions(rows: list[PredictionRow], results_path: Path) -> tuple[str, PredictionsFile]:
+    """The predictions file's text, and its entry in the results file."""
     text = "".join(row.model_dump_json() + "\n" for row in rows)
-    path.write_text(text, encoding="utf-8")
-    return PredictionsFile(path=path.name, sha256=hashlib.sha256(text.encode()).hexdigest(), rows=len(rows))
+    return text, PredictionsFile(path=predictions_path(results_path).name,
+                                 sha256=hashlib.sha256(text.encode()).hexdigest(), rows=len(rows))
 
 
-def write_results(results: EvalResults, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.tmp")
-    staging.write_text(results.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    staging.replace(path)
+def write_results(results: EvalResults, predictions: str, path: Path) -> None:
+    """The results file and, beside it, its predictions file; neither is replaced when one cannot be written
+    (OSError)."""
+    replace_files({predictions_path(path): predictions, path: results.model_dump_json(indent=2) + "\n"})
 
 
 def read_predictions(path: Path) -> list[PredictionRow]:

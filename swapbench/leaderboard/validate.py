@@ -4,10 +4,10 @@ A file is refused when it is not JSON; a required key is missing or a key is unk
 neither the current one nor one that migrate.py can bring up to it; `swapbench eval` found the model at chance
 (health.at_chance); a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
-reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs); its training data were
-not checked against the scored data, or overlap them; pairs were truncated under the reference max length; the probe was framed otherwise than
-the board's rows; or the same model and revision is on the board already
-(unless replace is asked for).
+reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs) or on data
+not verified against their build_info.json; its training data were not checked against the scored data, or overlap
+them; pairs were truncated under the reference max length; the probe was framed otherwise than the board's rows; or
+the same model and revision is on the board already (unless replace is asked for).
 """
 
 from __future__ import annotations
@@ -177,6 +177,11 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
     differing = []
     for i, config in enumerate(configurations):
         name = config["name"]
+        if config.get("verified") is False:
+            problems.append(Problem(f"dataset.configurations.{i}.verified",
+                                    f"the {name} data were unverified when scored: their folder had no "
+                                    "build_info.json listing them, so nothing checked that they are what the build "
+                                    f"wrote. Score the folder `swapbench build` wrote; {BUILD_HINT}"))
         expected = reference.configurations.get(name)
         if expected is None:
             problems.append(Problem(f"dataset.configurations.{i}.name",

@@ -8,12 +8,17 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ..files import check_writable
+from ..options import integer, positive_int, seed
 from .errors import ProbeError
+from .probing import MIN_LENGTH
 from .result import ProbeResult
 
 PROBE_JSON = "probe.json"
 AVERAGE_PNG = "positional_attention.png"
 LAYERS_PNG = "positional_attention_layers.png"
+
+probe_length = integer(MIN_LENGTH)
 
 
 def add_probe(subparsers) -> None:
@@ -23,15 +28,18 @@ def add_probe(subparsers) -> None:
     p.add_argument("model", metavar="MODEL", help="Hugging Face model id or local folder")
     p.add_argument("--out", type=Path, required=True, help="folder for probe.json and the figures")
     p.add_argument("--revision", help="Hub revision (branch, tag or commit) of MODEL")
-    p.add_argument("--words", type=int, default=100, help="words drawn from the vocabulary (default: %(default)s)")
-    p.add_argument("--length", type=int, default=128, help="copies of the word per sequence (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the word draw (default: %(default)s)")
+    p.add_argument("--words", type=positive_int, default=100,
+                   help="words drawn from the vocabulary (default: %(default)s)")
+    p.add_argument("--length", type=probe_length, default=128,
+                   help="copies of the word per sequence (default: %(default)s)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the word draw (default: %(default)s)")
     p.add_argument("--add-special-tokens", action="store_true",
                    help="frame each sequence with the tokenizer's special tokens ([CLS] ... [SEP]); not the "
                         "board's framing (see README)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="run the model's own code shipped with it (auto_map), e.g. for an ALiBi BERT")
-    p.add_argument("--batch-size", type=int, default=8, help="sequences per forward pass (default: %(default)s)")
+    p.add_argument("--batch-size", type=positive_int, default=8,
+                   help="sequences per forward pass (default: %(default)s)")
     p.set_defaults(run=run_probe)
 
 
@@ -52,6 +60,7 @@ def run_probe(args: argparse.Namespace) -> int:
 
     if args.out.exists() and not args.out.is_dir():
         raise ProbeError(f"--out {args.out} exists and is not a folder")
+    check_writable(args.out / PROBE_JSON, "--out")
     console = Console()
     model, tokenizer = load_model(args.model, args.revision, args.trust_remote_code)
     result = probe_model(model, tokenizer, n_words=args.words, length=args.length, seed=args.seed,

@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from ..errors import SwapbenchError
+from ..hub_access import cache_only, load_failure
 from .errors import ProbeError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".h5", ".msgpack")
@@ -19,16 +20,20 @@ def load_model(name: str, revision: str | None = None, trust_remote_code: bool =
     from ..evaluate.models import check_positional_support, check_weights, load_config, weight_problems
 
     try:
-        config = load_config(name, revision, trust_remote_code)
+        config = load_config(name, revision, trust_remote_code)  # checks the path or Hub id first
     except SwapbenchError as err:
-        raise ProbeError(f"cannot load model {name!r}: {err}") from err
+        raise ProbeError(str(err) if str(err).startswith("cannot load model") else
+                         f"cannot load model {name!r}: {err}") from err
     check_positional_support(name, config, trust_remote_code)
+    local = cache_only(name)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code)
+        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code,
+                                                  local_files_only=local)
         model, info = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager",
-                                                trust_remote_code=trust_remote_code, output_loading_info=True)
+                                                trust_remote_code=trust_remote_code, output_loading_info=True,
+                                                local_files_only=local)
     except (OSError, ValueError, KeyError) as err:
-        raise ProbeError(f"cannot load model {name!r}: {err}") from err
+        raise ProbeError(load_failure(name, err)) from err
     # A classifier checkpoint's head is unused here, and the pooler (absent from some) takes no part in attention.
     weights = weight_problems(name, {**info, "unexpected_keys": ()}, may_be_new=lambda key: "pooler" in key)
     check_weights(name, weights, allow_missing=False)

