@@ -57,7 +57,7 @@ def hub_unreachable() -> str | None:
     if constants.HF_HUB_OFFLINE:
         return "HF_HUB_OFFLINE is set"
     try:
-        get_session().head(constants.ENDPOINT, timeout=HUB_TIMEOUT)
+        get_session().head(constants.ENDPOINT, timeout=min(HUB_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT))
     except Exception as err:  # whatever the HTTP library raises (httpx's errors today): no answer
         return f"{constants.ENDPOINT} does not answer: {str(err) or type(err).__name__}"
     return None

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError, SwapbenchError
+from .hub_access import hub_unreachable, is_hub_id
 from .jsonl import read_objects, split_lines
 from .labels import LABEL_NAMES
 from .parsing.ptb import spells, tree_words
@@ -31,7 +32,6 @@ HUB_SPLIT = {"train": "train", "dev": "validation", "validation": "validation", 
 RELEASE_NAME = re.compile(r"snli_1\.0_(train|dev|test)")
 FILE_SUFFIXES = (".jsonl", ".txt", ".gz")
 GZIP_PIECE = 1 << 14  # bytes decompressed per read: a gzip error is located within the read that fails
-HUB_TIMEOUT = 5.0  # seconds to wait for the Hub's answer
 
 JSONL_FIELDS = ("gold_label", "pairID", "sentence1", "sentence2")
 TSV_FIELDS = ("gold_label", "pairID", "sentence1", "sentence2", "sentence1_parse")
@@ -70,31 +70,24 @@ def hub_split(split: str) -> str:
     return HUB_SPLIT[split]
 
 
-def load_snli(source: str | os.PathLike | None, split: str, limit: int | None = None) -> SNLISplit:
-    """Load one SNLI split from a local file or folder, from $SWAPBENCH_SNLI_DIR, or from the Hub."""
+def load_snli(source: str | os.PathLike | None, split: str, limit: int | None = None,
+              option: str = "--source") -> SNLISplit:
+    """Load one SNLI split from a local file or folder, from $SWAPBENCH_SNLI_DIR, or from the Hub; `option` is the
+    command-line option that names the source, for the messages."""
     hub_split(split)  # validates the name
     if source is None:
         source = os.environ.get(ENV_DIR) or None
     if source is None:
-        return _load_hub(HUB_DATASET, split, limit, tried=f"no source was given and ${ENV_DIR} is unset")
-    if is_hub_id(str(source)):
-        return _load_hub(str(source), split, limit, tried=f"{source} is not a local file or folder")
+        return _load_hub(HUB_DATASET, split, limit, f"no {option} was given and ${ENV_DIR} is unset", option)
+    if is_hub_dataset(str(source)):
+        return _load_hub(str(source), split, limit, f"{source} is not a local file or folder", option)
     return read_snli_file(find_split_file(Path(source), split), split, limit)
 
 
-def is_hub_id(text: str) -> bool:
-    """`owner/name` that names nothing on disk: not the path itself, nor a folder `owner`, nor a file name."""
-    from huggingface_hub.errors import HFValidationError
-    from huggingface_hub.utils import validate_repo_id
-
+def is_hub_dataset(text: str) -> bool:
+    """`owner/name` that names nothing on disk (see hub_access.is_hub_id) and is no file name."""
     owner, slash, name = text.partition("/")
-    if not slash or Path(text).exists() or Path(owner).is_dir() or name.endswith(FILE_SUFFIXES):
-        return False
-    try:
-        validate_repo_id(text)
-    except HFValidationError:
-        return False
-    return True
+    return bool(slash) and not name.endswith(FILE_SUFFIXES) and is_hub_id(text)
 
 
 def find_split_file(source: Path, split: str) -> Path:
@@ -254,13 +247,13 @@ def _check_tree(name: str, text: str, tree: str, pair: Pair) -> None:
                          path=pair.path, line=pair.line)
 
 
-def _load_hub(repo: str, split: str, limit: int | None, tried: str = "") -> SNLISplit:
+def _load_hub(repo: str, split: str, limit: int | None, tried: str, option: str) -> SNLISplit:
     """The Hub copy has no pairIDs and no parses: ids are made from the split and row index.
 
     `tried` says why the Hub was asked, for the error raised when it cannot answer.
     """
     name = hub_split(split)
-    dataset = _hub_dataset(repo, name, tried)
+    dataset = _hub_dataset(repo, name, tried, option)
     names = dataset.features["label"].names if hasattr(dataset.features["label"], "names") else list(LABEL_NAMES)
     pairs: list[Pair] = []
     read = dropped = 0
@@ -284,7 +277,7 @@ def _load_hub(repo: str, split: str, limit: int | None, tried: str = "") -> SNLI
                      rows_read=read, dropped_no_gold=dropped, limited=limited)
 
 
-def _hub_dataset(repo: str, split: str, tried: str):
+def _hub_dataset(repo: str, split: str, tried: str, option: str):
     """The split from the Hub, or from datasets' cache in offline mode (HF_HUB_OFFLINE=1).
 
     An unreachable Hub is an error at once: asked directly, huggingface_hub retries it for half a minute.
@@ -295,31 +288,20 @@ def _hub_dataset(repo: str, split: str, tried: str):
     cause = None
     if constants.HF_HUB_OFFLINE:
         cause = "HF_HUB_OFFLINE is set and the datasets cache does not hold it"
-    elif not Path(repo).is_dir() and (unanswered := _no_answer(constants.ENDPOINT)):  # a local copy needs no Hub
+    elif not Path(repo).is_dir() and (unanswered := hub_unreachable()):  # a local copy needs no Hub
         raise _not_loaded(repo, split, tried, f"{unanswered}; to use a copy in the datasets cache, set "
-                                              "HF_HUB_OFFLINE=1")
+                                              "HF_HUB_OFFLINE=1", option)
     try:
         return datasets.load_dataset(repo, split=split)
     except (ConnectionError, FileNotFoundError) as err:
-        raise _not_loaded(repo, split, tried, cause or _first_line(err)) from err
+        raise _not_loaded(repo, split, tried, cause or _first_line(err), option) from err
 
 
-def _not_loaded(repo: str, split: str, tried: str, cause: str) -> SwapbenchError:
+def _not_loaded(repo: str, split: str, tried: str, cause: str, option: str) -> SwapbenchError:
     because = f" (tried because {tried})" if tried else ""
     return SwapbenchError(f"cannot load the Hub dataset {repo}{because}: {cause}. To read local SNLI 1.0 files, pass "
-                          f"--source or set {ENV_DIR} to a folder holding snli_1.0_{FILE_SPLIT[split]}.jsonl (or .txt, "
+                          f"{option} or set {ENV_DIR} to a folder holding snli_1.0_{FILE_SPLIT[split]}.jsonl (or .txt, "
                           "optionally .gz)")
-
-
-def _no_answer(endpoint: str) -> str | None:
-    """Why `endpoint` gives no answer to one request with a short timeout, or None if it answers."""
-    from huggingface_hub import constants, get_session
-
-    try:
-        get_session().head(endpoint, timeout=min(HUB_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT))
-    except Exception as err:  # whatever the HTTP library raises (httpx2's errors today): no answer
-        return f"{endpoint} does not answer ({type(err).__name__}: {err})"
-    return None
 
 
 def _first_line(err: Exception) -> str:

@@ -32,7 +32,7 @@ from ..errors import SwapbenchError
 from ..hub_access import cache_only
 from ..labels import LABEL_NAMES
 from ..output import content_fingerprint
-from ..snli import ENV_DIR, HUB_DATASET, Pair, SNLISplit, load_snli
+from ..snli import Pair, load_snli
 from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
 from .schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 
@@ -111,24 +111,16 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
     check = OverlapCheck(scored_dataset=scored.dataset, method=OVERLAP_METHOD, **counts)
     return kept["train"], infos["train"], kept["validation"], infos["validation"], check
 
-def read_pairs(source: str | None, split: str, limit: int | None, option: str) -> SNLISplit:
-    """load_snli, with an unreachable Hub copy of SNLI explained: what was read, and how to read local files."""
-    try:
-        return load_snli(source, split, limit)
-    except ConnectionError as err:  # datasets' error for a Hub dataset it can neither download nor find cached
-        chosen = source or os.environ.get(ENV_DIR) or f"{HUB_DATASET} (no {option} given and ${ENV_DIR} is unset)"
-        raise SwapbenchError(f"cannot read SNLI's {split} split from the Hub: {chosen}: {err}. Point at local SNLI "
-                             f"1.0 files with {option} path/to/snli_1.0 or ${ENV_DIR}") from err
-
 
 def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
-    train = read_pairs(choice.train_source, choice.train_split, choice.train_limit, "--train-source")
+    train = load_snli(choice.train_source, choice.train_split, choice.train_limit, option="--train-source")
     train_pairs = train.pairs
     if choice.val_holdout:
         train_pairs, val_pairs = hold_out_premises(train_pairs, choice.val_holdout, seed)
         val_source, val_split, val_limit = train.source, train.split, None
     else:
-        val = read_pairs(choice.val_source or choice.train_source, choice.val_split, choice.val_limit, "--val-source")
+        val = load_snli(choice.val_source or choice.train_source, choice.val_split, choice.val_limit,
+                        option="--val-source")
         val_pairs, val_source, val_split, val_limit = val.pairs, val.source, val.split, choice.val_limit
         shared_ids = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
         shared_premises = {premise_key(p.premise) for p in val_pairs} & {premise_key(p.premise) for p in train_pairs}

@@ -217,7 +217,7 @@ def build_from_the_hub(swapbench_cli, out: Path, env: dict | None = None):
 
 
 def assert_points_to_local_files(run) -> None:
-    assert "cannot load the Hub dataset stanfordnlp/snli (tried because no source was given and " \
+    assert "cannot load the Hub dataset stanfordnlp/snli (tried because no --source was given and " \
            "$SWAPBENCH_SNLI_DIR is unset)" in said(run)
     assert "pass --source or set SWAPBENCH_SNLI_DIR to a folder holding snli_1.0_test.jsonl" in said(run)
 
@@ -235,7 +235,7 @@ def test_a_closed_hub_port_fails_at_once_pointing_to_local_files(swapbench_cli, 
                                                                  tmp_path):
     endpoint = f"http://127.0.0.1:{closed_port()}"
     run, seconds = build_from_the_hub(swapbench_cli, previous[0], env=online_env(tmp_path, endpoint))
-    assert_refused(run, f"{endpoint} does not answer (ConnectError", previous, digest)
+    assert_refused(run, f"{endpoint} does not answer: ", previous, digest)
     assert_points_to_local_files(run)
     assert seconds < startup_seconds + 10
 
