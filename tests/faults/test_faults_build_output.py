@@ -169,9 +169,10 @@ def test_a_variant_list_that_gives_no_dataset_leaves_the_previous_build(previous
 
 
 @pytest.mark.parametrize(("option", "value", "message"), [
-    ("--limit", "0", "error: --limit 0: the number of labelled pairs to use must be at least 1"),
-    ("--seed", "-1", "error: --seed -1: must be from 0 to 4294967295"),
-    ("--seed", str(2**32), "error: --seed 4294967296: must be from 0 to 4294967295"),
+    ("--limit", "0", "error: argument --limit: 0 is out of range: expected an integer >= 1"),
+    ("--seed", "-1", "error: argument --seed: -1 is out of range: expected an integer >= 0 and <= 4294967295"),
+    ("--seed", str(2**32), "error: argument --seed: 4294967296 is out of range: expected an integer >= 0 and <= "
+                           "4294967295"),
     ("--srl", "bogus", "error: --srl: unknown role labeler 'bogus': expected one of auto, spacy, tree, agree, "
                        "frames:FILE"),
     ("--srl", "frames:/nonexistent/frames.jsonl", "error: --srl frames:/nonexistent/frames.jsonl: no such frames file"),
