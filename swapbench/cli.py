@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         with _sigterm_interrupts():
             return args.run(args)
     except SwapbenchError as err:
-        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
         return 2
     except KeyboardInterrupt as err:
         terminated = isinstance(err, Terminated)
