@@ -17,8 +17,10 @@ NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
 def test_a_limited_curated_build_is_recorded_and_refused_by_name(swapbench_cli, tmp_path, fixtures, digest):
     selection = tmp_path / "sr-selection.jsonl"
-    selection.write_text(json.dumps({"pair_id": "fx", "decision": "reject", "premise": "p", "hypothesis": "h"}) + "\n",
-                         encoding="utf-8")
+    # the one shuffle-sr swap of the first 6 pairs, accepted (a configuration left empty is refused)
+    selection.write_text(json.dumps({"pair_id": "fx1a#1r1e", "decision": "accept",
+                                     "premise": "A man plays a red guitar on the street .",
+                                     "hypothesis": "Music makes a person ."}) + "\n", encoding="utf-8")
     data = tmp_path / "data"
     assert main(["build", "--source", str(fixtures), "--out", str(data), "--no-cache", "--parser", "ptb",
                  "--limit", "6", "--shuffle-scope", "one", "--variants", "shuffle-random,shuffle-sr",
