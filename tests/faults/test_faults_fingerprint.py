@@ -110,4 +110,8 @@ def test_a_tampered_column_is_refused_by_eval_and_by_submit(column, tmp_path, da
 def test_the_untampered_build_is_accepted(tmp_path, dataset, model, board, capsys):
     output = tmp_path / "results.json"
     assert evaluate(model, dataset, output) == 0
-    assert main(["submit", "--check", str(output), "--board", str(board)]) == 0
+    capsys.readouterr()
+    code = main(["submit", "--check", str(output), "--board", str(board)])
+    out = " ".join(capsys.readouterr().out.split())
+    # The data pass; the tiny untrained model may still be refused for sitting at chance, and for nothing else.
+    assert code == 0 or ("refused, 1 problem(s): - health: the model is at chance" in out), out

@@ -41,18 +41,18 @@ def test_a_one_epoch_run_says_so_in_its_board_row(tmp_path):
 
 def test_truncation_is_warned_of_at_eval_and_refused_at_submit(swapbench_cli, tmp_path, dataset, digest):
     output = tmp_path / "out" / "r.json"
-    run = swapbench_cli(*eval_args(save_classifier(tmp_path / "model", NLI), dataset, output, "--max-length", "4"))
+    run = swapbench_cli(*eval_args(save_classifier(tmp_path / "model", NLI), dataset, output, "--max-length", "8"))
     assert run.code == 0, run.output
     scoring = json.loads(output.read_text(encoding="utf-8"))["provenance"]["scoring"]
     assert scoring["truncated"] == scoring["unique_pairs"] > 0
     assert f"Warning: {scoring['truncated']} of {scoring['unique_pairs']} distinct pairs are longer than " \
-           "--max-length 4 tokens and were truncated" in " ".join(run.stderr.split())
+           "--max-length 8 tokens and were truncated" in " ".join(run.stderr.split())
 
     board = empty_board(tmp_path / "board")
     before = digest(board)
     run = swapbench_cli("submit", "--check", output, "--board", board)
     assert run.code == 1, run.output
-    assert (f"provenance.scoring.truncated: {scoring['truncated']} pairs were truncated at --max-length 4; "
+    assert (f"provenance.scoring.truncated: {scoring['truncated']} pairs were truncated at --max-length 8; "
             "the board scores pairs up to 128 tokens") in " ".join(run.stdout.split())
     assert "Traceback" not in run.output and digest(board) == before
 
