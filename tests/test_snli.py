@@ -109,7 +109,7 @@ def test_hub_loader_on_a_dataset_in_hub_layout(tmp_path):
                                   "label": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"])})
     (tmp_path / "snli").mkdir()
     datasets.Dataset.from_dict(rows, features=features).to_parquet(str(tmp_path / "snli" / "validation.parquet"))
-    split = _load_hub(str(tmp_path / "snli"), "dev", limit=None)
+    split = _load_hub(str(tmp_path / "snli"), "dev", None, tried="", option="--source")
     assert split.split == "validation" and (split.rows_read, split.dropped_no_gold) == (3, 1)
     assert [(p.pair_id, p.label) for p in split.pairs] == [("snli-validation-0", "entailment"),
                                                            ("snli-validation-2", "contradiction")]

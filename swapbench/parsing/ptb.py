@@ -128,4 +128,7 @@ class PTBParser(ConstituencyParser):
         return parses
 
     def is_parse_of(self, parse: Parse, source: str) -> bool:
-        return parse.tokens == tuple(unescape(leaf) for leaf in Tree.fromstring(source).leaves())
+        try:
+            return parse.tokens == tuple(tree_words(source))
+        except ValueError:
+            return False
