@@ -20,10 +20,9 @@ def load_model(name: str, revision: str | None = None, trust_remote_code: bool =
     from ..evaluate.models import check_positional_support, check_weights, load_config, weight_problems
 
     try:
-        config = load_config(name, revision, trust_remote_code)  # checks the path or Hub id first
+        config = load_config(name, revision, trust_remote_code)
     except SwapbenchError as err:
-        raise ProbeError(str(err) if str(err).startswith("cannot load model") else
-                         f"cannot load model {name!r}: {err}") from err
+        raise ProbeError(str(err)) from err  # load_config's messages name the model already
     check_positional_support(name, config, trust_remote_code)
     local = cache_only(name)
     try:
