@@ -17,14 +17,16 @@ from pathlib import Path
 from huggingface_hub.errors import HFValidationError
 from huggingface_hub.utils import validate_repo_id
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .destination import atomic_directory
 from .errors import InputError, SwapbenchError
+from .fingerprint import content_fingerprint
 from .labels import LABEL_NAMES
-from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, content_fingerprint, render_card, write_config
+from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, render_card, write_config
 from .options import SEED_MAX
-from .parsing import BACKENDS, ParseCache, ParseFailure, default_cache_dir, make_parser, parse_with_cache
+from .paths import default_cache_dir
+from .progress import progress_bar
+from .parsing import BACKENDS, ParseCache, ParseFailure, make_parser, parse_with_cache
 from .parsing.base import ConstituencyParser, Parse
 from .roles import check_labeler
 from .selection import SelectionFile
@@ -118,7 +120,7 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
 
     columns_by_config, infos = {}, []
     originals = render_originals(snli.pairs, parses, parser)
-    with _progress(console) as progress:
+    with progress_bar(enabled=console.is_terminal, console=console) as progress:
         for variant in variants:
             task = progress.add_task(f"{variant.name}", total=len(snli.pairs))
             columns, info = apply_variant(variant, snli.pairs, parses, parser, options.seed, originals=originals,
@@ -170,7 +172,7 @@ def parse_premises(snli: SNLISplit, parser: ConstituencyParser, options: BuildOp
     if options.use_cache and parser.reads_text:
         cache = ParseCache((options.cache_dir or default_cache_dir()) / "parses.sqlite")
     try:
-        with _progress(console) as progress:
+        with progress_bar(enabled=console.is_terminal, console=console) as progress:
             task = progress.add_task(f"parsing ({parser.name})", total=len(set(inputs)))
             return parse_with_cache(parser, inputs, cache, progress=lambda n: progress.advance(task, n))
     except ParseFailure as err:
@@ -230,7 +232,7 @@ def perturbed_pair(result: Perturbed, pair: Pair, parse: Parse, original: tuple[
 
 
 def measure_agreement(snli: SNLISplit, parses: dict[str, Parse], parser: ConstituencyParser) -> dict:
-    from .parsing.agreement import agreement
+    from .parsing.parseval import agreement
     from .parsing.ptb import PTBParser
 
     unique = list({p.premise: p for p in snli.pairs}.values())
@@ -259,11 +261,6 @@ def _collector_skips_long_lived_objects():
         yield gc.freeze
     finally:
         gc.unfreeze()
-
-
-def _progress(console: Console) -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=False, disable=not console.is_terminal)
 
 
 __all__ = ["BuildOptions", "SwapbenchError", "build", "default_out"]

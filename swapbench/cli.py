@@ -58,7 +58,7 @@ def add_build(subparsers) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from .build import BuildOptions, build
-    from .evaluate.command import comma_list
+    from .options import comma_list
 
     options = BuildOptions(split=args.split, source=args.source, out=args.out, parser=args.parser,
                            variants=comma_list(args.variants) or [], seed=args.seed,

@@ -1,10 +1,14 @@
-"""Reading JSON-lines files whose every bad line is reported by file and line."""
+"""JSON-lines files (predictions, selections, frames, SNLI) read and written through the `jsonlines` package,
+every bad line reported by file and line."""
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+
+import jsonlines
 
 from .errors import InputError
 
@@ -18,23 +22,64 @@ def split_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
+class _Numbered:
+    """The lines, keeping the number of the last one handed out: jsonlines reads one line per value and gives
+    the number only with its errors."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.number = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for self.number, line in enumerate(self.lines, start=1):
+            yield line
+
+
+def read_values(text: str, path: str | Path, loads: Callable[[str], object] = json.loads,
+                type: type | None = dict) -> Iterator[tuple[int, object]]:
+    """(line number, value) for each non-blank line of `text`, read from `path`, each line decoded by `loads`
+    (which raises ValueError on a bad line) and, unless `type` is None, of that type; anything else is an
+    InputError naming the file and line."""
+    lines = _Numbered(split_lines(text))
+    try:
+        for value in jsonlines.Reader(lines, loads=loads).iter(type=type, skip_empty=True):
+            yield lines.number, value
+    except jsonlines.InvalidLineError as err:
+        raise _line_error(err, path) from err
+
+
+def _line_error(err: jsonlines.InvalidLineError, path: str | Path) -> InputError:
+    cause = err.__cause__
+    if isinstance(cause, json.JSONDecodeError):
+        message = f"broken JSON: {cause.msg} (column {cause.colno})"
+    elif isinstance(cause, ValueError):  # a loads of the caller's, such as a pydantic model's
+        message = str(cause)
+    else:  # a value of another type, or null
+        message = "expected a JSON object"
+    return InputError(message, path=str(path), line=err.lineno)
+
+
 def read_objects(text: str, path: str | Path) -> Iterator[tuple[int, dict]]:
     """(line number, object) for each non-blank line of `text`, read from `path`; anything else is an InputError."""
-    for number, line in enumerate(split_lines(text), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"broken JSON: {err.msg} (column {err.colno})", path=str(path), line=number) from err
-        if not isinstance(row, dict):
-            raise InputError("expected a JSON object", path=str(path), line=number)
-        yield number, row
+    return read_values(text, path)  # type: ignore[return-value]
+
+
+def read_text(path: str | Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read: {err}", path=str(path)) from err
 
 
 def read_file_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read: {err}", path=str(path)) from err
-    return read_objects(text, path)
+    return read_objects(read_text(path), path)
+
+
+def dumps_lines(values: Iterable, dumps: Callable[[object], str] | None = None) -> str:
+    """The JSON-lines text of `values`, one line each ending in a line feed: by `dumps` when given, else as
+    json.dumps writes them with non-ASCII characters as they are."""
+    buffer = io.StringIO()
+    writer = jsonlines.Writer(buffer, dumps=dumps) if dumps else jsonlines.Writer(buffer)
+    writer.write_all(values)
+    writer.close()
+    return buffer.getvalue()

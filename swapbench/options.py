@@ -70,6 +70,11 @@ def comma_separated(item: Callable[[str], object]) -> Callable[[str], list]:
     return parse
 
 
+def comma_list(text: str | None) -> list[str] | None:
+    """The items of a comma-separated option, stripped; None when it is empty or missing."""
+    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+
+
 positive_int = integer(1)
 seed = integer(0, SEED_MAX)
 max_length = integer(MIN_MAX_LENGTH)

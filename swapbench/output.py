@@ -5,8 +5,6 @@ The folder is written beside its destination and swapped in at the end (destinat
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import datasets
@@ -51,30 +49,6 @@ def common_features() -> dict[str, datasets.Feature]:
         "permutation": datasets.Sequence(datasets.Value("int32")),
         "tags": datasets.Sequence(datasets.Value("string")),
     }
-
-
-# Every column that a figure, a slice or a label view of `swapbench eval` reads: the pair scored, its gold
-# label, the original pair it is compared with and that pair's gold label, and (shuffle-sr) the binary label.
-FINGERPRINT_COLUMNS = ("pair_id", "premise", "hypothesis", "label", "original_premise", "original_hypothesis",
-                       "original_label", "binary_label")
-FINGERPRINT_FORMAT = "swapbench-content-2"
-
-
-def content_fingerprint(columns: dict[str, list]) -> str:
-    """sha256 of the FINGERPRINT_COLUMNS that `columns` has, independent of the Parquet writer's version.
-
-    Canonical form, in UTF-8: a header line, the JSON array [FINGERPRINT_FORMAT, names of the columns present in
-    FINGERPRINT_COLUMNS order]; then one line per row, the JSON array of its values in that order (strings
-    as they are, ensure_ascii off; ClassLabel columns as their stored indices). Lines end with a newline.
-    """
-    names = [name for name in FINGERPRINT_COLUMNS if name in columns]
-    encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps would build an encoder per row
-    digest = hashlib.sha256()
-    digest.update(encode([FINGERPRINT_FORMAT, *names]).encode() + b"\n")
-    for row in zip(*(columns[name] for name in names)):
-        digest.update(encode(row).encode())
-        digest.update(b"\n")
-    return "sha256:" + digest.hexdigest()
 
 
 class ConfigInfo(BaseModel):

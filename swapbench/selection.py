@@ -8,16 +8,16 @@ it was accepted and still reads as it did when judged.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from .errors import InputError, SwapbenchError
-from .jsonl import read_file_objects
+from .fingerprint import file_sha256
+from .jsonl import dumps_lines, read_file_objects
+from .strict import Strict
 
 DECISIONS = ("accept", "reject")
 
@@ -34,16 +34,15 @@ class Decision:
         return self.decision == "accept"
 
 
-class SelectionFile(BaseModel):
+class SelectionFile(Strict):
     """The curation file a build kept its swaps by, named by its content."""
 
-    model_config = ConfigDict(extra="forbid")
     path: str = Field(description="--sr-selection as given")
     sha256: str = Field(description="sha256 of the file's bytes when the build read it")
 
     @classmethod
     def of(cls, path: Path) -> "SelectionFile":
-        return cls(path=str(path), sha256="sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest())
+        return cls(path=str(path), sha256="sha256:" + file_sha256(Path(path)))
 
 
 def read_selection(path: Path) -> dict[str, Decision]:
@@ -66,7 +65,7 @@ def read_selection(path: Path) -> dict[str, Decision]:
 
 def append_decision(path: Path, decision: Decision) -> None:
     """Append one decision and sync it to disk at once, so that an interrupted session loses nothing."""
-    record = (json.dumps(asdict(decision), ensure_ascii=False) + "\n").encode("utf-8")
+    record = dumps_lines([asdict(decision)]).encode("utf-8")
     try:
         _append_line(Path(path), record)
     except OSError as err:

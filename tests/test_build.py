@@ -7,7 +7,7 @@ import datasets
 import pytest
 import yaml
 
-from swapbench import output
+from swapbench import fingerprint, output
 from swapbench.build import BuildOptions, build
 from swapbench.cli import main
 from swapbench.errors import InputError
@@ -56,7 +56,7 @@ def test_card_and_build_info_describe_the_build(built):
     assert counts == {"shuffle-3": (5, 2), "shuffle-4": (1, 6), "shuffle-5": (3, 4), "shuffle-random": (7, 0)}
     for config in info.configs:
         rows = load(built, config.name)
-        assert config.fingerprint == output.content_fingerprint(rows.to_dict())
+        assert config.fingerprint == fingerprint.content_fingerprint(rows.to_dict())
         assert f"| `{config.name}` | {config.rows} | {config.not_applicable} |" in card
 
 

@@ -16,7 +16,7 @@ from transformers import DebertaV2Config, RoFormerConfig
 
 from swapbench.cli import main
 from swapbench.evaluate import schema
-from swapbench.evaluate.figures import configuration_result
+from swapbench.evaluate.results import configuration_result
 from swapbench.evaluate.report import read_predictions
 from swapbench.evaluate.schema import EvalResults
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swapbench.evaluate.labels import LabelMapError, from_config, from_option
+from swapbench.evaluate.label_map import LabelMapError, from_config, from_option
 
 ROBERTA_LARGE_MNLI = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
 

@@ -10,7 +10,7 @@ from eval_models import WORDS, save_classifier
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from swapbench.evaluate.data import Benchmark, Configuration
-from swapbench.evaluate.figures import distinct_pairs
+from swapbench.evaluate.results import distinct_pairs
 from swapbench.evaluate.scoring import predict
 
 

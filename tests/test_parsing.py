@@ -2,7 +2,7 @@
 
 import pytest
 
-from swapbench.parsing.agreement import agreement, char_offsets
+from swapbench.parsing.parseval import agreement, char_offsets
 from swapbench.parsing.base import Constituent, Parse
 from swapbench.parsing.cache import ParseCache, parse_with_cache
 from swapbench.parsing.ptb import PTBParser, base_label

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..options import device, max_length, positive_float, positive_int, seed
+from ..options import comma_list, device, max_length, positive_float, positive_int, seed
 from ..probe.command import probe_length
 from ..snli import HUB_SPLIT
 
@@ -82,11 +82,6 @@ def add_eval(subparsers) -> None:
                                                  "the predictions go beside it")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(run=run_eval)
-
-
-def comma_list(text: str | None) -> list[str] | None:
-    """The items of a comma-separated option, stripped; None when it is empty or missing."""
-    return [part.strip() for part in text.split(",") if part.strip()] if text else None
 
 
 def run_eval(args: argparse.Namespace) -> int:

@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from ..errors import InputError, SwapbenchError
 from ..hub_access import is_hub_id
-from ..output import BUILD_INFO, BuildInfo, content_fingerprint
+from ..fingerprint import content_fingerprint
+from ..output import BUILD_INFO, BuildInfo
 
 
 @dataclass

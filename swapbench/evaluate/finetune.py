@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import time
 from collections import Counter
@@ -29,9 +28,10 @@ import torch
 
 from ..destination import atomic_directory
 from ..errors import SwapbenchError
+from ..fingerprint import content_fingerprint
 from ..hub_access import cache_only
 from ..labels import LABEL_NAMES
-from ..output import content_fingerprint
+from ..text import slug
 from ..snli import Pair, load_snli
 from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
 from .schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
@@ -165,8 +165,7 @@ def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingDa
 
 
 def checkpoint_folder(cache_dir: Path, base: str, key: str) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(base).name if Path(base).exists() else base.replace("/", "__"))
-    return cache_dir / "finetuned" / f"{slug}-{key[:16]}"
+    return cache_dir / "finetuned" / f"{slug(base)}-{key[:16]}"
 
 
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,

@@ -14,10 +14,11 @@ from pathlib import Path
 import torch
 
 from ..errors import SwapbenchError
+from ..fingerprint import update_with_file
 from ..hub_access import cache_only, check_model, load_failure
 from ..options import device_problem
 from ..zoo import register_auto_classes
-from .labels import LabelMap, from_config, from_option
+from .label_map import LabelMap, from_config, from_option
 from .positional import unimplemented_positional_encoding
 from .schema import LoadedWeights
 
@@ -105,9 +106,7 @@ def folder_fingerprint(folder: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
         digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        update_with_file(digest, path)
     return "sha256:" + digest.hexdigest()
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import torch
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .. import __version__
 from ..errors import SwapbenchError
@@ -21,17 +20,18 @@ from ..files import check_writable
 from ..hub_access import check_model
 from ..labels import LABEL_NAMES
 from ..output import BUILD_INFO
-from ..parsing import default_cache_dir
+from ..paths import default_cache_dir
+from ..progress import progress_bar
 from .data import Benchmark, open_benchmark
-from .figures import configuration_result, distinct_pairs, score_benchmark
 from .finetune import INFO_FILE, DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
 from .health import model_health
-from .labels import LabelMap
+from .label_map import LabelMap
 from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, load_classifier, load_config,
                      map_labels, model_revision)
 from .positional import read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
 from .report import default_output, predictions_path, print_table, render_predictions, write_results
+from .results import configuration_result, distinct_pairs, score_benchmark
 from .schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
                      ProbeSettings, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
 
@@ -93,7 +93,7 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
 
     probe, probe_seconds = run_probe(loaded, options, console) if options.probe else (None, 0.0)
 
-    with _progress(console, options.progress) as progress:
+    with progress_bar(enabled=options.progress, console=console) as progress:
         pairs = distinct_pairs(benchmark)
         task = progress.add_task("scoring", total=len(pairs))
         rows, scored = score_benchmark(
@@ -254,8 +254,3 @@ def scored_pairs(benchmark: Benchmark) -> ScoredPairs:
     return ScoredPairs(dataset=dataset_info(benchmark).fingerprint, path=benchmark.path,
                        pair_ids=frozenset().union(*(c.all_pair_ids for c in configs)),
                        premises=frozenset(premise_key(p) for c in configs for p in c.all_source_premises))
-
-
-def _progress(console: Console, enabled: bool) -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, disable=not enabled)

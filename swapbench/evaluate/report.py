@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from datetime import datetime
 from pathlib import Path
 
@@ -13,16 +12,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..files import replace_files
-from ..jsonl import split_lines
+from ..text import slug
+from ..jsonl import dumps_lines, read_text, read_values
 from .schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults, PredictionRow, PredictionsFile
 
 
 def default_output(model: str, data: str, started: datetime) -> Path:
     """results/<model>/results_<data>_<UTC time>.json, after lm-evaluation-harness's layout."""
-    def slug(text: str) -> str:
-        name = Path(text).name if Path(text).exists() else text.replace("/", "__")
-        return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "model"
-
     return Path("results") / slug(model) / f"results_{slug(data)}_{started.strftime('%Y%m%dT%H%M%SZ')}.json"
 
 
@@ -32,7 +28,7 @@ def predictions_path(results_path: Path) -> Path:
 
 def render_predictions(rows: list[PredictionRow], results_path: Path) -> tuple[str, PredictionsFile]:
     """The predictions file's text, and its entry in the results file."""
-    text = "".join(row.model_dump_json() + "\n" for row in rows)
+    text = dumps_lines(rows, dumps=PredictionRow.model_dump_json)
     return text, PredictionsFile(path=predictions_path(results_path).name,
                                  sha256=hashlib.sha256(text.encode()).hexdigest(), rows=len(rows))
 
@@ -44,7 +40,7 @@ def write_results(results: EvalResults, predictions: str, path: Path) -> None:
 
 
 def read_predictions(path: Path) -> list[PredictionRow]:
-    return [PredictionRow.model_validate_json(line) for line in split_lines(path.read_text(encoding="utf-8")) if line]
+    return [row for _, row in read_values(read_text(path), path, loads=PredictionRow.model_validate_json, type=None)]
 
 
 # The terminal's units: accuracies and rates in percent, Δ and its interval in percentage points. The results file

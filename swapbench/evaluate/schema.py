@@ -15,18 +15,15 @@ import hashlib
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..selection import SelectionFile
+from ..strict import Strict
 
 SCHEMA_VERSION = "2.0"
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 
 LabelView = Literal["3-way", "binary"]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 # ---- issue 16: integrity records ----------------------------------------------------------------------------------

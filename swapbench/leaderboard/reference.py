@@ -8,25 +8,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from ..errors import SwapbenchError
 from ..output import BUILD_INFO, BuildInfo
 from ..evaluate.schema import dataset_fingerprint
+from ..strict import Strict
 from .store import write_atomically
 
 REFERENCE_FILE = "reference.json"
 REWRITE_HINT = "`swapbench leaderboard --set-reference DATA_FOLDER` rewrites it from a build"
 
 
-class ReferenceConfiguration(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ReferenceConfiguration(Strict):
     fingerprint: str = Field(description="content_fingerprint of the configuration (build_info.json)")
     rows: int = Field(ge=1, description="rows in the configuration")
 
 
-class Reference(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Reference(Strict):
     description: str = Field(description="what the reference dataset is and how to rebuild it")
     split: str = Field(description="split the dataset was built from (Hub name)")
     source_fingerprint: str = Field(description="fingerprint of the SNLI file it was built from")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import SwapbenchError
 from .base import SHUFFLE_LABELS, Constituent, ConstituencyParser, Parse, ParseFailure
-from .cache import ParseCache, default_cache_dir, parse_with_cache
+from .cache import ParseCache, parse_with_cache
 from .ptb import PTBParser
 
 BACKENDS = ("auto", "ptb", "benepar", "spacy")
@@ -34,4 +34,4 @@ def make_parser(name: str, has_parses: bool, spacy_model: str | None = None,
 
 
 __all__ = ["BACKENDS", "SHUFFLE_LABELS", "Constituent", "ConstituencyParser", "Parse", "ParseCache", "ParseFailure",
-           "default_cache_dir", "make_parser", "parse_with_cache"]
+           "make_parser", "parse_with_cache"]

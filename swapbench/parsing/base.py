@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import ClassVar, NamedTuple
 
+from ..text import squash
+
 # The phrase labels whose constituents the shuffles move words inside.
 SHUFFLE_LABELS: frozenset[str] = frozenset({"NP", "VP", "PP", "ADVP", "ADJP"})
 
@@ -95,7 +97,8 @@ class ParseFailure(ValueError):
 
 
 class ConstituencyParser(ABC):
-    """A backend. `input_of` picks what it reads from a pair; equal inputs are parsed once."""
+    """A backend. It reads a pair's text, or with `reads_text` off the parse the data supply; equal inputs are
+    parsed once."""
 
     name: ClassVar[str]
     reads_text: ClassVar[bool] = True  # False when the backend reads the parse supplied with the data
@@ -117,4 +120,4 @@ class ConstituencyParser(ABC):
     def is_parse_of(self, parse: Parse, source: str) -> bool:
         """Whether `parse` can be this backend's parse of `source`, which the cache checks of every parse it
         reads back: a parse of a text spells the text, whitespace aside."""
-        return "".join("".join(parse.tokens).split()) == "".join(source.split())
+        return squash("".join(parse.tokens)) == squash(source)

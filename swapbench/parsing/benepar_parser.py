@@ -7,10 +7,10 @@ folder in benepar's release format (config.json, tokenizer files, benepar_model.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from ..errors import SwapbenchError
+from ..fingerprint import file_sha256
 from .base import ConstituencyParser, MalformedInput, Parse
 from .ptb import parse_tree
 from .spacy_parser import load_english, pipeline_version
@@ -33,11 +33,7 @@ def model_id(model: str) -> str:
     weights = Path(model) / "benepar_model.bin"
     if not weights.is_file():
         return model
-    digest = hashlib.sha256()
-    with weights.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return f"{Path(model).resolve().name}-{digest.hexdigest()[:12]}"
+    return f"{Path(model).resolve().name}-{file_sha256(weights)[:12]}"
 
 
 class BeneparParser(ConstituencyParser):

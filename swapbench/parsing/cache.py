@@ -29,12 +29,6 @@ DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
 COMPANIONS = ("-journal", "-wal", "-shm")
 
 
-def default_cache_dir() -> Path:
-    root = os.environ.get("SWAPBENCH_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "swapbench")
-    return Path(root)
-
-
 def warn_on_stderr(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 

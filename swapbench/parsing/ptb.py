@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..text import squash
 from .base import Constituent, ConstituencyParser, MalformedInput, Parse
 
 if TYPE_CHECKING:
@@ -55,11 +56,7 @@ def tree_words(text: str) -> list[str]:
 
 def spells(words: list[str] | tuple[str, ...], text: str) -> bool:
     """Whether `words` are the text's, ignoring whitespace and quote styles."""
-    return _squash("".join(words)) == _squash(text)
-
-
-def _squash(text: str) -> str:
-    return "".join(text.split()).replace("``", '"').replace("''", '"').replace("`", "'")
+    return squash("".join(words)) == squash(text)
 
 
 def base_label(label: str) -> str:

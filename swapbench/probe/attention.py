@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 
 import numpy as np
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ..progress import progress_bar
 from .errors import ProbeError
 
 
@@ -46,11 +46,6 @@ def evaluation_mode(model):
         model.train(was_training)
 
 
-def _progress(enabled: bool) -> Progress:
-    return Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), disable=not enabled, transient=False)
-
-
 def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, progress: bool = True) -> np.ndarray:
     """Attention weights averaged over heads and sequences, one n x n matrix per layer: shape (layers, n, n).
 
@@ -66,7 +61,7 @@ def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, p
     encoder = encoder_of(model)
     device = next(model.parameters()).device
     totals = None
-    with eager_attention(model), evaluation_mode(model), torch.inference_mode(), _progress(progress) as bar:
+    with eager_attention(model), evaluation_mode(model), torch.inference_mode(), progress_bar(enabled=progress) as bar:
         task = bar.add_task("probing attention", total=len(sequences))
         for start in range(0, len(sequences), batch_size):
             batch = torch.tensor(sequences[start:start + batch_size], dtype=torch.long, device=device)

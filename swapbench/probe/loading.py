@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from ..errors import SwapbenchError
+from ..fingerprint import update_with_file
 from ..hub_access import cache_only, load_failure
 from .errors import ProbeError
 
@@ -53,7 +54,5 @@ def model_revision(name: str, model) -> str | None:
         return None
     for file in files:
         digest.update(file.name.encode() + b"\0")
-        with file.open("rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
+        update_with_file(digest, file)
     return "sha256:" + digest.hexdigest()

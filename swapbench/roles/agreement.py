@@ -8,6 +8,7 @@ are the first labeler's.
 
 from __future__ import annotations
 
+from ..text import squash
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span
 
 
@@ -41,14 +42,10 @@ def _offsets(parse: RoleParse) -> list[tuple[int, int]]:
     """Each token's character range in the sentence with spaces (and quote styles) left out."""
     offsets, at = [], 0
     for token in parse.tokens:
-        length = len(_squash(token))
+        length = len(squash(token))
         offsets.append((at, at + length))
         at += length
     return offsets
-
-
-def _squash(text: str) -> str:
-    return "".join(text.split()).replace("``", '"').replace("''", '"')
 
 
 def _key(offsets: list[tuple[int, int]], frame: Frame) -> tuple:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..jsonl import read_file_objects
+from ..text import squash
 from .base import RoleLabeler, RoleParse, Sentence
 
 
@@ -22,7 +23,7 @@ def read_gold(path: Path) -> list[dict]:
 
 
 def _key(text: str | None) -> str | None:
-    return None if text is None else "".join(text.split())
+    return None if text is None else squash(text)
 
 
 def gold_triples(row: dict) -> set[tuple[str, str, str]]:

@@ -18,16 +18,13 @@ from spacy.tokens import Doc
 from ..errors import InputError
 from ..jsonl import read_file_objects
 from ..parsing.spacy_parser import load_english, pipeline_version
+from ..text import squash
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 from .spacy_roles import is_punct
 
 
-def sentence_key(text: str) -> str:
-    return "".join(text.split())
-
-
 def read_frames(path: Path) -> dict[str, dict]:
-    """The file's frames by sentence key; a malformed line is an InputError naming file and line."""
+    """The file's frames by squashed sentence (text.squash); a malformed line is an InputError naming file and line."""
     found: dict[str, dict] = {}
     for number, row in read_file_objects(path):
         words, verbs = row.get("words"), row.get("verbs")
@@ -37,7 +34,7 @@ def read_frames(path: Path) -> dict[str, dict]:
             tags = verb.get("tags") if isinstance(verb, dict) else None
             if not isinstance(tags, list) or len(tags) != len(words):
                 raise InputError("each verb needs one BIO tag per word", path=str(path), line=number)
-        found[sentence_key(" ".join(words))] = row
+        found[squash(" ".join(words))] = row
     return found
 
 
@@ -72,7 +69,7 @@ class FramesRoles(RoleLabeler):
         return [self.label(s) for s in sentences]
 
     def label(self, sentence: Sentence) -> RoleParse | None:
-        row = self.frames.get(sentence_key(sentence.text))
+        row = self.frames.get(squash(sentence.text))
         if row is None:
             return None
         words = row["words"]

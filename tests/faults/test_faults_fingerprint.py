@@ -16,7 +16,8 @@ import pytest
 from eval_models import save_classifier
 
 from swapbench.cli import main
-from swapbench.output import BUILD_INFO, FINGERPRINT_COLUMNS, BuildInfo, content_fingerprint
+from swapbench.fingerprint import FINGERPRINT_COLUMNS, content_fingerprint
+from swapbench.output import BUILD_INFO, BuildInfo
 
 TAMPERED = "shuffle-sr"  # the configuration with every fingerprinted column, binary_label included
 OTHER_TEXT = "a dog sleeps in the park ."

@@ -7,6 +7,7 @@ the ones the shuffles use.
 
 from __future__ import annotations
 
+from ..text import plain_quotes
 from .base import SHUFFLE_LABELS, Parse
 
 
@@ -38,8 +39,8 @@ def agreement(texts: list[str], reference: list[Parse], predicted: list[Parse],
     """Micro-averaged precision and recall over the sentences whose tokens both align with the text."""
     matched = n_reference = n_predicted = sentences = unaligned = 0
     for text, ref, pred in zip(texts, reference, predicted):
-        gold = labelled_spans(_quotes(text), _quote_parse(ref), min_words, max_words)
-        guess = labelled_spans(_quotes(text), _quote_parse(pred), min_words, max_words)
+        gold = labelled_spans(plain_quotes(text), _quote_parse(ref), min_words, max_words)
+        guess = labelled_spans(plain_quotes(text), _quote_parse(pred), min_words, max_words)
         if gold is None or guess is None:
             unaligned += 1
             continue
@@ -53,10 +54,5 @@ def agreement(texts: list[str], reference: list[Parse], predicted: list[Parse],
             "sentences": sentences, "unaligned": unaligned, "min_words": min_words, "max_words": max_words}
 
 
-def _quotes(text: str) -> str:
-    # PTB turns quotes into `` and '' (undone to ") while the text may have ' or typographic quotes.
-    return text.replace("\u201c", '"').replace("\u201d", '"').replace("''", '"').replace("``", '"')
-
-
 def _quote_parse(parse: Parse) -> Parse:
-    return Parse(tuple(_quotes(t) for t in parse.tokens), parse.tags, parse.punct, parse.constituents)
+    return Parse(tuple(plain_quotes(t) for t in parse.tokens), parse.tags, parse.punct, parse.constituents)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .data import Benchmark
-from .labels import LabelMap
+from .label_map import LabelMap
 from .schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
                      PredictionRow, SliceResult)
 from .scoring import Scored, predict

@@ -1,0 +1,34 @@
+"""Comparing texts that tokenizers and treebanks spell differently, and names made safe for file names."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+
+# Penn Treebank spells " as `` and '', and ' as `; texts may have typographic quotes. Quote style is never what
+# two spellings of a sentence differ in, so every comparison reads all of them as the plain ones.
+QUOTES = (("``", '"'), ("''", '"'), ("\u201c", '"'), ("\u201d", '"'), ("`", "'"), ("\u2018", "'"), ("\u2019", "'"))
+
+
+def plain_quotes(text: str) -> str:
+    """`text` with Penn Treebank and typographic quotes as plain ones; white space is kept."""
+    for quote, plain in QUOTES:
+        text = text.replace(quote, plain)
+    return text
+
+
+def squash(text: str) -> str:
+    """`text` without its white space and with plain quotes (plain_quotes).
+
+    Two spellings of one sentence squash alike: the raw SNLI text, a parser's tokens joined, a treebank's leaves.
+    Squashing tokens one by one gives the lengths that locate them in the squashed sentence.
+    """
+    return plain_quotes("".join(text.split()))
+
+
+def slug(name: str, empty: str = "model") -> str:
+    """A model or dataset name as one safe file-name part: a local path by its last part, a Hub id with "__" for
+    "/", other characters outside [A-Za-z0-9_.-] as "_"; `empty` when nothing is left."""
+    name = Path(name).name if Path(name).exists() else name.replace("/", "__")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or empty
