@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import jsonlines
@@ -75,11 +75,11 @@ def read_file_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
     return read_objects(read_text(path), path)
 
 
-def dumps_lines(values: Iterable, dumps: Callable[[object], str] | None = None) -> str:
-    """The JSON-lines text of `values`, one line each ending in a line feed: by `dumps` when given, else as
-    json.dumps writes them with non-ASCII characters as they are."""
+def dumps_lines(values: Iterable, compact: bool = False) -> str:
+    """The JSON-lines text of `values`, one line each ending in a line feed, non-ASCII characters as they are;
+    `compact` leaves out the spaces after , and :."""
     buffer = io.StringIO()
-    writer = jsonlines.Writer(buffer, dumps=dumps) if dumps else jsonlines.Writer(buffer)
+    writer = jsonlines.Writer(buffer, compact=compact)
     writer.write_all(values)
     writer.close()
     return buffer.getvalue()

@@ -86,7 +86,7 @@ def add_eval(subparsers) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     from .finetune import DataChoice
-    from .pipeline import EvalOptions, evaluate
+    from .pipeline import EvalOptions, HelperProcess, evaluate
 
     options = EvalOptions(
         model=args.model, data=args.data, data_revision=args.data_revision, configs=comma_list(args.configs),
@@ -101,5 +101,8 @@ def run_eval(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap, probe=not args.no_probe, probe_words=args.probe_words,
         probe_length=args.probe_length, slices=args.slices, cache_dir=args.cache_dir, output=args.output,
         progress=not args.no_progress, command=list(sys.argv))
-    evaluate(options)
+    try:
+        evaluate(options)
+    except HelperProcess:
+        pass  # the main process reports
     return 0

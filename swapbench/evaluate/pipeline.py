@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 from rich.console import Console
@@ -69,9 +70,18 @@ class EvalOptions:
     command: list[str] = field(default_factory=lambda: list(sys.argv))
 
 
-def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[EvalResults, Path] | None:
-    """Run the evaluation; return the results and their path (None on the non-main processes of a distributed
-    fine-tuning, which stop once it is done)."""
+class Evaluation(NamedTuple):
+    results: EvalResults
+    path: Path  # the results file; its predictions file lies beside it (report.predictions_path)
+
+
+class HelperProcess(Exception):
+    """This process helped a distributed fine-tuning and stops there: only the main process scores and writes."""
+
+
+def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation:
+    """Run the evaluation and write its results; HelperProcess on the non-main processes of a distributed
+    fine-tuning once their part is done."""
     console = console or Console(stderr=True)
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     if options.limit is not None and options.limit < 1:
@@ -88,7 +98,7 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
     dtype = choose_dtype(device, options.dtype)
     prepared = prepare_model(options, benchmark, device, dtype, console)
     if prepared is None:
-        return None
+        raise HelperProcess
     loaded, revision, fine_tuning, tune_seconds = prepared
 
     probe, probe_seconds = run_probe(loaded, options, console) if options.probe else (None, 0.0)
@@ -132,7 +142,7 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> tuple[Eval
     print_table(eval_results, slices=options.slices)
     save(eval_results, predictions_text, path)
     console.print(f"Wrote {path} and {predictions_path(path).name}")
-    return eval_results, path
+    return Evaluation(eval_results, path)
 
 
 def warn_unverified(benchmark: Benchmark, console: Console) -> None:

@@ -28,7 +28,7 @@ def predictions_path(results_path: Path) -> Path:
 
 def render_predictions(rows: list[PredictionRow], results_path: Path) -> tuple[str, PredictionsFile]:
     """The predictions file's text, and its entry in the results file."""
-    text = dumps_lines(rows, dumps=PredictionRow.model_dump_json)
+    text = dumps_lines((row.model_dump(mode="json") for row in rows), compact=True)
     return text, PredictionsFile(path=predictions_path(results_path).name,
                                  sha256=hashlib.sha256(text.encode()).hexdigest(), rows=len(rows))
 

@@ -1,0 +1,173 @@
+"""The Python API, for notebooks: `swapbench.build`, `swapbench.evaluate` and `swapbench.probe` do what the
+commands of the same names do, and hand back what they wrote with its tables as pandas DataFrames.
+
+    import swapbench
+
+    built = swapbench.build(split="test", source="snli_1.0/", out="data/snli-test", limit=500)
+    run = swapbench.evaluate("path/or/hub-id-of-an-nli-classifier", built.path, probe=False)
+    run.configurations            # one row per configuration: accuracies, delta and its interval, test
+    run.slices                    # one row per (configuration, slice tag)
+    run.examples                  # one row per scored pair, as in the predictions file
+    swapbench.probe("bert-base-uncased", words=20).layers
+
+The keyword arguments are the fields of each command's options (`BuildOptions`, `EvalOptions`); the command-line
+help describes them. Nothing heavy is imported until a function is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .evaluate.schema import EvalResults
+    from .output import BuildInfo
+    from .probe.result import ProbeResult
+
+
+@dataclass(frozen=True)
+class Built:
+    """A dataset folder that `build` wrote, and its record (build_info.json)."""
+
+    path: Path
+    info: BuildInfo
+
+    @cached_property
+    def configurations(self) -> pd.DataFrame:
+        """One row per configuration: name, rows, pairs not applicable, fingerprint, description."""
+        import pandas as pd
+
+        return pd.DataFrame([{"configuration": c.name, "rows": c.rows, "not_applicable": c.not_applicable,
+                              "fingerprint": c.fingerprint, "description": c.description} for c in self.info.configs])
+
+    def rows(self, configuration: str) -> pd.DataFrame:
+        """The rows of one configuration, labels as names."""
+        import datasets
+
+        split = datasets.load_dataset(str(self.path), configuration, split=self.info.split)
+        frame = split.to_pandas()
+        for column in ("label", "original_label"):
+            if column in frame:
+                frame[column] = frame[column].map(split.features[column].int2str)
+        return frame
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """The results of `evaluate` (the results file's object) and where they were written."""
+
+    results: EvalResults
+    path: Path  # the results file; the predictions file lies beside it
+
+    @cached_property
+    def configurations(self) -> pd.DataFrame:
+        """One row per configuration: pairs, accuracy on the originals and the perturbed pairs, delta, its
+        confidence interval and the test's p-value (fractions, as in the results file)."""
+        import pandas as pd
+
+        return pd.DataFrame([{"configuration": name, **_paired(result), "label_view": result.label_view,
+                              "non_entailment_rate": result.non_entailment_rate}
+                             for name, result in self.results.results.items()])
+
+    @cached_property
+    def slices(self) -> pd.DataFrame:
+        """One row per (configuration, slice tag); `small` marks slices too small to read."""
+        import pandas as pd
+
+        return pd.DataFrame([{"configuration": name, "slice": tag, **_paired(result), "small": result.small}
+                             for name, config in self.results.results.items()
+                             for tag, result in (config.slices or {}).items()],
+                            columns=["configuration", "slice", *_PAIRED, "small"])
+
+    @cached_property
+    def examples(self) -> pd.DataFrame:
+        """One row per scored pair (the predictions file), with `correct_original` and `correct_perturbed`."""
+        import pandas as pd
+
+        from .evaluate.report import predictions_path, read_predictions
+
+        frame = pd.DataFrame([row.model_dump() for row in read_predictions(predictions_path(self.path))])
+        frame["correct_original"] = frame["prediction_original"] == frame["gold_original"]
+        frame["correct_perturbed"] = frame["prediction_perturbed"] == frame["gold"]
+        return frame
+
+
+_PAIRED = ["pairs", "clusters", "accuracy_original", "accuracy_perturbed", "delta", "delta_low", "delta_high",
+           "p_value"]
+
+
+def _paired(result) -> dict:
+    return dict(zip(_PAIRED, (result.n, result.clusters, result.accuracy_original, result.accuracy_perturbed,
+                              result.delta, result.delta_ci.low, result.delta_ci.high, result.mcnemar.p_value)))
+
+
+@dataclass(frozen=True)
+class Probed:
+    """The probe's result (probe.json's object)."""
+
+    result: ProbeResult
+    files: list[Path] = field(default_factory=list)  # probe.json and the heatmaps, when `out` was given
+
+    @cached_property
+    def layers(self) -> pd.DataFrame:
+        """One row per layer: locality, symmetry, spread."""
+        import pandas as pd
+
+        return pd.DataFrame([layer.model_dump() for layer in self.result.per_layer])
+
+
+def _path(value) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def build(*, split: str = "test", source: str | Path | None = None, out: str | Path | None = None,
+          variants: list[str] | None = None, **options) -> Built:
+    """Build the word-swap configurations of one split (`swapbench build`) and return the folder written.
+
+    `source`: a file, a folder or a Hub id (None: $SWAPBENCH_SNLI_DIR, then the Hub); `out`: the folder to write
+    (default data/snli-SPLIT); `variants`: configuration names (default: the command's). Any other field of
+    `swapbench.build.BuildOptions` may be given by name: parser, seed, limit, srl, overwrite, ...
+    """
+    from .build import BuildOptions
+    from .build import build as run_build
+
+    if variants is not None:
+        options["variants"] = list(variants)
+    path, info = run_build(BuildOptions(split=split, source=None if source is None else str(source),
+                                        out=_path(out), **options))
+    return Built(Path(path), info)
+
+
+def evaluate(model: str | Path, data: str | Path, *, output: str | Path | None = None, **options) -> Evaluated:
+    """Score `model` (Hub id or folder) on the built dataset `data` (folder or Hub id), as `swapbench eval`
+    does, and write the results file (`output`, default results/MODEL/...) and its predictions beside it.
+
+    Any other field of `swapbench.evaluate.pipeline.EvalOptions` may be given by name: configs (a list), limit,
+    finetune, probe, device, seed, bootstrap, progress, ...
+    """
+    from .evaluate.pipeline import EvalOptions
+    from .evaluate.pipeline import evaluate as run_evaluation
+
+    options.setdefault("command", ["swapbench.evaluate", str(model), str(data)])
+    results, path = run_evaluation(EvalOptions(model=str(model), data=str(data), output=_path(output), **options))
+    return Evaluated(results, path)
+
+
+def probe(model: str | Path, *, words: int = 100, length: int = 128, seed: int = 0, revision: str | None = None,
+          add_special_tokens: bool = False, batch_size: int = 8, trust_remote_code: bool = False,
+          progress: bool = True, out: str | Path | None = None) -> Probed:
+    """Measure the locality and symmetry of `model`'s positional attention, as `swapbench probe` does; with
+    `out`, also write probe.json and the heatmaps there."""
+    from .probe.command import write_probe
+    from .probe.loading import load_model, model_revision
+    from .probe.probing import probe_model
+
+    loaded, tokenizer = load_model(str(model), revision, trust_remote_code)
+    result = probe_model(loaded, tokenizer, n_words=words, length=length, seed=seed,
+                         add_special_tokens=add_special_tokens, progress=progress, batch_size=batch_size)
+    result = result.model_copy(update={"model": str(model), "revision": model_revision(str(model), loaded)})
+    return Probed(result, write_probe(result, Path(out)) if out is not None else [])
