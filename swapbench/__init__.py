@@ -7,12 +7,8 @@ the same names in swapbench.api. Nothing is loaded until one is used, so that `i
 import sys
 import types
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("swapbench")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0+unknown"
+from .version import __version__
 
 # Each of these names is both a subpackage (or module) of swapbench and a function of the API: the import system
 # sets `swapbench.evaluate` to the package once it is imported, so the package itself is made callable.

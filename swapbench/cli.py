@@ -12,13 +12,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from . import __version__
 from .errors import SwapbenchError
 from .options import positive_int, seed
 from .curate import add_curate
 from .evaluate.command import add_eval
 from .leaderboard.command import add_leaderboard, add_submit
 from .probe.command import add_probe
+from .version import __version__
 from .zoo.command import add_zoo
 
 

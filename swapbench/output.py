@@ -13,9 +13,9 @@ import pyarrow.parquet as pq
 import yaml
 from pydantic import BaseModel, Field
 
-from . import __version__
 from .labels import LABEL_NAMES
 from .selection import SelectionFile
+from .version import __version__
 
 BUILD_INFO = "build_info.json"
 CITATION = """\

@@ -80,6 +80,10 @@ def imports_of(path: Path, text: str | None = None) -> list[Import]:
             # `from pkg import name` imports pkg, and the module pkg.name where there is one.
             names = [(f"{base}.{a.name}", f"{base}.{a.name}") if module_file(f"{base}.{a.name}") else (base, base)
                      for a in node.names]
+        elif (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None))
+              in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):  # a name the code spells out; a computed one is not seen
+            names = [(node.args[0].value, node.args[0].value)]
         else:
             continue
         for dotted, written in names:
@@ -131,9 +135,10 @@ def test_no_import_runs_up_or_breaks_a_never():
 def test_the_check_sees_imports_inside_functions():
     """The reader finds relative imports in function bodies, `from package import module` and plain imports."""
     text = ("import swapbench.parsing.ptb\n"
-            "def f():\n    from ..variants import role_swap\n    from .. import errors\n    from .base import Span\n")
+            "def f():\n    from ..variants import role_swap\n    from .. import errors\n    from .base import Span\n"
+            "    importlib.import_module('swapbench.text')\n")
     found = {(i.line, i.target.relative_to(ROOT).as_posix())
              for i in imports_of(ROOT / "swapbench" / "roles" / "anything.py", text)}
     assert found == {(1, "swapbench/parsing/ptb.py"), (3, "swapbench/variants/role_swap.py"),
-                     (4, "swapbench/errors.py"), (5, "swapbench/roles/base.py")}
+                     (4, "swapbench/errors.py"), (5, "swapbench/roles/base.py"), (6, "swapbench/text.py")}
     assert part_of(ROOT / "swapbench" / "roles" / "anything.py") == "Roles"

@@ -15,7 +15,6 @@ import torch
 from rich.console import Console
 from rich.markup import escape
 
-from .. import __version__
 from ..errors import SwapbenchError
 from ..files import check_writable
 from ..hub_access import check_model
@@ -23,6 +22,7 @@ from ..labels import LABEL_NAMES
 from ..output import BUILD_INFO
 from ..paths import default_cache_dir
 from ..progress import progress_bar
+from ..version import __version__
 from .data import Benchmark, open_benchmark
 from .finetune import INFO_FILE, DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
 from .health import model_health

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from .. import __version__
+from ..version import __version__
 from .attention import encoder_of, layer_attention
 from .errors import ProbeError
 from .metrics import FLAT_SPREAD, locality, spread, symmetry

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import __version__
 from ..errors import SwapbenchError
 from ..evaluate.health import with_training
 from ..evaluate.schema import EvalResults, FineTuningInfo, PositionalEncodingInfo
+from ..version import __version__
 from .names import BY_NAME, ENCODINGS
 from .summary import SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, relabelled, summarize_encoding
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder
