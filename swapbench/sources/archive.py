@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 from ..errors import SwapbenchError
@@ -125,7 +126,7 @@ def _receive(response, part: Path, have: int, url: str, label: str, progress: bo
             TextColumn(f"Downloading {label}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
             TimeRemainingColumn(), console=Console(stderr=True), disable=not progress, transient=True) as bar:
         task = bar.add_task("download", total=total, completed=start)
-        for chunk in response.iter_bytes(CHUNK):
+        for chunk in response.iter_raw():  # as received: a buffered chunk would be lost when the connection drops
             handle.write(chunk)
             bar.advance(task, len(chunk))
     size = part.stat().st_size
@@ -138,7 +139,7 @@ def check_zip(path: Path, url: str) -> None:
     try:
         with zipfile.ZipFile(path) as archive:
             broken = archive.testzip()
-    except (zipfile.BadZipFile, OSError, EOFError) as err:
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as err:
         broken, cause = None, str(err)
     else:
         cause = f"member {broken} fails its CRC check" if broken else None

@@ -8,6 +8,7 @@ A path that exists on disk is always read as a path.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,19 +117,22 @@ def load_split(text: str | os.PathLike | None, split: str, limit: int | None = N
         because = f" (tried because {resolved.tried})" if resolved.tried else ""
         raise SwapbenchError(f"cannot get the {source.release} release archive from {archive_url(source)}{because}: "
                              f"{err}.{local_hint(source, split, option)}") from err
-    loaded = read_release_file(source, find_split_file(source, folder, split), split, limit)
-    _verify(source, Path(loaded.source), loaded.fingerprint)
-    return loaded
+    path = find_split_file(source, folder, split)
+    _verify(source, path)
+    return read_release_file(source, path, split, limit)
 
 
-def _verify(source: Source, path: Path, fingerprint: str) -> None:
+def _verify(source: Source, path: Path) -> None:
     """The cached release file still has its declared sha256 (it was checked when extracted; this catches a copy
     changed since)."""
     expected = source.checksums.get(path.name)
-    if expected and fingerprint != f"sha256:{expected}":
-        raise InputError(f"sha256 {fingerprint.removeprefix('sha256:')} is not the {source.release} release's "
-                         f"{expected}: the cached copy changed; remove {path.parent} to download it again",
-                         path=str(path))
+    if not expected:
+        return
+    with open(path, "rb") as handle:
+        found = hashlib.file_digest(handle, "sha256").hexdigest()
+    if found != expected:
+        raise InputError(f"sha256 {found} is not the {source.release} release's {expected}: the cached copy "
+                         f"changed; remove {path.parent} to download it again", path=str(path))
 
 
 def release_tag(source_text: str) -> str | None:
