@@ -13,7 +13,7 @@ import yaml
 from swapbench.cli import main, make_parser
 from swapbench.errors import InputError, SwapbenchError
 from swapbench.registry import SOURCES
-from swapbench.sources import Columns, load_split, release_tag, resolve
+from swapbench.sources import Columns, load_split, release_tag, resolve, source_named
 from swapbench.sources.hub import load_hub
 from swapbench.sources.multinli import MULTINLI
 from swapbench.sources.snli import SNLI
@@ -100,6 +100,7 @@ def test_build_multinli_validation_matched_end_to_end(tmp_path, monkeypatch):
                                                                                   "ptb", 5)
     rows = datasets.load_dataset(str(out), "shuffle-random", split="validation_matched")
     assert sorted(rows["pair_id"]) == ["70001c", "70001e", "70001n", "70002e", "70002n"]
+    assert source_named(info["source_name"]) is MULTINLI
     card = (out / "README.md").read_text()
     metadata = yaml.safe_load(card.split("---")[1])
     assert metadata["license"] == "other" and "MultiNLI" in metadata["pretty_name"]
@@ -166,6 +167,7 @@ def test_build_from_a_hub_dataset_by_column_mapping(other_nli, tmp_path):
                  str(out), "--no-cache", "--parser", "spacy", "--variants", "shuffle-random"]) == 0
     info = json.loads((out / "build_info.json").read_text())
     assert (info["source_name"], info["pairs"], info["source"]) == (f"hub:{other_nli}", 3, str(other_nli))
+    assert source_named(info["source_name"]).hub_id == str(other_nli)
     rows = datasets.load_dataset(str(out), "shuffle-random", split="validation")
     assert sorted(rows["pair_id"]) == ["q1", "q2", "q4"]
 

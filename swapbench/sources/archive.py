@@ -82,6 +82,11 @@ def download(url: str, target: Path, *, label: str, progress: bool = True) -> No
                             f"to resume it ({part} is kept)") from last
     check_zip(part, url)
     os.replace(part, target)
+    if progress:
+        from rich.console import Console
+
+        Console(stderr=True).print(f"Downloaded the {label} ({target.stat().st_size:,} bytes) from {url} into {target}.",
+                                   highlight=False)
 
 
 class _Incomplete(Exception):
@@ -155,7 +160,9 @@ def extract(source: Source, archive: Path, folder: Path, url: str) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         with zipfile.ZipFile(archive) as zipped:
-            members = [m for m in zipped.infolist() if _is_split_file(source, m.filename)]
+            files = [m for m in zipped.infolist() if _is_split_file(source, m.filename)]
+            # The releases hold each split twice, as JSON lines and as TSV: one copy is enough.
+            members = [m for m in files if m.filename.endswith(".jsonl")] or files
             if not members:
                 raise DownloadError(f"the archive downloaded from {url} holds no {source.release} split files "
                                     f"({source.file_prefix}*.jsonl)")

@@ -95,6 +95,13 @@ def is_hub_dataset(text: str) -> bool:
     return bool(slash) and not name.endswith(FILE_SUFFIXES) and is_hub_id(text)
 
 
+def source_named(name: str) -> Source:
+    """The declaration a build recorded by name (build_info.json's source_name): snli, multinli, hub:ORG/NAME."""
+    if name.startswith(HUB_PREFIX):
+        return hub_source(name.removeprefix(HUB_PREFIX))
+    return SOURCES.get(name)
+
+
 def source_of(text: str | os.PathLike | None, columns: Columns | None = None, option: str = "--source") -> Source:
     return resolve(text, option, columns).source
 
