@@ -4,6 +4,21 @@
 A source declares its name, citation, licence, homepage, Hub id and pinned revision, release archive and the
 sha256 of its split files, split names and aliases, fields and pair-ID scheme, and whether it carries trees.
 Build, fine-tuning, the dataset card and the leaderboard read all of it from here.
+
+Adding a corpus released in SNLI's format is one module and one registration (see multinli.py):
+
+    from swapbench.registry import SOURCES
+    from swapbench.sources import Source
+
+    MYNLI = Source(name="mynli", short_name="MyNLI", pretty_name="My NLI corpus", citation="@misc{...}",
+                   license="cc-by-4.0", homepage="https://...", release="MyNLI 1.0",
+                   archive_url="https://.../mynli_1.0.zip", archive_folder="mynli_1.0", file_prefix="mynli_1.0_",
+                   dir_env="SWAPBENCH_MYNLI_DIR", checksums={"mynli_1.0_test.jsonl": "<sha256>"},
+                   splits={"train": "train", "validation": "dev", "test": "test"}, aliases={"dev": "validation"},
+                   pair_ids="the release's pairID", has_trees=False)
+    SOURCES.add(MYNLI.name, MYNLI, help="MyNLI 1.0")
+
+A dataset on the Hub needs no module: `--source hub:ORG/NAME` with the column options.
 """
 
 from . import snli  # noqa: F401,I001  (registrations, in the order the CLI lists them)
