@@ -28,7 +28,8 @@ from rich.console import Console
 
 from swapbench.build import BuildOptions, build
 from swapbench.parsing.spacy_parser import load_english
-from swapbench.snli import find_split_file
+from swapbench.sources import find_split_file
+from swapbench.sources.snli import SNLI
 
 # The shuffles, whose unavoidable work is parsing; shuffle-sr adds a role labeler and is timed on its own.
 VARIANTS = ["shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random"]
@@ -78,7 +79,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="rounds of alternating runs (medians taken)")
     parser.add_argument("--skip-spacy", action="store_true")
     args = parser.parse_args()
-    path = find_split_file(Path(args.source), args.split)
+    path = find_split_file(SNLI, Path(args.source), args.split)
     console = Console()
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -28,7 +28,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from swapbench.evaluate.scoring import predict
-from swapbench.snli import load_snli
+from swapbench.sources import load_split as load_snli
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SNLI = os.environ.get("SWAPBENCH_SNLI_DIR") or str(REPO.parent / "shared" / "data" / "snli_1.0")

@@ -30,7 +30,7 @@ from .parsing import BACKENDS, ParseCache, ParseFailure, make_parser, parse_with
 from .parsing.base import ConstituencyParser, Parse
 from .roles import check_labeler
 from .selection import SelectionFile
-from .snli import Pair, SNLISplit, hub_split, load_snli
+from .sources import Columns, Pair, SourceSplit, load_split, output_stem, source_of
 from .variants import DEFAULT_VARIANTS, EXPECTED, SCOPES, Variant, make_variant
 from .variants.base import Perturbed, example_rng
 from .variants.originals import hypothesis_renderer, render_original
@@ -40,8 +40,9 @@ from .variants.role_shuffle import RoleShuffle
 @dataclass
 class BuildOptions:
     split: str = "test"
-    source: str | None = None  # file, folder or Hub id; None: $SWAPBENCH_SNLI_DIR, then the Hub
-    out: Path | None = None  # default: data/snli-<split>
+    source: str | None = None  # see sources.loading; None: $SWAPBENCH_SNLI_DIR, then the SNLI 1.0 release archive
+    columns: Columns | None = None  # the columns of a hub:ORG/NAME source
+    out: Path | None = None  # default: data/<source>-<split>, e.g. data/snli-test
     parser: str = "auto"
     variants: list[str] = field(default_factory=lambda: list(DEFAULT_VARIANTS))
     seed: int = 0
@@ -57,13 +58,14 @@ class BuildOptions:
     overwrite: bool = False  # replace whatever is at `out`, not only an earlier build
 
 
-def default_out(split: str) -> Path:
-    return Path("data") / f"snli-{split}"
+def default_out(source: str | None, split: str, columns: Columns | None = None) -> Path:
+    declared = source_of(source, columns)
+    return Path("data") / f"{output_stem(declared)}-{declared.split(split)}"
 
 
 def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, BuildInfo]:
     variants = check_options(options)
-    out = options.out or default_out(hub_split(options.split))
+    out = options.out or default_out(options.source, options.split, options.columns)
     console = console or Console(stderr=True)
     with _collector_skips_long_lived_objects() as freeze:
         # Entered before the source is read, so that a destination it must refuse is refused at once.
@@ -79,7 +81,7 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
 
 def check_options(options: BuildOptions) -> list[Variant]:
     """Refuse a bad option before any work, naming it and what it allows; returns the variants."""
-    hub_split(options.split)
+    source_of(options.source, options.columns).split(options.split)
     if options.parser not in BACKENDS:
         raise SwapbenchError(f"--parser {options.parser}: expected one of {', '.join(BACKENDS)}")
     if options.shuffle_scope not in SCOPES:
@@ -107,7 +109,8 @@ def check_options(options: BuildOptions) -> list[Variant]:
 
 def _build(options: BuildOptions, variants: list[Variant], staging: Path, console: Console,
            freeze: Callable[[], None]) -> BuildInfo:
-    snli = load_snli(options.source, options.split, options.limit)
+    snli = load_split(options.source, options.split, options.limit, columns=options.columns,
+                      cache_dir=options.cache_dir)
     console.print(f"Read {len(snli.pairs)} labelled pairs from {snli.source} "
                   f"({snli.dropped_no_gold} without gold label dropped).")
     parser = make_parser(options.parser, snli.has_premise_parses, options.spacy_model, options.benepar_model)
@@ -134,7 +137,8 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
             "labelled pairs read), and an empty configuration cannot be loaded: nothing was written, --out is as it "
             "was. Leave it out of --variants, or read more pairs (--limit)")
 
-    info = BuildInfo(split=snli.split, source=snli.source, source_fingerprint=snli.fingerprint,
+    info = BuildInfo(split=snli.split, source=snli.source, source_name=snli.declaration.name,
+                     source_fingerprint=snli.fingerprint,
                      rows_read=snli.rows_read, dropped_no_gold=snli.dropped_no_gold, pairs=len(snli.pairs),
                      limit=options.limit, parser=parser.name, parser_version=parser.version,
                      unique_premises=len(parses), seed=options.seed,
@@ -147,7 +151,7 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     for config in info.configs:
         config.num_bytes = write_config(staging, config.name, snli.split, columns_by_config[config.name][0],
                                         features[config.name])
-    (staging / "README.md").write_text(render_card(info, features), encoding="utf-8")
+    (staging / "README.md").write_text(render_card(info, features, snli.declaration), encoding="utf-8")
     (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return info
 
@@ -164,7 +168,7 @@ def parser_input(parser: ConstituencyParser, pair: Pair) -> str:
     return pair.premise if parser.reads_text else pair.premise_parse
 
 
-def parse_premises(snli: SNLISplit, parser: ConstituencyParser, options: BuildOptions,
+def parse_premises(snli: SourceSplit, parser: ConstituencyParser, options: BuildOptions,
                    console: Console) -> dict[str, Parse]:
     inputs = [parser_input(parser, p) for p in snli.pairs]
     # Supplied trees are read, not computed: caching them would only add I/O.
@@ -231,7 +235,7 @@ def perturbed_pair(result: Perturbed, pair: Pair, parse: Parse, original: tuple[
                  for text, unchanged, mine in zip((result.premise, result.hypothesis), own, original))
 
 
-def measure_agreement(snli: SNLISplit, parses: dict[str, Parse], parser: ConstituencyParser) -> dict:
+def measure_agreement(snli: SourceSplit, parses: dict[str, Parse], parser: ConstituencyParser) -> dict:
     from .parsing.parseval import agreement
     from .parsing.ptb import PTBParser
 

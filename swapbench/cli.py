@@ -24,16 +24,19 @@ from .zoo.command import add_zoo
 
 def add_build(subparsers) -> None:
     from .parsing import BACKENDS
+    from .sources.options import add_column_arguments, source_help, split_help, split_names
     from .variants import DEFAULT_VARIANTS, SCOPES
 
-    p = subparsers.add_parser("build", help="build the perturbed SNLI dataset",
-                              description="Read SNLI, parse premises and write one dataset configuration per variant.")
-    p.add_argument("--split", default="test", choices=("train", "dev", "validation", "test"),
-                   help="train, dev (validation) or test (default: test)")
-    p.add_argument("--source", help="SNLI 1.0 file or folder, or a Hub dataset id "
-                                    "(default: $SWAPBENCH_SNLI_DIR, else stanfordnlp/snli)")
-    p.add_argument("--out", type=Path, help="output folder (default: data/snli-<split>); an earlier build there is "
-                                            "replaced, anything else refused")
+    p = subparsers.add_parser("build", help="build the perturbed SNLI (or other NLI) dataset",
+                              description="Read an NLI source (SNLI by default), parse premises and write one dataset "
+                                          "configuration per variant.")
+    p.add_argument("--split", default="test", choices=split_names(), metavar="SPLIT",
+                   help=split_help("test"))
+    p.add_argument("--source", help=source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive, downloaded "
+                                                "once into the cache"))
+    add_column_arguments(p.add_argument_group("columns of a hub:ORG/NAME source"))
+    p.add_argument("--out", type=Path, help="output folder (default: data/<source>-<split>, e.g. data/snli-test); an "
+                                            "earlier build there is replaced, anything else refused")
     p.add_argument("--overwrite", action="store_true", help="replace whatever is at --out, not only an earlier build")
     p.add_argument("--parser", choices=BACKENDS, default="auto",
                    help="constituency backend; auto uses the source's parses when it has them, then benepar, then spacy")
@@ -59,8 +62,10 @@ def add_build(subparsers) -> None:
 def run_build(args: argparse.Namespace) -> int:
     from .build import BuildOptions, build
     from .options import comma_list
+    from .sources.options import columns_from
 
-    options = BuildOptions(split=args.split, source=args.source, out=args.out, parser=args.parser,
+    options = BuildOptions(split=args.split, source=args.source, columns=columns_from(args), out=args.out,
+                           parser=args.parser,
                            variants=comma_list(args.variants) or [], seed=args.seed,
                            shuffle_scope=args.shuffle_scope, limit=args.limit, cache_dir=args.cache_dir,
                            use_cache=not args.no_cache, spacy_model=args.spacy_model,

@@ -6,6 +6,7 @@ The folder is written beside its destination and swapped in at the end (destinat
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import datasets
 import pyarrow as pa
@@ -17,6 +18,9 @@ from .labels import LABEL_NAMES
 from .selection import SelectionFile
 from .version import __version__
 
+if TYPE_CHECKING:
+    from .sources import Source
+
 BUILD_INFO = "build_info.json"
 CITATION = """\
 @inproceedings{chen-etal-2023-locality,
@@ -24,13 +28,7 @@ CITATION = """\
   author = {Chen, Lihu and Varoquaux, Ga{\\"e}l and Suchanek, Fabian M.},
   booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2023},
   year = {2023}
-}
-@inproceedings{bowman-etal-2015-large,
-  title = {A large annotated corpus for learning natural language inference},
-  author = {Bowman, Samuel R. and Angeli, Gabor and Potts, Christopher and Manning, Christopher D.},
-  booktitle = {Proceedings of EMNLP 2015},
-  year = {2015}
-}"""
+}"""  # followed by the source's own citation (sources)
 
 
 def common_features() -> dict[str, datasets.Feature]:
@@ -66,6 +64,8 @@ class BuildInfo(BaseModel):
     swapbench_version: str = __version__
     split: str = Field(description="Hub split name of the built split")
     source: str = Field(description="SNLI file or Hub id read")
+    source_name: str | None = Field(default=None, description="the source read, as registered (sources): snli, "
+                                                              "multinli, hub:ORG/NAME")
     source_fingerprint: str = Field(description="sha256 of the source file, or the Hub dataset fingerprint")
     rows_read: int = Field(description="rows read from the source, before --limit cut")
     dropped_no_gold: int = Field(description="rows dropped because their gold label is '-'")
@@ -110,12 +110,13 @@ def dataset_info_yaml(config: ConfigInfo, split: str, features: dict) -> dict:
             **{k: v for k, v in info._to_yaml_dict().items() if k != "config_name"}}
 
 
-def render_card(info: BuildInfo, features: dict[str, dict]) -> str:
+def render_card(info: BuildInfo, features: dict[str, dict], source: Source | None = None) -> str:
     """The dataset card: YAML metadata (configs, dataset_info) and a description of the build."""
     split = info.split
     metadata = {
-        "license": "cc-by-sa-4.0", "language": ["en"], "task_categories": ["text-classification"],
-        "task_ids": ["natural-language-inference"], "pretty_name": "swapbench SNLI word-swap probes",
+        "license": source.license if source else "cc-by-sa-4.0", "language": ["en"],
+        "task_categories": ["text-classification"], "task_ids": ["natural-language-inference"],
+        "pretty_name": f"swapbench {source.short_name if source else 'SNLI'} word-swap probes",
         "tags": ["word-order", "positional-encoding", "swapbench"],
         "configs": [{"config_name": c.name, "data_files": [{"split": split, "path": f"{c.name}/{split}-*.parquet"}]}
                     for c in info.configs],
@@ -158,7 +159,7 @@ def render_card(info: BuildInfo, features: dict[str, dict]) -> str:
         for config in tagged:
             counts = ", ".join(f"`{t}` {n}" for t, n in sorted(config.tag_counts.items()))
             lines.append(f"- `{config.name}`: {counts}")
-    lines += ["", "## Citation", "", "```bibtex", CITATION, "```", ""]
+    lines += ["", "## Citation", "", "```bibtex", CITATION, *([source.citation] if source else []), "```", ""]
     return "\n".join(lines)
 
 

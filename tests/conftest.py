@@ -14,10 +14,14 @@ SHARED_SNLI = Path(os.environ.get("SWAPBENCH_SHARED_SNLI", REPO.parent / "shared
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch):
-    """Tests never read or write the user's parse cache."""
+    """Tests never read or write the user's caches, nor reach the internet for a source."""
     monkeypatch.setenv("SWAPBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path_factory.mktemp("hf-datasets")))
     monkeypatch.delenv("SWAPBENCH_SNLI_DIR", raising=False)
+    monkeypatch.delenv("SWAPBENCH_MULTINLI_DIR", raising=False)
+    # A default source's archive is never fetched from the internet: port 9 on this machine refuses at once.
+    monkeypatch.setenv("SWAPBENCH_SNLI_URL", "http://127.0.0.1:9/snli_1.0.zip")
+    monkeypatch.setenv("SWAPBENCH_MULTINLI_URL", "http://127.0.0.1:9/multinli_1.0.zip")
 
 
 @pytest.fixture

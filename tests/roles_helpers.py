@@ -6,7 +6,7 @@ import functools
 import json
 from pathlib import Path
 
-from swapbench.snli import Pair
+from swapbench.sources import Pair
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -170,7 +170,7 @@ def test_full_snli_test_split_with_supplied_trees(tmp_path, shared_snli):
     assert counts["shuffle-random"] == 9824
     assert counts == {"shuffle-3": 9108, "shuffle-4": 7355, "shuffle-5": 6277, "shuffle-random": 9824}
     from swapbench.parsing.ptb import PTBParser
-    from swapbench.snli import load_snli
+    from swapbench.sources import load_split as load_snli
 
     trees = {p.pair_id: p.premise_parse for p in load_snli(shared_snli, "test").pairs}
     parses = dict(zip(trees, PTBParser().parse_many(list(trees.values()))))

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from swapbench.errors import InputError
-from swapbench.snli import find_split_file, load_snli
+from swapbench.sources import find_split_file, load_split as load_snli
+from swapbench.sources.snli import SNLI
 
 ROW = {"gold_label": "entailment", "pairID": "p1", "sentence1": "A dog runs.", "sentence2": "An animal moves.",
        "sentence1_parse": "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ runs)) (. .)))"}
@@ -48,7 +49,7 @@ def test_gzip_tsv_and_environment_default(tmp_path, monkeypatch):
 
 def test_a_truncated_release_file_is_found_by_prefix(tmp_path):
     write_jsonl(tmp_path / "snli_1.0_train_first1024.jsonl", [ROW])
-    assert find_split_file(tmp_path, "train").name == "snli_1.0_train_first1024.jsonl"
+    assert find_split_file(SNLI, tmp_path, "train").name == "snli_1.0_train_first1024.jsonl"
 
 
 @pytest.mark.parametrize("line, message", [
@@ -101,7 +102,7 @@ def test_hub_loader_on_a_dataset_in_hub_layout(tmp_path):
     """The Hub copy of SNLI has premise/hypothesis/label (-1 without gold) and neither pairIDs nor parses."""
     import datasets
 
-    from swapbench.snli import _load_hub
+    from swapbench.sources.hub import load_hub
 
     rows = {"premise": ["A dog runs.", "A cat sleeps.", "A cow eats."], "hypothesis": ["An animal moves.", "x", "y"],
             "label": [0, -1, 2]}
@@ -109,7 +110,7 @@ def test_hub_loader_on_a_dataset_in_hub_layout(tmp_path):
                                   "label": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"])})
     (tmp_path / "snli").mkdir()
     datasets.Dataset.from_dict(rows, features=features).to_parquet(str(tmp_path / "snli" / "validation.parquet"))
-    split = _load_hub(str(tmp_path / "snli"), "dev", None, tried="", option="--source")
+    split = load_hub(SNLI, str(tmp_path / "snli"), "dev", None, tried="", option="--source")
     assert split.split == "validation" and (split.rows_read, split.dropped_no_gold) == (3, 1)
     assert [(p.pair_id, p.label) for p in split.pairs] == [("snli-validation-0", "entailment"),
                                                            ("snli-validation-2", "contradiction")]

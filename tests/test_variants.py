@@ -7,7 +7,7 @@ import pytest
 from swapbench.errors import SwapbenchError
 from swapbench.parsing.base import Parse
 from swapbench.parsing.ptb import PTBParser
-from swapbench.snli import Pair
+from swapbench.sources import Pair
 from swapbench.variants import make_variant
 from swapbench.variants.base import example_rng, shuffled
 from swapbench.variants.shuffle import ConstituencyShuffle

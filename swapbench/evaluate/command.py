@@ -8,20 +8,17 @@ from pathlib import Path
 
 from ..options import comma_list, device, max_length, positive_float, positive_int, seed
 from ..probe.command import probe_length
-from ..snli import HUB_SPLIT
-
-SPLITS = tuple(HUB_SPLIT)  # SNLI's file names (dev) and the Hub's (validation) both
+from ..sources.options import add_column_arguments, columns_from, source_help, split_names
 
 
 def add_training_data_arguments(group) -> None:
     """Where training and validation pairs come from; shared by `swapbench eval` and `swapbench zoo train`."""
-    group.add_argument("--train-source", help="SNLI 1.0 file or folder, or Hub id (default: $SWAPBENCH_SNLI_DIR, "
-                                              "else stanfordnlp/snli)")
-    group.add_argument("--train-split", default="train", choices=SPLITS,
+    group.add_argument("--train-source", help=source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive"))
+    group.add_argument("--train-split", default="train", choices=split_names(),
                        help="split of the training source (default: train)")
     group.add_argument("--train-limit", type=positive_int, help="use only the first N training pairs")
     group.add_argument("--val-source", help="validation source (default: the training source)")
-    group.add_argument("--val-split", default="validation", choices=SPLITS,
+    group.add_argument("--val-split", default="validation", choices=split_names(),
                        help="validation split (default: validation)")
     group.add_argument("--val-limit", type=positive_int, help="use only the first N validation pairs")
     group.add_argument("--val-holdout", type=positive_int, metavar="N",
@@ -59,6 +56,7 @@ def add_eval(subparsers) -> None:
     tune.add_argument("--finetune", action="store_true",
                       help="fine-tune even when MODEL already is a sequence classifier")
     add_training_data_arguments(tune)
+    add_column_arguments(tune)
     tune.add_argument("--epochs", type=positive_int, help="default: 3")
     tune.add_argument("--lr", type=positive_float, help="learning rate (default: 2e-5)")
     tune.add_argument("--batch-size", type=positive_int, help="training batch over all devices (default: 32)")
@@ -95,7 +93,7 @@ def run_eval(args: argparse.Namespace) -> int:
         finetune=args.finetune,
         training=DataChoice(train_source=args.train_source, train_split=args.train_split,
                             train_limit=args.train_limit, val_source=args.val_source, val_split=args.val_split,
-                            val_limit=args.val_limit, val_holdout=args.val_holdout),
+                            val_limit=args.val_limit, val_holdout=args.val_holdout, columns=columns_from(args)),
         epochs=args.epochs, learning_rate=args.lr, batch_size=args.batch_size, max_length=args.max_length,
         eval_batch_size=args.eval_batch_size, device=args.device, dtype=args.dtype, seed=args.seed,
         bootstrap=args.bootstrap, probe=not args.no_probe, probe_words=args.probe_words,

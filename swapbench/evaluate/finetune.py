@@ -32,7 +32,7 @@ from ..fingerprint import content_fingerprint
 from ..hub_access import cache_only
 from ..labels import LABEL_NAMES
 from ..text import slug
-from ..snli import Pair, load_snli
+from ..sources import HUB_PREFIX, Columns, Pair, load_split
 from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
 from .schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 
@@ -46,13 +46,14 @@ def reference_recipe(**overrides) -> Recipe:
 
 @dataclass
 class DataChoice:
-    train_source: str | None = None  # SNLI file, folder or Hub id; None: $SWAPBENCH_SNLI_DIR, then the Hub
+    train_source: str | None = None  # see sources.loading; None: $SWAPBENCH_SNLI_DIR, then the SNLI 1.0 archive
     train_split: str = "train"
     train_limit: int | None = None
     val_source: str | None = None  # None: the training source
     val_split: str = "validation"
     val_limit: int | None = None
     val_holdout: int | None = None  # hold this many training pairs out as validation instead
+    columns: Columns | None = None  # the columns of a hub:ORG/NAME source, training and validation alike
 
 
 @dataclass
@@ -113,14 +114,16 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
 
 
 def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
-    train = load_snli(choice.train_source, choice.train_split, choice.train_limit, option="--train-source")
+    train = load_split(choice.train_source, choice.train_split, choice.train_limit, option="--train-source",
+                       columns=choice.columns)
     train_pairs = train.pairs
     if choice.val_holdout:
         train_pairs, val_pairs = hold_out_premises(train_pairs, choice.val_holdout, seed)
         val_source, val_split, val_limit = train.source, train.split, None
     else:
-        val = load_snli(choice.val_source or choice.train_source, choice.val_split, choice.val_limit,
-                        option="--val-source")
+        val_text = choice.val_source or choice.train_source
+        val = load_split(val_text, choice.val_split, choice.val_limit, option="--val-source",
+                         columns=choice.columns if str(val_text or "").startswith(HUB_PREFIX) else None)
         val_pairs, val_source, val_split, val_limit = val.pairs, val.source, val.split, choice.val_limit
         shared_ids = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
         shared_premises = {premise_key(p.premise) for p in val_pairs} & {premise_key(p.premise) for p in train_pairs}

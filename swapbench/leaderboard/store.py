@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import SwapbenchError
 from ..evaluate.schema import EvalResults, TrainingData
+from ..sources import release_tag
 from . import RESULTS_DIR
 from .migrate import migrate
 
@@ -53,10 +54,7 @@ def model_label(name_or_path: str) -> str:
 
 def training_tag(data: TrainingData) -> str:
     """'SNLI dev', 'SNLI train_first1024', 'stanfordnlp/snli train', with the limit when there was one."""
-    name = PurePath(data.source).name
-    for suffix in (".gz", ".jsonl", ".txt"):
-        name = name.removesuffix(suffix)
-    tag = f"SNLI {name.removeprefix('snli_1.0_')}" if name.startswith("snli_1.0") else f"{data.source} {data.split}"
+    tag = release_tag(data.source) or f"{data.source} {data.split}"
     return tag + (f" (first {data.limit})" if data.limit else "")
 
 

@@ -21,11 +21,13 @@ from pydantic import ValidationError
 
 from ..evaluate.schema import REFERENCE_RECIPE, TOLERANCE, EvalResults
 from ..probe.probing import ADD_SPECIAL_TOKENS
+from ..sources import DEFAULT_SOURCE, default_source
 from .migrate import UnknownVersion, migrate
 from .reference import Reference
 from .store import Identity
 
-BUILD_HINT = "build it with `swapbench build --source snli_1.0 --split test` (defaults: ptb parses, seed 0)"
+BUILD_HINT = (f"build it with `swapbench build --source {DEFAULT_SOURCE} --split test` (defaults: the "
+              f"{default_source().release} release archive, ptb parses, seed 0)")
 
 
 @dataclass(frozen=True)

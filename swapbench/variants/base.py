@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import datasets
 
 from ..parsing.base import Parse
-from ..snli import Pair
+from ..sources.pair import Pair
 
 
 @dataclass(slots=True)

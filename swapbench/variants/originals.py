@@ -14,7 +14,7 @@ from collections.abc import Callable
 from ..parsing.base import Parse
 from ..parsing.ptb import unescape
 from ..parsing.ptb import spells
-from ..snli import Pair
+from ..sources.pair import Pair
 
 PRETERMINAL = re.compile(r"\(([^\s()]+) ([^\s()]+)\)")  # (TAG word): the leaves, without building the tree
 

@@ -20,7 +20,7 @@ from ..parsing.base import Parse
 from ..roles import RoleLabeler, RoleParse, Sentence, make_labeler
 from ..roles.base import Span
 from ..selection import read_selection
-from ..snli import Pair
+from ..sources.pair import Pair
 from .base import Perturbed, Variant
 from .role_filters import FILTER_DESCRIPTIONS, review
 from .role_swap import Swap, swappable_frames

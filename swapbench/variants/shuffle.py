@@ -7,7 +7,7 @@ import random
 import datasets
 
 from ..parsing.base import Constituent, Parse
-from ..snli import Pair
+from ..sources.pair import Pair
 from .base import Perturbed, Variant, shuffled
 
 SCOPES = ("all", "one")

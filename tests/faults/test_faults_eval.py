@@ -217,8 +217,8 @@ def test_a_base_model_offline_without_training_data_names_what_fine_tuning_would
     assert run.code == 2 and "Traceback" not in run.output
     message = one_line(run.stderr)
     assert f"{base} is fine-tuned on SNLI before it is scored" in message
-    assert ("cannot load the Hub dataset stanfordnlp/snli (tried because no --train-source was given and "
-            "$SWAPBENCH_SNLI_DIR is unset)") in message
+    assert "cannot get the SNLI 1.0 release archive from " in message
+    assert "(tried because no --train-source was given and $SWAPBENCH_SNLI_DIR is unset)" in message
     assert "pass --train-source or set SWAPBENCH_SNLI_DIR to a folder holding snli_1.0_train.jsonl" in message
     # Reading and scoring the data comes first, hence a wider margin than for a model refused at once.
     assert seconds < start_up_seconds + 2 * SLOWEST_FAILURE, (seconds, start_up_seconds)

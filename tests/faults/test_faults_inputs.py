@@ -209,43 +209,66 @@ def online_env(tmp_path: Path, endpoint: str) -> dict:
             "HF_HOME": str(tmp_path / "hf"), "HF_HUB_ETAG_TIMEOUT": "1"}
 
 
-def build_from_the_hub(swapbench_cli, out: Path, env: dict | None = None):
-    """`make build`: no --source and no $SWAPBENCH_SNLI_DIR (conftest unsets it), so the Hub; and its wall time."""
+def build_by_default(swapbench_cli, out: Path, env: dict | None = None):
+    """`make build`: no --source and no $SWAPBENCH_SNLI_DIR (conftest unsets it), so the SNLI 1.0 release archive;
+    and its wall time."""
     start = time.monotonic()
     run = swapbench_cli("build", "--split", "test", "--out", out, "--variants", "shuffle-3", env=env, timeout=120)
     return run, time.monotonic() - start
 
 
 def assert_points_to_local_files(run) -> None:
-    assert "cannot load the Hub dataset stanfordnlp/snli (tried because no --source was given and " \
-           "$SWAPBENCH_SNLI_DIR is unset)" in said(run)
+    assert "cannot get the SNLI 1.0 release archive from " in said(run)
+    assert "(tried because no --source was given and $SWAPBENCH_SNLI_DIR is unset)" in said(run)
     assert "pass --source or set SWAPBENCH_SNLI_DIR to a folder holding snli_1.0_test.jsonl" in said(run)
 
 
-# huggingface_hub alone retries an unreachable Hub for 23 s of back-off (1 + 2 + 4 + 8 + 8) before failing.
+# The archive is never asked for in offline mode, and an unreachable server is not retried.
 def test_offline_mode_fails_at_once_pointing_to_local_files(swapbench_cli, previous, digest, offline_env,
                                                             startup_seconds, tmp_path):
-    run, seconds = build_from_the_hub(swapbench_cli, previous[0], env={"HF_HOME": str(tmp_path / "hf")})
-    assert_refused(run, "HF_HUB_OFFLINE is set and the datasets cache does not hold it", previous, digest)
+    run, seconds = build_by_default(swapbench_cli, previous[0], env={"HF_HOME": str(tmp_path / "hf")})
+    assert_refused(run, "HF_HUB_OFFLINE is set and the cache holds no copy of it", previous, digest)
+    assert_points_to_local_files(run)
+    assert seconds < startup_seconds + 10
+
+
+def test_a_closed_archive_port_fails_at_once_pointing_to_local_files(swapbench_cli, previous, digest,
+                                                                     startup_seconds, tmp_path):
+    url = f"http://127.0.0.1:{closed_port()}/snli_1.0.zip"
+    env = {**online_env(tmp_path, f"http://127.0.0.1:{closed_port()}"), "SWAPBENCH_SNLI_URL": url}
+    run, seconds = build_by_default(swapbench_cli, previous[0], env=env)
+    assert_refused(run, f"{url} does not answer: ", previous, digest)
     assert_points_to_local_files(run)
     assert seconds < startup_seconds + 10
 
 
 def test_a_closed_hub_port_fails_at_once_pointing_to_local_files(swapbench_cli, previous, digest, startup_seconds,
                                                                  tmp_path):
+    """--source stanfordnlp/snli, SNLI's Hub copy, asked of a Hub that does not answer."""
     endpoint = f"http://127.0.0.1:{closed_port()}"
-    run, seconds = build_from_the_hub(swapbench_cli, previous[0], env=online_env(tmp_path, endpoint))
+    start = time.monotonic()
+    run = swapbench_cli("build", "--source", "stanfordnlp/snli", "--split", "test", "--out", previous[0],
+                        "--variants", "shuffle-3", env=online_env(tmp_path, endpoint), timeout=120)
+    seconds = time.monotonic() - start
     assert_refused(run, f"{endpoint} does not answer: ", previous, digest)
-    assert_points_to_local_files(run)
+    assert ("cannot load the Hub dataset stanfordnlp/snli (tried because stanfordnlp/snli is not a local file or "
+            "folder)") in said(run)
+    assert "pass --source or set SWAPBENCH_SNLI_DIR to a folder holding snli_1.0_test.jsonl" in said(run)
     assert seconds < startup_seconds + 10
 
 
-def test_a_silent_hub_fails_after_its_timeout(swapbench_cli, previous, digest, startup_seconds, tmp_path):
+@pytest.mark.parametrize("source", [None, "stanfordnlp/snli"])
+def test_a_silent_server_fails_after_its_timeout(swapbench_cli, previous, digest, startup_seconds, tmp_path, source):
+    """The archive's server, or the Hub for SNLI's Hub copy, listens and never answers."""
     with socket.create_server(("127.0.0.1", 0)) as server:  # listens, never answers: requests wait for the timeout
         endpoint = f"http://127.0.0.1:{server.getsockname()[1]}"
-        run, seconds = build_from_the_hub(swapbench_cli, previous[0], env=online_env(tmp_path, endpoint))
-    assert_refused(run, f"{endpoint} does not answer", previous, digest)
-    assert_points_to_local_files(run)
+        env = {**online_env(tmp_path, endpoint), "SWAPBENCH_SNLI_URL": f"{endpoint}/snli_1.0.zip"}
+        start = time.monotonic()
+        run = swapbench_cli("build", *(["--source", source] if source else []), "--split", "test", "--out",
+                            previous[0], "--variants", "shuffle-3", env=env, timeout=120)
+        seconds = time.monotonic() - start
+    assert_refused(run, f"{endpoint}{'' if source else '/snli_1.0.zip'} does not answer", previous, digest)
+    assert "pass --source or set SWAPBENCH_SNLI_DIR to a folder holding snli_1.0_test.jsonl" in said(run)
     assert seconds < startup_seconds + 10
 
 
