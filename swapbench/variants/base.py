@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _random
 import hashlib
 import random
 from abc import ABC, abstractmethod
@@ -56,7 +57,14 @@ def example_rng(seed: int, pair_id: str, variant: str) -> random.Random:
     The standard library's Mersenne Twister: seeding one costs a few microseconds, where a numpy PCG64 cost the
     largest part of a ptb build's per-pair work, and each pair draws only a handful of numbers."""
     digest = hashlib.sha256(f"{seed}\x00{variant}\x00{pair_id}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:16], "little"))
+    rng = _new_random(random.Random)
+    _seed(rng, int.from_bytes(digest[:16], "little"))  # as random.Random(n) seeds it, without its Python layers
+    rng.gauss_next = None
+    return rng
+
+
+_new_random = random.Random.__new__
+_seed = _random.Random.seed
 
 
 def shuffled(words: list[str], rng: random.Random, max_tries: int = 1000) -> list[int] | None:
@@ -72,6 +80,6 @@ def shuffled(words: list[str], rng: random.Random, max_tries: int = 1000) -> lis
     for _ in range(max_tries):
         order = list(range(len(items)))
         rng.shuffle(order)
-        if any(items[k] != items[i] for i, k in enumerate(order)):
+        if [items[k] for k in order] != items:
             return order
     return None
