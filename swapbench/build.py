@@ -236,9 +236,10 @@ def _columns(variant: Variant, rows: list[dict], names: list[str]) -> dict[str, 
 def perturbed_pair(result: Perturbed, pair: Pair, parse: Parse, original: tuple[str, str]) -> tuple[str, str]:
     """The perturbed pair, its unperturbed side rendered as the original is (render_original), so that only the
     perturbation tells the two pairs apart."""
-    own = (result.original_premise or " ".join(parse.tokens), result.original_hypothesis or pair.hypothesis)
-    return tuple(mine if text == unchanged else text  # type: ignore[return-value]
-                 for text, unchanged, mine in zip((result.premise, result.hypothesis), own, original))
+    premise = original[0] if result.premise == (result.original_premise or original[0]) else result.premise
+    hypothesis = original[1] if result.hypothesis == (result.original_hypothesis or pair.hypothesis) \
+        else result.hypothesis
+    return premise, hypothesis
 
 
 def measure_agreement(snli: SNLISplit, parses: dict[str, Parse], parser: ConstituencyParser) -> dict:

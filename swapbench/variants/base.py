@@ -77,9 +77,17 @@ def shuffled(words: list[str], rng: random.Random, max_tries: int = 1000) -> lis
     items = [w.casefold() for w in words]
     if len(set(items)) < 2:
         return None
+    getrandbits = rng.getrandbits
     for _ in range(max_tries):
+        # random.shuffle's Fisher-Yates with its unbiased draws (_randbelow), written out: the same orders from
+        # the same generator, without two calls a draw.
         order = list(range(len(items)))
-        rng.shuffle(order)
+        for i in range(len(order) - 1, 0, -1):
+            bits = (i + 1).bit_length()
+            j = getrandbits(bits)
+            while j > i:
+                j = getrandbits(bits)
+            order[i], order[j] = order[j], order[i]
         if [items[k] for k in order] != items:
             return order
     return None

@@ -89,8 +89,9 @@ class RandomShuffle(Variant):
 
 def _perturbed(pair: Pair, parse: Parse, permutation: list[int], tags: list[str], extra: dict | None = None):
     """A premise shuffle: hypothesis and label stay as they were."""
-    return Perturbed(" ".join(parse.tokens[k] for k in permutation), pair.hypothesis, pair.label, permutation,
-                     tags, extra or {})
+    tokens = parse.tokens
+    return Perturbed(" ".join([tokens[k] for k in permutation]), pair.hypothesis, pair.label, permutation, tags,
+                     extra or {})
 
 
 @VARIANTS.register("shuffle-N", pattern=r"shuffle-(0|[1-9][0-9]*)",
