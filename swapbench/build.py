@@ -26,12 +26,14 @@ from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, render_c
 from .options import SEED_MAX
 from .paths import default_cache_dir
 from .progress import progress_bar
-from .parsing import BACKENDS, ParseCache, ParseFailure, make_parser, parse_with_cache
+from .parsing import AUTO, ParseCache, ParseFailure, make_parser, parse_with_cache, parser_choices
 from .parsing.base import ConstituencyParser, Parse
+from .parsing.spacy_pipeline import shared_pipelines
 from .roles import check_labeler
 from .selection import SelectionFile
 from .sources import Columns, Pair, SourceSplit, load_split, output_stem, source_of
-from .variants import DEFAULT_VARIANTS, EXPECTED, SCOPES, Variant, make_variant
+from .registry import PARSERS
+from .variants import DEFAULT_VARIANTS, SCOPES, Variant, expected, make_variant
 from .variants.base import Perturbed, example_rng
 from .variants.originals import hypothesis_renderer, render_original
 from .variants.role_shuffle import RoleShuffle
@@ -43,7 +45,7 @@ class BuildOptions:
     source: str | None = None  # see sources.loading; None: $SWAPBENCH_SNLI_DIR, then the SNLI 1.0 release archive
     columns: Columns | None = None  # the columns of a hub:ORG/NAME source
     out: Path | None = None  # default: data/<source>-<split>, e.g. data/snli-test
-    parser: str = "auto"
+    parser: str = AUTO
     variants: list[str] = field(default_factory=lambda: list(DEFAULT_VARIANTS))
     seed: int = 0
     shuffle_scope: str = "all"
@@ -69,7 +71,7 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
     console = console or Console(stderr=True)
     with _collector_skips_long_lived_objects() as freeze:
         # Entered before the source is read, so that a destination it must refuse is refused at once.
-        with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging:
+        with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, shared_pipelines():
             info = _build(options, variants, staging, console, freeze)
     console.print(f"Wrote {len(info.configs)} configurations to {out}.")
     if options.push_to_hub:
@@ -82,8 +84,8 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
 def check_options(options: BuildOptions) -> list[Variant]:
     """Refuse a bad option before any work, naming it and what it allows; returns the variants."""
     source_of(options.source, options.columns).split(options.split)
-    if options.parser not in BACKENDS:
-        raise SwapbenchError(f"--parser {options.parser}: expected one of {', '.join(BACKENDS)}")
+    if options.parser != AUTO and options.parser not in PARSERS:
+        raise SwapbenchError(f"--parser {options.parser}: expected one of {', '.join(parser_choices())}")
     if options.shuffle_scope not in SCOPES:
         raise SwapbenchError(f"--shuffle-scope {options.shuffle_scope}: expected one of {', '.join(SCOPES)}")
     if options.limit is not None and options.limit < 1:
@@ -92,7 +94,7 @@ def check_options(options: BuildOptions) -> list[Variant]:
         raise SwapbenchError(f"--seed {options.seed}: must be from 0 to {SEED_MAX}")
     check_labeler(options.srl)
     if not options.variants:
-        raise SwapbenchError(f"--variants: no variant given; {EXPECTED}")
+        raise SwapbenchError(f"--variants: no variant given; {expected()}")
     repeated = [name for name, count in Counter(options.variants).items() if count > 1]
     if repeated:
         raise SwapbenchError(f"--variants: {', '.join(repeated)} given more than once")
@@ -199,8 +201,7 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
                   ) -> tuple[dict[str, list], ConfigInfo]:
     """The variant's rows as columns, and its statistics; `advance(n)` reports progress every 1000 pairs.
     `originals`: render_originals(pairs, parses, parser), when the caller has it already."""
-    extra = list(variant.extra_features)
-    names = [*common_features(), *extra]
+    names = [*common_features(), *variant.extra_features]
     label_index = {name: index for index, name in enumerate(LABEL_NAMES)}
     originals = originals if originals is not None else render_originals(pairs, parses, parser)
     rows = []
@@ -213,13 +214,15 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
         if result is None:
             continue
         original = originals[pair.pair_id]
-        rows.append((pair.pair_id, *perturbed_pair(result, pair, parse, original),  # in the order of `names`
-                     label_index[result.label], *original,
-                     label_index[pair.label], variant.name, pair.premise, result.permutation, result.tags,
-                     *[result.extra[name] for name in extra]))
+        premise, hypothesis = perturbed_pair(result, pair, parse, original)
+        rows.append({**result.extra, "pair_id": pair.pair_id, "premise": premise, "hypothesis": hypothesis,
+                     "label": label_index[result.label], "original_premise": original[0],
+                     "original_hypothesis": original[1], "original_label": label_index[pair.label],
+                     "variant": variant.name, "source_premise": pair.premise, "permutation": result.permutation,
+                     "tags": result.tags})
     if advance:
         advance(len(pairs) % 1000)
-    columns = {name: list(values) for name, values in zip(names, zip(*rows))} if rows else {n: [] for n in names}
+    columns = _columns(variant, rows, names)
     fingerprint = content_fingerprint(columns)
     info = ConfigInfo(name=variant.name, description=variant.description, rows=len(rows),
                       not_applicable=len(pairs) - len(rows), fingerprint=fingerprint,
@@ -227,12 +230,22 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     return columns, info
 
 
+def _columns(variant: Variant, rows: list[dict], names: list[str]) -> dict[str, list]:
+    """The rows as columns, in the order of `names`; a row that lacks one is the variant's error."""
+    try:
+        return {name: [row[name] for row in rows] for name in names}
+    except KeyError as err:
+        raise SwapbenchError(f"variant {variant.name}: a row lacks its column {err.args[0]!r} (extra_features "
+                             "names the columns that Perturbed.extra must hold)") from err
+
+
 def perturbed_pair(result: Perturbed, pair: Pair, parse: Parse, original: tuple[str, str]) -> tuple[str, str]:
     """The perturbed pair, its unperturbed side rendered as the original is (render_original), so that only the
     perturbation tells the two pairs apart."""
-    own = (result.original_premise or " ".join(parse.tokens), result.original_hypothesis or pair.hypothesis)
-    return tuple(mine if text == unchanged else text  # type: ignore[return-value]
-                 for text, unchanged, mine in zip((result.premise, result.hypothesis), own, original))
+    premise = original[0] if result.premise == (result.original_premise or original[0]) else result.premise
+    hypothesis = original[1] if result.hypothesis == (result.original_hypothesis or pair.hypothesis) \
+        else result.hypothesis
+    return premise, hypothesis
 
 
 def measure_agreement(snli: SourceSplit, parses: dict[str, Parse], parser: ConstituencyParser) -> dict:

@@ -1,37 +1,44 @@
-"""Constituency backends: `ptb` (parses supplied with the data), `benepar` and `spacy`."""
+"""Constituency backends, found by name in `swapbench.registry.PARSERS`: `ptb` (parses supplied with the data),
+`benepar` and `spacy`, each registered in its own module; `auto` picks one."""
 
 from __future__ import annotations
 
 from ..errors import SwapbenchError
+from ..registry import PARSERS
+from . import benepar_parser, ptb, spacy_parser  # noqa: F401  (they register their backends)
 from .base import SHUFFLE_LABELS, Constituent, ConstituencyParser, Parse, ParseFailure
 from .cache import ParseCache, parse_with_cache
 from .ptb import PTBParser
 
-BACKENDS = ("auto", "ptb", "benepar", "spacy")
+AUTO = "auto"
+AUTO_HELP = "the source's parses when every pair has one, then benepar, then spacy"
+
+
+def parser_choices() -> list[str]:
+    """What --parser accepts: auto and every registered backend."""
+    return [AUTO, *PARSERS.names()]
+
+
+def parser_help() -> str:
+    return f"{AUTO}: {AUTO_HELP}; {PARSERS.help_text()}"
 
 
 def make_parser(name: str, has_parses: bool, spacy_model: str | None = None,
                 benepar_model: str | None = None) -> ConstituencyParser:
-    """Build a backend; `auto` takes the supplied trees when every pair has one, then benepar, then spaCy."""
-    if name not in BACKENDS:
-        raise SwapbenchError(f"unknown parser {name!r}: expected one of {', '.join(BACKENDS)}")
-    if name == "ptb" or (name == "auto" and has_parses):
-        if not has_parses:
-            raise SwapbenchError("--parser ptb needs bracketed parses (sentence1_parse) in the source; "
-                                 "the Hub copy of SNLI has none: use --parser spacy or a local SNLI 1.0 file")
-        return PTBParser()
-    if name in ("benepar", "auto"):
-        from .benepar_parser import DEFAULT_MODEL, BeneparParser
-
-        try:
-            return BeneparParser(benepar_model or DEFAULT_MODEL, spacy_model=spacy_model)
-        except SwapbenchError:
-            if name == "benepar":
-                raise
-    from .spacy_parser import SpacyParser
-
-    return SpacyParser(spacy_model)
+    """Build a backend by its registered factory, `factory(has_parses=..., spacy_model=..., benepar_model=...)`;
+    `auto` takes the supplied trees when every pair has one, then benepar, then spaCy."""
+    options = dict(has_parses=has_parses, spacy_model=spacy_model, benepar_model=benepar_model)
+    if name != AUTO:
+        if name not in PARSERS:
+            raise SwapbenchError(f"unknown parser {name!r}: expected one of {', '.join(parser_choices())}")
+        return PARSERS.get(name)(**options)
+    if has_parses:
+        return PARSERS.get("ptb")(**options)
+    try:
+        return PARSERS.get("benepar")(**options)
+    except SwapbenchError:
+        return PARSERS.get("spacy")(**options)
 
 
-__all__ = ["BACKENDS", "SHUFFLE_LABELS", "Constituent", "ConstituencyParser", "Parse", "ParseCache", "ParseFailure",
-           "make_parser", "parse_with_cache"]
+__all__ = ["AUTO", "SHUFFLE_LABELS", "Constituent", "ConstituencyParser", "Parse", "ParseCache", "ParseFailure",
+           "PTBParser", "make_parser", "parser_choices", "parser_help", "parse_with_cache"]

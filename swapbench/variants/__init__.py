@@ -1,36 +1,35 @@
-"""Perturbations, one configuration each. `make_variant("shuffle-3")` builds one from its name."""
+"""Perturbations, one configuration each, found by name in `swapbench.registry.VARIANTS`.
+
+A variant registers itself in its own module; importing this package registers the built-in ones.
+`make_variant("shuffle-3")` builds one from its name.
+"""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 from ..errors import SwapbenchError
+from ..registry import VARIANTS
+# Importing a module registers its variants, in this order: shuffle-N, shuffle-random, then shuffle-sr.
+from . import shuffle  # noqa: F401, I001
+from . import role_shuffle  # noqa: F401
 from .base import Variant
-from .role_shuffle import RoleShuffle
-from .shuffle import ConstituencyShuffle, RandomShuffle, SCOPES
+from .shuffle import SCOPES
 
 DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr")
-# A bound on N that refuses absurd values: SNLI's test premises have at most 54 words.
-MIN_WORDS, MAX_WORDS = 2, 64
-EXPECTED = f"expected shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS}), shuffle-random or shuffle-sr"
 
 
-def make_variant(name: str, scope: str = "all", srl: str = "auto", sr_selection: Path | None = None,
-                 spacy_model: str | None = None) -> Variant:
-    """`scope` is for constituency shuffles; `srl` (role labeler), `sr_selection` and `spacy_model` for shuffle-sr."""
-    if name == RandomShuffle.name:
-        return RandomShuffle()
-    if name == RoleShuffle.name:
-        return RoleShuffle(srl=srl, selection=sr_selection, spacy_model=spacy_model)
-    match = re.fullmatch(r"shuffle-(0|[1-9][0-9]*)", name)
-    if match:
-        size = int(match.group(1))
-        if not MIN_WORDS <= size <= MAX_WORDS:
-            raise SwapbenchError(f"--variants: {name!r} asks for constituents of {size} words; a constituency "
-                                 f"shuffle takes constituents of at least {MIN_WORDS} words and at most {MAX_WORDS}")
-        return ConstituencyShuffle(size, scope=scope)
-    raise SwapbenchError(f"--variants: unknown variant {name!r}: {EXPECTED}")
+def expected() -> str:
+    """The variants there are, as an error message lists them: "expected shuffle-N (2 <= N <= 64), ... or ..."."""
+    names = [getattr(entry.value, "usage", entry.name) for entry in VARIANTS]
+    return "expected " + (", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names))
 
 
-__all__ = ["DEFAULT_VARIANTS", "EXPECTED", "SCOPES", "Variant", "make_variant"]
+def make_variant(name: str, **options) -> Variant:
+    """The variant `name`, made by its registered factory as `factory(name, **options)`. Options a build passes:
+    `scope` (constituency shuffles), `srl`, `sr_selection` and `spacy_model` (shuffle-sr); a factory takes what it
+    needs and ignores the rest."""
+    if name not in VARIANTS:
+        raise SwapbenchError(f"--variants: unknown variant {name!r}: {expected()}")
+    return VARIANTS.get(name)(name, **options)
+
+
+__all__ = ["DEFAULT_VARIANTS", "SCOPES", "Variant", "expected", "make_variant"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _random
 import hashlib
 import random
 from abc import ABC, abstractmethod
@@ -56,7 +57,14 @@ def example_rng(seed: int, pair_id: str, variant: str) -> random.Random:
     The standard library's Mersenne Twister: seeding one costs a few microseconds, where a numpy PCG64 cost the
     largest part of a ptb build's per-pair work, and each pair draws only a handful of numbers."""
     digest = hashlib.sha256(f"{seed}\x00{variant}\x00{pair_id}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:16], "little"))
+    rng = _new_random(random.Random)
+    _seed(rng, int.from_bytes(digest[:16], "little"))  # as random.Random(n) seeds it, without its Python layers
+    rng.gauss_next = None
+    return rng
+
+
+_new_random = random.Random.__new__
+_seed = _random.Random.seed
 
 
 def shuffled(words: list[str], rng: random.Random, max_tries: int = 1000) -> list[int] | None:
@@ -69,9 +77,17 @@ def shuffled(words: list[str], rng: random.Random, max_tries: int = 1000) -> lis
     items = [w.casefold() for w in words]
     if len(set(items)) < 2:
         return None
+    getrandbits = rng.getrandbits
     for _ in range(max_tries):
+        # random.shuffle's Fisher-Yates with its unbiased draws (_randbelow), written out: the same orders from
+        # the same generator, without two calls a draw.
         order = list(range(len(items)))
-        rng.shuffle(order)
-        if any(items[k] != items[i] for i, k in enumerate(order)):
+        for i in range(len(order) - 1, 0, -1):
+            bits = (i + 1).bit_length()
+            j = getrandbits(bits)
+            while j > i:
+                j = getrandbits(bits)
+            order[i], order[j] = order[j], order[i]
+        if [items[k] for k in order] != items:
             return order
     return None

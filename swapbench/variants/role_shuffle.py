@@ -17,6 +17,7 @@ import datasets
 
 from ..errors import SwapbenchError
 from ..parsing.base import Parse
+from ..registry import VARIANTS
 from ..roles import RoleLabeler, RoleParse, Sentence, make_labeler
 from ..roles.base import Span
 from ..selection import read_selection
@@ -154,6 +155,13 @@ class RoleShuffle(Variant):
                                   "undecided": c["selection_undecided"], "rejected": c["selection_rejected"],
                                   "stale": c["selection_stale"]}
         return stats
+
+
+@VARIANTS.register(RoleShuffle.name, help="agent and patient of one verb exchanged in an entailment pair; label "
+                                          "contradiction (--srl, --sr-selection)")
+def make_role_shuffle(name: str, srl: str = "auto", sr_selection: Path | None = None,
+                      spacy_model: str | None = None, **options) -> RoleShuffle:
+    return RoleShuffle(srl=srl, selection=sr_selection, spacy_model=spacy_model)
 
 
 def _sentences(pair: Pair) -> tuple[Sentence, Sentence]:

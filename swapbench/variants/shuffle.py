@@ -6,11 +6,15 @@ import random
 
 import datasets
 
+from ..errors import SwapbenchError
 from ..parsing.base import Constituent, Parse
+from ..registry import VARIANTS
 from ..sources.pair import Pair
 from .base import Perturbed, Variant, shuffled
 
 SCOPES = ("all", "one")
+# A bound on N that refuses absurd values: SNLI's test premises have at most 54 words.
+MIN_WORDS, MAX_WORDS = 2, 64
 
 MOVED_SPAN = {"label": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32"),
               "text": datasets.Value("string")}
@@ -85,5 +89,25 @@ class RandomShuffle(Variant):
 
 def _perturbed(pair: Pair, parse: Parse, permutation: list[int], tags: list[str], extra: dict | None = None):
     """A premise shuffle: hypothesis and label stay as they were."""
-    return Perturbed(" ".join(parse.tokens[k] for k in permutation), pair.hypothesis, pair.label, permutation,
-                     tags, extra or {})
+    tokens = parse.tokens
+    return Perturbed(" ".join([tokens[k] for k in permutation]), pair.hypothesis, pair.label, permutation, tags,
+                     extra or {})
+
+
+@VARIANTS.register("shuffle-N", pattern=r"shuffle-(0|[1-9][0-9]*)",
+                   help=f"words shuffled inside NP/VP/PP/ADVP/ADJP constituents of exactly N words "
+                        f"({MIN_WORDS} <= N <= {MAX_WORDS}; --shuffle-scope: every one or one)")
+def make_constituency_shuffle(name: str, scope: str = "all", **options) -> ConstituencyShuffle:
+    size = int(VARIANTS.lookup(name)[1].group(1))
+    if not MIN_WORDS <= size <= MAX_WORDS:
+        raise SwapbenchError(f"--variants: {name!r} asks for constituents of {size} words; a constituency "
+                             f"shuffle takes constituents of at least {MIN_WORDS} words and at most {MAX_WORDS}")
+    return ConstituencyShuffle(size, scope=scope)
+
+
+make_constituency_shuffle.usage = f"shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS})"  # type: ignore[attr-defined]
+
+
+@VARIANTS.register(RandomShuffle.name, help="every premise word shuffled, punctuation in place (the baseline)")
+def make_random_shuffle(name: str, **options) -> RandomShuffle:
+    return RandomShuffle()

