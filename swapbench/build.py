@@ -19,10 +19,11 @@ from huggingface_hub.utils import validate_repo_id
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from .card import write_card
 from .destination import atomic_directory
 from .errors import InputError, SwapbenchError
 from .labels import LABEL_NAMES
-from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, content_fingerprint, render_card, write_config
+from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, content_fingerprint, write_config
 from .options import SEED_MAX
 from .parsing import BACKENDS, ParseCache, ParseFailure, default_cache_dir, make_parser, parse_with_cache
 from .parsing.base import ConstituencyParser, Parse
@@ -145,7 +146,7 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     for config in info.configs:
         config.num_bytes = write_config(staging, config.name, snli.split, columns_by_config[config.name][0],
                                         features[config.name])
-    (staging / "README.md").write_text(render_card(info, features), encoding="utf-8")
+    write_card(staging, info, features)
     (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return info
 
