@@ -79,7 +79,7 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
             table = _local_table(Path(path), name, split)
         else:
             table = datasets.load_dataset(path, name, split=split, revision=revision)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError, datasets.exceptions.DatasetsError) as err:
         raise SwapbenchError(f"cannot load configuration {name!r}, split {split!r} of {path}: {err}") from err
     columns = table.to_dict()
     gold = [table.features["label"].int2str(i) for i in columns["label"]]
