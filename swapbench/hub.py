@@ -70,17 +70,23 @@ def push_folder(folder: Path, repo_id: str, console: Console, private: bool = Fa
     """Publish `folder` as the dataset repo `repo_id` in one commit; returns the commit's id."""
     from huggingface_hub import HfApi
 
+    from huggingface_hub.errors import HfHubHTTPError
+
     api = api or HfApi()
     files = published_files(folder)  # a bad folder is refused before the Hub is asked anything
-    console.print(f"Pushing {len(files)} files of {folder} to the Hub dataset {repo_id} in one commit ...")
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    head = api.dataset_info(repo_id).sha
-    existing = api.list_repo_files(repo_id, repo_type="dataset", revision=head)
     info = BuildInfo.model_validate_json((folder / BUILD_INFO).read_text(encoding="utf-8"))
-    commit = api.create_commit(
-        repo_id, commit_operations(folder, repo_id, existing), repo_type="dataset", parent_commit=head,
-        commit_message=f"swapbench {__version__} build: {', '.join(c.name for c in info.configs)} ({info.split})",
-        commit_description="Parquet files, dataset card and build_info.json of one `swapbench build`; "
-                           "`swapbench eval` checks the data against build_info.json at the same revision.")
+    console.print(f"Pushing {len(files)} files of {folder} to the Hub dataset {repo_id} in one commit ...")
+    try:
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        head = api.dataset_info(repo_id).sha
+        existing = api.list_repo_files(repo_id, repo_type="dataset", revision=head)
+        commit = api.create_commit(
+            repo_id, commit_operations(folder, repo_id, existing), repo_type="dataset", parent_commit=head,
+            commit_message=f"swapbench {__version__} build: {', '.join(c.name for c in info.configs)} ({info.split})",
+            commit_description="Parquet files, dataset card and build_info.json of one `swapbench build`; "
+                               "`swapbench eval` checks the data against build_info.json at the same revision.")
+    except (HfHubHTTPError, OSError, ValueError) as err:  # ValueError: the Hub refused the card's metadata
+        raise SwapbenchError(f"cannot push {folder} to the Hub dataset {repo_id}: {str(err).rstrip('.')}. Nothing was committed; "
+                             "the build is intact in its folder") from err
     console.print(f"Pushed {repo_id} at commit {commit.oid}: {commit.commit_url}")
     return commit.oid

@@ -47,6 +47,7 @@ class FakeHub:
         self.requests: list[str] = []  # "METHOD path", in order
         self.validated: list[str] = []  # the cards sent to /api/validate-yaml
         self.forbidden: set[str] = set()  # file paths answered with 403, as a file the token may not read
+        self.read_only = False  # commits refused with 403, as for a token without write access
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -226,6 +227,8 @@ def _handler(hub: FakeHub):
         def _commit(self, repo_id: str) -> None:
             if repo_id not in hub.repos:
                 return self._error(404, "RepoNotFound", f"Repository not found: {repo_id}")
+            if hub.read_only:
+                return self._error(403, "Forbidden", "You don't have the rights to create a commit in this repo")
             lines = [json.loads(line) for line in self._body().splitlines() if line.strip()]
             header = next(line["value"] for line in lines if line["key"] == "header")
             parent = header.get("parentCommit")

@@ -3,6 +3,7 @@ build_info.json, which `swapbench eval` of the Hub dataset reads at the same rev
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ from hub_server import FakeHub
 from swapbench.card import VALIDITY, read_validity, render_card, source_name, tag_sort_key, write_card
 from swapbench.errors import SwapbenchError
 from swapbench.evaluate.schema import EvalResults
-from swapbench.hub import commit_operations, published_files
+from swapbench.hub import commit_operations, published_files, push_folder
 from swapbench.output import BUILD_INFO, BuildInfo, ConfigInfo, common_features
 
 CONFIGS = ["shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random"]
@@ -213,6 +214,33 @@ def hub(tmp_path):
 def hub_env(hub: FakeHub, tmp_path: Path) -> dict:
     return {"HF_ENDPOINT": hub.url, "HF_TOKEN": "hf_test", "HF_HOME": str(tmp_path / "hf-home"),
             "HF_HUB_OFFLINE": "0", "HF_DATASETS_OFFLINE": "0", "HF_HUB_DISABLE_TELEMETRY": "1"}
+
+
+def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path):
+    from huggingface_hub import HfApi
+    from rich.console import Console
+
+    api = HfApi(endpoint=hub.url, token="hf_test")
+    hub.create("someone/probes")
+    stale = {"shuffle-9/test-00000-of-00001.parquet": b"old", "notes.md": b"by hand"}
+    hub.commit("someone/probes", stale, [], "an earlier build")
+    before = len(hub.repos["someone/probes"].commits)
+    oid = push_folder(built, "someone/probes", Console(file=io.StringIO()), api=api)
+    repo = hub.repos["someone/probes"]
+    assert len(repo.commits) == before + 1 and repo.head.oid == oid
+    assert sorted(repo.head.files) == sorted([".gitattributes", "notes.md", "README.md", BUILD_INFO, *DATA_FILES])
+    assert repo.head.summary.endswith(f"build: {', '.join(CONFIGS)} (test)")
+
+
+def test_a_refused_push_says_so_and_commits_nothing(hub, built):
+    from huggingface_hub import HfApi
+    from rich.console import Console
+
+    hub.read_only = True
+    with pytest.raises(SwapbenchError, match=r"(?s)cannot push .* to the Hub dataset someone/probes: .*rights.* Nothing "
+                                             "was committed"):
+        push_folder(built, "someone/probes", Console(file=io.StringIO()), api=HfApi(endpoint=hub.url, token="hf_t"))
+    assert [c.summary for c in hub.repos["someone/probes"].commits] == ["initial commit"]
 
 
 @pytest.fixture(scope="module")
