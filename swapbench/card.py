@@ -299,6 +299,12 @@ def _candidate_counts(info: BuildInfo) -> list[str]:
                   f"{x['final']} kept"
                   + (f", {x['fallbacks']} of them through a later verb or the other sentence when the first "
                      "swap was dropped" if x.get("fallbacks") else "") + "."]
+        by_labeler = x.get("sentences_by_labeler") or {}
+        if by_labeler:
+            lines.append("Sentences whose roles each labeler found: "
+                         + ", ".join(f"`{name}` {count}" for name, count in by_labeler.items())
+                         + (f"; {x['sentences_without_roles']} without roles" if x.get("sentences_without_roles")
+                            else "") + ".")
         if x.get("selection"):
             sel = x["selection"]
             lines.append(f"A curation file (`{Path(sel['file']).name}`) kept only accepted swaps: {sel['rejected']} "
@@ -316,7 +322,8 @@ def _validity(info: BuildInfo, validity: dict | None) -> list[str]:
         return []
     lines = ["", "## Validity of shuffle-sr's labels", ""]
     if validity is None:
-        return lines + ["Validity was not measured for this build: no person has judged a sample of its swaps."]
+        return lines + ["Validity was not measured for this build: no judged sample of its swaps was recorded, so "
+                        "the share of its rows that are true contradictions is unknown."]
     lines.append(f"{validity['valid']} of {validity['judged']} judged swaps are valid contradictions: validity "
                  f"{validity['validity']:.3f} (95% interval {validity['low']:.3f} to {validity['high']:.3f}); "
                  f"measured with `{validity['command']}`.")
