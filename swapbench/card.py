@@ -15,9 +15,11 @@ import datasets
 import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from .hub_access import is_hub_id
 from .output import BuildInfo, ConfigInfo
 
 CARD = "README.md"
+SOURCE_FILE_SUFFIXES = (".jsonl", ".txt", ".gz", ".zip")  # a source named so is a file, even where it is absent
 REPO_PLACEHOLDER = "OWNER/NAME"  # in the card's usage example; the Hub repo id replaces it when pushed
 # The validity of shuffle-sr's labels, as judged by people on a sample (written by the roles annotation work).
 VALIDITY = Path(__file__).resolve().parent.parent / "data" / "annotations" / "shuffle-sr-validity.json"
@@ -60,11 +62,10 @@ def source_card(info: BuildInfo) -> SourceCard:
 
 
 def source_name(source: str) -> str:
-    """A source as the card names it: a Hub id as it is, a file by its name alone."""
-    path = Path(source)
-    if path.is_absolute() or path.exists() or source.startswith((".", "~")) or path.suffix or source.count("/") > 1:
-        return path.name
-    return source
+    """A source as the card names it: a Hub id as it is, a file or folder by its name alone."""
+    if is_hub_id(source) and not source.endswith(SOURCE_FILE_SUFFIXES):
+        return source
+    return Path(source).name
 
 
 COLUMNS = {

@@ -86,7 +86,7 @@ def push_folder(folder: Path, repo_id: str, console: Console, private: bool = Fa
             commit_description="Parquet files, dataset card and build_info.json of one `swapbench build`; "
                                "`swapbench eval` checks the data against build_info.json at the same revision.")
     except (HfHubHTTPError, OSError, ValueError) as err:  # ValueError: the Hub refused the card's metadata
-        raise SwapbenchError(f"cannot push {folder} to the Hub dataset {repo_id}: {str(err).rstrip('.')}. Nothing was committed; "
-                             "the build is intact in its folder") from err
+        raise SwapbenchError(f"cannot push {folder} to the Hub dataset {repo_id}: {str(err).rstrip('.')}. Nothing "
+                             "was committed; the build is intact in its folder") from err
     console.print(f"Pushed {repo_id} at commit {commit.oid}: {commit.commit_url}")
     return commit.oid

@@ -237,8 +237,8 @@ def test_a_refused_push_says_so_and_commits_nothing(hub, built):
     from rich.console import Console
 
     hub.read_only = True
-    with pytest.raises(SwapbenchError, match=r"(?s)cannot push .* to the Hub dataset someone/probes: .*rights.* Nothing "
-                                             "was committed"):
+    refused = r"(?s)cannot push .* to the Hub dataset someone/probes: .*rights.* Nothing was committed"
+    with pytest.raises(SwapbenchError, match=refused):
         push_folder(built, "someone/probes", Console(file=io.StringIO()), api=HfApi(endpoint=hub.url, token="hf_t"))
     assert [c.summary for c in hub.repos["someone/probes"].commits] == ["initial commit"]
 
