@@ -18,11 +18,12 @@ from huggingface_hub.errors import HFValidationError
 from huggingface_hub.utils import validate_repo_id
 from rich.console import Console
 
+from .card import write_card
 from .destination import atomic_directory
 from .errors import InputError, SwapbenchError
 from .fingerprint import content_fingerprint
 from .labels import LABEL_NAMES
-from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, render_card, write_config
+from .output import BUILD_INFO, BuildInfo, ConfigInfo, common_features, write_config
 from .options import SEED_MAX
 from .paths import default_cache_dir
 from .progress import progress_bar
@@ -153,7 +154,7 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     for config in info.configs:
         config.num_bytes = write_config(staging, config.name, snli.split, columns_by_config[config.name][0],
                                         features[config.name])
-    (staging / "README.md").write_text(render_card(info, features, snli.declaration), encoding="utf-8")
+    write_card(staging, info, features)
     (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return info
 

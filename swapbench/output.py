@@ -1,4 +1,5 @@
-"""Writing a build as a Hugging Face dataset repository: Parquet per configuration, a dataset card, build metadata.
+"""Writing a build as a Hugging Face dataset repository: Parquet per configuration and build metadata (the dataset
+card is card.py).
 
 The folder is written beside its destination and swapped in at the end (destination.py).
 """
@@ -11,7 +12,6 @@ from typing import TYPE_CHECKING
 import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
-import yaml
 from pydantic import BaseModel, Field
 
 from .labels import LABEL_NAMES
@@ -22,13 +22,6 @@ if TYPE_CHECKING:
     from .sources import Source
 
 BUILD_INFO = "build_info.json"
-CITATION = """\
-@inproceedings{chen-etal-2023-locality,
-  title = {The Locality and Symmetry of Positional Encodings},
-  author = {Chen, Lihu and Varoquaux, Ga{\\"e}l and Suchanek, Fabian M.},
-  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2023},
-  year = {2023}
-}"""  # followed by the source's own citation (sources)
 
 
 def common_features() -> dict[str, datasets.Feature]:
@@ -95,94 +88,3 @@ def write_config(folder: Path, name: str, split: str, rows: dict[str, list], fea
     table = pa.Table.from_pydict(rows, schema=schema)
     pq.write_table(table, target / f"{split}-00000-of-00001.parquet")
     return table.nbytes
-
-
-def dataset_info_yaml(config: ConfigInfo, split: str, features: dict) -> dict:
-    """A configuration's `dataset_info` entry, as push_to_hub writes it, plus the content fingerprint.
-
-    `datasets` names its cache of a local folder after the card's dataset_info and configs, not after the data
-    files: without a fingerprint here, loading a folder rebuilt in place would return the old rows.
-    """
-    info = datasets.DatasetInfo(features=datasets.Features(features), config_name=config.name)
-    info.splits = datasets.SplitDict({split: datasets.SplitInfo(name=split, num_bytes=config.num_bytes,
-                                                                num_examples=config.rows)})
-    return {"config_name": config.name, "description": f"swapbench {config.name}, content {config.fingerprint}",
-            **{k: v for k, v in info._to_yaml_dict().items() if k != "config_name"}}
-
-
-def render_card(info: BuildInfo, features: dict[str, dict], source: Source | None = None) -> str:
-    """The dataset card: YAML metadata (configs, dataset_info) and a description of the build."""
-    split = info.split
-    metadata = {
-        "license": source.license if source else "cc-by-sa-4.0", "language": ["en"],
-        "task_categories": ["text-classification"], "task_ids": ["natural-language-inference"],
-        "pretty_name": f"swapbench {source.short_name if source else 'SNLI'} word-swap probes",
-        "tags": ["word-order", "positional-encoding", "swapbench"],
-        "configs": [{"config_name": c.name, "data_files": [{"split": split, "path": f"{c.name}/{split}-*.parquet"}]}
-                    for c in info.configs],
-        "dataset_info": [dataset_info_yaml(c, split, features[c.name]) for c in info.configs],
-    }
-    lines = ["---", yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True).rstrip(), "---", "", "# swapbench: word-swap probes of SNLI", "",
-              "Perturbed SNLI pairs for probing how NLI models use word order, after Chen, Varoquaux and Suchanek, "
-              "*The Locality and Symmetry of Positional Encodings* (Findings of EMNLP 2023).", "",
-              "```python", "import datasets",
-              f'ds = datasets.load_dataset("path/or/repo", "{info.configs[0].name if info.configs else "shuffle-3"}",'
-              f' split="{split}")', "```", "",
-              "## Configurations", "", "| configuration | rows | not applicable | what changed |", "|---|---:|---:|---|"]
-    for config in info.configs:
-        lines.append(f"| `{config.name}` | {config.rows} | {config.not_applicable} | {config.description} |")
-    lines += ["", "## How it was built", "",
-              f"- Source: `{info.source}` ({info.source_fingerprint}), split `{split}`: {info.rows_read} rows read, "
-              f"{info.dropped_no_gold} dropped for gold label `-`, {info.pairs} labelled pairs used"
-              + (f" (cut at --limit {info.limit})" if info.limit else "") + ".",
-              f"- Parser: `{info.parser}` (`{info.parser_version}`), {info.unique_premises} distinct premises parsed.",
-              f"- Seed: {info.seed}. Each pair's shuffle is drawn from a generator seeded by the seed, the variant "
-              "and the pairID, so the output does not depend on order or parallelism.",
-              f"- Constituency shuffles move words inside {'every' if info.shuffle_scope == 'all' else 'one'} "
-              "NP/VP/PP/ADVP/ADJP constituent of exactly N words (`--shuffle-scope "
-              f"{info.shuffle_scope}`); punctuation never counts as a word and stays in place. The shuffled order "
-              "always differs from the original.",
-              "- `premise` is the perturbed token sequence joined by single spaces; `original_premise` is the "
-              "unperturbed token sequence joined the same way, so that the two differ only in word order; "
-              "`source_premise` is SNLI's text verbatim. `permutation[k]` is the original index of token k.",
-              f"- swapbench {info.swapbench_version}."]
-    if info.parser_agreement:
-        a = info.parser_agreement
-        lines += ["", "## Parser agreement", "",
-                  f"The spaCy projection against the PTB trees supplied with the source, over (label, span) "
-                  f"constituents of {a['min_words']} to {a['max_words']} words: precision {a['precision']:.3f}, "
-                  f"recall {a['recall']:.3f} ({a['sentences']} sentences)."]
-    lines += _candidate_counts(info)
-    tagged = [c for c in info.configs if c.tag_counts]
-    if tagged:
-        lines += ["", "## Slice tags", "", "Each row's `tags` lets accuracy be broken down.", ""]
-        for config in tagged:
-            counts = ", ".join(f"`{t}` {n}" for t, n in sorted(config.tag_counts.items()))
-            lines.append(f"- `{config.name}`: {counts}")
-    lines += ["", "## Citation", "", "```bibtex", CITATION, *([source.citation] if source else []), "```", ""]
-    return "\n".join(lines)
-
-
-def _candidate_counts(info: BuildInfo) -> list[str]:
-    """Candidates, filtered and kept pairs, with each drop reason, for variants that report them (shuffle-sr)."""
-    counted = [c for c in info.configs if "candidates" in c.extra]
-    if not counted:
-        return []
-    lines = ["", "## Candidates and filters", ""]
-    for config in counted:
-        x = config.extra
-        lines.append(f"`{config.name}` (role labeler `{x.get('labeler')}`): {x['candidates']} of "
-                     f"{x.get('entailment_pairs', '?')} entailment pairs had a swappable verb (candidates); "
-                     f"{x['filtered']} were dropped by the filters; {x['final']} kept"
-                     + (f", {x['fallbacks']} of them through a later verb or the other sentence when the first "
-                        "swap was dropped" if x.get("fallbacks") else "") + ".")
-        if x.get("selection"):
-            sel = x["selection"]
-            lines.append(f"A curation file (`{sel['file']}`) kept only accepted swaps: {sel['rejected']} rejected, "
-                         f"{sel['undecided']} undecided, {sel['stale']} judged on a different swap.")
-        lines += ["", "| reason | dropped | filter |", "|---|---:|---|"]
-        reasons = x.get("drop_reasons", {})
-        for name, description in x.get("filters", {}).items():
-            lines.append(f"| `{name}` | {reasons.get(name, 0)} | {description} |")
-        lines.append("")
-    return lines

@@ -6,7 +6,6 @@ so that the results name exactly the data they were computed on.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,15 +52,16 @@ def open_benchmark(path: str, *, configs: list[str] | None = None, split: str | 
     if not local and not is_hub_id(path):
         raise SwapbenchError(f"--data {path}: no such folder, and not a Hub dataset id (owner/name); "
                              f"`swapbench build --out {path}` makes one")
-    build_info = _local_build_info(Path(path)) if local else _hub_build_info(path, revision)
-    available = _local_config_names(Path(path)) if local else _hub_config_names(path, revision)
+    # A Hub dataset is read at one commit throughout: its configurations, its build_info.json and its data.
+    hub_revision = None if local else _hub_commit(path, revision)
+    available = _local_config_names(Path(path)) if local else _hub_config_names(path, hub_revision)
+    build_info = _local_build_info(Path(path)) if local else _hub_build_info(path, hub_revision)
     chosen = configs or available
     unknown = [c for c in chosen if c not in available]
     if unknown:
         raise SwapbenchError(f"{path} has no configuration {', '.join(map(repr, unknown))} "
                              f"(it has {', '.join(available)})")
     split = split or (build_info.split if build_info else "test")
-    hub_revision = None if local else _hub_commit(path, revision)
     expected = {c.name: c.fingerprint for c in build_info.configs} if build_info else {}
     loaded = [_load_configuration(path, name, split, hub_revision, limit, expected.get(name)) for name in chosen]
     empty = [c.name for c in loaded if not c.rows]
@@ -80,7 +80,7 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
             table = _local_table(Path(path), name, split)
         else:
             table = datasets.load_dataset(path, name, split=split, revision=revision)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError, datasets.exceptions.DatasetsError) as err:
         raise SwapbenchError(f"cannot load configuration {name!r}, split {split!r} of {path}: {err}") from err
     columns = table.to_dict()
     gold = [table.features["label"].int2str(i) for i in columns["label"]]
@@ -121,10 +121,14 @@ def _local_build_info(folder: Path) -> BuildInfo | None:
     path = folder / BUILD_INFO
     if not path.is_file():
         return None
+    return _read_build_info(path, str(path))
+
+
+def _read_build_info(path: Path, where: str) -> BuildInfo:
     try:
         return BuildInfo.model_validate_json(path.read_text(encoding="utf-8"))
     except (ValidationError, UnicodeDecodeError) as err:
-        raise InputError(f"not the {BUILD_INFO} of a `swapbench build`: {err}", path=str(path)) from err
+        raise InputError(f"not the {BUILD_INFO} of a `swapbench build`: {err}", path=where) from err
 
 
 def _local_config_names(folder: Path) -> list[str]:
@@ -146,13 +150,22 @@ def _hub_config_names(repo: str, revision: str | None) -> list[str]:
 
 
 def _hub_build_info(repo: str, revision: str | None) -> BuildInfo | None:
+    """The build_info.json of a Hub dataset at `revision`; None when the repo has none there (the caller warns,
+    and the results record its data as unverified). Any other failure to read it stops the evaluation."""
     from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError, LocalEntryNotFoundError
 
+    where = f"{repo}@{revision or 'main'}/{BUILD_INFO}"
     try:
         path = hf_hub_download(repo, BUILD_INFO, repo_type="dataset", revision=revision)
-    except Exception:  # absent, or the repo is unreachable: the configuration listing reports the latter
+    except LocalEntryNotFoundError as err:
+        raise SwapbenchError(f"cannot read {where}: the Hub cannot be reached and the local cache has no copy "
+                             f"({err}); without it the data cannot be checked against their build") from err
+    except EntryNotFoundError:
         return None
-    return BuildInfo.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+    except Exception as err:  # the Hub client raises many kinds; none may pass for a missing record
+        raise SwapbenchError(f"cannot read {where}: {err}") from err
+    return _read_build_info(Path(path), where)
 
 
 def _hub_commit(repo: str, revision: str | None) -> str | None:

@@ -150,7 +150,8 @@ def warn_unverified(benchmark: Benchmark, console: Console) -> None:
     unverified = [c.name for c in benchmark.configurations if not c.verified]
     if not unverified:
         return
-    build = f"{benchmark.path}/{BUILD_INFO}"
+    build = (f"{benchmark.path}/{BUILD_INFO}" if benchmark.revision is None
+             else f"{BUILD_INFO} in the Hub dataset {benchmark.path} at commit {benchmark.revision}")
     why = f"there is no {build}" if benchmark.build_info is None else f"{build} does not list them"
     console.print(f"[bold yellow]warning:[/] the data of {', '.join(unverified)} are unverified: {escape(why)}, so "
                   "their fingerprints cannot be checked against the build. The results file records them as "

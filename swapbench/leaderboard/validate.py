@@ -180,10 +180,13 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
     for i, config in enumerate(configurations):
         name = config["name"]
         if config.get("verified") is False:
+            where = (f"the Hub dataset {dataset.get('path')} at commit {dataset['revision']}"
+                     if dataset.get("revision") else "their folder")
             problems.append(Problem(f"dataset.configurations.{i}.verified",
-                                    f"the {name} data were unverified when scored: their folder had no "
+                                    f"the {name} data were unverified when scored: {where} had no "
                                     "build_info.json listing them, so nothing checked that they are what the build "
-                                    f"wrote. Score the folder `swapbench build` wrote; {BUILD_HINT}"))
+                                    f"wrote. Score the folder `swapbench build` wrote, or a Hub dataset it pushed "
+                                    f"(--push-to-hub); {BUILD_HINT}"))
         expected = reference.configurations.get(name)
         if expected is None:
             problems.append(Problem(f"dataset.configurations.{i}.name",
