@@ -6,7 +6,7 @@ import pytest
 
 from roles_helpers import FIXTURES, english, gold_rows, tree_of
 from swapbench.roles import make_labeler
-from swapbench.roles.agreement import AgreedRoles
+from swapbench.roles.agreed_roles import AgreedRoles
 from swapbench.roles.base import Sentence
 from swapbench.roles.evaluation import read_gold, score
 from swapbench.roles.spacy_roles import SpacyRoles

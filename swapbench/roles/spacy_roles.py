@@ -13,11 +13,14 @@
 
 from __future__ import annotations
 
-from spacy.language import Language
-from spacy.tokens import Doc, Token
+from typing import TYPE_CHECKING
 
-from ..parsing.spacy_parser import load_english, pipeline_version
+from ..registry import LABELERS
 from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
+
+if TYPE_CHECKING:  # spaCy takes seconds to import: a build that labels nothing goes without it
+    from spacy.language import Language
+    from spacy.tokens import Doc, Token
 
 # Verbs that take their subject from the verb they depend on.
 BORROWS_SUBJECT = frozenset({"conj", "xcomp"})
@@ -31,16 +34,25 @@ class SpacyRoles(RoleLabeler):
     name = "spacy"
 
     def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256):
+        from ..parsing.spacy_parser import load_english
+
         self.nlp = nlp or load_english(model)
         self.batch_size = batch_size
 
     @property
     def spacy_pipeline(self) -> str:
+        from ..parsing.spacy_parser import pipeline_version
+
         return pipeline_version(self.nlp)
 
     def label_many(self, sentences: list[Sentence]) -> list[RoleParse | None]:
         texts = [s.text for s in sentences]
         return [role_parse(doc, self.name) for doc in self.nlp.pipe(texts, batch_size=self.batch_size)]
+
+
+@LABELERS.register("spacy", help="roles from spaCy's dependency parse; needs only the text")
+def spacy_labeler(spec: str = "spacy", spacy_model: str | None = None) -> SpacyRoles:
+    return SpacyRoles(spacy_model)
 
 
 def role_parse(doc: Doc, labeler: str = "spacy") -> RoleParse:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..roles.base import Frame, RoleParse, Span
+from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, Span
 from .role_swap import Swap, exchange
 
 NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "CD"})
@@ -23,7 +23,6 @@ NOT_PHRASE_START = frozenset({"IN", "TO", "WDT", "WRB", "WP$", "MD", "VB", "VBD"
 # ... nor end with a word that needs something after it.
 NOT_PHRASE_END = frozenset({"DT", "IN", "TO", "CC", "PRP$", "WDT", "WP$", "POS", "JJ", "JJR", "JJS", "VBG"})
 LIST_CONJUNCTIONS = frozenset({"and", "or"})
-RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that", "whose"})
 REFLEXIVE_OR_RECIPROCAL = frozenset({"myself", "yourself", "himself", "herself", "itself", "ourselves",
                                      "yourselves", "themselves", "oneself", "each other", "one another"})
 # "Anything holds a woman" is not English; "nobody"/"nothing" turn the sentence into a negation.

@@ -1,0 +1,123 @@
+"""The head words of a role's span, and a lemma-like key to compare words by.
+
+Two readings of one argument (spaCy's and the tree's) often differ only in where a prepositional phrase attaches
+("the judge by the car"); the noun they are about, the head, is the same. The grounding of shuffle-sr compares
+the heads of a swap's arguments with the other sentence's words. Both need only tokens and Penn tags, so every
+labeler gets them alike; no word list has to be downloaded (WordNet is not at hand offline).
+"""
+
+from __future__ import annotations
+
+from .base import RoleParse, Span
+
+NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "CD"})
+# Tags that end the noun phrase around a head: what follows modifies it (a PP, a relative clause, a participle).
+HEAD_ENDS = frozenset({"IN", "TO", "WDT", "WP", "WRB", ",", ":", "-LRB-", "VBG", "VBN", "VBD", "VBZ", "VBP", "VB",
+                       "MD", "RB"})
+CONJUNCTIONS = frozenset({"and", "or", "&", "nor"})
+# "a group of people" is about the people: the head of such a phrase is the noun of its of-phrase.
+QUANTITY_NOUNS = frozenset({"group", "couple", "pair", "team", "crowd", "bunch", "number", "lot", "lots", "few",
+                            "set", "line", "herd", "flock", "pack", "band", "trio", "duo", "handful", "pile", "row",
+                            "dozen", "dozens", "kind", "type", "sort", "piece", "member", "members", "one", "some",
+                            "all", "both", "each", "several", "many", "most", "two", "three", "four", "five"})
+IRREGULAR = {
+    "men": "man", "women": "woman", "people": "person", "children": "child", "feet": "foot", "teeth": "tooth",
+    "mice": "mouse", "geese": "goose", "oxen": "ox", "knives": "knife", "wives": "wife", "lives": "life",
+    "leaves": "leaf", "wolves": "wolf", "shelves": "shelf", "calves": "calf", "halves": "half", "loaves": "loaf",
+    "him": "he", "her": "she", "them": "they", "us": "we", "me": "i", "whom": "who",
+    "is": "be", "are": "be", "was": "be", "were": "be", "am": "be", "been": "be", "being": "be",
+    "has": "have", "had": "have", "having": "have", "does": "do", "did": "do", "done": "do", "doing": "do",
+    "ran": "run", "rode": "ride", "ridden": "ride", "wore": "wear", "worn": "wear", "held": "hold", "sat": "sit",
+    "threw": "throw", "thrown": "throw", "ate": "eat", "eaten": "eat", "drove": "drive", "driven": "drive",
+    "took": "take", "taken": "take", "gave": "give", "given": "give", "made": "make", "caught": "catch",
+    "fell": "fall", "fallen": "fall", "flew": "fly", "flown": "fly", "swam": "swim", "sang": "sing", "sung": "sing",
+    "drank": "drink", "drunk": "drink", "wrote": "write", "written": "write", "bought": "buy", "brought": "bring",
+    "built": "build", "led": "lead", "spoke": "speak", "spoken": "speak", "stood": "stand", "won": "win",
+    "saw": "see", "seen": "see", "went": "go", "gone": "go", "came": "come", "got": "get", "gotten": "get",
+    "kept": "keep", "left": "leave", "met": "meet", "paid": "pay", "put": "put", "said": "say", "sold": "sell",
+    "sent": "send", "shot": "shoot", "showed": "show", "shown": "show", "slept": "sleep", "spent": "spend",
+    "struck": "strike", "swept": "sweep", "taught": "teach", "told": "tell", "thought": "think", "woke": "wake",
+    "found": "find", "fed": "feed", "fought": "fight", "dug": "dig", "drew": "draw", "drawn": "draw",
+    "blew": "blow", "blown": "blow", "broke": "break", "broken": "break", "chose": "choose", "hung": "hang",
+    "hid": "hide", "hidden": "hide", "lit": "light", "lay": "lie", "laid": "lay", "began": "begin", "begun": "begin",
+    "bit": "bite", "bitten": "bite", "climbed": "climb", "knew": "know", "known": "know", "heard": "hear",
+    "lost": "lose", "shook": "shake", "shaken": "shake", "stole": "steal", "stolen": "steal", "tore": "tear",
+    "torn": "tear", "wound": "wind", "grew": "grow", "grown": "grow", "hit": "hit", "cut": "cut", "set": "set",
+    "led": "lead", "read": "read", "let": "let", "spun": "spin", "swung": "swing", "stuck": "stick",
+    "sped": "speed", "bent": "bend", "dealt": "deal", "felt": "feel", "meant": "mean", "rang": "ring",
+    "rung": "ring", "sank": "sink", "slid": "slide", "sprang": "spring", "stung": "sting", "threw": "throw",
+}
+NO_STRIP = frozenset({"bus", "gas", "glass", "grass", "dress", "class", "news", "series", "species", "pants",
+                      "jeans", "shorts", "glasses", "clothes", "this", "his", "its", "yes", "as", "is", "was",
+                      "us", "plus", "lens", "tennis", "chess", "lotus", "cactus", "canvas", "bias", "atlas",
+                      "overalls", "goggles", "sunglasses", "scissors", "stairs", "bleachers", "binoculars"})
+
+
+def key(word: str) -> str:
+    """A lemma-like key: inflections of one noun or verb share it ("rides", "riding", "rode" -> "rid").
+
+    Not a lemma (the final e goes, doubled consonants are undone) but equal for the forms of one word, which is
+    all a comparison needs; irregular forms are looked up first.
+    """
+    w = word.lower()
+    w = IRREGULAR.get(w, w)
+    if w in NO_STRIP or len(w) <= 3:
+        return w.rstrip("e") if len(w) > 3 else w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("ied") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("ing") and len(w) > 5:
+        w = w[:-3]
+    elif w.endswith(("sses", "shes", "ches", "xes", "zes")):
+        w = w[:-2]
+    elif w.endswith("ed") and len(w) > 4:
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":  # running -> runn -> run
+        w = w[:-1]
+    return w.rstrip("e") if len(w) > 3 else w
+
+
+def conjuncts(parse: RoleParse, span: Span) -> list[Span]:
+    """The span cut at its coordinating conjunctions ("a man and a woman" -> "a man", "a woman")."""
+    pieces, start = [], span.start
+    for i in range(span.start, span.end):
+        word = parse.tokens[i].lower()
+        if word in CONJUNCTIONS or (word == "," and i + 1 < span.end):
+            if i > start:
+                pieces.append(Span(start, i))
+            start = i + 1
+    if span.end > start:
+        pieces.append(Span(start, span.end))
+    return pieces or [span]
+
+
+def head(parse: RoleParse, span: Span) -> int:
+    """The token index of the span's head noun: the last noun before what modifies it."""
+    tags, tokens = parse.tags, parse.tokens
+    found = None
+    i = span.start
+    while i < span.end:
+        tag, word = tags[i], tokens[i].lower()
+        if tag in NOUN_TAGS:
+            found = i
+        elif tag == "POS":  # "the man 's dog": the head is the possessed noun
+            found = None
+        elif word == "of" and found is not None and tokens[found].lower() in QUANTITY_NOUNS:
+            found = None  # "a group of people": go on into the of-phrase
+        elif tag in HEAD_ENDS and found is not None:
+            break
+        i += 1
+    if found is None:  # no noun tag (a tagger's slip): the last word before a modifier, else the last
+        for i in range(span.start, span.end):
+            if tags[i] in HEAD_ENDS and i > span.start:
+                return i - 1
+        return span.end - 1
+    return found
+
+
+def heads(parse: RoleParse, span: Span) -> list[int]:
+    """The head of each conjunct of the span."""
+    return [head(parse, piece) for piece in conjuncts(parse, span)]
