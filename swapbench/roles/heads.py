@@ -43,9 +43,9 @@ IRREGULAR = {
     "bit": "bite", "bitten": "bite", "climbed": "climb", "knew": "know", "known": "know", "heard": "hear",
     "lost": "lose", "shook": "shake", "shaken": "shake", "stole": "steal", "stolen": "steal", "tore": "tear",
     "torn": "tear", "wound": "wind", "grew": "grow", "grown": "grow", "hit": "hit", "cut": "cut", "set": "set",
-    "led": "lead", "read": "read", "let": "let", "spun": "spin", "swung": "swing", "stuck": "stick",
+    "read": "read", "let": "let", "spun": "spin", "swung": "swing", "stuck": "stick",
     "sped": "speed", "bent": "bend", "dealt": "deal", "felt": "feel", "meant": "mean", "rang": "ring",
-    "rung": "ring", "sank": "sink", "slid": "slide", "sprang": "spring", "stung": "sting", "threw": "throw",
+    "rung": "ring", "sank": "sink", "slid": "slide", "sprang": "spring", "stung": "sting",
 }
 NO_STRIP = frozenset({"bus", "gas", "glass", "grass", "dress", "class", "news", "series", "species", "pants",
                       "jeans", "shorts", "glasses", "clothes", "this", "his", "its", "yes", "as", "is", "was",
@@ -121,3 +121,63 @@ def head(parse: RoleParse, span: Span) -> int:
 def heads(parse: RoleParse, span: Span) -> list[int]:
     """The head of each conjunct of the span."""
     return [head(parse, piece) for piece in conjuncts(parse, span)]
+
+
+# Person nouns and the features they assert; one matches another when its features hold the other's
+# ("person" {person} is a hypernym of "man" {person, male, adult}). Plural forms reduce to these by key().
+PERSON: dict[str, frozenset[str]] = {}
+
+
+def _persons(features: str, *words: str) -> None:
+    for word in words:
+        PERSON[key(word)] = frozenset(features.split())
+
+
+_persons("person", "person", "people", "someone", "somebody", "human", "individual", "one", "they", "them",
+         "crowd", "group", "family", "team", "couple", "pair", "audience", "spectator", "worker", "player",
+         "musician", "dancer", "performer", "biker", "cyclist", "bicyclist", "rider", "skier", "snowboarder",
+         "surfer", "skateboarder", "climber", "runner", "athlete", "student", "teacher", "doctor", "nurse",
+         "officer", "cop", "policeman", "soldier", "artist", "singer", "guitarist", "drummer", "chef", "cook",
+         "vendor", "tourist", "customer", "shopper", "pedestrian", "driver", "swimmer", "hiker", "fisherman",
+         "farmer", "employee", "member", "friend", "adult", "teenager", "teen", "kid", "child",
+         "baby", "toddler", "infant", "youngster", "youth", "boy", "girl", "man", "woman", "guy", "gentleman",
+         "lady", "male", "female", "he", "him", "she", "her", "mother", "mom", "father", "dad", "son", "daughter",
+         "brother", "sister", "husband", "wife", "grandmother", "grandfather", "bride", "groom")
+_persons("person male adult", "man", "guy", "gentleman", "husband", "father", "dad", "groom", "grandfather",
+         "policeman", "fisherman")
+_persons("person female adult", "woman", "lady", "wife", "mother", "mom", "bride", "grandmother")
+_persons("person male young", "boy", "son")
+_persons("person female young", "girl", "daughter")
+_persons("person young", "child", "kid", "baby", "toddler", "infant", "youngster", "youth", "teenager", "teen")
+_persons("person male", "male", "he", "him", "brother")
+_persons("person female", "female", "she", "her", "sister")
+_persons("person adult", "adult")
+# A few everyday hypernyms beside the person nouns: the hypernym's key, then its hyponyms.
+HYPERNYMS: dict[str, frozenset[str]] = {
+    key(general): frozenset(key(w) for w in specific.split()) for general, specific in {
+        "animal": "dog puppy cat kitten horse pony cow bull sheep goat pig bird duck chicken camel elephant "
+                  "bear deer monkey",
+        "dog": "puppy",
+        "pet": "dog puppy cat kitten",
+        "instrument": "guitar drum violin piano saxophone trumpet flute cello bass harmonica accordion",
+        "vehicle": "car truck bus bike bicycle motorcycle van tractor boat",
+        "bike": "bicycle motorcycle",
+        "ball": "football basketball baseball soccer volleyball",
+        "food": "sandwich pizza bread fruit apple banana cake meal",
+        "drink": "beer wine coffee water soda",
+    }.items()}
+
+
+def words_match(a: str, b: str) -> bool:
+    """Whether two head words can name the same thing: the same lemma, or one is the other's hypernym."""
+    ka, kb = key(a), key(b)
+    if ka == kb:
+        return True
+    fa, fb = PERSON.get(ka), PERSON.get(kb)
+    if fa is not None and fb is not None:
+        return fa <= fb or fb <= fa
+    return kb in HYPERNYMS.get(ka, ()) or ka in HYPERNYMS.get(kb, ())
+
+
+def is_person(word: str) -> bool:
+    return key(word) in PERSON

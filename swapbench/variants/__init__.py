@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 from ..errors import SwapbenchError
+from ..registry import VARIANTS
+from . import role_validated  # noqa: F401  (registers shuffle-sr-validated)
 from .base import Variant
 from .role_shuffle import RoleShuffle
 from .shuffle import ConstituencyShuffle, RandomShuffle, SCOPES
@@ -17,12 +19,14 @@ EXPECTED = f"expected shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS}), shuffle-rando
 
 
 def make_variant(name: str, scope: str = "all", srl: str = "auto", sr_selection: Path | None = None,
-                 spacy_model: str | None = None) -> Variant:
+                 spacy_model: str | None = None, sr_order: str = "hypothesis-first") -> Variant:
     """`scope` is for constituency shuffles; `srl` (role labeler), `sr_selection` and `spacy_model` for shuffle-sr."""
     if name == RandomShuffle.name:
         return RandomShuffle()
     if name == RoleShuffle.name:
-        return RoleShuffle(srl=srl, selection=sr_selection, spacy_model=spacy_model)
+        return RoleShuffle(srl=srl, selection=sr_selection, spacy_model=spacy_model, order=sr_order)
+    if name in VARIANTS:
+        return VARIANTS.get(name)(srl=srl, spacy_model=spacy_model, sr_order=sr_order)
     match = re.fullmatch(r"shuffle-(0|[1-9][0-9]*)", name)
     if match:
         size = int(match.group(1))
