@@ -38,10 +38,10 @@ def test_curate_records_decisions_resumes_and_feeds_the_build(built, tmp_path, m
     screen = curate(monkeypatch, capsys, built, selection, "a\nmaybe\nr\n")
     assert "3 swaps: 0 already decided, 3 to judge" in screen
     assert "A man in a grassy field throws a frisbee ." in screen  # original beside ...
-    assert "A frisbee throws a man in a grassy field ." in screen  # ... swapped
+    assert "Something throws a man ." in screen  # ... swapped (the hypothesis)
     assert decisions(selection) == [("rl1#0r1e", "accept"), ("rl2#0r1e", "reject")]
     record = json.loads(selection.read_text().splitlines()[0])
-    assert record["premise"] == "A frisbee throws a man in a grassy field ."
+    assert (record["hypothesis"], record["side"]) == ("Something throws a man .", "hypothesis")
 
     # a second session resumes with the one swap not yet judged; skipping records nothing
     screen = curate(monkeypatch, capsys, built, selection, "s\n")
@@ -56,6 +56,20 @@ def test_curate_records_decisions_resumes_and_feeds_the_build(built, tmp_path, m
                  "--variants", "shuffle-sr", "--sr-selection", str(selection)]) == 0
     kept = pq.read_table(next((out / "shuffle-sr").glob("*.parquet"))).column("pair_id").to_pylist()
     assert sorted(kept) == ["rl1#0r1e", "rl6#0r1e"]
+
+
+def test_curate_without_text_records_ids_sides_and_decisions_only(built, tmp_path, monkeypatch, capsys):
+    selection = tmp_path / "ids.jsonl"
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\nr\n"))
+    assert main(["curate", str(built), "--selection", str(selection), "--without-text"]) == 0
+    records = [json.loads(line) for line in selection.read_text().splitlines()]
+    assert records == [{"pair_id": "rl1#0r1e", "decision": "accept", "side": "hypothesis"},
+                       {"pair_id": "rl2#0r1e", "decision": "reject", "side": "hypothesis"}]
+    # a rerun asks only about the swap without a decision
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["curate", str(built), "--selection", str(selection), "--without-text"]) == 0
+    assert "2 already decided, 1 to judge" in capsys.readouterr().out
 
 
 def test_curate_needs_a_shuffle_sr_configuration(tmp_path, capsys):
