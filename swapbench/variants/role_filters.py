@@ -228,8 +228,6 @@ FILTERS: tuple[Filter, ...] = (
     Filter("bare_participial_agent", "a participle's agent has no determiner, so after the swap it reads as the "
            "head of a compound that says what the original said ('woman carrying a child' -> 'a child carrying "
            "woman')", _bare_participial_agent),
-    Filter("indistinct_arguments", "agent and patient are named by the same noun ('a man kicks another man'): "
-           "the swap says the same thing", _indistinct),
     Filter("mutual_perception", "a verb of perception between two persons ('the crowd sees a woman'): present "
            "together, each usually perceives the other, so the swap is no contradiction", _mutual_perception),
     Filter("negated_predicate", "the verb is negated: the swap ('clothing does n't wear two women') is vacuously "
@@ -244,6 +242,8 @@ FILTERS: tuple[Filter, ...] = (
            "a bench while wearing a hat'): the agent is shared with another clause, which the swap would rewrite "
            "too", _distant_agent),
     Filter("unchanged", "agent and patient read the same: the swap changes nothing", _unchanged),
+    Filter("indistinct_arguments", "agent and patient are named by the same noun ('a man kicks another man'): "
+           "the swap says the same thing", _indistinct),
 )
 FILTER_DESCRIPTIONS = dict([OVERLAP, *((f.name, f.description) for f in FILTERS)])
 
