@@ -107,6 +107,8 @@ def head(parse: RoleParse, span: Span) -> int:
             found = None
         elif word == "of" and found is not None and tokens[found].lower() in QUANTITY_NOUNS:
             found = None  # "a group of people": go on into the of-phrase
+        elif tag == "VBN" and i + 1 < span.end and tags[i + 1] in NOUN_TAGS:
+            pass  # a participle before its noun modifies it: "a dragon costumed person"
         elif tag in HEAD_ENDS and found is not None:
             break
         i += 1
@@ -181,3 +183,8 @@ def words_match(a: str, b: str) -> bool:
 
 def is_person(word: str) -> bool:
     return key(word) in PERSON
+
+
+def is_animate(word: str) -> bool:
+    """A person or an animal: a being that can perceive."""
+    return is_person(word) or key(word) == key("animal") or key(word) in HYPERNYMS[key("animal")]

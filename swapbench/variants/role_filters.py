@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, Span
-from ..roles.heads import heads, is_person, key
+from ..roles.heads import heads, is_animate, is_person, key
 from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, Swap, exchange
 
 NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "CD"})
@@ -42,8 +42,8 @@ ADVERBIAL_NOUNS = frozenset(key(w) for w in (
 SYMMETRIC_VERBS = frozenset(key(w) for w in (
     "meet", "marry", "hug", "kiss", "embrace", "face", "fight", "wrestle", "battle", "race", "greet", "resemble",
     "cuddle", "date", "spar", "joust", "duel", "touch", "accompany"))
-# Verbs of perception whose two persons, present together, usually perceive each other ("a woman amid a crowd is
-# seen by the crowd": the crowd is seen by her too).
+# Verbs of perception whose two beings, present together, usually perceive each other ("a woman amid a crowd is
+# seen by the crowd": the crowd is seen by her too; "people watch ducks": the ducks may watch them).
 PERCEPTION_VERBS = frozenset(key(w) for w in ("see", "watch", "look", "notice", "observe", "spot", "view", "eye",
                                                "stare", "face", "glance", "regard"))
 NEGATIONS = frozenset({"not", "n't", "never", "no"})
@@ -142,7 +142,7 @@ def _indistinct(swap: Swap) -> bool:
 def _mutual_perception(swap: Swap) -> bool:
     parse, frame = swap.parse, swap.frame
     return key(parse.tokens[frame.verb]) in PERCEPTION_VERBS and all(
-        any(is_person(parse.tokens[h]) for h in heads(parse, s)) for s in _arguments(swap))
+        any(is_animate(parse.tokens[h]) for h in heads(parse, s)) for s in _arguments(swap))
 
 
 def _negated(swap: Swap) -> bool:
@@ -228,8 +228,9 @@ FILTERS: tuple[Filter, ...] = (
     Filter("bare_participial_agent", "a participle's agent has no determiner, so after the swap it reads as the "
            "head of a compound that says what the original said ('woman carrying a child' -> 'a child carrying "
            "woman')", _bare_participial_agent),
-    Filter("mutual_perception", "a verb of perception between two persons ('the crowd sees a woman'): present "
-           "together, each usually perceives the other, so the swap is no contradiction", _mutual_perception),
+    Filter("mutual_perception", "a verb of perception between two persons or animals ('the crowd sees a woman'): "
+           "present together, each usually perceives the other, so the swap is no contradiction",
+           _mutual_perception),
     Filter("negated_predicate", "the verb is negated: the swap ('clothing does n't wear two women') is vacuously "
            "true, not a contradiction", _negated),
     Filter("symmetric_predicate", "the verb is symmetric ('meet', 'hug', 'fight'): agent and patient change "

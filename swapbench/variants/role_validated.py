@@ -20,6 +20,12 @@ class ValidatedRoleShuffle(RoleShuffle):
     name = "shuffle-sr-validated"
     description = "the shuffle-sr swaps judged valid by hand (data/annotations/shuffle-sr-selection.jsonl)"
 
+    def statistics(self) -> dict:
+        stats = super().statistics()
+        if self.selection_path == DECISIONS:  # the card names the committed file, not this checkout's path
+            stats["selection"]["file"] = str(DECISIONS.relative_to(DECISIONS.parents[2]))
+        return stats
+
 
 @VARIANTS.register("shuffle-sr-validated", help="the shuffle-sr swaps accepted by hand in data/annotations/")
 def make_validated(srl: str = "auto", spacy_model: str | None = None, sr_order: str = ORDERS[0],
