@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import SwapbenchError
 from ..registry import LABELERS
-from . import agreed_roles, frames, spacy_roles, tree_roles  # noqa: F401  (their registrations)
+from . import spacy_roles, tree_roles, agreed_roles, frames  # noqa: F401, I001  (their registrations, in this order)
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span
 
 
