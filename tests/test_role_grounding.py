@@ -160,3 +160,25 @@ def reason(p: RoleParse) -> str | None:
 def test_filters_drop_the_issue_s_swap_errors_and_keep_near_misses(dropped, kept, why):
     assert reason(dropped) == why
     assert reason(kept) is None
+
+
+def test_the_issue_s_examples_through_shuffle_sr_with_spacy_roles():
+    import random
+
+    from roles_helpers import english, pair
+    from swapbench.roles.spacy_roles import SpacyRoles
+    from swapbench.variants.role_shuffle import RoleShuffle
+
+    def run(premise: str, hypothesis: str):
+        variant = RoleShuffle(srl="spacy", labeler=SpacyRoles(nlp=english()), order="premise-first")
+        p = pair(premise, hypothesis)
+        variant.prepare([p])
+        return variant.apply(p, None, random.Random(0)), variant.statistics()["drop_reasons"]
+
+    # "A room is renovating a man" against "A man is in a room": at most neutral, dropped with its reason
+    result, reasons = run("A man is renovating a room.", "A man is in a room.")
+    assert result is None and reasons == {"ungrounded_relation": 1}
+    # the hypothesis restating the relation (a hypernym agent, another form of the verb) grounds the swap
+    result, reasons = run("A man is renovating a room.", "A person renovates the room.")
+    assert result.extra["swapped_side"] == "premise" and result.premise == "A room is renovating a man ."
+    assert reasons == {}
