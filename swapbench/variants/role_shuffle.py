@@ -33,6 +33,8 @@ from .role_swap import Swap, swappable_frames
 
 SPAN = {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
 BINARY_NAMES = ["entailment", "non-entailment"]
+# The last sentences labeled, with their roles: the key holds the sentences themselves, so a hit is the same work.
+_LAST_LABELED: dict = {}
 ORDERS = ("hypothesis-first", "premise-first")  # the default, then the reference paper's Algorithm 1
 RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise than the original is rendered "
                "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap")
@@ -74,9 +76,14 @@ class RoleShuffle(Variant):
         if self.srl in ("tree", "agree") and sentences and not any(s.tree for s in sentences):
             raise SwapbenchError(f"--srl {self.srl} needs constituency trees (sentence1_parse, sentence2_parse) in the "
                                  "source: use --srl spacy, or a local SNLI 1.0 file")
-        labeler = self._labeler or make_labeler(self.srl, self.spacy_model)
-        self.roles = dict(zip(sentences, labeler.label_many(sentences)))
-        self.spacy_pipeline = labeler.spacy_pipeline
+        # a labeler passed in (tests) is asked each time; a named one is shared between the variants of a build
+        key = (self.srl, self.spacy_model, tuple(sentences)) if self._labeler is None else object()
+        if _LAST_LABELED.get("key") != key:  # shuffle-sr and shuffle-sr-validated in one build label once
+            labeler = self._labeler or make_labeler(self.srl, self.spacy_model)
+            _LAST_LABELED.clear()
+            _LAST_LABELED.update(key=key, roles=labeler.label_many(sentences), pipeline=labeler.spacy_pipeline)
+        self.roles = dict(zip(sentences, _LAST_LABELED["roles"]))
+        self.spacy_pipeline = _LAST_LABELED["pipeline"]
         self.counts = Counter(sentences_without_roles=sum(r is None for r in self.roles.values()))
         self.counts.update(f"labeler:{r.labeler}" for r in self.roles.values() if r is not None)
         self.drop_reasons = Counter()
