@@ -49,10 +49,11 @@ def add_build(subparsers) -> None:
     p.add_argument("--benepar-model", help="benepar model name or folder (default: benepar_en3)")
     p.add_argument("--push-to-hub", metavar="REPO", help="also publish the configurations to this Hub dataset repo")
     from .roles import LABELERS
+    from .variants.role_shuffle import ORDERS
 
     p.add_argument("--srl", default="auto", metavar="LABELER",
                    help=f"shuffle-sr's semantic-role labeler (default: auto): {LABELERS.help_text()}")
-    p.add_argument("--sr-order", default="hypothesis-first", choices=("hypothesis-first", "premise-first"),
+    p.add_argument("--sr-order", default=ORDERS[0], choices=ORDERS,
                    help="which sentence shuffle-sr swaps first: the hypothesis (default), or the premise as the "
                         "reference paper's Algorithm 1 does")
     p.add_argument("--sr-selection", type=Path, metavar="FILE",
