@@ -75,3 +75,33 @@ def test_curate_without_text_records_ids_sides_and_decisions_only(built, tmp_pat
 def test_curate_needs_a_shuffle_sr_configuration(tmp_path, capsys):
     assert main(["curate", str(tmp_path), "--selection", str(tmp_path / "s.jsonl")]) == 2
     assert "no shuffle-sr configuration" in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_selection_record_is_checked_with_file_and_line(tmp_path):
+    from swapbench.errors import InputError
+    from swapbench.selection import read_selection
+
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"pair_id": "a", "decision": "accept", "side": "hypothesis"}\n'
+                    '{"pair_id": "b", "decision": "accept", "side": "both"}\n')
+    with pytest.raises(InputError, match=r"s.jsonl:2: side must be premise or hypothesis"):
+        read_selection(path)
+    path.write_text('{"pair_id": "a", "decision": "accept", "premise": "A ball kicks a boy ."}\n')
+    with pytest.raises(InputError, match=r"s.jsonl:1: a record holds both premise and hypothesis or neither"):
+        read_selection(path)
+    path.write_text('{"pair_id": "a", "decision": "accept", "side": "premise"}\n')
+    decision = read_selection(path)["a"]
+    assert decision.judged("any premise", "any hypothesis", "premise")
+    assert not decision.judged("any premise", "any hypothesis", "hypothesis")
+
+
+def test_the_committed_decisions_hold_no_text():
+    import json as _json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "data" / "annotations"
+    records = [_json.loads(line) for line in (root / "shuffle-sr-selection.jsonl").read_text().splitlines()]
+    assert records and all(set(r) == {"pair_id", "decision", "side"} for r in records)
+    validity = _json.loads((root / "shuffle-sr-validity.json").read_text())
+    assert validity["judged"] >= 150 and validity["low"] <= validity["validity"] <= validity["high"]
+    assert validity["valid"] == sum(s["valid"] for s in validity["sample"]) and len(validity["sample"]) == validity["judged"]
