@@ -37,6 +37,7 @@ CASES = [
     ("mutual_perception", "The/DT crowd/NN sees/VBZ a/DT woman/NN ./.", 2, (0, 2), (3, 5)),
     ("negated_predicate", "Women/NNS do/VBP n't/RB wear/VB much/JJ clothing/NN ./.", 3, (0, 1), (4, 6)),
     ("symmetric_predicate", "A/DT man/NN meets/VBZ a/DT woman/NN ./.", 2, (0, 2), (3, 5)),
+    ("path_argument", "A/DT woman/NN walking/VBG down/RP a/DT sidewalk/NN ./.", 2, (0, 2), (4, 6)),
     ("indistinct_arguments", "A/DT man/NN kicks/VBZ another/DT man/NN ./.", 2, (0, 2), (3, 5)),
 ]
 KEPT = [

@@ -73,6 +73,10 @@ def test_ungrounded_relation():
     # the roles reversed in the hypothesis do not ground the swap either
     reversed_roles = parse("A room renovates a man .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5)))
     assert grounded(RENOVATES, reversed_roles) == "ungrounded_relation"
+    # a hypothesis naming the two alike holds after the swap too: "two boys pass two girls" / "kids pass other kids"
+    girls = parse("Two girls pass two boys .", "CD NNS VBP CD NNS .", (2, (0, 2), (3, 5)))
+    kids = parse("Some kids pass other kids .", "DT NNS VBP JJ NNS .", (2, (0, 2), (3, 5)))
+    assert grounded(girls, kids) == "ungrounded_relation"
     # near miss: a passive hypothesis asserts the relation
     passive = parse("A room is renovated by a man .", "DT NN VBZ VBN IN DT NN .", (3, (5, 7), (0, 2)))
     assert grounded(RENOVATES, passive) is None
@@ -148,13 +152,17 @@ def reason(p: RoleParse) -> str | None:
     (parse("Woman carrying a child .", "NN VBG DT NN .", (1, (0, 1), (2, 4))),
      parse("A woman carrying a child .", "DT NN VBG DT NN .", (2, (0, 2), (3, 5))),
      "bare_participial_agent"),
+    # a path taken as the patient of a verb of motion; a particle verb of another kind keeps its patient
+    (parse("A woman walking down a sidewalk .", "DT NN VBG RP DT NN .", (2, (0, 2), (4, 6))),
+     parse("A man picking up a pear .", "DT NN VBG RP DT NN .", (2, (0, 2), (4, 6))),
+     "path_argument"),
     # a symmetric verb
     (parse("A man meets a woman .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
      parse("A man follows a woman .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
      "symmetric_predicate"),
     # an agent after its verb outside a passive
     (parse("Down the hill runs a dog .", "RB DT NN VBZ DT NN .", (3, (4, 6), (1, 3))),
-     parse("A dog runs down the hill .", "DT NN VBZ RB DT NN .", (2, (0, 2), (4, 6))),
+     parse("A dog carries a stick .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
      "agent_after_verb"),
 ])
 def test_filters_drop_the_issue_s_swap_errors_and_keep_near_misses(dropped, kept, why):

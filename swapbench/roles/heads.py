@@ -144,7 +144,14 @@ _persons("person", "person", "people", "someone", "somebody", "human", "individu
          "farmer", "employee", "member", "friend", "adult", "teenager", "teen", "kid", "child",
          "baby", "toddler", "infant", "youngster", "youth", "boy", "girl", "man", "woman", "guy", "gentleman",
          "lady", "male", "female", "he", "him", "she", "her", "mother", "mom", "father", "dad", "son", "daughter",
-         "brother", "sister", "husband", "wife", "grandmother", "grandfather", "bride", "groom")
+         "brother", "sister", "husband", "wife", "grandmother", "grandfather", "bride", "groom", "bystander",
+         "onlooker", "passerby", "passenger", "fan", "viewer", "photographer", "painter", "sculptor", "skater",
+         "rollerblader", "gymnast", "jumper", "butcher", "motorist", "pitcher", "batter", "catcher", "umpire",
+         "goalie", "referee", "coach", "surgeon", "mechanic", "waiter", "waitress", "bartender", "clown",
+         "magician", "juggler", "actor", "actress", "protester", "seller", "buyer", "owner", "priest", "monk",
+         "guard", "firefighter", "fireman", "lifeguard", "scientist", "carpenter", "welder", "blacksmith",
+         "cowboy", "jockey", "hunter", "golfer", "boxer", "wrestler", "diver", "sailor", "pilot", "police",
+         "crew", "staff", "pupil", "guitarist", "violinist", "pianist", "singer", "band", "tech", "nanny")
 _persons("person male adult", "man", "guy", "gentleman", "husband", "father", "dad", "groom", "grandfather",
          "policeman", "fisherman")
 _persons("person female adult", "woman", "lady", "wife", "mother", "mom", "bride", "grandmother")

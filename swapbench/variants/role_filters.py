@@ -47,6 +47,13 @@ SYMMETRIC_VERBS = frozenset(key(w) for w in (
 PERCEPTION_VERBS = frozenset(key(w) for w in ("see", "watch", "look", "notice", "observe", "spot", "view", "eye",
                                                "stare", "face", "glance", "regard"))
 NEGATIONS = frozenset({"not", "n't", "never", "no"})
+# Verbs of motion, and the words of a path after them: "walking down a sidewalk" has a path, not a patient.
+MOTION_VERBS = frozenset(key(w) for w in (
+    "walk", "run", "skate", "jog", "stroll", "hike", "ski", "bike", "cycle", "ride", "swim", "sail", "roll", "slide",
+    "skateboard", "march", "wander", "race", "travel", "drive", "head", "move", "go", "come", "dance", "snowboard",
+    "surf", "crawl", "sprint", "trek", "climb", "rollerblade", "fly", "float", "glide", "jump", "leap", "hurry"))
+PATH_WORDS = frozenset({"down", "up", "across", "along", "through", "past", "over", "around", "into", "onto",
+                        "toward", "towards", "by", "off", "out", "in", "on", "to", "from"})
 # Tokens that open a noun phrase with a determiner; a phrase opening otherwise is bare ("women", "band").
 DETERMINER_TAGS = frozenset({"DT", "PRP$", "CD", "PRP", "WP$", "PDT", "WDT", "EX"})
 # Personal pronouns that change case with their slot; "it" and "you" do not.
@@ -170,6 +177,14 @@ def _premodifier_compound(swap: Swap) -> bool:
             and not any(is_person(parse.tokens[h]) for h in heads(parse, frame.agent)))
 
 
+def _path(swap: Swap) -> bool:
+    """A verb of motion whose patient follows a path word: the path's noun phrase taken as the patient."""
+    parse, frame = swap.parse, swap.frame
+    before = frame.patient.start - 1
+    return (frame.verb < before and parse.tokens[before].lower() in PATH_WORDS
+            and key(parse.tokens[frame.verb]) in MOTION_VERBS)
+
+
 def _symmetric(swap: Swap) -> bool:
     return key(swap.parse.tokens[swap.frame.verb]) in SYMMETRIC_VERBS
 
@@ -219,6 +234,8 @@ FILTERS: tuple[Filter, ...] = (
            _not_noun_phrase),
     Filter("adverbial_argument", "an argument is an adverbial of place, direction or time ('walking downtown', "
            "'heading their direction'), not a participant", _adverbial),
+    Filter("path_argument", "a verb of motion whose patient follows a path word ('walking down a sidewalk' -> "
+           "'a sidewalk walking down a woman'): the path taken as a participant", _path),
     Filter("pronoun_in_modifier", "a personal pronoun would move inside a participial or relative clause, where "
            "its case depends on the clause around it ('with he spectating spectators')",
            _cased_pronoun_in_modifier),

@@ -28,7 +28,8 @@ GROUNDING: dict[str, str] = {
     "ungrounded_patient": "the premise was swapped but no word of the hypothesis matches the patient's head: the "
                           "hypothesis is not about the patient ('a man is in a room' for 'a man renovates a room')",
     "ungrounded_relation": "the hypothesis names both arguments but no frame of it has the agent acting on the "
-                           "patient, so the swap leaves the pair neutral rather than contradictory",
+                           "patient (or it names the two alike: 'kids pass other kids'), so the swap leaves the "
+                           "pair neutral rather than contradictory",
     "ungrounded_predicate": "a frame of the hypothesis links agent and patient, but with another verb ('a woman "
                             "holds a baby' for 'a woman feeds a baby'): the swapped verb is not asserted",
 }
@@ -39,6 +40,13 @@ def _head_words(parse: RoleParse, span: Span) -> list[str]:
 
 def _matches(words_a: list[str], words_b: list[str]) -> bool:
     return any(words_match(a, b) for a in words_a for b in words_b)
+
+
+def _alike(parse: RoleParse, frame: Frame) -> bool:
+    """Whether the frame's agent and patient are named by the same noun ("some kids pass other kids"): such a
+    frame holds after the swap as well, so it grounds nothing."""
+    agent = {key(parse.tokens[h]) for h in heads(parse, frame.agent)}
+    return any(key(parse.tokens[h]) in agent for h in heads(parse, frame.patient))
 
 
 def ground(parse: RoleParse, frame: Frame, side: str, other: RoleParse | None) -> str | None:
@@ -53,7 +61,8 @@ def ground(parse: RoleParse, frame: Frame, side: str, other: RoleParse | None) -
     if not _matches(patient, list(other.tokens)):
         return "ungrounded_patient"
     related = [f for f in other.frames if f.agent is not None and f.patient is not None
-               and _matches(agent, _head_words(other, f.agent)) and _matches(patient, _head_words(other, f.patient))]
+               and _matches(agent, _head_words(other, f.agent)) and _matches(patient, _head_words(other, f.patient))
+               and not _alike(other, f)]
     if not related:
         return "ungrounded_relation"
     verb = key(parse.tokens[frame.verb])
