@@ -58,6 +58,7 @@ class BuildOptions:
     push_to_hub: str | None = None
     srl: str = "auto"  # shuffle-sr's role labeler: auto, spacy, tree or frames:FILE
     sr_selection: Path | None = None  # shuffle-sr keeps only the pairs accepted in this curation file
+    sr_order: str = "hypothesis-first"  # shuffle-sr's side order; premise-first is the reference paper's
     overwrite: bool = False  # replace whatever is at `out`, not only an earlier build
 
 
@@ -107,6 +108,7 @@ def check_options(options: BuildOptions) -> list[Variant]:
         except HFValidationError as err:
             raise SwapbenchError(f"--push-to-hub {options.push_to_hub}: {err}") from err
     return [make_variant(name, scope=options.shuffle_scope, srl=options.srl, sr_selection=options.sr_selection,
+                         sr_order=options.sr_order,
                          spacy_model=options.spacy_model) for name in options.variants]
 
 

@@ -17,6 +17,8 @@ from .options import positive_int, seed
 def add_build(subparsers) -> None:
     from .parsing import AUTO, parser_choices, parser_help
     from .registry import VARIANTS
+    from .roles import LABELERS
+    from .variants.role_shuffle import ORDERS
     from .sources.options import add_column_arguments, source_help, split_help, split_names
     from .variants import DEFAULT_VARIANTS, SCOPES
 
@@ -47,8 +49,10 @@ def add_build(subparsers) -> None:
                    help="then publish the build to this Hub dataset repo in one commit: the Parquet files, the "
                         "dataset card and build_info.json (which eval checks the data against)")
     p.add_argument("--srl", default="auto", metavar="LABELER",
-                   help="shuffle-sr's semantic-role labeler: auto (the source's trees where present, else spacy), "
-                        "spacy, tree, or frames:FILE (AllenNLP SRL output, JSON lines) (default: auto)")
+                   help=f"shuffle-sr's semantic-role labeler (default: auto): {_escape(LABELERS.help_text())}")
+    p.add_argument("--sr-order", default=ORDERS[0], choices=ORDERS,
+                   help="which sentence shuffle-sr swaps first: the hypothesis (default), or the premise as the "
+                        "reference paper's Algorithm 1 does")
     p.add_argument("--sr-selection", type=Path, metavar="FILE",
                    help="shuffle-sr keeps only the pairs accepted in this file (written by `swapbench curate`)")
     p.set_defaults(run=run_build)
@@ -69,7 +73,8 @@ def run_build(args: argparse.Namespace) -> int:
                            shuffle_scope=args.shuffle_scope, limit=args.limit, cache_dir=args.cache_dir,
                            use_cache=not args.no_cache, spacy_model=args.spacy_model,
                            benepar_model=args.benepar_model, push_to_hub=args.push_to_hub,
-                           srl=args.srl, sr_selection=args.sr_selection, overwrite=args.overwrite)
+                           srl=args.srl, sr_selection=args.sr_selection, sr_order=args.sr_order,
+                           overwrite=args.overwrite)
     out, info = build(options)
     console = Console()
     for config in info.configs:

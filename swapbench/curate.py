@@ -33,11 +33,13 @@ def add_curate(subparsers) -> None:
     p.add_argument("dataset", type=Path, help="a folder written by `swapbench build`")
     p.add_argument("--selection", type=Path, required=True,
                    help="the decisions file, created or extended (give it to `swapbench build --sr-selection`)")
+    p.add_argument("--without-text", action="store_true",
+                   help="record only pair id, swapped side and decision, not the sentences (a file to publish)")
     p.set_defaults(run=run_curate)
 
 
 def run_curate(args: argparse.Namespace) -> int:
-    curate(read_rows(args.dataset), args.selection, Console())
+    curate(read_rows(args.dataset), args.selection, Console(), with_text=not args.without_text)
     return 0
 
 
@@ -51,7 +53,7 @@ def read_rows(dataset: Path, config: str = CONFIG) -> list[dict]:
 
 
 def curate(rows: list[dict], selection: Path, console: Console,
-           ask: Callable[[str], str] | None = None) -> Counter:
+           ask: Callable[[str], str] | None = None, with_text: bool = True) -> Counter:
     """Ask about every swap without a current decision; return how many were accepted, rejected and skipped."""
     ask = ask or console.input
     decided = read_selection(selection)
@@ -66,7 +68,8 @@ def curate(rows: list[dict], selection: Path, console: Console,
             break
         counts[answer] += 1
         if answer in ("accept", "reject"):
-            append_decision(selection, Decision(row["pair_id"], answer, row["premise"], row["hypothesis"]))
+            text = (row["premise"], row["hypothesis"]) if with_text else (None, None)
+            append_decision(selection, Decision(row["pair_id"], answer, *text, side=row["swapped_side"]))
     total = read_selection(selection)
     accepted = sum(d.accepted for d in total.values())
     console.print(f"This session: {counts['accept']} accepted, {counts['reject']} rejected, {counts['skip']} skipped. "
@@ -102,4 +105,4 @@ def _answer(ask: Callable[[str], str]) -> str:
 
 def _current(decision: Decision | None, row: dict) -> bool:
     """A decision counts only for the swap it was made on: a rebuilt, different swap is asked about again."""
-    return decision is not None and (decision.premise, decision.hypothesis) == (row["premise"], row["hypothesis"])
+    return decision is not None and decision.judged(row["premise"], row["hypothesis"], row["swapped_side"])

@@ -1,9 +1,11 @@
 """The curation file of shuffle-sr: which candidate swaps a person accepted or rejected.
 
-JSON lines, one decision each: {"pair_id": ..., "decision": "accept" | "reject", "premise": ..., "hypothesis": ...}
-where premise and hypothesis are the swapped pair that was judged. A later line about the same pair overrides an
-earlier one, so a decision is revised by appending. `swapbench build --sr-selection FILE` keeps a swap only if
-it was accepted and still reads as it did when judged.
+JSON lines, one decision each: {"pair_id": ..., "decision": "accept" | "reject", "side": "premise" | "hypothesis",
+"premise": ..., "hypothesis": ...} where side is the sentence that was swapped and premise and hypothesis the
+swapped pair that was judged. A later line about the same pair overrides an earlier one, so a decision is revised
+by appending. `swapbench build --sr-selection FILE` keeps a swap only if it was accepted and still reads as it
+did when judged. A file meant for publication may leave the text out (`swapbench curate --without-text`; SNLI's
+sentences are not to be redistributed with it): the swap is then recognised by its pair and side alone.
 """
 
 from __future__ import annotations
@@ -20,18 +22,26 @@ from .jsonl import dumps_lines, read_file_objects
 from .strict import Strict
 
 DECISIONS = ("accept", "reject")
+SIDES = ("premise", "hypothesis", None)
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
     pair_id: str
     decision: str  # accept or reject
-    premise: str
-    hypothesis: str
+    premise: str | None = None  # the swapped pair as judged; None in a file without text
+    hypothesis: str | None = None
+    side: str | None = None  # the swapped sentence, premise or hypothesis; None in files from before it was kept
 
     @property
     def accepted(self) -> bool:
         return self.decision == "accept"
+
+    def judged(self, premise: str, hypothesis: str, side: str) -> bool:
+        """Whether this decision was made on this swap: the same text where it holds text, the same side."""
+        if self.premise is not None and (self.premise, self.hypothesis) != (premise, hypothesis):
+            return False
+        return self.side is None or self.side == side
 
 
 class SelectionFile(Strict):
@@ -53,19 +63,25 @@ def read_selection(path: Path) -> dict[str, Decision]:
     decisions: dict[str, Decision] = {}
     for number, row in read_file_objects(path):
         try:
-            decision = Decision(str(row["pair_id"]), row["decision"], row["premise"], row["hypothesis"])
+            decision = Decision(str(row["pair_id"]), row["decision"], row.get("premise"), row.get("hypothesis"),
+                                row.get("side"))
         except KeyError as err:
             raise InputError(f"not a selection record ({err})", path=str(path), line=number) from err
         if decision.decision not in DECISIONS:
             raise InputError(f"decision must be accept or reject, not {decision.decision!r}",
                              path=str(path), line=number)
+        if decision.side not in SIDES:
+            raise InputError(f"side must be premise or hypothesis, not {decision.side!r}", path=str(path), line=number)
+        if (decision.premise is None) != (decision.hypothesis is None):
+            raise InputError("a record holds both premise and hypothesis or neither", path=str(path), line=number)
         decisions[decision.pair_id] = decision
     return decisions
 
 
 def append_decision(path: Path, decision: Decision) -> None:
     """Append one decision and sync it to disk at once, so that an interrupted session loses nothing."""
-    record = dumps_lines([asdict(decision)]).encode("utf-8")
+    fields = {name: value for name, value in asdict(decision).items() if value is not None}
+    record = dumps_lines([fields]).encode("utf-8")
     try:
         _append_line(Path(path), record)
     except OSError as err:

@@ -38,10 +38,10 @@ def test_curate_records_decisions_resumes_and_feeds_the_build(built, tmp_path, m
     screen = curate(monkeypatch, capsys, built, selection, "a\nmaybe\nr\n")
     assert "3 swaps: 0 already decided, 3 to judge" in screen
     assert "A man in a grassy field throws a frisbee ." in screen  # original beside ...
-    assert "A frisbee throws a man in a grassy field ." in screen  # ... swapped
+    assert "Something throws a man ." in screen  # ... swapped (the hypothesis)
     assert decisions(selection) == [("rl1#0r1e", "accept"), ("rl2#0r1e", "reject")]
     record = json.loads(selection.read_text().splitlines()[0])
-    assert record["premise"] == "A frisbee throws a man in a grassy field ."
+    assert (record["hypothesis"], record["side"]) == ("Something throws a man .", "hypothesis")
 
     # a second session resumes with the one swap not yet judged; skipping records nothing
     screen = curate(monkeypatch, capsys, built, selection, "s\n")
@@ -58,6 +58,50 @@ def test_curate_records_decisions_resumes_and_feeds_the_build(built, tmp_path, m
     assert sorted(kept) == ["rl1#0r1e", "rl6#0r1e"]
 
 
+def test_curate_without_text_records_ids_sides_and_decisions_only(built, tmp_path, monkeypatch, capsys):
+    selection = tmp_path / "ids.jsonl"
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\nr\n"))
+    assert main(["curate", str(built), "--selection", str(selection), "--without-text"]) == 0
+    records = [json.loads(line) for line in selection.read_text().splitlines()]
+    assert records == [{"pair_id": "rl1#0r1e", "decision": "accept", "side": "hypothesis"},
+                       {"pair_id": "rl2#0r1e", "decision": "reject", "side": "hypothesis"}]
+    # a rerun asks only about the swap without a decision
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["curate", str(built), "--selection", str(selection), "--without-text"]) == 0
+    assert "2 already decided, 1 to judge" in capsys.readouterr().out
+
+
 def test_curate_needs_a_shuffle_sr_configuration(tmp_path, capsys):
     assert main(["curate", str(tmp_path), "--selection", str(tmp_path / "s.jsonl")]) == 2
     assert "no shuffle-sr configuration" in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_selection_record_is_checked_with_file_and_line(tmp_path):
+    from swapbench.errors import InputError
+    from swapbench.selection import read_selection
+
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"pair_id": "a", "decision": "accept", "side": "hypothesis"}\n'
+                    '{"pair_id": "b", "decision": "accept", "side": "both"}\n')
+    with pytest.raises(InputError, match=r"s.jsonl:2: side must be premise or hypothesis"):
+        read_selection(path)
+    path.write_text('{"pair_id": "a", "decision": "accept", "premise": "A ball kicks a boy ."}\n')
+    with pytest.raises(InputError, match=r"s.jsonl:1: a record holds both premise and hypothesis or neither"):
+        read_selection(path)
+    path.write_text('{"pair_id": "a", "decision": "accept", "side": "premise"}\n')
+    decision = read_selection(path)["a"]
+    assert decision.judged("any premise", "any hypothesis", "premise")
+    assert not decision.judged("any premise", "any hypothesis", "hypothesis")
+
+
+def test_the_committed_decisions_hold_no_text():
+    import json as _json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "data" / "annotations"
+    records = [_json.loads(line) for line in (root / "shuffle-sr-selection.jsonl").read_text().splitlines()]
+    assert records and all(set(r) == {"pair_id", "decision", "side"} for r in records)
+    validity = _json.loads((root / "shuffle-sr-validity.json").read_text())
+    assert validity["judged"] >= 150 and validity["low"] <= validity["validity"] <= validity["high"]
+    assert validity["valid"] == sum(s["valid"] for s in validity["sample"]) and len(validity["sample"]) == validity["judged"]

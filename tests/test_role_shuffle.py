@@ -43,10 +43,15 @@ def test_shuffle_sr_is_built_by_default_and_named_like_the_others():
 
 
 def test_build_on_hand_written_pairs(tmp_path):
-    out, info = build(BuildOptions(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"]))
+    # the reference paper's order: the premise first, where the hypothesis grounds its swap
+    out, info = build(BuildOptions(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"],
+                                   sr_order="premise-first"))
     rows = rows_of(out)
     check_invariants(rows)
     assert set(rows) == {"rl1#0r1e", "rl2#0r1e", "rl6#0r1e"}  # rl3 is neutral, rl4 filtered, rl5 copula only
+    # rl1's premise swap ("a frisbee throws a man") is not grounded: "A man throws something." names no frisbee
+    assert rows["rl1#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree", "fallback"]
+    assert rows["rl1#0r1e"]["hypothesis"] == "Something throws a man ."
     passive = rows["rl6#0r1e"]
     assert passive["premise"] == "Two men is being driven by a car ."
     assert passive["original_premise"] == "A car is being driven by two men ."
@@ -65,6 +70,39 @@ def test_build_on_hand_written_pairs(tmp_path):
     assert "| `reflexive_or_reciprocal` | 1 |" in card
     features = json.loads(pq.read_schema(next((out / "shuffle-sr").glob("*.parquet"))).metadata[b"huggingface"])
     assert features["info"]["features"]["binary_label"]["names"] == ["entailment", "non-entailment"]
+    assert config.extra["order"] == "premise-first"
+
+
+def test_the_default_order_swaps_the_hypothesis_first(tmp_path):
+    out, info = build(BuildOptions(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"]))
+    rows = rows_of(out)
+    check_invariants(rows)
+    assert {pair_id: row["swapped_side"] for pair_id, row in rows.items()} == {
+        "rl1#0r1e": "hypothesis", "rl2#0r1e": "hypothesis", "rl6#0r1e": "hypothesis"}
+    assert rows["rl6#0r1e"]["hypothesis"] == "A car drive men ."
+    assert info.configs[0].extra["order"] == "hypothesis-first"
+    assert set(info.configs[0].extra["filters"]) >= {"ungrounded_relation", "premodifier_compound"}
+
+
+def test_validated_configuration_keeps_the_accepted_swaps_of_its_decisions(tmp_path):
+    from swapbench.variants.role_validated import DECISIONS, make_validated
+
+    assert DECISIONS.is_file()
+    selection = tmp_path / "decisions.jsonl"
+    selection.write_text('{"pair_id": "rl1#0r1e", "decision": "accept", "side": "hypothesis"}\n'
+                         '{"pair_id": "rl2#0r1e", "decision": "reject", "side": "hypothesis"}\n'
+                         '{"pair_id": "rl6#0r1e", "decision": "accept", "side": "premise"}\n')
+    variant = make_validated("shuffle-sr-validated", selection=selection)
+    assert variant.name == "shuffle-sr-validated"
+    assert make_variant("shuffle-sr-validated").selection_path == DECISIONS
+    from swapbench.sources import load_split
+    from swapbench.variants.base import example_rng
+
+    pairs = load_split(str(SOURCE), "test", None).pairs
+    variant.prepare(pairs)
+    kept = {p.pair_id for p in pairs if variant.apply(p, None, example_rng(0, p.pair_id, variant.name))}
+    assert kept == {"rl1#0r1e"}  # rl2 rejected; rl6 was judged on its premise, and the build swaps its hypothesis
+    assert variant.statistics()["selection"]["stale"] == 1 and variant.statistics()["selection"]["rejected"] == 1
 
 
 def test_tree_labelers_need_trees(tmp_path):
@@ -103,5 +141,5 @@ def test_full_snli_test_split_with_spacy_roles(shared_snli, tmp_path, capsys):
     rows = rows_of(out)
     assert len(rows) == stats["final"] == stats["candidates"] - stats["filtered"] == info.configs[0].rows
     assert sum(stats["drop_reasons"].values()) == stats["filtered"]
-    assert stats["entailment_pairs"] == 3368 and stats["final"] > 1000
+    assert stats["entailment_pairs"] == 3368 and stats["final"] > 600  # 880 with grounding, the goal 600
     check_invariants(rows)

@@ -20,8 +20,10 @@ def labeler(name: str):
     return SpacyRoles(nlp=english()) if name == "spacy" else TreeRoles()
 
 
-def swap_premise(premise: str, name: str, hypothesis: str = "Something happens.") -> str | None:
-    variant = RoleShuffle(srl=name, labeler=labeler(name))
+def swap_premise(premise: str, name: str, hypothesis: str | None = None) -> str | None:
+    """The premise swapped, as the paper's order does; the hypothesis, by default the premise itself, grounds it."""
+    hypothesis = premise if hypothesis is None else hypothesis
+    variant = RoleShuffle(srl=name, labeler=labeler(name), order="premise-first")
     p = pair(premise, hypothesis, trees=name == "tree")
     if name == "tree":
         assert p.premise_parse, f"no hand-written tree for {premise!r}"
@@ -45,7 +47,6 @@ SWAPS = {
     "coordination of full noun phrases": ("The bride and the groom cut the cake together.",
                                           "The cake cut the bride and the groom together ."),
     "pronoun case, he -> him": ("A cop watches as he pokes a donut.", "A cop watches as a donut pokes him ."),
-    "pronoun case both ways": ("She hugs him in the kitchen.", "He hugs her in the kitchen ."),
     "pronoun case, they -> them": ("They are watching a movie while eating popcorn.",
                                    "A movie are watching them while eating popcorn ."),
 }
@@ -55,6 +56,7 @@ NO_SWAP = {
     "copula only": "The old man is tired.",
     "have is skipped like an auxiliary": "Two people have a conversation.",
     "intransitive": "Two dogs are running through the snow.",
+    "a symmetric verb: the swap would say the same": "She hugs him in the kitchen.",
 }
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from roles_helpers import FIXTURES, english, gold_rows, tree_of
 from swapbench.roles import make_labeler
-from swapbench.roles.agreement import AgreedRoles
-from swapbench.roles.base import Sentence
+from swapbench.roles.agreed_roles import AgreedRoles, agreed
+from swapbench.roles.base import Frame, RoleParse, Sentence, Span
 from swapbench.roles.evaluation import read_gold, score
 from swapbench.roles.spacy_roles import SpacyRoles
 from swapbench.roles.tree_roles import TreeRoles
@@ -69,6 +69,38 @@ def test_agreement_keeps_only_the_frames_both_find(spacy_roles):
     assert alone.labeler == "spacy" and len(alone.frames) == 1
 
 
+def hand(text: str, tags: str, verb: int, agent: tuple[int, int], patient: tuple[int, int]) -> RoleParse:
+    return RoleParse(tuple(text.split()), tuple(tags.split()), (Frame(verb, Span(*agent), Span(*patient)),), "hand")
+
+
+def test_agreement_tolerates_prepositional_attachment():
+    text = "the doctor near the lawyer saw the judge by the car"
+    tags = "DT NN IN DT NN VBD DT NN IN DT NN"
+    # one reading attaches "near the lawyer" to the verb's side and "by the car" to the judge, the other the reverse
+    a = hand(text, tags, 5, (0, 2), (6, 11))
+    b = hand(text, tags, 5, (0, 5), (6, 8))
+    (frame,) = agreed(a, b).frames
+    # before the verb the union (the phrase can only belong to the agent), after it the intersection
+    assert (frame.agent, frame.patient) == (Span(0, 5), Span(6, 8))
+    assert agreed(a, b).other_tags == a.tags
+    # different heads, or a different verb, are no agreement
+    assert agreed(a, hand(text, tags, 5, (0, 5), (9, 11))).frames == ()
+    assert agreed(a, hand(text, tags, 5, (3, 5), (6, 8))).frames == ()
+    assert agreed(a, RoleParse(a.tokens, a.tags, (Frame(1, Span(0, 1), Span(6, 8)),), "hand")).frames == ()
+
+
+def test_labelers_are_registered_where_defined_and_offered_by_the_cli(capsys):
+    from swapbench.cli import main
+    from swapbench.registry import LABELERS
+
+    assert set(LABELERS.names()) == {"spacy", "tree", "agree", "auto", "frames:FILE"}
+    assert "frames:my.jsonl" in LABELERS and "frames:" not in LABELERS
+    with pytest.raises(SystemExit):
+        main(["build", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(name in help_text for name in LABELERS.names()) and "--sr-order" in help_text
+
+
 def test_unknown_labeler_is_an_error():
     from swapbench.errors import SwapbenchError
 
@@ -89,6 +121,8 @@ def test_labeler_comparison_on_the_annotated_sentences(spacy_roles):
     # spaCy with the pinned model: roles P 0.946 R 0.907, picks P 0.857 R 0.882; floors guard against regressions
     assert spacy["role_precision"] > 0.9 and spacy["role_recall"] > 0.85
     assert spacy["pick_precision"] > 0.8 and spacy["pick_recall"] > 0.8
-    # agreement loses recall and keeps no wrong pick
+    # agreement loses recall and keeps no wrong pick; matching arguments by head (PP attachment aside) took its
+    # role recall from 0.845 to 0.887 and its pick recall from 0.882 to 0.941, precision staying 1
     assert agree["pick_precision"] == 1 and agree["picks"]["made"] < spacy["picks"]["made"]
+    assert agree["role_precision"] == 1 and agree["role_recall"] > 0.88 and agree["pick_recall"] > 0.94
     assert {e["text"] for e in spacy["pick_errors"]} >= {"A girl wearing pink pulls weeds."}

@@ -37,16 +37,13 @@ def test_build_with_frames(tmp_path):
                                    variants=["shuffle-sr"], srl=f"frames:{FRAMES}"))
     rows = {r["pair_id"]: r for r in pq.read_table(next((out / "shuffle-sr").glob("*.parquet"))).to_pylist()}
     assert {k: (r["swapped_side"], r["premise"] if r["swapped_side"] == "premise" else r["hypothesis"])
-            for k, r in rows.items()} == {
-        "rl1#0r1e": ("premise", "A frisbee throws a man in a grassy field ."),
-        "rl2#0r1e": ("hypothesis", "A ball chases a dog ."),
-        "rl6#0r1e": ("premise", "Two men is being driven by a car ."),
-    }
+            for k, r in rows.items()} == {"rl2#0r1e": ("hypothesis", "A ball chases a dog .")}
     assert {r["labeler"] for r in rows.values()} == {"frames"}
     stats = info.configs[0].extra
-    # rl4 "A man shaves himself." is a candidate that the reflexive filter drops
-    assert (stats["candidates"], stats["filtered"], stats["final"]) == (4, 1, 3)
-    assert stats["drop_reasons"] == {"reflexive_or_reciprocal": 1}
+    # rl4 "A man shaves himself." is a candidate that the reflexive filter drops; rl1's and rl6's premise swaps
+    # are not grounded, the file holding no frames for their hypotheses
+    assert (stats["candidates"], stats["filtered"], stats["final"]) == (4, 3, 1)
+    assert stats["drop_reasons"] == {"reflexive_or_reciprocal": 1, "unlabeled_other_side": 2}
     # of the 10 sentences of entailment pairs, the file has frames for 5; the rest are counted, not guessed
     assert (stats["sentences_by_labeler"], stats["sentences_without_roles"]) == ({"frames": 5}, 5)
 

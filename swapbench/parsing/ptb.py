@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import SwapbenchError
@@ -114,8 +115,7 @@ def read_parse(text: str) -> Parse:
     if stack or not tokens:
         raise ValueError(tree_error(text))
     found.sort(key=lambda c: (c.start, -c.end))
-    punct = tuple(tag in PTB_PUNCT_TAGS or (not tag and not any(ch.isalnum() for ch in tok))
-                  for tok, tag in zip(tokens, tags))
+    punct = tuple(is_punctuation(tok, tag) for tok, tag in zip(tokens, tags))
     return Parse(tuple(tokens), tuple(tags), punct, tuple(found))
 
 
@@ -128,40 +128,65 @@ def tree_error(text: str) -> str:
     return "not one tree"
 
 
-def parse_tree(tree: Tree) -> Parse:
+def is_punctuation(token: str, tag: str) -> bool:
+    """Punctuation by its tag; a leaf without a tag by its characters."""
+    return tag in PTB_PUNCT_TAGS or (not tag and not any(ch.isalnum() for ch in token))
+
+
+@dataclass
+class Node:
+    """A constituent of a bracketed parse with its token span; preterminals carry their word."""
+
+    label: str  # the base label (NP for NP-SBJ-1); for a preterminal, its part-of-speech tag
+    start: int
+    end: int
+    children: list["Node"] = field(default_factory=list)
+    word: str | None = None  # set on preterminals and bare leaves
+
+
+def read_tree(tree: Tree | str) -> tuple[Node, list[str], list[str]]:
+    """The one reader of bracketed parses: the tree as Nodes with token spans, its tokens (PTB escapes undone) and
+    their tags ("" for a bare leaf under a phrase). A string is read with nltk (ValueError if malformed)."""
+    if isinstance(tree, str):
+        from nltk import Tree
+
+        tree = Tree.fromstring(tree)
     tokens: list[str] = []
     tags: list[str] = []
+
+    def build(node) -> Node:
+        if type(node) is str:  # a bare leaf: kept, with no tag
+            tokens.append(unescape(node))
+            tags.append("")
+            return Node("", len(tokens) - 1, len(tokens), word=tokens[-1])
+        if len(node) == 1 and type(node[0]) is str:
+            tokens.append(unescape(node[0]))
+            tags.append(node.label())
+            return Node(node.label(), len(tokens) - 1, len(tokens), word=tokens[-1])
+        start = len(tokens)
+        children = [build(child) for child in node]
+        return Node(base_label(node.label()), start, len(tokens), children)
+
+    return build(tree), tokens, tags
+
+
+def parse_tree(tree: Tree) -> Parse:
+    root, tokens, tags = read_tree(tree)
     constituents: list[Constituent] = []
 
-    def walk(node: Tree) -> None:
-        start = len(tokens)
-        for child in node:
-            if type(child) is str:  # a bare leaf under a phrase: keep it, tagged as unknown
-                tokens.append(unescape(child))
-                tags.append("")
-            elif len(child) == 1 and type(child[0]) is str:  # a preterminal: tag and word
-                tokens.append(unescape(child[0]))
-                tags.append(child.label())
-            else:
+    def walk(node: Node) -> None:
+        for child in node.children:
+            if child.word is None:
                 walk(child)
-        label = base_label(node.label())
-        if label not in ("ROOT", "TOP", "") and len(tokens) > start:
-            constituents.append(Constituent(label, start, len(tokens)))
+        if node.label not in ("ROOT", "TOP", "") and node.end > node.start:
+            constituents.append(Constituent(node.label, node.start, node.end))
 
-    if _is_preterminal(tree):  # a one-word sentence without a phrase above it
-        tokens.append(unescape(tree[0]))
-        tags.append(tree.label())
-    else:
-        walk(tree)
+    if root.word is None:  # a one-word sentence without a phrase above it has no constituent
+        walk(root)
     # Post-order appends children before parents; outermost-first reads more naturally.
     constituents.sort(key=lambda c: (c.start, -c.end))
-    punct = tuple(tag in PTB_PUNCT_TAGS or (not tag and not any(ch.isalnum() for ch in tok))
-                  for tok, tag in zip(tokens, tags))
+    punct = tuple(is_punctuation(tok, tag) for tok, tag in zip(tokens, tags))
     return Parse(tuple(tokens), tuple(tags), punct, tuple(constituents))
-
-
-def _is_preterminal(node: Tree) -> bool:
-    return len(node) == 1 and type(node[0]) is str
 
 
 class PTBParser(ConstituencyParser):

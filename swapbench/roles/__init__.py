@@ -1,4 +1,4 @@
-"""Semantic-role labelers for the role swap.
+"""Semantic-role labelers for the role swap, each registered in `swapbench.registry.LABELERS` where it is defined.
 
 - `spacy`: roles from spaCy's dependency parse; needs only the text.
 - `tree`: roles read off the source's Penn Treebank trees (SNLI 1.0 ships them).
@@ -12,40 +12,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import SwapbenchError
+from ..registry import LABELERS
+from . import spacy_roles, tree_roles, agreed_roles, frames  # noqa: F401, I001  (their registrations, in this order)
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span
-
-LABELERS = ("auto", "spacy", "tree", "agree", "frames:FILE")
 
 
 def check_labeler(spec: str) -> None:
-    """Refuse an unknown --srl, or frames:FILE naming no file."""
-    if spec in ("auto", "spacy", "tree", "agree"):
-        return
-    if not (spec.startswith("frames:") and spec[len("frames:"):]):
-        raise SwapbenchError(f"--srl: unknown role labeler {spec!r}: expected one of {', '.join(LABELERS)}")
-    if not Path(spec[len("frames:"):]).is_file():
+    """Refuse an unknown --srl, or one naming a file (frames:FILE) that is not there."""
+    _, match = LABELERS.lookup(spec)
+    if match is not None and "file" in match.groupdict() and not Path(match["file"]).is_file():
         raise SwapbenchError(f"--srl {spec}: no such frames file")
 
 
 def make_labeler(spec: str, spacy_model: str | None = None) -> RoleLabeler:
     check_labeler(spec)
-    if spec == "spacy":
-        from .spacy_roles import SpacyRoles
-
-        return SpacyRoles(spacy_model)
-    if spec == "tree":
-        from .tree_roles import TreeRoles
-
-        return TreeRoles()
-    if spec in ("auto", "agree"):
-        from .agreement import AgreedRoles
-        from .spacy_roles import SpacyRoles
-        from .tree_roles import TreeRoles
-
-        return AgreedRoles(SpacyRoles(spacy_model), TreeRoles(), alone_when_missing=spec == "auto")
-    from .frames import FramesRoles
-
-    return FramesRoles(Path(spec[len("frames:"):]), spacy_model=spacy_model)
+    return LABELERS.get(spec)(spec, spacy_model=spacy_model)
 
 
 __all__ = ["LABELERS", "Frame", "check_labeler", "RoleLabeler", "RoleParse", "Sentence", "Span", "make_labeler"]

@@ -12,8 +12,17 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 
-# Relative pronouns: a clause they open is a relative clause, not a main one.
-RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that"})
+# Relative pronouns: a clause they open is a relative clause, not a main one. "whose" is possessive: the noun
+# phrase it modifies fills no role of the clause's verb (tree_roles.py reads it so), yet a bare "whose" moved
+# by a swap breaks the clause all the same (role_filters.py).
+RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that", "whose"})
+POSSESSIVE_RELATIVE = "whose"
+AUXILIARY_VERBS = frozenset({
+    "be", "is", "am", "are", "was", "were", "been", "being", "'s", "'re", "'m", "s", "re", "m",
+    "have", "has", "had", "having", "'ve", "'d", "ve", "d",
+    "do", "does", "did", "doing", "done",
+    "can", "could", "may", "might", "must", "shall", "should", "will", "would", "'ll", "ll", "ca", "wo", "ought",
+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +47,9 @@ class RoleParse:
     tags: tuple[str, ...]  # Penn Treebank part-of-speech tags, which the filters and the capital fix read
     frames: tuple[Frame, ...]  # in the order of their verbs
     labeler: str  # the labeler that produced the frames
+    # Another reading's tags of the same tokens (agree: the tree's, beside spaCy's), so that a filter reading
+    # tags can ask both; None where there is no other reading or it tokenized otherwise.
+    other_tags: tuple[str, ...] | None = None
 
     def text(self, span: Span) -> str:
         return " ".join(self.tokens[span.start:span.end])
@@ -60,6 +72,16 @@ class RoleLabeler(ABC):
     def spacy_pipeline(self) -> str | None:
         """The spaCy pipeline it has run (pipeline_version), if any."""
         return None
+
+
+def is_auxiliary(word: str) -> bool:
+    return word.lower() in AUXILIARY_VERBS
+
+
+def swappable_frames(parse: RoleParse) -> list[Frame]:
+    """The frames Algorithm 1 may swap, in verb order: a non-auxiliary verb with both an agent and a patient."""
+    return [f for f in parse.frames
+            if f.agent is not None and f.patient is not None and not is_auxiliary(parse.tokens[f.verb])]
 
 
 def trimmed(span: Span | None, punct: list[bool] | tuple[bool, ...]) -> Span | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..jsonl import read_file_objects
 from ..text import squash
-from .base import RoleLabeler, RoleParse, Sentence
+from .base import RoleLabeler, RoleParse, Sentence, is_auxiliary, swappable_frames
 
 
 def read_gold(path: Path) -> list[dict]:
@@ -38,8 +38,6 @@ def gold_pick(row: dict) -> tuple[str, str, str] | None:
 
 
 def predicted_triples(parse: RoleParse | None) -> set[tuple[str, str, str]]:
-    from ..variants.role_swap import is_auxiliary
-
     if parse is None:
         return set()
     found = set()
@@ -55,8 +53,6 @@ def predicted_triples(parse: RoleParse | None) -> set[tuple[str, str, str]]:
 
 
 def predicted_pick(parse: RoleParse | None) -> tuple[str, str, str] | None:
-    from ..variants.role_swap import swappable_frames
-
     if parse is None:
         return None
     frames = swappable_frames(parse)

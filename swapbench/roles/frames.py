@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spacy.language import Language
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..jsonl import read_file_objects
-from ..parsing.spacy_parser import load_english, pipeline_version
+from ..registry import LABELERS
 from ..text import squash
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 from .spacy_roles import is_punct
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
 
 def read_frames(path: Path) -> dict[str, dict]:
@@ -63,6 +66,8 @@ class FramesRoles(RoleLabeler):
 
     @property
     def spacy_pipeline(self) -> str | None:
+        from ..parsing.spacy_pipeline import pipeline_version
+
         return pipeline_version(self._nlp) if self._nlp is not None else None  # loaded only to tag stored frames
 
     def label_many(self, sentences: list[Sentence]) -> list[RoleParse | None]:
@@ -88,6 +93,10 @@ class FramesRoles(RoleLabeler):
         return RoleParse(tuple(words), tuple(t.tag_ for t in doc), tuple(frames), self.name)
 
     def _tag(self, words: list[str]) -> Doc:
+        from spacy.tokens import Doc
+
+        from ..parsing.spacy_pipeline import load_english
+
         if self._nlp is None:
             self._nlp = load_english(self._spacy_model)
         doc = Doc(self._nlp.vocab, words=words)
@@ -95,3 +104,10 @@ class FramesRoles(RoleLabeler):
             if name != "parser":
                 doc = pipe(doc)
         return doc
+
+
+@LABELERS.register("frames:FILE", pattern=r"frames:(?P<file>.+)",
+                   help="precomputed frames in AllenNLP's SRL output format (JSON lines), e.g. the reference "
+                        "paper's structured-prediction-srl-bert run elsewhere")
+def frames_labeler(spec: str, spacy_model: str | None = None) -> FramesRoles:
+    return FramesRoles(Path(spec[len("frames:"):]), spacy_model=spacy_model)

@@ -13,11 +13,15 @@
 
 from __future__ import annotations
 
-from spacy.language import Language
-from spacy.tokens import Doc, Token
+from typing import TYPE_CHECKING
 
 from ..parsing.spacy_pipeline import SpacyDocs, spacy_docs
+from ..registry import LABELERS
 from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
+
+if TYPE_CHECKING:  # spaCy takes seconds to import: a build that labels nothing goes without it
+    from spacy.language import Language
+    from spacy.tokens import Doc, Token
 
 # Verbs that take their subject from the verb they depend on.
 BORROWS_SUBJECT = frozenset({"conj", "xcomp"})
@@ -42,6 +46,11 @@ class SpacyRoles(RoleLabeler):
 
     def label_many(self, sentences: list[Sentence]) -> list[RoleParse | None]:
         return [role_parse(doc, self.name) for doc in self.docs.docs([s.text for s in sentences])]
+
+
+@LABELERS.register("spacy", help="roles from spaCy's dependency parse; needs only the text")
+def spacy_labeler(spec: str = "spacy", spacy_model: str | None = None) -> SpacyRoles:
+    return SpacyRoles(spacy_model)
 
 
 def role_parse(doc: Doc, labeler: str = "spacy") -> RoleParse:

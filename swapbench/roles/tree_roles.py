@@ -17,12 +17,9 @@ reliable (agreement.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from nltk import Tree
-
-from ..parsing.ptb import PTB_PUNCT_TAGS, base_label, spells, unescape
-from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
+from ..parsing.ptb import Node, is_punctuation, read_tree, spells
+from ..registry import LABELERS
+from .base import POSSESSIVE_RELATIVE, RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"})
 CLAUSES = frozenset({"S", "SINV", "SQ"})
@@ -34,39 +31,9 @@ AUXILIARIES = PASSIVE_AUX | frozenset({"have", "has", "had", "having", "'ve", "'
                                        "'ll", "ca", "wo"})
 
 
-@dataclass
-class Node:
-    label: str
-    start: int
-    end: int
-    children: list["Node"] = field(default_factory=list)
-    word: str | None = None  # set on preterminals (label is then the part-of-speech tag)
-
-    @property
-    def span(self) -> Span:
-        return Span(self.start, self.end)
-
-
-def read_tree(text: str) -> tuple[Node, list[str], list[str]]:
-    """The tree as Nodes with token spans, with its tokens (PTB escapes undone) and tags."""
-    tokens: list[str] = []
-    tags: list[str] = []
-
-    def build(tree) -> Node:
-        if isinstance(tree, str):  # a bare leaf: keep it, with no tag
-            tokens.append(unescape(tree))
-            tags.append("")
-            return Node("", len(tokens) - 1, len(tokens), word=tokens[-1])
-        if len(tree) == 1 and isinstance(tree[0], str):
-            tokens.append(unescape(tree[0]))
-            tags.append(tree.label())
-            return Node(tree.label(), len(tokens) - 1, len(tokens), word=tokens[-1])
-        start = len(tokens)
-        children = [build(child) for child in tree]
-        return Node(base_label(tree.label()), start, len(tokens), children)
-
-    root = build(Tree.fromstring(text))
-    return root, tokens, tags
+@LABELERS.register("tree", help="roles read off the Penn Treebank trees SNLI 1.0 ships; needs trees")
+def tree_labeler(spec: str = "tree", spacy_model: str | None = None) -> "TreeRoles":
+    return TreeRoles()
 
 
 class TreeRoles(RoleLabeler):
@@ -84,7 +51,7 @@ class TreeRoles(RoleLabeler):
             return None
         if not spells(tokens, sentence.text):
             return None  # a tree of some other sentence: do not trust it
-        punct = [tag in PTB_PUNCT_TAGS or not any(ch.isalnum() for ch in tok) for tok, tag in zip(tokens, tags)]
+        punct = [is_punctuation(tok, tag) for tok, tag in zip(tokens, tags)]
         frames: dict[int, Frame] = {}
         RoleWalker(frames, punct).walk(root)
         return RoleParse(tuple(tokens), tuple(tags), tuple(frames[i] for i in sorted(frames)), self.name)
@@ -111,7 +78,7 @@ class RoleWalker:
 
     def clause(self, node: Node, subject: Span | None, gap: Span | None = None) -> None:
         own = _subject_of(node)
-        subject = own.span if own else subject
+        subject = _span(own) if own else subject
         for child in node.children:
             if child.label == "VP":
                 self.verb_phrase(child, subject, gap=gap)
@@ -127,9 +94,9 @@ class RoleWalker:
                 inner = child
                 self.walk(child)
             elif child.label == "VP" and inner is not None:  # "a girl wearing pink", "a ball thrown by a boy"
-                self.verb_phrase(child, inner.span, participle=True)
+                self.verb_phrase(child, _span(inner), participle=True)
             elif child.label == "SBAR" and inner is not None and _relative_pronoun(child):
-                self.relative_clause(child, inner.span)
+                self.relative_clause(child, _span(inner))
             else:
                 self.walk(child)
 
@@ -170,7 +137,7 @@ class RoleWalker:
             agent, patient = by_agent, subject
         else:
             agent = subject
-            patient = objects[0].span if objects else gap
+            patient = _span(objects[0]) if objects else gap
         self.frames[head.start] = Frame(head.start, trimmed(agent, self.punct), trimmed(patient, self.punct))
         for child in node.children:
             if child is head:
@@ -211,7 +178,7 @@ def _by_phrase(vp: Node, head: Node) -> Span | None:
             if first.word is not None and first.word.lower() == "by":
                 nps = [c for c in child.children[1:] if c.label == "NP"]
                 if nps:
-                    return nps[0].span
+                    return _span(nps[0])
     return None
 
 
@@ -219,5 +186,10 @@ def _relative_pronoun(sbar: Node) -> bool:
     for child in sbar.children:
         if child.label == "WHNP":
             words = [n.word.lower() for n in child.children if n.word is not None]
-            return words[:1] != [] and words[0] in RELATIVE_PRONOUNS
+            # "a man whose dog barks": the man is the dog's owner, not the barker
+            return words[:1] != [] and words[0] in RELATIVE_PRONOUNS and words[0] != POSSESSIVE_RELATIVE
     return False
+
+
+def _span(node: Node) -> Span:
+    return Span(node.start, node.end)

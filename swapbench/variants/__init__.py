@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from ..errors import SwapbenchError
 from ..registry import VARIANTS
-# Importing a module registers its variants, in this order: shuffle-N, shuffle-random, then shuffle-sr.
+# Importing a module registers its variants, in this order: shuffle-N, shuffle-random, shuffle-sr, then
+# shuffle-sr-validated.
 from . import shuffle  # noqa: F401, I001
 from . import role_shuffle  # noqa: F401
+from . import role_validated  # noqa: F401
 from .base import Variant
 from .shuffle import SCOPES
 

@@ -1,10 +1,15 @@
 """shuffle-sr: the agent and patient of one verb exchanged, so that who does what to whom changes.
 
-For each entailment pair, Algorithm 1 of the reference paper tries the premise, then the hypothesis; the first
-sentence with a swappable verb is swapped and the other stays as it was. A swap that a filter drops
-(role_filters.py) gives way to the next swappable verb, then to the other sentence; a pair none of whose swaps
-pass is counted under the reason that dropped Algorithm 1's own pick. The new label is contradiction, and in the
-binary view non-entailment.
+For each entailment pair the hypothesis is tried first, then the premise (`order="premise-first"` is the reference
+paper's Algorithm 1); the first sentence with a swappable verb is swapped and the other stays as it was. A swap
+that a filter drops (role_filters.py), or that the other sentence does not ground (role_grounding.py: the other
+sentence must assert the swapped relation), gives way to the next swappable verb, then to the other sentence; a
+pair none of whose swaps pass is counted under the reason that dropped the first pick. The new label is
+contradiction, and in the binary view non-entailment.
+
+Why the hypothesis first: a hypothesis swap is grounded by the pair itself (the premise entails the hypothesis),
+while a premise swap needs a hypothesis that restates the relation, which few do; see README (shuffle-sr) for the
+measurement.
 """
 
 from __future__ import annotations
@@ -24,21 +29,28 @@ from ..selection import read_selection
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
 from .role_filters import FILTER_DESCRIPTIONS, review
+from .role_grounding import GROUNDING, ground
 from .role_swap import Swap, swappable_frames
 
 SPAN = {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
 BINARY_NAMES = ["entailment", "non-entailment"]
+# The last sentences labeled, with their roles: the key holds the sentences themselves, so a hit is the same work.
+_LAST_LABELED: dict = {}
+ORDERS = ("hypothesis-first", "premise-first")  # the default, then the reference paper's Algorithm 1
 RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise than the original is rendered "
                "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap")
 
 
 class RoleShuffle(Variant):
     name = "shuffle-sr"
-    description = ("agent and patient of one verb exchanged in the premise, else the hypothesis, of an entailment "
-                   "pair; label contradiction")
+    description = ("agent and patient of one verb exchanged in the hypothesis, else the premise when the hypothesis "
+                   "asserts the swapped relation, of an entailment pair; label contradiction")
 
     def __init__(self, srl: str = "auto", selection: Path | None = None, spacy_model: str | None = None,
-                 labeler: RoleLabeler | None = None):
+                 labeler: RoleLabeler | None = None, order: str = ORDERS[0]):
+        if order not in ORDERS:
+            raise SwapbenchError(f"--sr-order {order}: expected one of {', '.join(ORDERS)}")
+        self.order = order
         self.srl = srl
         self.spacy_model = spacy_model
         self._labeler = labeler  # a ready labeler (tests pass one to share a loaded spaCy pipeline)
@@ -65,9 +77,14 @@ class RoleShuffle(Variant):
         if self.srl in ("tree", "agree") and sentences and not any(s.tree for s in sentences):
             raise SwapbenchError(f"--srl {self.srl} needs constituency trees (sentence1_parse, sentence2_parse) in the "
                                  "source: use --srl spacy, or a local SNLI 1.0 file")
-        labeler = self._labeler or make_labeler(self.srl, self.spacy_model)
-        self.roles = dict(zip(sentences, labeler.label_many(sentences)))
-        self.spacy_pipeline = labeler.spacy_pipeline
+        # a labeler passed in (tests) is asked each time; a named one is shared between the variants of a build
+        key = (self.srl, self.spacy_model, tuple(sentences)) if self._labeler is None else object()
+        if _LAST_LABELED.get("key") != key:  # shuffle-sr and shuffle-sr-validated in one build label once
+            labeler = self._labeler or make_labeler(self.srl, self.spacy_model)
+            _LAST_LABELED.clear()
+            _LAST_LABELED.update(key=key, roles=labeler.label_many(sentences), pipeline=labeler.spacy_pipeline)
+        self.roles = dict(zip(sentences, _LAST_LABELED["roles"]))
+        self.spacy_pipeline = _LAST_LABELED["pipeline"]
         self.counts = Counter(sentences_without_roles=sum(r is None for r in self.roles.values()))
         self.counts.update(f"labeler:{r.labeler}" for r in self.roles.values() if r is not None)
         self.drop_reasons = Counter()
@@ -77,14 +94,19 @@ class RoleShuffle(Variant):
             return None
         self.counts["entailment_pairs"] += 1
         premise, hypothesis = (self.roles.get(s) for s in _sentences(pair))
-        candidates = [(side, roles, frame) for side, roles in (("premise", premise), ("hypothesis", hypothesis))
+        sides = [("premise", premise, hypothesis), ("hypothesis", hypothesis, premise)]
+        if self.order == "hypothesis-first":
+            sides.reverse()
+        candidates = [(side, roles, other, frame) for side, roles, other in sides
                       if roles is not None for frame in swappable_frames(roles)]
         if not candidates:
             return None
         self.counts["candidates"] += 1
         first_reason = None
-        for rank, (side, roles, frame) in enumerate(candidates):
+        for rank, (side, roles, other, frame) in enumerate(candidates):
             swap, reason = review(roles, frame)
+            if reason is None:
+                reason = ground(roles, frame, side, other)
             if reason is None and not self._tokenized_as_original(pair, side, roles):
                 reason = RETOKENIZED[0]
             if reason is None:
@@ -95,7 +117,7 @@ class RoleShuffle(Variant):
             self.drop_reasons[first_reason] += 1
             return None
         result = self._perturbed(pair, side, swap, premise, hypothesis, fallback=rank > 0)
-        if self.selection is not None and not self._selected(pair, result):
+        if self.selection is not None and not self._selected(pair, result, side):
             return None
         self.counts["final"] += 1
         self.counts["fallbacks"] += rank > 0
@@ -128,28 +150,28 @@ class RoleShuffle(Variant):
         original = self.originals.get(pair.pair_id)
         return original is None or " ".join(roles.tokens) == original[side == "hypothesis"]
 
-    def _selected(self, pair: Pair, result: Perturbed) -> bool:
+    def _selected(self, pair: Pair, result: Perturbed, side: str) -> bool:
         decision = self.selection.get(pair.pair_id)
         if decision is None:
             self.counts["selection_undecided"] += 1
         elif not decision.accepted:
             self.counts["selection_rejected"] += 1
-        elif (decision.premise, decision.hypothesis) != (result.premise, result.hypothesis):
-            self.counts["selection_stale"] += 1  # judged on a different swap (another labeler or version)
+        elif not decision.judged(result.premise, result.hypothesis, side):
+            self.counts["selection_stale"] += 1  # judged on a different swap (another labeler, order or version)
         else:
             return True
         return False
 
     def statistics(self) -> dict:
         c = self.counts
-        stats = {"labeler": self.srl,
+        stats = {"labeler": self.srl, "order": self.order,
                  "sentences_by_labeler": {k.split(":", 1)[1]: v for k, v in sorted(c.items())
                                           if k.startswith("labeler:")},
                  "sentences_without_roles": c["sentences_without_roles"],
                  "entailment_pairs": c["entailment_pairs"], "candidates": c["candidates"],
                  "filtered": c["filtered"], "final": c["final"], "fallbacks": c["fallbacks"],
                  "drop_reasons": dict(self.drop_reasons.most_common()),
-                 "filters": {**FILTER_DESCRIPTIONS, RETOKENIZED[0]: RETOKENIZED[1]}}
+                 "filters": {**FILTER_DESCRIPTIONS, **GROUNDING, RETOKENIZED[0]: RETOKENIZED[1]}}
         if self.selection is not None:
             stats["selection"] = {"file": str(self.selection_path), "decisions": len(self.selection),
                                   "undecided": c["selection_undecided"], "rejected": c["selection_rejected"],
@@ -160,8 +182,8 @@ class RoleShuffle(Variant):
 @VARIANTS.register(RoleShuffle.name, help="agent and patient of one verb exchanged in an entailment pair; label "
                                           "contradiction (--srl, --sr-selection)")
 def make_role_shuffle(name: str, srl: str = "auto", sr_selection: Path | None = None,
-                      spacy_model: str | None = None, **options) -> RoleShuffle:
-    return RoleShuffle(srl=srl, selection=sr_selection, spacy_model=spacy_model)
+                      spacy_model: str | None = None, sr_order: str = ORDERS[0], **options) -> RoleShuffle:
+    return RoleShuffle(srl=srl, selection=sr_selection, spacy_model=spacy_model, order=sr_order)
 
 
 def _sentences(pair: Pair) -> tuple[Sentence, Sentence]:

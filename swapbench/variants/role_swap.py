@@ -11,19 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, Span
+from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, Span, is_auxiliary, swappable_frames
 
-AUXILIARY_VERBS = frozenset({
-    "be", "is", "am", "are", "was", "were", "been", "being", "'s", "'re", "'m", "s", "re", "m",
-    "have", "has", "had", "having", "'ve", "'d", "ve", "d",
-    "do", "does", "did", "doing", "done",
-    "can", "could", "may", "might", "must", "shall", "should", "will", "would", "'ll", "ll", "ca", "wo", "ought",
-})
 TO_ACCUSATIVE = {"i": "me", "he": "him", "she": "her", "we": "us", "they": "them", "who": "whom"}
 TO_NOMINATIVE = {accusative: nominative for nominative, accusative in TO_ACCUSATIVE.items()}
 # Tokens that can stand next to a pronoun that is a whole conjunct: "he and his dog", "you, me".
 CONJUNCT_EDGES = frozenset({"and", "or", "nor", ",", "&"})
 PROPER_TAGS = frozenset({"NNP", "NNPS"})
+
+
+__all__ = ["Swap", "exchange", "construction", "is_auxiliary", "swappable_frames"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,16 +30,6 @@ class Swap:
     tokens: tuple[str, ...]  # the sentence after the swap
     pronoun_case: bool  # whether a pronoun changed case
     construction: str  # active, passive, participial or relative
-
-
-def is_auxiliary(word: str) -> bool:
-    return word.lower() in AUXILIARY_VERBS
-
-
-def swappable_frames(parse: RoleParse) -> list[Frame]:
-    """The frames Algorithm 1 may swap, in verb order: a non-auxiliary verb with both an agent and a patient."""
-    return [f for f in parse.frames
-            if f.agent is not None and f.patient is not None and not is_auxiliary(parse.tokens[f.verb])]
 
 
 def exchange(parse: RoleParse, frame: Frame) -> Swap:

@@ -173,7 +173,7 @@ def test_a_variant_list_that_gives_no_dataset_leaves_the_previous_build(previous
     ("--seed", "-1", "error: argument --seed: -1 is out of range: expected an integer >= 0 and <= 4294967295"),
     ("--seed", str(2**32), "error: argument --seed: 4294967296 is out of range: expected an integer >= 0 and <= "
                            "4294967295"),
-    ("--srl", "bogus", "error: --srl: unknown role labeler 'bogus': expected one of auto, spacy, tree, agree, "
+    ("--srl", "bogus", "error: --srl: unknown role labeler 'bogus': expected one of spacy, tree, agree, auto, "
                        "frames:FILE"),
     ("--srl", "frames:/nonexistent/frames.jsonl", "error: --srl frames:/nonexistent/frames.jsonl: no such frames file"),
     ("--variants", "shuffle-3,shuffle-3", "error: --variants: shuffle-3 given more than once"),
