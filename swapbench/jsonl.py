@@ -52,7 +52,10 @@ def _line_error(err: jsonlines.InvalidLineError, path: str | Path) -> InputError
     cause = err.__cause__
     if isinstance(cause, json.JSONDecodeError):
         message = f"broken JSON: {cause.msg} (column {cause.colno})"
-    elif isinstance(cause, ValueError):  # a loads of the caller's, such as a pydantic model's
+    elif callable(getattr(cause, "errors", None)):  # a pydantic model's model_validate_json
+        message = f"not a {cause.title}: " + "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'the line'}: {e['msg']}" for e in cause.errors())
+    elif isinstance(cause, ValueError):  # another loads of the caller's
         message = str(cause)
     else:  # a value of another type, or null
         message = "expected a JSON object"
