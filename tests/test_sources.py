@@ -194,6 +194,17 @@ def test_eval_takes_the_column_options_for_its_training_source(other_nli):
     assert len(train) + len(val) == 3 and train_info.source == str(other_nli)
 
 
+def test_fine_tuning_data_from_the_multinli_release():
+    from swapbench.evaluate.finetune import DataChoice, load_training_data
+    from swapbench.leaderboard.store import training_tag
+
+    train, train_info, val, val_info = load_training_data(
+        DataChoice(train_source=str(MULTINLI_RELEASE), train_split="validation_matched",
+                   val_split="dev_mismatched"), seed=0)
+    assert (len(train), len(val), val_info.split) == (5, 3, "validation_mismatched")
+    assert (training_tag(train_info), training_tag(val_info)) == ("MultiNLI dev_matched", "MultiNLI dev_mismatched")
+
+
 def test_multinli_hub_copy_keeps_its_pair_ids_and_trees(tmp_path):
     rows = [json.loads(line) for line in (MULTINLI_RELEASE / "multinli_1.0_dev_matched.jsonl").open()]
     columns = {"promptID": [r["promptID"] for r in rows], "pairID": [r["pairID"] for r in rows],
@@ -229,8 +240,15 @@ def test_release_tags_name_the_source():
 
 
 def test_the_cli_lists_the_registered_sources_and_their_splits(capsys):
-    with pytest.raises(SystemExit):
-        main(["build", "--help"])
+    toy = SNLI.model_copy(update={"name": "toy-nli", "short_name": "ToyNLI", "splits": {"toy_split": "toy"},
+                                  "aliases": {}})
+    SOURCES.add(toy.name, toy, help="a toy source registered by a test")
+    try:
+        with pytest.raises(SystemExit):
+            main(["build", "--help"])
+    finally:
+        SOURCES.remove(toy.name)
     text = " ".join(capsys.readouterr().out.split())
+    assert "toy-nli: a toy source registered by a test" in text and "ToyNLI: toy_split" in text
     assert "snli: SNLI 1.0, the release archive" in text and "multinli: MultiNLI 1.0" in text
     assert "hub:ORG/NAME: any NLI dataset on the Hub" in text and "validation_matched" in text
