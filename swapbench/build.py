@@ -68,7 +68,9 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
     console = console or Console(stderr=True)
     with _collector_skips_long_lived_objects() as freeze:
         # Entered before the source is read, so that a destination it must refuse is refused at once.
-        with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, shared_pipelines():
+        # One spaCy pipeline for the parser and the role labeler; Docs kept for the labeler when shuffle-sr is built.
+        with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, \
+                shared_pipelines(keep_docs=RoleShuffle.name in options.variants):
             info = _build(options, variants, staging, console, freeze)
     console.print(f"Wrote {len(info.configs)} configurations to {out}.")
     if options.push_to_hub:
