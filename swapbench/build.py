@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 
 from huggingface_hub.errors import HFValidationError
@@ -73,7 +74,9 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
     console = console or Console(stderr=True)
     with _collector_skips_long_lived_objects() as freeze:
         # Entered before the source is read, so that a destination it must refuse is refused at once.
-        with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, shared_pipelines():
+        # One spaCy pipeline for the parser and the role labeler; Docs kept for the labeler when shuffle-sr is built.
+        with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, \
+                shared_pipelines(keep_docs=RoleShuffle.name in options.variants):
             info = _build(options, variants, staging, console, freeze)
     console.print(f"Wrote {len(info.configs)} configurations to {out}.")
     if options.push_to_hub:
@@ -169,8 +172,11 @@ def _role_settings(options: BuildOptions, variants: list[str]) -> dict:
     return {"role_labeler": options.srl, "sr_selection": selection}
 
 
+_INPUT_FIELD = {True: "premise", False: "premise_parse"}  # what a backend reads of a pair, by its reads_text
+
+
 def parser_input(parser: ConstituencyParser, pair: Pair) -> str:
-    return pair.premise if parser.reads_text else pair.premise_parse
+    return getattr(pair, _INPUT_FIELD[parser.reads_text])
 
 
 def parse_premises(snli: SourceSplit, parser: ConstituencyParser, options: BuildOptions,
@@ -207,21 +213,22 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     names = [*common_features(), *variant.extra_features]
     label_index = {name: index for index, name in enumerate(LABEL_NAMES)}
     originals = originals if originals is not None else render_originals(pairs, parses, parser)
-    rows = []
+    rows: list[dict] = []
     variant.prepare(pairs, originals)
+    apply, name, parse_key = variant.apply, variant.name, attrgetter(_INPUT_FIELD[parser.reads_text])
     for index, pair in enumerate(pairs, start=1):
         if advance and index % 1000 == 0:
             advance(1000)
-        parse = parses[parser_input(parser, pair)]
-        result = variant.apply(pair, parse, example_rng(seed, pair.pair_id, variant.name))
+        parse = parses[parse_key(pair)]
+        result = apply(pair, parse, example_rng(seed, pair.pair_id, name))
         if result is None:
             continue
         original = originals[pair.pair_id]
-        premise, hypothesis = perturbed_pair(result, pair, parse, original)
+        premise, hypothesis = perturbed_pair(result, pair, original)
         rows.append({**result.extra, "pair_id": pair.pair_id, "premise": premise, "hypothesis": hypothesis,
                      "label": label_index[result.label], "original_premise": original[0],
                      "original_hypothesis": original[1], "original_label": label_index[pair.label],
-                     "variant": variant.name, "source_premise": pair.premise, "permutation": result.permutation,
+                     "variant": name, "source_premise": pair.premise, "permutation": result.permutation,
                      "tags": result.tags})
     if advance:
         advance(len(pairs) % 1000)
@@ -242,9 +249,11 @@ def _columns(variant: Variant, rows: list[dict], names: list[str]) -> dict[str, 
                              "names the columns that Perturbed.extra must hold)") from err
 
 
-def perturbed_pair(result: Perturbed, pair: Pair, parse: Parse, original: tuple[str, str]) -> tuple[str, str]:
+def perturbed_pair(result: Perturbed, pair: Pair, original: tuple[str, str]) -> tuple[str, str]:
     """The perturbed pair, its unperturbed side rendered as the original is (render_original), so that only the
-    perturbation tells the two pairs apart."""
+    perturbation tells the two pairs apart. A side is unperturbed when it reads as the variant's own rendering of
+    the original (Perturbed.original_premise/_hypothesis; by default the parse's tokens, which original[0] joins,
+    and the hypothesis as read)."""
     premise = original[0] if result.premise == (result.original_premise or original[0]) else result.premise
     hypothesis = original[1] if result.hypothesis == (result.original_hypothesis or pair.hypothesis) \
         else result.hypothesis

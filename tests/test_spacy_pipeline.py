@@ -64,3 +64,12 @@ def test_a_spacy_build_with_shuffle_sr_runs_each_sentence_once(counted, fixtures
     assert sorted(texts) == sorted(premises | entailed)  # each once, premises the parser and labeler both read
     info = json.loads((tmp_path / "o" / "build_info.json").read_text())
     assert len(info["spacy_pipelines"]) == 1
+
+
+def test_docs_are_not_kept_when_no_second_reader_comes(counted):
+    loads, texts = counted
+    with shared_pipelines(keep_docs=False):
+        docs = spacy_docs()
+        docs.docs(["A dog runs.", "A dog runs."])
+        docs.docs(["A dog runs."])
+    assert texts == ["A dog runs.", "A dog runs."]  # once a call, each call afresh

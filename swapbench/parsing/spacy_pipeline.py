@@ -53,13 +53,16 @@ class SpacyDocs:
     """A pipeline, loaded on first use, and the Docs it has made by text: a text already run is not run again.
 
     Docs are read-only to their readers (spacy_parser.project copies one before merging tokens). Their tok2vec
-    tensors, which no reader needs, are dropped to keep a split's Docs small.
+    tensors, which no reader needs, are dropped: a Doc then keeps about 8 KiB. With `keep` off, Docs are not kept
+    past the call that made them (a build with one reader of spaCy's parse need not hold a split's Docs).
     """
 
-    def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256):
+    def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256,
+                 keep: bool = True):
         self.model = model
         self._nlp = nlp
         self.batch_size = batch_size
+        self.keep = keep
         self._docs: dict[str, Doc] = {}
 
     @property
@@ -74,7 +77,7 @@ class SpacyDocs:
 
     def docs(self, texts: list[str]) -> list[Doc]:
         """The Doc of each text, running the pipeline over the distinct texts it has not seen."""
-        known = self._docs
+        known = self._docs if self.keep else {}
         todo = [text for text in dict.fromkeys(texts) if text not in known]
         if todo:
             empty = None
@@ -86,13 +89,15 @@ class SpacyDocs:
         return [known[text] for text in texts]
 
 
-_SHARED: ContextVar[dict[str | None, SpacyDocs] | None] = ContextVar("swapbench_spacy_docs", default=None)
+_SHARED: ContextVar[tuple[dict[str | None, SpacyDocs], bool] | None] = ContextVar("swapbench_spacy_docs",
+                                                                                  default=None)
 
 
 @contextmanager
-def shared_pipelines() -> Iterator[None]:
-    """Within it, spacy_docs() gives one SpacyDocs per pipeline name; they are dropped, Docs and all, at the end."""
-    token = _SHARED.set({})
+def shared_pipelines(keep_docs: bool = True) -> Iterator[None]:
+    """Within it, spacy_docs() gives one SpacyDocs per pipeline name; they are dropped, Docs and all, at the end.
+    `keep_docs`: whether they keep their Docs for a second reader (SpacyDocs.keep)."""
+    token = _SHARED.set(({}, keep_docs))
     try:
         yield
     finally:
@@ -101,9 +106,10 @@ def shared_pipelines() -> Iterator[None]:
 
 def spacy_docs(model: str | None = None) -> SpacyDocs:
     """The SpacyDocs of pipeline `model` (None: the default), shared within shared_pipelines(), else a new one."""
-    shared = _SHARED.get()
-    if shared is None:
+    found = _SHARED.get()
+    if found is None:
         return SpacyDocs(model)
+    shared, keep = found
     if model not in shared:
-        shared[model] = SpacyDocs(model)
+        shared[model] = SpacyDocs(model, keep=keep)
     return shared[model]
