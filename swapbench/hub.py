@@ -14,7 +14,7 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from pydantic import ValidationError
 from rich.console import Console
 
-from . import __version__
+from .version import __version__
 from .card import CARD, REPO_PLACEHOLDER
 from .errors import SwapbenchError
 from .output import BUILD_INFO, BuildInfo

@@ -7,59 +7,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import SwapbenchError
 from ..registry import PARSERS
-from ..text import squash
+from ..treebank import PTB_UNESCAPE, spells, tree_words, unescape  # noqa: F401  (read here too)
 from .base import Constituent, ConstituencyParser, MalformedInput, Parse
 
 if TYPE_CHECKING:
     from nltk import Tree
 
-# PTB escapes of brackets and quotes, undone so that the premise reads as text.
-PTB_UNESCAPE = {
-    "-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}",
-    "``": '"', "''": '"', "`": "'",
-}
 # Punctuation is decided by the tag: "&" (CC) and "$" are words, "--" (:) is not.
 PTB_PUNCT_TAGS = frozenset({".", ",", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP"})
-
-
-def unescape(token: str) -> str:
-    return PTB_UNESCAPE.get(token, token)
-
-
-def tree_words(text: str) -> list[str]:
-    """The words of a bracketed parse, PTB escapes undone; ValueError unless its brackets make one tree.
-
-    The brackets are checked as nltk's reader checks them, without building the tree, which costs several times
-    as much: reading a split checks every tree it holds, and the build then reads only the distinct premises'.
-    """
-    words: list[str] = []
-    depth, label_next, ended = 0, False, False
-    for token in text.replace("(", " ( ").replace(")", " ) ").split():
-        if ended:
-            raise ValueError(f"{token!r} after the bracket that closes the tree")
-        if token == "(":
-            depth, label_next = depth + 1, True
-        elif token == ")":
-            if depth == 0:
-                raise ValueError("a closing bracket before any opening one")
-            depth, label_next = depth - 1, False
-            ended = depth == 0
-        elif label_next:  # the label of the bracket just opened
-            label_next = False
-        elif depth == 0:
-            raise ValueError(f"{token!r} outside the brackets")
-        else:
-            words.append(unescape(token))
-    if depth:
-        raise ValueError(f"{depth} bracket(s) left open")
-    if not words:
-        raise ValueError("no words")
-    return words
-
-
-def spells(words: list[str] | tuple[str, ...], text: str) -> bool:
-    """Whether `words` are the text's, ignoring whitespace and quote styles."""
-    return squash("".join(words)) == squash(text)
 
 
 def base_label(label: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..jsonl import read_objects, split_lines
 from ..labels import LABEL_NAMES
-from ..parsing.ptb import spells, tree_words
+from ..treebank import spells, tree_words
 from .declaration import Source
 from .pair import Pair, SourceSplit
 
