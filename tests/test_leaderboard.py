@@ -255,7 +255,7 @@ def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
     current = make_results("org/model")
     old = version_0_9(current)
     migrated, steps = migrate(old, {**MIGRATIONS, "0.9": ("1.0", points_to_fraction)})
-    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0"]
+    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1"]
     assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
     assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
         current["results"]["shuffle-3"]["delta"])
@@ -268,7 +268,7 @@ def test_a_1_0_file_is_migrated_with_its_figures_marked_unclustered_and_its_trai
     for history, at_chance in [(chance, True), (learnt, False)]:
         migrated, steps = migrate(version_1_0(make_results("org/model", trained_on="snli_1.0_dev", history=history)))
         results = EvalResults.model_validate(migrated)
-        assert steps == ["1.0 -> 2.0"]
+        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1"]
         figures = results.results["shuffle-3"]
         assert (figures.clusters, figures.slices) == (None, None)
         assert "not clustered" in figures.mcnemar.method
