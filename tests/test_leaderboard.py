@@ -87,6 +87,7 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
                                       validation_shared_premises=0))
     model_info = ModelInfo(
         name_or_path=model, revision=revision, model_type="bert", architecture="BertForSequenceClassification",
+        architecture_kind="encoder", mode="fine-tuned",
         num_parameters=1000, label_names=["entailment", "neutral", "contradiction"], label_view="3-way",
         label_map_source="fine-tuned" if trained_on else "config",
         positional_encoding=PositionalEncodingInfo(family=family, kind="test", evidence={"model_type": "bert"}),
