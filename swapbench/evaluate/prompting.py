@@ -201,6 +201,7 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
     loglik = np.zeros((n, labels), dtype=np.float64)
     order = np.argsort(-np.asarray([len(p) for p in encoded.prefixes], dtype=np.int64), kind="stable")
     positions = _takes_position_ids(model)
+    keep_positions = "logits_to_keep" in inspect.signature(model.forward).parameters
     forwards = 0
 
     def run(slice_: np.ndarray) -> None:
@@ -211,10 +212,16 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
         lengths = torch.tensor([len(p) for p in prefixes], device=device)
         ids, mask = _pad(prefixes, tokenizer.pad_token_id, device)
         longest = max(len(c) for cs in conts for c in cs)
-        out = model(input_ids=ids, attention_mask=mask, use_cache=longest > 1)
-        forwards += 1
         rows = torch.arange(len(index), device=device)
-        first = torch.log_softmax(out.logits[rows, lengths - 1].float(), dim=-1)
+        if keep_positions:  # the vocabulary projection only where a verbalizer begins: the batch's few last positions
+            last, where = torch.unique(lengths - 1, return_inverse=True)
+            out = model(input_ids=ids, attention_mask=mask, use_cache=longest > 1, logits_to_keep=last)
+            first_logits = out.logits[rows, where]
+        else:
+            out = model(input_ids=ids, attention_mask=mask, use_cache=longest > 1)
+            first_logits = out.logits[rows, lengths - 1]
+        forwards += 1
+        first = torch.log_softmax(first_logits.float(), dim=-1)
         firsts = torch.tensor([[c[0] for c in cs] for cs in conts], device=device)
         scores = first.gather(1, firsts).double()
         if longest > 1:  # the verbalizers' later tokens, label by label side by side, on the prompt's cache
