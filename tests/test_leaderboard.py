@@ -300,7 +300,7 @@ def test_submit_and_the_board_read_an_older_version_through_the_registered_migra
     assert "unknown schema version '0.9'" in capsys.readouterr().out
     monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
     assert submit(path, board) == 0
-    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0)" in capsys.readouterr().out
+    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1)" in capsys.readouterr().out
     stored = board / "results" / "org-model__abc123.json"
     assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
     assert check_board(board) == {stored.name: []}

@@ -1,5 +1,6 @@
 """Running sentence pairs through a classifier fast: tokenize once, sort by length, pad each batch only to its own
-longest pair, and halve the batch size when the device runs out of memory.
+longest pair, and halve the batch size when the device runs out of memory (accelerate's
+find_executable_batch_size, which also serves prompted scoring).
 
 Predictions come back in the order of the input pairs.
 """
@@ -46,7 +47,7 @@ def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> tupl
 def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.ndarray], int]) -> int:
     """Call `run` on consecutive slices of range(count), `size` items at a time; on out-of-memory, halve the size
     and go on from the first slice not done (accelerate's find_executable_batch_size tells out-of-memory errors
-    from others). `run` returns the padded tokens it ran. Returns the batch size in use at the end."""
+    from others). Returns the batch size in use at the end."""
     from accelerate.utils import find_executable_batch_size
 
     done, final = 0, size
