@@ -44,7 +44,7 @@ def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> tupl
     return encoded, len(long)
 
 
-def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.ndarray], int]) -> int:
+def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.ndarray], None]) -> int:
     """Call `run` on consecutive slices of range(count), `size` items at a time; on out-of-memory, halve the size
     and go on from the first slice not done (accelerate's find_executable_batch_size tells out-of-memory errors
     from others). Returns the batch size in use at the end."""
