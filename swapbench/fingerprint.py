@@ -44,3 +44,24 @@ def content_fingerprint(columns: dict[str, list]) -> str:
         digest.update(encode(row).encode())
         digest.update(b"\n")
     return "sha256:" + digest.hexdigest()
+
+
+def model_revision(name_or_path: str, config) -> str | None:
+    """The Hub commit the files came from, or for a local folder sha256 of its files (names and contents).
+
+    Every file counts, not the weights alone: the config and the tokenizer change what a model computes as much
+    as its weights do (a config's position_embedding_type, a tokenizer's vocabulary), and a sharded checkpoint
+    may keep weights in sub-folders. `swapbench probe` names its model by this function too.
+    """
+    folder = Path(name_or_path)
+    if folder.is_dir():
+        return folder_fingerprint(folder)
+    return getattr(config, "_commit_hash", None)
+
+
+def folder_fingerprint(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        update_with_file(digest, path)
+    return "sha256:" + digest.hexdigest()

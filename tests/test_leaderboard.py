@@ -87,6 +87,7 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
                                       validation_shared_premises=0))
     model_info = ModelInfo(
         name_or_path=model, revision=revision, model_type="bert", architecture="BertForSequenceClassification",
+        architecture_kind="encoder", mode="fine-tuned",
         num_parameters=1000, label_names=["entailment", "neutral", "contradiction"], label_view="3-way",
         label_map_source="fine-tuned" if trained_on else "config",
         positional_encoding=PositionalEncodingInfo(family=family, kind="test", evidence={"model_type": "bert"}),
@@ -255,7 +256,7 @@ def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
     current = make_results("org/model")
     old = version_0_9(current)
     migrated, steps = migrate(old, {**MIGRATIONS, "0.9": ("1.0", points_to_fraction)})
-    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0"]
+    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1"]
     assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
     assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
         current["results"]["shuffle-3"]["delta"])
@@ -268,7 +269,7 @@ def test_a_1_0_file_is_migrated_with_its_figures_marked_unclustered_and_its_trai
     for history, at_chance in [(chance, True), (learnt, False)]:
         migrated, steps = migrate(version_1_0(make_results("org/model", trained_on="snli_1.0_dev", history=history)))
         results = EvalResults.model_validate(migrated)
-        assert steps == ["1.0 -> 2.0"]
+        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1"]
         figures = results.results["shuffle-3"]
         assert (figures.clusters, figures.slices) == (None, None)
         assert "not clustered" in figures.mcnemar.method
@@ -299,7 +300,7 @@ def test_submit_and_the_board_read_an_older_version_through_the_registered_migra
     assert "unknown schema version '0.9'" in capsys.readouterr().out
     monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
     assert submit(path, board) == 0
-    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0)" in capsys.readouterr().out
+    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1)" in capsys.readouterr().out
     stored = board / "results" / "org-model__abc123.json"
     assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
     assert check_board(board) == {stored.name: []}

@@ -6,14 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..options import comma_list, device, max_length, positive_float, positive_int, seed
+from ..options import comma_list, device, integer, max_length, positive_float, positive_int, seed
 from ..probe.command import probe_length
 from ..sources.options import add_column_arguments, columns_from, source_help, split_names
+
+non_negative_int = integer(0)
 
 
 def add_training_data_arguments(group) -> None:
     """Where training and validation pairs come from; shared by `swapbench eval` and `swapbench zoo train`."""
-    group.add_argument("--train-source", help=source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive"))
+    group.add_argument("--train-source", help=source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive")
+                       + "; also the pool of --shots examples")
     group.add_argument("--train-split", default="train", choices=split_names(),
                        help="split of the training source (default: train)")
     group.add_argument("--train-limit", type=positive_int, help="use only the first N training pairs")
@@ -47,6 +50,21 @@ def add_eval(subparsers) -> None:
     data.add_argument("--split", help="split to score (default: the split the dataset was built from)")
     data.add_argument("--limit", type=positive_int,
                       help="score only the first N rows of each configuration (smoke runs)")
+    p.add_argument("--mode", choices=("finetune", "prompt"), default="finetune",
+                   help="finetune (default): score with a classification head, fine-tuning a base model first "
+                        "(decoder-only models get a head on their last non-pad token); prompt: score a decoder-only "
+                        "language model by the log-likelihood of each label's verbalizer after a prompt")
+    prompt = p.add_argument_group("prompting (--mode prompt)")
+    prompt.add_argument("--template", type=Path, metavar="FILE",
+                        help="prompt template file naming {premise} and {hypothesis} (default: lm-evaluation-"
+                             "harness's MNLI prompt: '{premise}\\nQuestion: {hypothesis} True, False or Neither?"
+                             "\\nAnswer:')")
+    prompt.add_argument("--verbalizers", metavar="MAP",
+                        help="the word scored for each label (default: entailment=True,neutral=Neither,"
+                             "contradiction=False), each after a space")
+    prompt.add_argument("--shots", type=non_negative_int, default=0, metavar="K",
+                        help="solved examples before each prompt, drawn with --seed from --train-source/"
+                             "--train-split, never from the scored pairs (default: 0)")
     labels = p.add_argument_group("labels")
     labels.add_argument("--label-map", metavar="MAP",
                         help="model outputs to NLI labels when config.id2label cannot tell, e.g. "
@@ -90,7 +108,8 @@ def run_eval(args: argparse.Namespace) -> int:
         model=args.model, data=args.data, data_revision=args.data_revision, configs=comma_list(args.configs),
         split=args.split, limit=args.limit, revision=args.revision, label_map=args.label_map,
         allow_missing=args.allow_missing, trust_remote_code=args.trust_remote_code,
-        finetune=args.finetune,
+        finetune=args.finetune, mode=args.mode, template=args.template, verbalizers=args.verbalizers,
+        shots=args.shots,
         training=DataChoice(train_source=args.train_source, train_split=args.train_split,
                             train_limit=args.train_limit, val_source=args.val_source, val_split=args.val_split,
                             val_limit=args.val_limit, val_holdout=args.val_holdout, columns=columns_from(args)),

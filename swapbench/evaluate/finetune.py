@@ -33,7 +33,8 @@ from ..hub_access import cache_only
 from ..labels import LABEL_NAMES
 from ..text import slug
 from ..sources import HUB_PREFIX, Columns, Pair, load_split
-from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
+from .models import (check_positional_support, check_weights, is_head, load_config, model_revision, prepare_tokenizer,
+                     weight_problems)
 from .schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 
 INFO_FILE = "swapbench_finetune.json"
@@ -234,13 +235,15 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
     if recipe.batch_size % processes:
         raise SwapbenchError(f"--batch-size {recipe.batch_size} does not split evenly over {processes} processes")
     local = cache_only(base)
-    tokenizer = AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local)
+    # A decoder-only model classifies from its last non-pad token: it needs a pad token and right padding.
+    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local))
     id2label = dict(enumerate(LABEL_NAMES))
 
     def model_init():  # called by the Trainer after it has seeded, so the new head is initialised reproducibly
         model, info = AutoModelForSequenceClassification.from_pretrained(
             base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
-            label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True, dtype=torch.float32,
+            label2id={name: i for i, name in id2label.items()}, pad_token_id=tokenizer.pad_token_id,
+            ignore_mismatched_sizes=True, dtype=torch.float32,
             output_loading_info=True, local_files_only=local)
         # Only the classification head may be new; weights left unused (pre-training heads) are expected.
         weights = weight_problems(base, {**info, "unexpected_keys": ()}, may_be_new=lambda key: is_head(model, key))

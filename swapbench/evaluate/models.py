@@ -6,7 +6,6 @@ fine-tuned first (finetune.py), which `is_classifier` tells the command.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import torch
 
 from ..errors import SwapbenchError
-from ..fingerprint import update_with_file
+from ..fingerprint import model_revision  # noqa: F401  (eval names models by it)
 from ..hub_access import cache_only, check_model, load_failure
 from ..options import device_problem
 from ..zoo import register_auto_classes
@@ -94,22 +93,6 @@ def is_classifier(config) -> bool:
     return any(a.endswith("ForSequenceClassification") for a in (config.architectures or []))
 
 
-def model_revision(name_or_path: str, config) -> str | None:
-    """The Hub commit the files came from, or for a local folder sha256 of its files (names and contents)."""
-    folder = Path(name_or_path)
-    if folder.is_dir():
-        return folder_fingerprint(folder)
-    return getattr(config, "_commit_hash", None)
-
-
-def folder_fingerprint(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
-        digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        update_with_file(digest, path)
-    return "sha256:" + digest.hexdigest()
-
-
 def choose_device(requested: str | None) -> torch.device:
     if requested and requested != "auto":
         problem = device_problem(requested)
@@ -143,6 +126,24 @@ def map_labels(config, label_map: str | None) -> LabelMap:
     return from_config(config.id2label)
 
 
+def prepare_tokenizer(tokenizer, config=None):
+    """Make a tokenizer batch a decoder-only model correctly: a pad token where it has none (its end-of-text
+    token, which the model then reads as padding; a classification head finds the last token that is not padding)
+    and right padding, so that the real tokens keep positions 0..n-1 (left padding would shift them for models
+    that number positions from the start of the row, as GPT-2 and Llama do). `config.pad_token_id` is set to match.
+    """
+    if tokenizer.pad_token is None:
+        fallback = tokenizer.eos_token or tokenizer.unk_token
+        if fallback is None:
+            raise SwapbenchError(f"{type(tokenizer).__name__} has neither a pad token nor an end-of-text or unknown "
+                                 "token to pad with")
+        tokenizer.pad_token = fallback
+    tokenizer.padding_side = "right"
+    if config is not None and getattr(config, "pad_token_id", None) is None:
+        config.pad_token_id = tokenizer.pad_token_id
+    return tokenizer
+
+
 def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: str | None = None,
                     device: torch.device, dtype: torch.dtype, trust_remote_code: bool = False,
                     allow_missing: bool = False) -> LoadedModel:
@@ -159,9 +160,36 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
         name_or_path, revision=revision, dtype=dtype, trust_remote_code=trust_remote_code, output_loading_info=True,
         local_files_only=local)
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
+    prepare_tokenizer(tokenizer, model.config)
     model.to(device).eval()
     return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device, dtype=dtype,
                        weights=weights)
+
+
+def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, device: torch.device,
+                   dtype: torch.dtype, trust_remote_code: bool = False) -> LoadedModel:
+    """A decoder-only language model with its language-modelling head, for prompted scoring; every weight of it
+    must load. Its labels are the 3-way NLI labels, in the order the verbalizers are scored."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from ..labels import LABEL_NAMES
+    from .label_map import LabelMap
+
+    check_positional_support(name_or_path, config, trust_remote_code)
+    local = cache_only(name_or_path)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
+                                                  trust_remote_code=trust_remote_code, local_files_only=local)
+        model, info = AutoModelForCausalLM.from_pretrained(
+            name_or_path, revision=revision, dtype=dtype, trust_remote_code=trust_remote_code,
+            output_loading_info=True, local_files_only=local)
+    except ValueError as err:  # no causal-LM class for this config
+        raise SwapbenchError(f"{name_or_path}: --mode prompt needs a decoder-only language model ({err})") from err
+    check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing=False)
+    prepare_tokenizer(tokenizer, model.config)
+    model.to(device).eval()
+    return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=LabelMap(LABEL_NAMES, source="prompt"),
+                       device=device, dtype=dtype)
 
 
 def is_head(model, key: str) -> bool:

@@ -27,14 +27,14 @@ from .data import Benchmark, open_benchmark
 from .finetune import INFO_FILE, DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
 from .health import model_health
 from .label_map import LabelMap
-from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, load_classifier, load_config,
-                     map_labels, model_revision)
-from .positional import read_positional_encoding
+from .models import (LoadedModel, choose_device, choose_dtype, is_classifier, load_causal_lm, load_classifier,
+                     load_config, map_labels, model_revision)
+from .positional import architecture_kind, read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
 from .report import default_output, predictions_path, print_table, render_predictions, write_results
-from .results import configuration_result, distinct_pairs, score_benchmark
+from .results import configuration_result, distinct_pairs, prediction_rows, score_benchmark
 from .schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
-                     ProbeSettings, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
+                     ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
 
 
 @dataclass
@@ -50,6 +50,10 @@ class EvalOptions:
     allow_missing: bool = False  # score a classifier whose checkpoint does not load whole, and record it
     trust_remote_code: bool = False  # run the model's own code (auto_map), e.g. for ALiBi BERTs
     finetune: bool = False  # fine-tune even a model that already is a sequence classifier
+    mode: str = "finetune"  # "finetune": score with a classification head; "prompt": score verbalizers (decoders)
+    template: Path | None = None  # --mode prompt: a template file; None: lm-eval's MNLI prompt
+    verbalizers: str | None = None  # --mode prompt: LABEL=WORD,...; None: True, Neither, False
+    shots: int = 0  # --mode prompt: k examples drawn from the training split
     training: DataChoice = field(default_factory=DataChoice)
     epochs: int | None = None
     learning_rate: float | None = None
@@ -103,15 +107,24 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
 
     probe, probe_seconds = run_probe(loaded, options, console) if options.probe else (None, 0.0)
 
+    pairs = distinct_pairs(benchmark)
+    prompt_info = None
     with progress_bar(enabled=options.progress, console=console) as progress:
-        pairs = distinct_pairs(benchmark)
         task = progress.add_task("scoring", total=len(pairs))
-        rows, scored = score_benchmark(
-            loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=options.max_length,
-            batch_size=options.eval_batch_size, progress=lambda n: progress.advance(task, n))
+        advance = lambda n: progress.advance(task, n)  # noqa: E731
+        if options.mode == "prompt":
+            predictions, scored, prompt_info, max_tokens = score_prompted(loaded, revision, options, benchmark, pairs,
+                                                                         dtype, advance, console)
+            rows = prediction_rows(benchmark, pairs, predictions, loaded.labels)
+        else:
+            max_tokens = options.max_length
+            rows, scored = score_benchmark(
+                loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=options.max_length,
+                batch_size=options.eval_batch_size, progress=advance)
     if scored.truncated:
+        cut = "cut from the left to fit the model" if options.mode == "prompt" else "truncated"
         console.print(f"[yellow]Warning:[/] {scored.truncated} of {len(pairs)} distinct pairs are longer than "
-                      f"--max-length {options.max_length} tokens and were truncated")
+                      f"{max_tokens} tokens and were {cut}")
     results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
                                                  non_entailment_view=config.non_entailment_view,
                                                  seed=options.seed, resamples=options.bootstrap)
@@ -121,7 +134,7 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
                                                        path)
     commit, dirty = git_state()
     eval_results = EvalResults(
-        model=model_info(options.model, revision, loaded, fine_tuning, probe),
+        model=model_info(options.model, revision, loaded, fine_tuning, probe, prompt_info),
         dataset=dataset_info(benchmark),
         results=results,
         health=model_health((row for config_rows in rows.values() for row in config_rows), fine_tuning,
@@ -134,8 +147,9 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
             seeds=Seeds(bootstrap=options.seed, fine_tuning=fine_tuning.recipe.seed if fine_tuning else None,
                         probe=options.seed if probe else None),
             scoring=ScoringInfo(unique_pairs=len(pairs), pairs=2 * sum(len(r) for r in rows.values()),
-                                max_length=options.max_length, truncated=scored.truncated,
-                                batch_size=scored.batch_size, batch_size_requested=options.eval_batch_size),
+                                max_length=max_tokens, truncated=scored.truncated,
+                                batch_size=scored.batch_size, batch_size_requested=options.eval_batch_size,
+                                forward_passes=getattr(scored, "forwards", None)),
             timings=Timings(fine_tuning=tune_seconds, probe=probe_seconds, scoring=scored.seconds,
                             total=time.perf_counter() - began),
             command=options.command, started_at=started_at))
@@ -181,6 +195,18 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
     """The model to score, its revision, its fine-tuning (if done here) and the seconds spent training in this
     run; None on the non-main processes of a distributed fine-tuning."""
     config = load_config(options.model, options.revision, options.trust_remote_code)
+    if options.mode == "prompt":
+        if options.finetune or options.label_map:
+            raise SwapbenchError("--mode prompt scores the language model itself: --finetune and --label-map do not "
+                                 "apply")
+        if architecture_kind(config) != "decoder":
+            raise SwapbenchError(f"--mode prompt needs a decoder-only language model; {options.model} is an "
+                                 f"{architecture_kind(config)} ({config.model_type})")
+        loaded = load_causal_lm(options.model, config, revision=options.revision, device=device, dtype=dtype,
+                                trust_remote_code=options.trust_remote_code)
+        return loaded, model_revision(options.model, config), None, 0.0
+    if options.template or options.verbalizers or options.shots:
+        raise SwapbenchError("--template, --verbalizers and --shots are for --mode prompt")
     if not options.finetune and is_classifier(config):
         labels = map_labels(config, options.label_map)  # refuses before the weights are loaded
         loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype,
@@ -199,6 +225,57 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
     loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)), LabelMap(LABEL_NAMES, source="fine-tuned"),
                              device=device, dtype=dtype)
     return loaded, tuned.info.base_revision, tuned.info, 0.0 if tuned.info.reused else tuned.info.train_seconds
+
+
+def score_prompted(loaded: LoadedModel, revision: str | None, options: EvalOptions, benchmark: Benchmark,
+                   pairs: list[tuple[str, str]], dtype: torch.dtype, progress, console: Console):
+    """Predicted label index of each pair by its verbalizers' log-likelihood, the scorer's report, the prompt's
+    record and the prompt length limit; the scores come from the cache when this prompt scored these pairs."""
+    from ..sources import load_split
+    from .finetune import describe
+    from .prompting import (DEFAULT_TEMPLATE, SCORE_METHOD, SHOT_SEPARATOR, PromptScores, PromptSpec, cache_key,
+                            cache_path, draw_shots, encode_prompts, model_max_tokens, pairs_fingerprint,
+                            parse_verbalizers, read_cached, read_template, render, score_prompts, shots_text,
+                            write_cached)
+
+    template = read_template(options.template) if options.template else DEFAULT_TEMPLATE
+    spec = PromptSpec(template=template, verbalizers=parse_verbalizers(options.verbalizers), shots=options.shots,
+                      seed=options.seed, template_source=str(options.template) if options.template else
+                      PromptSpec.__dataclass_fields__["template_source"].default)
+    examples, source = [], None
+    if spec.shots:
+        choice = options.training
+        pool = load_split(choice.train_source, choice.train_split, choice.train_limit, option="--train-source",
+                          columns=choice.columns)
+        where = f"{pool.source}, {pool.split}"
+        scored = scored_pairs(benchmark)
+        examples, set_apart = draw_shots(pool.pairs, spec.shots, spec.seed, scored.pair_ids, scored.premises,
+                                         premise_key, where)
+        if set_apart:
+            console.print(f"Set apart {set_apart} few-shot candidates whose premise is also a scored premise")
+        source = describe(pool.pairs, pool.source, pool.split, choice.train_limit, held_out=False)
+    shots = shots_text(spec, examples)
+    max_tokens = model_max_tokens(loaded.model) or 4096
+    key = cache_key({"model": options.model, "revision": revision, "dtype": str(dtype), "template": spec.template,
+                     "verbalizers": spec.verbalizers, "shots": spec.shots, "seed": spec.seed,
+                     "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR,
+                     "max_tokens": max_tokens, "pairs": pairs_fingerprint(pairs)})
+    path = cache_path(options.cache_dir or default_cache_dir(), options.model, key)
+    encoded = encode_prompts(loaded.tokenizer, [shots + render(spec, p, h) for p, h in pairs], spec, max_tokens)
+    cached = read_cached(path, len(pairs))
+    if cached is not None:
+        console.print(f"Reusing the prompted scores {path}")
+        progress(len(pairs))
+        result = PromptScores(loglik=cached, batch_size=0, truncated=encoded.truncated, seconds=0.0, forwards=0)
+    else:
+        result = score_prompts(loaded.model, loaded.tokenizer, encoded, batch_size=options.eval_batch_size,
+                               progress=progress)
+        write_cached(path, result.loglik)
+    info = PromptInfo(template=spec.template, template_source=spec.template_source, verbalizers=spec.verbalizers,
+                      score=SCORE_METHOD, shots=spec.shots, seed=spec.seed, separator=SHOT_SEPARATOR,
+                      examples=[p.pair_id for p in examples], example_source=source, cache_key=key,
+                      reused=cached is not None)
+    return result.predictions, result, info, max_tokens
 
 
 def recorded_training(model: str) -> FineTuningInfo | None:
@@ -226,25 +303,29 @@ def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tu
         result = probe_model(loaded.model, loaded.tokenizer, progress=options.progress, **settings.model_dump())
     except ProbeError as err:
         raise SwapbenchError(f"the probe cannot run on this model: {err} (--no-probe skips it)") from err
-    console.print(f"Probe: locality {result.locality:.1%}, symmetry {result.symmetry:.1%}, "
+    symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"
+    console.print(f"Probe: locality {result.locality:.1%}, symmetry {symmetry_text}, "
                   f"spread {result.spread:.3f} of the uniform weight")
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry) for m in result.per_layer]
     info = ProbeInfo(locality=result.locality, symmetry=result.symmetry, per_layer=layers, settings=settings,
-                     spread=result.spread, flat=result.flat)
+                     spread=result.spread, flat=result.flat, causal=result.causal,
+                     symmetry_note=result.symmetry_note, left_decay=result.left_decay)
     return info, time.perf_counter() - began
 
 
 def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning: FineTuningInfo | None,
-               probe: ProbeInfo | None) -> ModelInfo:
+               probe: ProbeInfo | None, prompt: PromptInfo | None = None) -> ModelInfo:
     return ModelInfo(
         name_or_path=name, revision=revision, model_type=loaded.config.model_type,
         architecture=type(loaded.model).__name__,
         num_parameters=sum(p.numel() for p in loaded.model.parameters()),
         label_names=list(loaded.labels.names), label_view=loaded.labels.view,
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
-        fine_tuned=fine_tuning is not None, fine_tuning=fine_tuning, probe=probe, weights=loaded.weights)
+        architecture_kind=architecture_kind(loaded.config), mode="prompted" if prompt else "fine-tuned",
+        prompt=prompt, fine_tuned=fine_tuning is not None, fine_tuning=fine_tuning, probe=probe,
+        weights=loaded.weights)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

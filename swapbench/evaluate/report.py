@@ -69,10 +69,13 @@ PAIRED_CAPTION = ("orig, pert: accuracy (%) on the original and perturbed pairs;
 def results_table(results: EvalResults) -> Table:
     model = results.model
     pe = model.positional_encoding
-    title = (f"{model.name_or_path}{' (fine-tuned here)' if model.fine_tuned else ''} · positions: {pe.family} "
-             f"({pe.kind})")
+    how = " (fine-tuned here)" if model.fine_tuned else ""
+    if model.prompt:
+        how = f" (prompted, {model.prompt.shots}-shot)"
+    title = f"{model.name_or_path}{how} · {model.architecture_kind} · positions: {pe.family} ({pe.kind})"
     if model.probe:
-        title += f" · locality {model.probe.locality:.1%}, symmetry {model.probe.symmetry:.1%}"
+        symmetry = "n/a (causal)" if model.probe.symmetry is None else f"{model.probe.symmetry:.1%}"
+        title += f" · locality {model.probe.locality:.1%}, symmetry {symmetry}"
     caption = (f"{results.dataset.path} [{results.dataset.split}], {model.label_view} labels. {PAIRED_CAPTION}; "
                "non-ent: perturbed pairs predicted non-entailment (%)")
     table = Table(title=escape(title), caption=escape(caption), box=box.SIMPLE_HEAD)

@@ -32,7 +32,13 @@ def score_benchmark(model, tokenizer, benchmark: Benchmark, pairs: list[tuple[st
                     ) -> tuple[dict[str, list[PredictionRow]], Scored]:
     """Predictions per configuration, and the scorer's report; `pairs` is distinct_pairs(benchmark)."""
     scored = predict(model, tokenizer, pairs, max_length=max_length, batch_size=batch_size, progress=progress)
-    predicted = {pair: labels.names[i] for pair, i in zip(pairs, scored.predictions)}
+    return prediction_rows(benchmark, pairs, scored.predictions, labels), scored
+
+
+def prediction_rows(benchmark: Benchmark, pairs: list[tuple[str, str]], predictions, labels: LabelMap
+                    ) -> dict[str, list[PredictionRow]]:
+    """The rows of every configuration, from the output index predicted for each of `pairs`."""
+    predicted = {pair: labels.names[i] for pair, i in zip(pairs, predictions)}
     rows = {}
     for config in benchmark.configurations:
         rows[config.name] = [
@@ -43,7 +49,7 @@ def score_benchmark(model, tokenizer, benchmark: Benchmark, pairs: list[tuple[st
             for pair_id, original, perturbed, gold, gold_original, tags in zip(
                 config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original,
                 config.tags)]
-    return rows, scored
+    return rows
 
 
 def cluster_key(original_premise: str) -> str:

@@ -20,7 +20,7 @@ from pydantic import Field, model_validator
 from ..selection import SelectionFile
 from ..strict import Strict
 
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "2.1"  # 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 
 LabelView = Literal["3-way", "binary"]
@@ -145,13 +145,15 @@ class ProbeSettings(Strict):
 class ProbeLayer(Strict):
     layer: int = Field(description="1-based layer number, nearest the embeddings first")
     locality: float = Field(ge=0, le=1, description="locality of that layer's averaged attention")
-    symmetry: float = Field(ge=0, le=1, description="symmetry of that layer's averaged attention")
+    symmetry: float | None = Field(ge=0, le=1, description="symmetry of that layer's averaged attention; null "
+                                                           "under a causal mask (see ProbeInfo.symmetry_note)")
 
 
 class ProbeInfo(Strict):
     locality: float = Field(ge=0, le=1, description="locality of the positional attention (swapbench.probe), "
                                                     "averaged over layers, heads and words: 1 = neighbours only")
-    symmetry: float = Field(ge=0, le=1, description="symmetry of the same matrix: 1 = left and right alike")
+    symmetry: float | None = Field(ge=0, le=1, description="symmetry of the same matrix: 1 = left and right "
+                                                           "alike; null under a causal mask, where it is undefined")
     per_layer: list[ProbeLayer] = Field(description="the same figures layer by layer")
     settings: ProbeSettings = Field(description="probe_model arguments")
     spread: float | None = Field(  # issue 16
@@ -160,6 +162,42 @@ class ProbeInfo(Strict):
     flat: bool | None = Field(  # issue 16
         default=None, description="true when the spread is under swapbench.probe.metrics.FLAT_SPREAD: nearly uniform "
                                   "attention, on which symmetry measures noise")
+    causal: bool | None = Field(  # issue 19
+        default=None, description="true when every position attends only to itself and those on its left (a "
+                                  "decoder's causal mask); null in files written before it was recorded")
+    symmetry_note: str | None = Field(default=None, description="why symmetry is null, when it is")
+    left_decay: float | None = Field(  # issue 19
+        default=None, ge=0, description="swapbench extension, not the paper's metric: the attenuated encoding's w "
+                                         "fitted to the attention on and left of the diagonal, rows renormalised "
+                                         "(swapbench.probe.metrics.left_decay); larger = steeper decay to the left")
+
+    @model_validator(mode="after")
+    def _symmetry(self):
+        if (self.symmetry is None) != bool(self.causal) and self.causal is not None:
+            raise ValueError("symmetry is null exactly when the attention is causal")
+        if self.symmetry is None and not self.symmetry_note:
+            raise ValueError("a null symmetry needs its symmetry_note")
+        return self
+
+
+class PromptInfo(Strict):
+    template: str = Field(description="the prompt of each pair, {premise} and {hypothesis} filled in")
+    template_source: str = Field(description="where the template came from: the default (lm-evaluation-harness "
+                                             "MNLI) or the file given to --template")
+    verbalizers: dict[str, str] = Field(description="NLI label -> the continuation scored after the prompt")
+    score: str = Field(description="how a verbalizer is scored")
+    shots: int = Field(ge=0, description="k: solved examples before each prompt")
+    seed: int = Field(description="seed of the examples' draw")
+    separator: str = Field(description="text between the examples and before the prompt")
+    examples: list[str] = Field(description="pairIDs of the examples, in prompt order")
+    example_source: TrainingData | None = Field(description="the pairs the examples were drawn from (a training "
+                                                            "split, never the scored data); null when k is 0")
+    cache_key: str = Field(description="sha256 of model, revision, dtype, template, verbalizers, k, seed, "
+                                       "examples and scored pairs: the scores' cache entry")
+    reused: bool = Field(description="true when the scores came from the cache")
+
+
+Mode = Literal["fine-tuned", "prompted"]
 
 
 class ModelInfo(Strict):
@@ -172,8 +210,16 @@ class ModelInfo(Strict):
     label_names: list[str] = Field(description="NLI label of each model output, in output order")
     label_view: LabelView = Field(description="3-way (entailment/neutral/contradiction) or binary "
                                               "(entailment/non-entailment)")
-    label_map_source: Literal["config", "--label-map", "fine-tuned"] = Field(
-        description="where label_names came from: config.id2label, the --label-map option, or the fine-tuning")
+    label_map_source: Literal["config", "--label-map", "fine-tuned", "prompt"] = Field(
+        description="where label_names came from: config.id2label, the --label-map option, the fine-tuning, or "
+                    "the prompt's verbalizers")
+    architecture_kind: Literal["encoder", "decoder", "encoder-decoder"] = Field(  # issue 19
+        description="encoder (bidirectional attention), decoder (decoder-only, causal attention) or encoder-decoder, "
+                    "by the model type (swapbench.evaluate.positional.architecture_kind)")
+    mode: Mode = Field(description="fine-tuned: a classification head scored the pairs (fine-tuned here or by "
+                                   "its publisher); prompted: the language model scored each label's verbalizer "
+                                   "after a prompt, with prompt.shots examples")
+    prompt: PromptInfo | None = Field(default=None, description="the prompt, when mode is prompted")
     positional_encoding: PositionalEncodingInfo = Field(description="positional-encoding family, from the config")
     fine_tuned: bool = Field(description="true when swapbench fine-tuned the model on SNLI for this run "
                                          "(or reused its cached fine-tuning)")
@@ -187,6 +233,8 @@ class ModelInfo(Strict):
     def _consistent(self):
         if self.fine_tuned != (self.fine_tuning is not None):
             raise ValueError("fine_tuning must be given exactly when fine_tuned is true")
+        if (self.mode == "prompted") != (self.prompt is not None):
+            raise ValueError("prompt must be given exactly when mode is prompted")
         expected = {"3-way": {"entailment", "neutral", "contradiction"}, "binary": {"entailment", "non-entailment"}}
         if set(self.label_names) != expected[self.label_view]:
             raise ValueError(f"label_names {self.label_names} do not form the {self.label_view} view")
@@ -353,6 +401,7 @@ class ScoringInfo(Strict):
     truncated: int = Field(description="distinct pairs longer than max_length, truncated")
     batch_size: int = Field(description="batch size actually used (after any out-of-memory back-off)")
     batch_size_requested: int | None = Field(description="--eval-batch-size; null: automatic")
+    forward_passes: int | None = Field(default=None, description="forward passes run (prompted scoring)")
 
 
 class Provenance(Strict):
@@ -379,7 +428,7 @@ class PredictionsFile(Strict):
 
 
 class EvalResults(Strict):
-    schema_version: Literal["2.0"] = Field(default=SCHEMA_VERSION, description="version of this schema")
+    schema_version: Literal["2.1"] = Field(default=SCHEMA_VERSION, description="version of this schema")
     model: ModelInfo = Field(description="the model scored")
     dataset: DatasetInfo = Field(description="the benchmark data scored")
     results: dict[str, ConfigurationResult] = Field(min_length=1, description="figures per configuration")

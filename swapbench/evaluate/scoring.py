@@ -1,5 +1,6 @@
 """Running sentence pairs through a classifier fast: tokenize once, sort by length, pad each batch only to its own
-longest pair, and halve the batch size when the device runs out of memory.
+longest pair, and halve the batch size when the device runs out of memory (accelerate's
+find_executable_batch_size, which also serves prompted scoring).
 
 Predictions come back in the order of the input pairs.
 """
@@ -43,8 +44,34 @@ def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> tupl
     return encoded, len(long)
 
 
-def is_out_of_memory(err: BaseException) -> bool:
-    return isinstance(err, torch.OutOfMemoryError) or "out of memory" in str(err).lower()
+def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.ndarray], None]) -> int:
+    """Call `run` on consecutive slices of range(count), `size` items at a time; on out-of-memory, halve the size
+    and go on from the first slice not done (accelerate's find_executable_batch_size tells out-of-memory errors
+    from others). Returns the batch size in use at the end."""
+    from accelerate.utils import find_executable_batch_size
+
+    done, final = 0, size
+
+    def halve() -> int:
+        nonlocal final
+        final //= 2
+        return final
+
+    @find_executable_batch_size(starting_batch_size=size, reduce_batch_size_fn=halve)
+    def loop(batch_size: int) -> None:
+        nonlocal done
+        while done < count:
+            index = np.arange(done, min(done + batch_size, count))
+            run(index)
+            done += len(index)
+
+    try:
+        loop()
+    except RuntimeError as err:
+        if "No executable batch size found" in str(err):
+            raise SwapbenchError(f"out of memory with a batch of one on {device}") from err
+        raise
+    return final
 
 
 def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]], *, max_length: int = 128,
@@ -54,36 +81,26 @@ def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]],
     device = next(model.parameters()).device
     encoded, truncated = encode(tokenizer, pairs, max_length) if pairs else ({"input_ids": []}, 0)
     lengths = [len(ids) for ids in encoded["input_ids"]]
-    size = batch_size or DEFAULT_BATCH.get(device.type, 128)
     order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
     predictions = np.full(len(pairs), -1, dtype=np.int64)
-    done = padded = 0
+    padded = 0
+
+    def run(positions: np.ndarray) -> None:
+        nonlocal padded
+        index = order[positions]
+        batch = tokenizer.pad({key: [values[i] for i in index] for key, values in encoded.items()},
+                              return_tensors="pt")
+        logits = model(**{k: v.to(device) for k, v in batch.items()}).logits
+        predictions[index] = logits.argmax(dim=-1).cpu().numpy()
+        padded += batch["input_ids"].numel()
+        if progress:
+            progress(len(index))
+
     with torch.inference_mode():
-        while done < len(order):
-            index = order[done:done + size]
-            batch = tokenizer.pad({key: [values[i] for i in index] for key, values in encoded.items()},
-                                  return_tensors="pt")
-            try:
-                logits = model(**{k: v.to(device) for k, v in batch.items()}).logits
-            except RuntimeError as err:  # torch.OutOfMemoryError is one
-                if not is_out_of_memory(err):
-                    raise
-                if size == 1:
-                    raise SwapbenchError(f"out of memory with a batch of one pair on {device}") from err
-                _empty_cache(device)
-                size //= 2
-                continue
-            predictions[index] = logits.argmax(dim=-1).cpu().numpy()
-            padded += batch["input_ids"].numel()
-            done += len(index)
-            if progress:
-                progress(len(index))
+        size = in_batches(len(order), batch_size or default_batch(device), device, run)
     return Scored(predictions=predictions, batch_size=size, truncated=truncated,
                   seconds=time.perf_counter() - started, tokens=sum(lengths), padded_tokens=padded)
 
 
-def _empty_cache(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.empty_cache()
-    elif device.type == "mps":
-        torch.mps.empty_cache()
+def default_batch(device: torch.device) -> int:
+    return DEFAULT_BATCH.get(device.type, 128)

@@ -46,8 +46,20 @@ def _1_0_to_2_0(data: dict) -> dict:
     return data
 
 
+def _2_0_to_2_1(data: dict) -> dict:
+    """2.1 records the architecture (encoder or decoder) and the mode (fine-tuned or prompted). Every 2.0 file
+    scored a classification head; its architecture is read from its model type as 2.1 reads it."""
+    from ..evaluate.positional import architecture_of
+
+    model = data["model"]
+    model["architecture_kind"] = architecture_of(model["model_type"], model.get("architecture"))
+    model["mode"] = "fine-tuned"
+    model["prompt"] = None
+    return data
+
+
 # Version read -> (version written, step).
-MIGRATIONS: dict[str, tuple[str, Step]] = {"1.0": ("2.0", _1_0_to_2_0)}
+MIGRATIONS: dict[str, tuple[str, Step]] = {"1.0": ("2.0", _1_0_to_2_0), "2.0": ("2.1", _2_0_to_2_1)}
 
 
 class UnknownVersion(ValueError):

@@ -17,6 +17,7 @@ from .result import ProbeResult
 PROBE_JSON = "probe.json"
 AVERAGE_PNG = "positional_attention.png"
 LAYERS_PNG = "positional_attention_layers.png"
+OFFSETS_PNG = "positional_attention_offsets.png"
 
 probe_length = integer(MIN_LENGTH)
 
@@ -24,7 +25,10 @@ probe_length = integer(MIN_LENGTH)
 def add_probe(subparsers) -> None:
     p = subparsers.add_parser("probe", help="measure the locality and symmetry of a model's positional attention",
                               description="Feed a model sequences of one repeated word, average its attention "
-                                          "weights, and report their locality and symmetry with heatmaps.")
+                                          "weights, and report their locality and symmetry with heatmaps and a "
+                                          "profile by offset. Decoder-only models are probed under their causal "
+                                          "mask: symmetry is then null, and left decay (a swapbench extension) "
+                                          "describes how attention falls off to the left.")
     p.add_argument("model", metavar="MODEL", help="Hugging Face model id or local folder")
     p.add_argument("--out", type=Path, required=True, help="folder for probe.json and the figures")
     p.add_argument("--revision", help="Hub revision (branch, tag or commit) of MODEL")
@@ -44,11 +48,12 @@ def add_probe(subparsers) -> None:
 
 
 def write_probe(result: ProbeResult, out: Path) -> list[Path]:
-    """probe.json and the two heatmaps in `out`; returns their paths."""
-    from .plots import plot_average, plot_layers
+    """probe.json, the two heatmaps and the offset profile in `out`; returns their paths."""
+    from .plots import plot_average, plot_layers, plot_offsets
 
     out.mkdir(parents=True, exist_ok=True)
-    paths = [plot_average(result, out / AVERAGE_PNG), plot_layers(result, out / LAYERS_PNG)]
+    paths = [plot_average(result, out / AVERAGE_PNG), plot_layers(result, out / LAYERS_PNG),
+             plot_offsets(result, out / OFFSETS_PNG)]
     json_path = out / PROBE_JSON
     json_path.write_text(json.dumps(result.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
     return [json_path, *paths]
@@ -68,11 +73,14 @@ def run_probe(args: argparse.Namespace) -> int:
     result = result.model_copy(update={"model": args.model, "revision": model_revision(args.model, model)})
     paths = write_probe(result, args.out)
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
-    console.print(f"locality {result.locality:.1%}, symmetry {result.symmetry:.1%}, spread {result.spread:.3f} "
+    symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"
+    console.print(f"locality {result.locality:.1%}, symmetry {symmetry_text}, spread {result.spread:.3f}, "
+                  f"left decay w {result.left_decay:.3g} "
                   f"({result.n_words} words x {result.length} copies, {framing}; {result.positions} positions, "
                   f"{len(result.per_layer)} layers, {result.seconds:.1f} s)")
     for layer in result.per_layer:
-        console.print(f"  layer {layer.layer:2d}: locality {layer.locality:.1%}, symmetry {layer.symmetry:.1%}, "
+        symmetry_text = f"{layer.symmetry:.1%}" if layer.symmetry is not None else "null"
+        console.print(f"  layer {layer.layer:2d}: locality {layer.locality:.1%}, symmetry {symmetry_text}, "
                       f"spread {layer.spread:.3f}")
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 from ..errors import SwapbenchError
-from ..fingerprint import update_with_file
+from ..fingerprint import model_revision as revision_of
 from ..hub_access import cache_only, load_failure
 from .errors import ProbeError
-
-WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".h5", ".msgpack")
-
 
 def load_model(name: str, revision: str | None = None, trust_remote_code: bool = False):
     """(model, tokenizer) with eager attention; the bare encoder of a classifier checkpoint is enough, but every
@@ -41,18 +35,6 @@ def load_model(name: str, revision: str | None = None, trust_remote_code: bool =
 
 
 def model_revision(name: str, model) -> str | None:
-    """The Hub commit the weights came from, else the sha256 of a local folder's weight files."""
-    commit = getattr(model.config, "_commit_hash", None)
-    if commit:
-        return commit
-    folder = Path(name)
-    if not folder.is_dir():
-        return None
-    digest = hashlib.sha256()
-    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(WEIGHT_SUFFIXES))
-    if not files:
-        return None
-    for file in files:
-        digest.update(file.name.encode() + b"\0")
-        update_with_file(digest, file)
-    return "sha256:" + digest.hexdigest()
+    """The Hub commit, else the sha256 of a local folder's files: the one definition (fingerprint.model_revision),
+    so that results.json and probe.json name a model alike."""
+    return revision_of(name, model.config)

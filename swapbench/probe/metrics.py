@@ -75,3 +75,57 @@ def symmetry(matrix) -> float:
         spread = gaps.max() - gaps.min()
         pooled.append((gaps - gaps.min()) / spread if spread > GAP_TOLERANCE else np.zeros_like(gaps))
     return float(np.clip(1.0 - np.concatenate(pooled).mean(), 0.0, 1.0))
+
+
+# ---- causal attention (issue 19) ---------------------------------------------------------------------------------
+
+CAUSAL_NOTE = ("undefined under a causal mask: each position attends only to itself and to its left, so there is "
+               "no right-hand side to compare with")
+
+
+def is_causal(matrix) -> bool:
+    """Whether no position attends to any position on its right: what a decoder's causal mask gives (exact zeros)."""
+    m = as_attention_matrix(matrix)
+    return bool(np.all(np.triu(m, k=1) == 0.0))
+
+
+def offset_profile(matrix) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets d = i - j, mean of M[i][j] over the rows that have a position at that offset), d from -(n-1) to
+    n-1: positive offsets lie to the left of the attending position. The 1-D view of locality and symmetry."""
+    m = as_attention_matrix(matrix)
+    n = m.shape[0]
+    offsets = np.arange(-(n - 1), n)
+    means = np.array([np.diagonal(m, offset=-d).mean() for d in offsets])
+    return offsets, means
+
+
+def _left_rows(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The attention on and left of the diagonal, each row renormalised; and the squared offsets."""
+    n = m.shape[0]
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    lower = np.where(j <= i, m, 0.0)
+    sums = lower.sum(axis=1, keepdims=True)
+    return lower / np.where(sums > 0, sums, 1.0), ((i - j) ** 2).astype(np.float64)
+
+
+def _causal_attenuated(squared: np.ndarray, w: float) -> np.ndarray:
+    below = np.tril(np.ones_like(squared, dtype=bool))
+    alpha = np.where(below, -w * squared, -np.inf)
+    weights = np.exp(alpha - alpha.max(axis=1, keepdims=True))
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+def left_decay(matrix) -> float:
+    """A swapbench extension, not the paper's metric: how fast attention decays with distance to the left.
+
+    The attenuated encoding's w (swapbench.probe.attenuated_matrix) whose causal form, row i the softmax of
+    -w (i - j)^2 over j <= i, best fits (least squares) the matrix's weights on and left of the diagonal with each
+    row renormalised over them. It makes sense for causal and bidirectional attention alike: 0 for attention
+    spread evenly over the left, large for attention on the diagonal alone (fitted within [1e-4, 100]).
+    """
+    from scipy.optimize import minimize_scalar
+
+    m, squared = _left_rows(as_attention_matrix(matrix))
+    fit = minimize_scalar(lambda log_w: float(((_causal_attenuated(squared, np.exp(log_w)) - m) ** 2).sum()),
+                          bounds=(np.log(1e-4), np.log(100.0)), method="bounded", options={"xatol": 1e-4})
+    return float(np.exp(fit.x))

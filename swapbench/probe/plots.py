@@ -1,4 +1,6 @@
-"""Heatmaps of positional attention: the matrix averaged over layers, and one panel per layer."""
+"""Figures of positional attention: heatmaps of the matrix averaged over layers and of each layer, and the mean
+weight against the offset i - j (the 1-D view of locality and symmetry). A causal model's matrices are zero right
+of the diagonal; the heatmaps leave those cells blank, and its offset profile stops at 0."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import numpy as np
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
+from .metrics import offset_profile
 from .result import ProbeResult
 
 QUERY_LABEL = "attending position i (query)"
@@ -40,6 +43,10 @@ def _ticks(axes, n: int) -> None:
     axes.set_yticks(ticks)
 
 
+def _figure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
 def plot_average(result: ProbeResult, path: Path) -> Path:
     """One heatmap of the matrix averaged over layers, heads and words."""
     matrix = result.matrix_array()
@@ -49,7 +56,7 @@ def plot_average(result: ProbeResult, path: Path) -> Path:
     _ticks(axes, len(matrix))
     axes.set_xlabel(KEY_LABEL)
     axes.set_ylabel(QUERY_LABEL)
-    axes.set_title(f"{_title(result)}\nlocality {result.locality:.1%}, symmetry {result.symmetry:.1%} "
+    axes.set_title(f"{_title(result)}\nlocality {result.locality:.1%}, symmetry {_figure(result.symmetry)} "
                    f"({len(result.words)} words x {result.length}, seed {result.seed})", fontsize=10)
     figure.colorbar(image, ax=axes, label="mean attention weight (log scale)")
     figure.savefig(path, dpi=150)
@@ -73,7 +80,8 @@ def plot_layers(result: ProbeResult, path: Path) -> Path:
         metrics = result.per_layer[index]
         image = axes.imshow(layers[index], cmap="viridis", norm=norm, interpolation="nearest")
         _ticks(axes, result.positions)
-        axes.set_title(f"layer {metrics.layer}: loc {metrics.locality:.1%}, sym {metrics.symmetry:.1%}", fontsize=9)
+        axes.set_title(f"layer {metrics.layer}: loc {metrics.locality:.1%}, sym {_figure(metrics.symmetry)}",
+                       fontsize=9)
         if index % columns == 0:
             axes.set_ylabel("query i")
         if index // columns == rows - 1 or index + columns >= count:
@@ -81,4 +89,28 @@ def plot_layers(result: ProbeResult, path: Path) -> Path:
     figure.suptitle(f"{_title(result)}, per layer")
     figure.colorbar(image, ax=grid, label="mean attention weight (log scale)", shrink=0.8)
     figure.savefig(path, dpi=120)
+    return path
+
+
+def plot_offsets(result: ProbeResult, path: Path) -> Path:
+    """Mean attention weight against the offset i - j (positive: left of the attending position), averaged over
+    layers (thick) and per layer (thin), on a log scale."""
+    figure = Figure(figsize=(8, 4.5), layout="constrained")
+    axes = figure.add_subplot()
+    for metrics, layer in zip(result.per_layer, result.layer_arrays()):
+        offsets, means = offset_profile(layer)
+        shown = means > 0
+        axes.plot(offsets[shown], means[shown], linewidth=0.8, alpha=0.6, label=f"layer {metrics.layer}")
+    offsets, means = offset_profile(result.matrix_array())
+    shown = means > 0
+    axes.plot(offsets[shown], means[shown], color="black", linewidth=2, label="all layers")
+    axes.axvline(0, color="grey", linewidth=0.5)
+    axes.set_yscale("log")
+    axes.set_xlabel("offset i - j (positive: attended position left of the attending one)")
+    axes.set_ylabel("mean attention weight (log scale)")
+    decay = f", left decay w {result.left_decay:.3g}" if result.left_decay is not None else ""
+    axes.set_title(f"{_title(result)} by offset\nlocality {result.locality:.1%}, symmetry "
+                   f"{_figure(result.symmetry)}{decay}{' (causal)' if result.causal else ''}", fontsize=10)
+    axes.legend(fontsize=7, ncol=2 if len(result.per_layer) > 6 else 1)
+    figure.savefig(path, dpi=150)
     return path

@@ -11,7 +11,7 @@ import time
 from ..version import __version__
 from .attention import encoder_of, layer_attention
 from .errors import ProbeError
-from .metrics import FLAT_SPREAD, locality, spread, symmetry
+from .metrics import CAUSAL_NOTE, FLAT_SPREAD, is_causal, left_decay, locality, spread, symmetry
 from .result import LayerMetrics, PackedArray, ProbeResult
 from .vocabulary import Word, sample_words
 
@@ -51,6 +51,10 @@ def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed
                 add_special_tokens: bool = ADD_SPECIAL_TOKENS, progress: bool = True, batch_size: int = 8) -> ProbeResult:
     """Locality and symmetry of a loaded transformers model's positional attention.
 
+    Under a causal mask (a decoder: no weight at all right of the diagonal) locality is computed as defined, on
+    the rows as they are, and symmetry is None with the reason in `symmetry_note`. Every model also gets
+    `left_decay`, a swapbench extension (metrics.left_decay).
+
     Draws `n_words` words from the vocabulary with `seed`, feeds each as `length` copies (framed by the
     tokenizer's special tokens if `add_special_tokens`), and averages the attention weights over heads,
     words and layers. The model is best loaded with attn_implementation="eager"; others are switched to
@@ -74,14 +78,21 @@ def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed
     packed_average = PackedArray.of(layers.mean(axis=0))
     average = packed_average.array()
     average_spread = spread(average)
+    # A decoder's causal mask leaves every row's right-hand side empty: symmetry is undefined there, not a number.
+    causal = is_causal(average)
+    measure_symmetry = (lambda m: None) if causal else symmetry
     return ProbeResult(
         model=getattr(model.config, "name_or_path", None) or None,
         revision=getattr(model.config, "_commit_hash", None),
         locality=locality(average),
-        symmetry=symmetry(average),
+        symmetry=measure_symmetry(average),
+        symmetry_note=CAUSAL_NOTE if causal else None,
+        causal=causal,
+        left_decay=left_decay(average),
         spread=average_spread,
         flat=average_spread < FLAT_SPREAD,
-        per_layer=[LayerMetrics(layer=k + 1, locality=locality(m), symmetry=symmetry(m), spread=spread(m))
+        per_layer=[LayerMetrics(layer=k + 1, locality=locality(m), symmetry=measure_symmetry(m), spread=spread(m),
+                                left_decay=left_decay(m))
                    for k, m in enumerate(layers)],
         positions=average.shape[0],
         length=length,

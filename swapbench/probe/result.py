@@ -13,8 +13,9 @@ from .metrics import FLAT_SPREAD
 class LayerMetrics(BaseModel):
     layer: int = Field(description="1-based layer number, the layer nearest the embeddings first")
     locality: float = Field(ge=0, le=1)
-    symmetry: float = Field(ge=0, le=1)
+    symmetry: float | None = Field(ge=0, le=1, description="null under a causal mask")
     spread: float = Field(ge=0, description="(max - min) of the layer's averaged weights, in units of 1/positions")
+    left_decay: float | None = Field(None, ge=0, description="swapbench extension: metrics.left_decay of the layer")
 
 
 class PackedArray(BaseModel):
@@ -37,7 +38,13 @@ class ProbeResult(BaseModel):
     model: str | None = Field(None, description="the model's name or path")
     revision: str | None = Field(None, description="Hub commit, or sha256 of a local folder's weights")
     locality: float = Field(ge=0, le=1, description="locality of the matrix averaged over layers, heads and words")
-    symmetry: float = Field(ge=0, le=1, description="symmetry of the same averaged matrix")
+    symmetry: float | None = Field(ge=0, le=1, description="symmetry of the same averaged matrix; null under a "
+                                                            "causal mask, where it is undefined (symmetry_note)")
+    symmetry_note: str | None = Field(None, description="why symmetry is null, when it is")
+    causal: bool = Field(False, description="true when no position attends to its right (a decoder's causal mask)")
+    left_decay: float | None = Field(None, ge=0, description="swapbench extension, not the paper's metric: the "
+                                     "attenuated encoding's w fitted to the attention on and left of the diagonal "
+                                     "(swapbench.probe.metrics.left_decay)")
     per_layer: list[LayerMetrics]
     spread: float = Field(ge=0, description="(max - min) of the averaged weights, in units of the uniform weight "
                                             "1/positions: how far the attention is from flat")

@@ -6,6 +6,7 @@ Light on purpose (the CLI imports `swapbench.zoo.command` for `swapbench --help`
 that a saved checkpoint loads with AutoModelForSequenceClassification.from_pretrained.
 """
 
+from . import family  # noqa: F401  (registers the zoo's positional-encoding family)
 from .names import ENCODINGS, MODEL_TYPE
 
 
