@@ -254,3 +254,15 @@ def test_probe_and_eval_name_a_local_model_by_the_same_revision(lms):
     model, _ = load_model(str(lms["gpt2"]))
     revision = model_revision(str(lms["gpt2"]), AutoConfig.from_pretrained(lms["gpt2"]))
     assert revision.startswith("sha256:") and probe_revision(str(lms["gpt2"]), model) == revision
+
+
+def test_the_other_decoder_families_by_config():
+    from transformers import GPTNeoXConfig, MistralConfig, MptConfig, OPTConfig, Qwen2Config
+
+    expected = [(Qwen2Config(), "rotary"), (MistralConfig(), "rotary"), (GPTNeoXConfig(), "rotary"),
+                (OPTConfig(), "absolute"), (MptConfig(), "alibi")]
+    for config, family in expected:
+        assert (read_positional_encoding(config).family, architecture_kind(config)) == (family, "decoder")
+    no_alibi = MptConfig(attn_config={"alibi": False})
+    from swapbench.evaluate.positional import unimplemented_positional_encoding
+    assert "always adds ALiBi" in unimplemented_positional_encoding(no_alibi)
