@@ -229,3 +229,40 @@ def test_cli_fine_tunes_a_decoder_with_a_head_on_its_last_token(dataset, tmp_pat
     model = results.model
     assert (model.architecture_kind, model.mode, model.fine_tuned) == ("decoder", "fine-tuned", True)
     assert model.architecture == "GPT2ForSequenceClassification"
+
+
+def test_the_schema_allows_a_null_symmetry_only_under_a_causal_mask_with_its_reason():
+    from pydantic import ValidationError
+
+    from swapbench.evaluate.schema import ProbeInfo, ProbeSettings
+
+    settings = ProbeSettings(n_words=4, length=12, seed=0, add_special_tokens=False)
+    ProbeInfo(locality=0.4, symmetry=None, per_layer=[], settings=settings, causal=True, symmetry_note="causal")
+    for wrong in (dict(symmetry=None, causal=True), dict(symmetry=0.5, causal=True, symmetry_note="x"),
+                  dict(symmetry=None, causal=False, symmetry_note="x")):
+        with pytest.raises(ValidationError):
+            ProbeInfo(locality=0.4, per_layer=[], settings=settings, **wrong)
+
+
+def test_probe_and_eval_name_a_local_model_by_the_same_revision(lms):
+    from transformers import AutoConfig
+
+    from swapbench.evaluate.models import model_revision
+    from swapbench.probe.loading import load_model
+    from swapbench.probe.loading import model_revision as probe_revision
+
+    model, _ = load_model(str(lms["gpt2"]))
+    revision = model_revision(str(lms["gpt2"]), AutoConfig.from_pretrained(lms["gpt2"]))
+    assert revision.startswith("sha256:") and probe_revision(str(lms["gpt2"]), model) == revision
+
+
+def test_the_other_decoder_families_by_config():
+    from transformers import GPTNeoXConfig, MistralConfig, MptConfig, OPTConfig, Qwen2Config
+
+    expected = [(Qwen2Config(), "rotary"), (MistralConfig(), "rotary"), (GPTNeoXConfig(), "rotary"),
+                (OPTConfig(), "absolute"), (MptConfig(), "alibi")]
+    for config, family in expected:
+        assert (read_positional_encoding(config).family, architecture_kind(config)) == (family, "decoder")
+    no_alibi = MptConfig(attn_config={"alibi": False})
+    from swapbench.evaluate.positional import unimplemented_positional_encoding
+    assert "always adds ALiBi" in unimplemented_positional_encoding(no_alibi)
