@@ -77,6 +77,7 @@ def run_build(args: argparse.Namespace) -> int:
                            overwrite=args.overwrite)
     out, info = build(options)
     console = Console()
+    width = max((len(config.name) for config in info.configs), default=0)
     for config in info.configs:
-        console.print(f"  {config.name:16} {config.rows:6d} rows  ({config.not_applicable} pairs not applicable)")
+        console.print(f"  {config.name:{width}} {config.rows:6d} rows  ({config.not_applicable} pairs not applicable)")
     return 0
