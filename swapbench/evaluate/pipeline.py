@@ -191,17 +191,13 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
 
 
 def recorded_training(model: str) -> FineTuningInfo | None:
-    """How swapbench trained a checkpoint scored as it is: a cached fine-tuning (swapbench_finetune.json) or a zoo
-    encoder (swapbench_zoo.json); None for any other model."""
+    """How swapbench trained a checkpoint scored as it is (swapbench_finetune.json, which a cached fine-tuning and
+    a zoo encoder both carry); None for any other model."""
     folder = Path(model)
     if (folder / INFO_FILE).is_file():
         info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
         return info.model_copy(update={"checkpoint": str(folder), "reused": True})
-    from ..zoo.run import zoo_training
-    from ..zoo.train import read_record
-
-    record = read_record(folder) if folder.is_dir() else None
-    return zoo_training(record, folder, reused=True) if record else None
+    return None
 
 
 def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tuple[ProbeInfo, float]:
@@ -233,7 +229,7 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         num_parameters=sum(p.numel() for p in loaded.model.parameters()),
         label_names=list(loaded.labels.names), label_view=loaded.labels.view,
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
-        fine_tuned=fine_tuning is not None, fine_tuning=fine_tuning, probe=probe, weights=loaded.weights)
+        fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning, probe=probe, weights=loaded.weights)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

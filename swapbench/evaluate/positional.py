@@ -7,7 +7,7 @@ bucket counts). What cannot be read is "unknown", never a guess.
 
 from __future__ import annotations
 
-from ..zoo.names import BY_NAME, MODEL_TYPE
+from ..registry import FAMILIES
 from .schema import PositionalEncodingInfo
 
 # Learned absolute position embeddings added to the input (transformers >= 5 implements no other kind for these).
@@ -102,11 +102,8 @@ def read_positional_encoding(config) -> PositionalEncodingInfo:
             return info("alibi", "alibi", ("alibi",))
         return info("rotary", "rope", ("alibi", "rope_parameters", "rope_theta"))
 
-    if model_type == MODEL_TYPE:
-        name = BY_NAME.get(fields.get("position_encoding"))
-        if name is not None:
-            return info(name.family, name.kind, ("position_encoding", "max_position_embeddings"),
-                        f"swapbench zoo encoder: {name.paper}")
+    if model_type in FAMILIES:  # a model type that registered its own detector (the zoo's)
+        return FAMILIES.get(model_type)(config)
 
     # Generic fields, for the model types not named above.
     if declared is not None:

@@ -13,8 +13,10 @@ from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassificati
 from transformers.activations import ACT2FN
 from transformers.modeling_outputs import BaseModelOutputWithPooling, SequenceClassifierOutput
 
-from .config import ZooConfig
-from .encodings import LayerScores, ModelPositions, layer_scores, model_positions
+from ..evaluate.schema import PositionalEncodingInfo
+from ..registry import FAMILIES
+from .config import ZooConfig, positional_encoding_fields
+from .encodings import LayerScores, ModelPositions, encoding_of, layer_scores, model_positions
 from .names import MODEL_TYPE
 
 
@@ -177,6 +179,15 @@ def count_parameters(model: nn.Module) -> dict[str, int]:
             "non_embedding": total - base.embeddings.word_embeddings.weight.numel()}
 
 
+def positional_family(config) -> PositionalEncodingInfo:
+    """What `swapbench eval` reports as a zoo checkpoint's positional encoding (FAMILIES' detector)."""
+    encoding = encoding_of(config)
+    return PositionalEncodingInfo(family=encoding.family, kind=encoding.kind,
+                                  evidence=positional_encoding_fields(config),
+                                  note=f"swapbench zoo encoder: {encoding.paper}")
+
+
+FAMILIES.add(MODEL_TYPE, positional_family, help="the swapbench zoo encoder: its position_encoding field")
 AutoConfig.register(MODEL_TYPE, ZooConfig, exist_ok=True)
 AutoModel.register(ZooConfig, ZooModel, exist_ok=True)
 AutoModelForSequenceClassification.register(ZooConfig, ZooForSequenceClassification, exist_ok=True)
