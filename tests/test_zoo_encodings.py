@@ -150,7 +150,7 @@ def test_t5_bias_reads_one_scalar_per_bucket_and_head():
     positions = initialised(T5Bias(config("t5_bias")))
     bias = positions.shared_bias(10, torch.device("cpu"), torch.float32)
     assert bias.shape == (2, 10, 10)
-    table = positions.bias.weight
+    table = positions.bias
     assert bias[1, 2, 7].item() == table[t5_bucket(torch.tensor(5)).item(), 1].item()
     assert bias[0, 7, 2].item() == table[t5_bucket(torch.tensor(-5)).item(), 0].item()
 

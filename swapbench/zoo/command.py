@@ -116,6 +116,9 @@ def add_zoo(subparsers) -> None:
                                  description="Recompute zoo.json's figures from the results files it lists, and "
                                              "rewrite README.md's table and the PNG figure in FOLDER.")
     report.add_argument("folder", type=Path, help="the --out folder of `swapbench zoo run`")
+    report.add_argument("--merge", type=Path, nargs="+", metavar="FOLDER", default=[],
+                        help="first add the set-ups and encodings of these other runs' --out folders (the same "
+                             "recipe, seeds and data, run in parallel), copying their results files")
     report.set_defaults(run=run_report)
 
 
@@ -296,9 +299,12 @@ def run_report(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .report import write_report
-    from .summary import SUMMARY_FILE, read_summary, refresh_summary
+    from .summary import SUMMARY_FILE, merge_summaries, read_summary, refresh_summary
 
-    summary = refresh_summary(read_summary(args.folder), args.folder)
+    summary = read_summary(args.folder)
+    if args.merge:
+        summary = merge_summaries(summary, args.folder, args.merge)
+    summary = refresh_summary(summary, args.folder)
     (args.folder / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
     for path in [args.folder / SUMMARY_FILE, *write_report(summary, args.folder)]:
         Console().print(f"wrote {path}")

@@ -166,6 +166,34 @@ def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(runs[-1][1])})
 
 
+def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> ZooSummary:
+    """`summary` (of `folder`) with the runs of other --out folders added: their results files are copied into
+    `folder`. They must share the recipe (but for their set-ups), seeds and dataset."""
+    import shutil
+
+    encodings, setups = list(summary.encodings), list(summary.setups)
+    wall = summary.wall_seconds
+    for other_folder in others:
+        other = read_summary(other_folder)
+        same = (other.seeds == summary.seeds and other.dataset_fingerprint == summary.dataset_fingerprint
+                and other.limit == summary.limit and other.recipe == summary.recipe)
+        if not same:
+            raise SwapbenchError(f"{other_folder}: another recipe, seeds or dataset than {folder}; not merged")
+        for encoding in other.encodings:
+            if any((e.setup, e.encoding) == (encoding.setup, encoding.encoding) for e in encodings):
+                raise SwapbenchError(f"{other_folder}: {encoding.setup} {encoding.encoding} is in both runs")
+            for run in encoding.runs:
+                target = Path(folder) / run.results
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(Path(other_folder) / run.results, target)
+            encodings.append(encoding)
+        setups += [s for s in other.setups if s not in setups]
+        wall = max(wall, other.wall_seconds)  # run side by side
+    order = {name: i for i, name in enumerate(ENCODINGS.names())}
+    encodings.sort(key=lambda e: (setups.index(e.setup), order.get(e.encoding, len(order))))
+    return summary.model_copy(update={"encodings": encodings, "setups": setups, "wall_seconds": wall})
+
+
 def read_summary(folder: Path) -> ZooSummary:
     path = Path(folder) / SUMMARY_FILE
     if not path.is_file():

@@ -42,15 +42,16 @@ class T5Bias(ModelPositions):
         super().__init__(config)
         self.num_buckets = config.t5_num_buckets
         self.max_distance = config.t5_max_distance
-        self.bias = nn.Embedding(config.t5_num_buckets, config.num_attention_heads)
+        # A parameter, not an nn.Embedding, so that BERT's embedding initialisation does not overwrite its own.
+        self.bias = nn.Parameter(torch.zeros(config.t5_num_buckets, config.num_attention_heads))
         self.hidden_size = config.hidden_size
 
     def init_parameters(self, std):
-        init.normal_(self.bias.weight, mean=0.0, std=std ** 2 * self.hidden_size ** 0.5)
+        init.normal_(self.bias, mean=0.0, std=std ** 2 * self.hidden_size ** 0.5)
 
     def shared_bias(self, length, device, dtype):
         buckets = t5_bucket(relative_positions(length, device), self.num_buckets, self.max_distance)
-        return self.bias(buckets).permute(2, 0, 1).to(dtype)  # (heads, length, length)
+        return self.bias[buckets].permute(2, 0, 1).to(dtype)  # (heads, length, length)
 
 
 register("t5_bias", Encoding("bucketed relative bias, Raffel et al. 2020 (T5)", "relative", "t5-buckets", positions=T5Bias,
