@@ -17,7 +17,7 @@ class Tupe(ModelPositions):
     by theta_2, per head.
 
     As in the authors' code, the position embeddings pass through a LayerNorm of their own before U^Q and U^K
-    (without it, BERT-initialised p of norm 0.16 made the positional term about 1/700 of the word term at
+    (without it, BERT-initialised p of norm 0.16 made the positional term about 1/2300 of the word term at
     initialisation, where the paper's two terms start alike)."""
 
     def __init__(self, config):
