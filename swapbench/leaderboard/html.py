@@ -13,6 +13,7 @@ from html import escape
 from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
+from .store import model_label
 from .table import VIEWS, Board, Column, Row, by_view, interval_text, show
 
 STYLE = """
@@ -181,7 +182,7 @@ def _details(row: Row, index: int) -> str:
     model = r.model
     show_delta = Column("d", "", "delta")
     lines = [f'<details id="details-{index}" class="model-details"><summary>{escape(row.label)}</summary>',
-             f"<p>{escape(model.name_or_path)} · revision {escape(str(model.revision))} · "
+             f"<p>{escape(model_label(model.name_or_path))} · revision {escape(str(model.revision))} · "
              f"{escape(model.architecture)} ({escape(model.model_type)}), {model.num_parameters:,} parameters · "
              f"{escape(model.label_view)} labels · {escape(str(row.extra['training_detail']))}</p>",
              "<table><thead><tr><th>Configuration</th><th class=num>n</th><th class=num>clusters</th>"
