@@ -149,8 +149,11 @@ def evaluate(model: str | Path, data: str | Path, *, output: str | Path | None =
     Any other field of `swapbench.evaluate.pipeline.EvalOptions` may be given by name: configs (a list), limit,
     finetune, probe, device, seed, bootstrap, progress, ...
     """
+    from .cli import load_model_types
     from .evaluate.pipeline import EvalOptions
     from .evaluate.pipeline import evaluate as run_evaluation
+
+    load_model_types()
 
     options.setdefault("command", ["swapbench.evaluate", str(model), str(data)])
     results, path = run_evaluation(EvalOptions(model=str(model), data=str(data), output=_path(output), **options))
@@ -162,10 +165,12 @@ def probe(model: str | Path, *, words: int = 100, length: int = 128, seed: int =
           progress: bool = True, out: str | Path | None = None) -> Probed:
     """Measure the locality and symmetry of `model`'s positional attention, as `swapbench probe` does; with
     `out`, also write probe.json and the heatmaps there."""
+    from .cli import load_model_types
     from .probe.command import write_probe
     from .probe.loading import load_model, model_revision
     from .probe.probing import probe_model
 
+    load_model_types()
     loaded, tokenizer = load_model(str(model), revision, trust_remote_code)
     result = probe_model(loaded, tokenizer, n_words=words, length=length, seed=seed,
                          add_special_tokens=add_special_tokens, progress=progress, batch_size=batch_size)

@@ -7,7 +7,6 @@ a path of the machine that built it.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import datasets
@@ -234,7 +233,7 @@ def _slice_tags(info: BuildInfo) -> list[str]:
     return lines
 
 
-def _how_built(info: BuildInfo, source: SourceCard) -> list[str]:
+def _how_built(info: BuildInfo, source: Source) -> list[str]:
     name = source_name(info.source)
     lines = ["", "## How the data were built", "",
              f"- Source: {source.short_name} {info.split} (`{name}`, {info.source_fingerprint}): {info.rows_read} "

@@ -54,8 +54,16 @@ def _sigterm_interrupts():
         signal.signal(signal.SIGTERM, previous)
 
 
+def load_model_types() -> None:
+    """Register the model types swapbench defines with transformers' Auto classes (the zoo encoder's), so that
+    eval and probe load their checkpoints like any other; deferred because it imports transformers."""
+    import swapbench.zoo.modeling  # noqa: F401
+
+
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
+    if getattr(args, "loads_models", False):
+        load_model_types()
     try:
         with _sigterm_interrupts():
             return args.run(args)

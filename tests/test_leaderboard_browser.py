@@ -1,5 +1,7 @@
 """index.html in headless Chromium (Debian's chromium, driven by Playwright): it opens from disk with no network,
-sorts by a column, filters by positional-encoding family, and is saved as a screenshot.
+lists the models by name with the paper's reported rows marked, sorts by a column, filters by positional-encoding
+family, opens a model's details with its slices, plots every row (the paper's included), and is saved as a
+screenshot.
 
 Skips, saying why, when Playwright or Chromium is missing; .ci/run installs both.
 """
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from swapbench.cli import main
-from test_leaderboard import empty_board, make_results, save
+from test_leaderboard import COMMITTED, empty_board, make_results, save
 
 CHROMIUM = os.environ.get("SWAPBENCH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -41,6 +43,7 @@ def browser_context(tmp_path_factory):
 def page_path(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("submissions")
     board = empty_board(folder / "board")
+    (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
     for model, family, symmetry, locality, lost in MODELS:
         data = make_results(model, family=family, symmetry=symmetry, locality=locality, drops={"shuffle-sr": lost},
                             skip=("shuffle-5",) if model == "org/t5-like" else ())
@@ -48,8 +51,11 @@ def page_path(tmp_path_factory) -> Path:
     return board / "index.html"
 
 
-def visible_models(page) -> list[str]:
-    return page.eval_on_selector_all("#board tbody tr:not([hidden]) td:first-child a", "cells => cells.map(c => c.textContent)")
+def visible_models(page, reported: bool = False) -> list[str]:
+    """The board's own models shown, in order (with `reported`, the paper's rows too, as names)."""
+    selector = "#board tbody tr:not([hidden]) td:first-child " + ("a, #board tbody tr:not([hidden]) "
+                                                                  "td:first-child span.name" if reported else "a")
+    return page.eval_on_selector_all(selector, "cells => cells.map(c => c.textContent)")
 
 
 def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, tmp_path):
@@ -58,22 +64,39 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
     page.on("request", lambda request: requests.append(request.url))
     page.goto(page_path.as_uri())
 
-    # The board's own order: Δ shuffle-sr highest first.
-    assert visible_models(page) == ["org/deberta-like", "org/roberta-like", "org/bert-like", "org/t5-like"]
-    assert page.inner_text("#shown") == "4 of 4 models shown"
+    # The board's own order: by name, the paper's reported rows after the board's own, marked; no mean row.
+    assert visible_models(page) == ["org/bert-like", "org/deberta-like", "org/roberta-like", "org/t5-like"]
+    assert visible_models(page, reported=True)[4:] == ["ALBERT", "BERT", "DeBERTa", "StrucBERT", "XLNet"]
+    assert page.locator("#board tbody tr.reported").count() == 5
+    assert page.locator("#board tbody tr.reported .badge").first.inner_text() == \
+        "reported by Chen et al. (2023), not re-run"
+    assert page.locator("#board tfoot").count() == 0 and "mean of" not in page.content()
+    assert page.inner_text("#shown") == "9 of 9 models shown"
 
-    # Sort by locality: ascending, then descending on a second click.
+    # Each Δ cell shows its interval and n.
+    first = page.locator("#board tbody tr").first
+    cell = first.locator("td").nth(page.locator("#board thead th").all_inner_texts().index("Δ shuffle-sr"))
+    assert "n 20" in cell.inner_text() and cell.get_attribute("title").startswith("95% interval [")
+
+    # Sort by locality: ascending, then descending on a second click (the paper's rows sort along).
     header = page.locator("#board thead th", has_text="Locality")
     header.locator("button").click()
     assert header.get_attribute("aria-sort") == "ascending"
     assert visible_models(page) == ["org/roberta-like", "org/deberta-like", "org/t5-like", "org/bert-like"]
+    assert visible_models(page, reported=True)[0] == "StrucBERT"  # locality 7.5% in the paper
     header.locator("button").click()
     assert visible_models(page) == ["org/bert-like", "org/t5-like", "org/deberta-like", "org/roberta-like"]
 
+    # Sort by original accuracy, highest first: the paper's models (about 90%) above ours (80%).
+    original = page.locator("#board thead th", has_text="Original").first.locator("button")
+    original.click()
+    original.click()
+    assert visible_models(page, reported=True)[:2] == ["ALBERT", "DeBERTa"]
+
     # Filter by family: the sorted order holds among the rows kept; the other family's points are dimmed.
     page.select_option("#family", "relative")
-    assert visible_models(page) == ["org/t5-like", "org/deberta-like"]
-    assert page.inner_text("#shown") == "2 of 4 models shown"
+    assert visible_models(page) == ["org/deberta-like", "org/t5-like"]
+    assert page.inner_text("#shown") == "4 of 9 models shown"  # two of ours, DeBERTa and XLNet
     opacity = page.eval_on_selector_all("svg g[id^='pt-']", "gs => gs.map(g => [g.id, g.style.opacity])")
     assert {gid.split("-")[1] for gid, o in opacity if o == "1"} == {"relative"}
     assert {gid.split("-")[1] for gid, o in opacity if o != "1"} == {"absolute"}
@@ -85,6 +108,19 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
     assert visible_models(page)[-1] == "org/t5-like"
     delta5.click()
     assert visible_models(page)[-1] == "org/t5-like"
+
+    # The plot holds a point per row with a symmetry and a Δ shuffle-sr: 4 of ours and the paper's 5 (diamonds).
+    points = page.eval_on_selector_all("svg g[id^='pt-']:not([id$='-label'])", "gs => gs.map(g => g.id)")
+    assert len(points) == 9
+    assert page.locator("figure svg text", has_text="BERT ‡").count() >= 1
+
+    # A model's details open from its row, with its configurations and slices.
+    details = page.locator("details.model-details").first
+    assert not details.evaluate("d => d.open")
+    page.locator("#board button.details").first.click()
+    assert page.locator("details.model-details[open]").count() == 1
+    opened = page.locator("details.model-details[open]")
+    assert opened.is_visible() and "label:NP" in opened.inner_text() and "shuffle-sr" in opened.inner_text()
 
     # Each model links to its results file, which exists beside the page.
     links = page.eval_on_selector_all("#board tbody a", "links => links.map(a => a.getAttribute('href'))")

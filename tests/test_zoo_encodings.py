@@ -10,7 +10,8 @@ import torch
 
 from swapbench.probe import attenuated_matrix
 from swapbench.zoo.config import ZooConfig
-from swapbench.zoo.encodings import PARTS
+from swapbench.registry import ENCODINGS
+from swapbench.zoo.encodings import LayerScores, ModelPositions
 from swapbench.zoo.encodings.absolute import LearnedAbsolute, Sinusoidal, sinusoidal_table
 from swapbench.zoo.encodings.alibi import Alibi, alibi_slopes
 from swapbench.zoo.encodings.attenuated import Attenuated, attenuated_bias
@@ -41,10 +42,10 @@ def initialised(module, seed: int = 0):
 
 
 def test_every_encoding_has_its_parts():
-    from swapbench.zoo import ENCODINGS
-
-    assert set(PARTS) == set(ENCODINGS)
-    assert len(ENCODINGS) == 11
+    assert ENCODINGS.names() == ["none", "learned_absolute", "sinusoidal", "rope", "alibi", "t5_bias", "shaw",
+                                 "huang_m4", "tisa", "tupe", "attenuated"]
+    for entry in ENCODINGS:
+        assert issubclass(entry.value.positions, ModelPositions) and issubclass(entry.value.scores, LayerScores)
 
 
 # ---- absolute --------------------------------------------------------------------------------------------------
@@ -63,10 +64,11 @@ def test_sinusoidal_follows_vaswani_et_al():
     table = Sinusoidal(config("sinusoidal")).input_embeddings(20, torch.device("cpu"), torch.float32)
     assert table.shape == (20, 16)
     assert list(Sinusoidal(config("sinusoidal")).parameters()) == []
+    scale = config("sinusoidal").initializer_range  # the paper's position/word ratio with BERT's word init
     for pos, i in ((0, 0), (3, 0), (5, 2), (19, 7)):
         angle = pos / 10000 ** (2 * i / 16)
-        assert table[pos, 2 * i].item() == pytest.approx(math.sin(angle), abs=1e-6)
-        assert table[pos, 2 * i + 1].item() == pytest.approx(math.cos(angle), abs=1e-6)
+        assert table[pos, 2 * i].item() == pytest.approx(scale * math.sin(angle), abs=1e-7)
+        assert table[pos, 2 * i + 1].item() == pytest.approx(scale * math.cos(angle), abs=1e-7)
     # Any length: the table for 20 positions starts with the table for 5.
     assert torch.equal(sinusoidal_table(5, 16), sinusoidal_table(20, 16)[:5])
 
@@ -148,7 +150,7 @@ def test_t5_bias_reads_one_scalar_per_bucket_and_head():
     positions = initialised(T5Bias(config("t5_bias")))
     bias = positions.shared_bias(10, torch.device("cpu"), torch.float32)
     assert bias.shape == (2, 10, 10)
-    table = positions.bias.weight
+    table = positions.bias
     assert bias[1, 2, 7].item() == table[t5_bucket(torch.tensor(5)).item(), 1].item()
     assert bias[0, 7, 2].item() == table[t5_bucket(torch.tensor(-5)).item(), 0].item()
 
@@ -220,7 +222,7 @@ def test_tisa_has_s_kernels_per_head_in_each_layer_and_adds_them_to_the_logits()
 def test_tupe_unties_positions_and_the_cls_token():
     positions = initialised(Tupe(config("tupe")))
     bias = positions.shared_bias(6, torch.device("cpu"), torch.float32)
-    p = positions.position_embeddings.weight[:6]
+    p = positions.position_norm(positions.position_embeddings.weight[:6])
     u_q, u_k = positions.query(p).view(6, 2, 8), positions.key(p).view(6, 2, 8)
     for h in range(2):
         assert torch.allclose(bias[h, 0, :], positions.cls_to_others[h].expand(6))  # theta_1: row of [CLS]

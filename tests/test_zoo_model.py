@@ -9,7 +9,7 @@ import torch
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification, BertTokenizer
 
 from swapbench.probe import attenuated_matrix, locality, probe_model, symmetry
-from swapbench.zoo import ENCODINGS
+from swapbench.zoo import encoding_names
 from swapbench.zoo.encodings.alibi import alibi_slopes
 from swapbench.zoo.modeling import ZooConfig, ZooForSequenceClassification, ZooModel, count_parameters
 
@@ -31,7 +31,7 @@ def batch(seed: int = 0, length: int = 12, size: int = 3) -> torch.Tensor:
     return torch.randint(5, TINY["vocab_size"], (size, length), generator=torch.Generator().manual_seed(seed))
 
 
-@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("encoding", encoding_names())
 def test_checkpoint_round_trips_through_the_auto_classes(encoding, tmp_path):
     model = tiny_model(encoding)
     model.save_pretrained(tmp_path)
@@ -47,7 +47,7 @@ def test_checkpoint_round_trips_through_the_auto_classes(encoding, tmp_path):
         assert torch.equal(bare(ids).pooler_output, model.zoo(ids).pooler_output)
 
 
-@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("encoding", encoding_names())
 def test_attention_weights_are_returned_and_padding_is_ignored(encoding):
     model = tiny_model(encoding)
     ids = batch(length=9)
@@ -123,10 +123,10 @@ def test_parameter_counts_differ_only_by_the_encodings_own():
            "shaw": layers * (2 * 16 + 1) * head_size,  # per layer, 2k + 1 relative keys of the head size
            "huang_m4": layers * (2 * 16 + 1) * head_size,
            "tisa": layers * heads * 5 * 3,  # per layer and head, S = 5 kernels of 3 parameters
-           "tupe": positions * hidden + 2 * (hidden * hidden + hidden) + 2 * heads,  # p, U^Q, U^K, theta_1, theta_2
+           "tupe": positions * hidden + 2 * hidden + 2 * (hidden * hidden + hidden) + 2 * heads,  # p, its norm, U^Q, U^K, theta_1, theta_2
            "attenuated": 2}  # learnable w and s
     base = count_parameters(tiny_model("none"))["total"]
-    for encoding in ENCODINGS:
+    for encoding in encoding_names():
         counts = count_parameters(tiny_model(encoding))
         assert counts["positional"] == own[encoding], encoding
         assert counts["total"] == base + own[encoding], encoding
@@ -139,5 +139,5 @@ def test_params_command_lists_every_encoding(capsys):
 
     assert main(["zoo", "params", "--hidden", "32", "--heads", "4", "--layers", "1", "--vocab-size", "100"]) == 0
     out = capsys.readouterr().out
-    for encoding in ENCODINGS:
+    for encoding in encoding_names():
         assert encoding in out

@@ -110,8 +110,10 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
         for seed, results in zip((0, 1), files):
             model = results.model
             assert model.name_or_path == f"swapbench-zoo/{encoding.encoding}"
-            assert model.fine_tuned and model.fine_tuning.recipe.seed == seed
-            assert model.fine_tuning.base_model.startswith(f"swapbench-zoo/{encoding.encoding}: trained from scratch")
+            # trained from scratch: not fine-tuned, and the base is the model type, not prose
+            assert not model.fine_tuned and model.fine_tuning.from_scratch and model.fine_tuning.recipe.seed == seed
+            assert model.fine_tuning.base_model == "swapbench-zoo"
+            assert model.fine_tuning.data_overlap.scored_dataset == results.dataset.fingerprint
             assert model.positional_encoding.family == encoding.family
             assert model.positional_encoding.evidence["position_encoding"] == encoding.encoding
             assert model.probe is not None
@@ -121,19 +123,24 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
             assert spread.values == [(r.results[config].mcnemar.original_only
                                       + r.results[config].mcnemar.perturbed_only) / r.results[config].n
                                      for r in files]
-    # The encoder without positions is blind to every shuffle, whatever its training.
+    # The encoder without positions is blind to every shuffle, whatever its training: not one prediction changes.
+    assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].changed.values())
     assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].delta.values())
     assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].discordant.values())
+    assert set(summary.encodings[1].changed) == set(SHUFFLES.split(","))
+    for spread in summary.encodings[1].changed.values():
+        assert spread.low <= spread.mean <= spread.high
 
     table = (out / "README.md").read_text(encoding="utf-8")
-    assert "| `none` |" in table and "| `alibi` |" in table and "Δ shuffle-random" in table
-    assert (out / "zoo_delta.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| `none` |" in table and "| `alibi` |" in table and "Predictions changed" in table
+    assert str(tmp_path) not in table and str(setting["benchmark"]) not in table  # no path of this machine
+    assert (out / "zoo_order_sensitivity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     # A second run reuses the checkpoints trained with the same recipe.
     assert main(command) == 0
     rerun = ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8"))
     assert all(run.train_seconds == 0 for e in rerun.encodings for run in e.runs)
-    reused = EvalResults.model_validate_json((out / "alibi" / "seed-1.json").read_text())
+    reused = EvalResults.model_validate_json((out / "random" / "alibi" / "seed-1.json").read_text())
     assert reused.model.fine_tuning.reused
 
     # `zoo report` recomputes zoo.json from the results files, redraws the table between its markers and keeps

@@ -97,7 +97,7 @@ def add_eval(subparsers) -> None:
     run.add_argument("--output", type=Path, help="results file (default: results/<model>/results_<data>_<time>.json); "
                                                  "the predictions go beside it")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.set_defaults(run=run_eval)
+    p.set_defaults(run=run_eval, loads_models=True)
 
 
 def run_eval(args: argparse.Namespace) -> int:

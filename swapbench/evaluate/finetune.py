@@ -228,8 +228,7 @@ def is_main() -> bool:
 
 def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair],
                  work: Path, device: torch.device, dtype: torch.dtype, progress: bool):
-    from transformers import (AutoModelForSequenceClassification, AutoTokenizer, DataCollatorWithPadding, Trainer,
-                              TrainingArguments)
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     processes = world_size()
     if recipe.batch_size % processes:
@@ -250,12 +249,21 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
         check_weights(base, weights, allow_missing=False)
         return model
 
+    return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress)
+
+
+def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair], work: Path,
+                 device: torch.device, dtype: torch.dtype, progress: bool, eval_batch_size: int = 64):
+    """The Trainer of swapbench's recipes (fine-tuning here, the zoo's training from scratch): `recipe` on the
+    pairs, evaluated and saved every epoch, the best epoch by validation accuracy kept."""
+    from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
+
     on_gpu = device.type == "cuda"
     args = TrainingArguments(
         output_dir=str(work), num_train_epochs=recipe.epochs,
         learning_rate=recipe.learning_rate, optim=recipe.optimizer, lr_scheduler_type=recipe.lr_scheduler,
         warmup_steps=recipe.warmup_ratio, weight_decay=recipe.weight_decay,
-        per_device_train_batch_size=recipe.batch_size // processes, per_device_eval_batch_size=64,
+        per_device_train_batch_size=recipe.batch_size // world_size(), per_device_eval_batch_size=eval_batch_size,
         eval_strategy="epoch", save_strategy="epoch", logging_strategy="epoch", load_best_model_at_end=True,
         metric_for_best_model="accuracy", greater_is_better=True, save_total_limit=1, save_only_model=True,
         seed=recipe.seed, data_seed=recipe.seed, report_to="none", disable_tqdm=not progress,

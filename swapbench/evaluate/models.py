@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 
@@ -16,7 +15,6 @@ from ..errors import SwapbenchError
 from ..fingerprint import model_revision  # noqa: F401  (eval names models by it)
 from ..hub_access import cache_only, check_model, load_failure
 from ..options import device_problem
-from ..zoo import register_auto_classes
 from .label_map import LabelMap, from_config, from_option
 from .positional import unimplemented_positional_encoding
 from .schema import LoadedWeights
@@ -37,7 +35,6 @@ def load_config(name_or_path: str, revision: str | None = None, trust_remote_cod
     """The model's config; from the local cache alone when the Hub cannot be reached."""
     from transformers import AutoConfig
 
-    register_auto_classes()  # so that zoo checkpoints load too
     check_model(name_or_path, revision)
     try:
         return AutoConfig.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,

@@ -279,17 +279,13 @@ def score_prompted(loaded: LoadedModel, revision: str | None, options: EvalOptio
 
 
 def recorded_training(model: str) -> FineTuningInfo | None:
-    """How swapbench trained a checkpoint scored as it is: a cached fine-tuning (swapbench_finetune.json) or a zoo
-    encoder (swapbench_zoo.json); None for any other model."""
+    """How swapbench trained a checkpoint scored as it is (swapbench_finetune.json, which a cached fine-tuning and
+    a zoo encoder both carry); None for any other model."""
     folder = Path(model)
     if (folder / INFO_FILE).is_file():
         info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
         return info.model_copy(update={"checkpoint": str(folder), "reused": True})
-    from ..zoo.run import zoo_training
-    from ..zoo.train import read_record
-
-    record = read_record(folder) if folder.is_dir() else None
-    return zoo_training(record, folder, reused=True) if record else None
+    return None
 
 
 def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tuple[ProbeInfo, float]:
@@ -324,8 +320,8 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         label_names=list(loaded.labels.names), label_view=loaded.labels.view,
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
         architecture_kind=architecture_kind(loaded.config), mode="prompted" if prompt else "fine-tuned",
-        prompt=prompt, fine_tuned=fine_tuning is not None, fine_tuning=fine_tuning, probe=probe,
-        weights=loaded.weights)
+        prompt=prompt, fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning,
+        probe=probe, weights=loaded.weights)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

@@ -116,7 +116,8 @@ class EpochLog(Strict):
 
 
 class FineTuningInfo(Strict):
-    base_model: str = Field(description="the base model fine-tuned (as given on the command line)")
+    base_model: str = Field(description="the base model fine-tuned (as given on the command line); for a model "
+                                        "trained from scratch, the model type it was built from")
     base_revision: str | None = Field(description="its Hub commit, or sha256 of a local folder's files")
     recipe: Recipe = Field(description="the training settings")
     train: TrainingData = Field(description="the training pairs")
@@ -129,6 +130,9 @@ class FineTuningInfo(Strict):
     reused: bool = Field(description="true when this run found the checkpoint in the cache and did not train")
     train_seconds: float = Field(description="wall time of the training that made the checkpoint")
     devices: int = Field(description="processes (GPUs) the training ran on")
+    from_scratch: bool = Field(  # issue 18
+        default=False, description="true when the model was trained from randomly initialised weights (a zoo "
+                                   "encoder), not fine-tuned: then model.fine_tuned is false")
     data_overlap: OverlapCheck | None = Field(  # issue 16
         default=None, description="the check that neither the training nor the validation pairs share a pairID or "
                                   "a premise with the scored data; null when it could not be made")
@@ -223,7 +227,7 @@ class ModelInfo(Strict):
     positional_encoding: PositionalEncodingInfo = Field(description="positional-encoding family, from the config")
     fine_tuned: bool = Field(description="true when swapbench fine-tuned the model on SNLI for this run "
                                          "(or reused its cached fine-tuning)")
-    fine_tuning: FineTuningInfo | None = Field(description="how, when fine_tuned")
+    fine_tuning: FineTuningInfo | None = Field(description="how, when fine_tuned or trained from scratch here")
     probe: ProbeInfo | None = Field(description="locality and symmetry of the attention; null with --no-probe")
     weights: LoadedWeights | None = Field(  # issue 16
         default=None, description="checkpoint weights that did not load (only with --allow-missing); null when "
@@ -231,8 +235,9 @@ class ModelInfo(Strict):
 
     @model_validator(mode="after")
     def _consistent(self):
-        if self.fine_tuned != (self.fine_tuning is not None):
-            raise ValueError("fine_tuning must be given exactly when fine_tuned is true")
+        if self.fine_tuned != (self.fine_tuning is not None and not self.fine_tuning.from_scratch):
+            raise ValueError("fine_tuning must be given exactly when fine_tuned is true, or for a model trained "
+                             "from scratch")
         if (self.mode == "prompted") != (self.prompt is not None):
             raise ValueError("prompt must be given exactly when mode is prompted")
         expected = {"3-way": {"entailment", "neutral", "contradiction"}, "binary": {"entailment", "non-entailment"}}

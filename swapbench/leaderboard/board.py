@@ -11,7 +11,8 @@ from .markdown import render_csv, render_readme
 from .reference import Reference, load_reference
 from .store import Identity, all_or_nothing, board_identities, load_board, normalized_name, results_files, \
     write_atomically
-from .table import board_rows
+from .reported import load_reported
+from .table import make_board
 from .validate import Problem, Verdict, validate
 
 OUTPUTS = ("README.md", "leaderboard.csv", "index.html")
@@ -22,9 +23,9 @@ MAX_BYTES = 1_000_000
 def rebuild(board: Path) -> list[Path]:
     """Write the three outputs from the stored results, all or none; the same files always give the same bytes."""
     reference = load_reference(board)
-    rows = board_rows(load_board(board))
-    texts = {"README.md": render_readme(rows, reference), "leaderboard.csv": render_csv(rows),
-             "index.html": render_html(rows, reference)}
+    table = make_board(load_board(board), reference, load_reported(board))
+    texts = {"README.md": render_readme(table, reference), "leaderboard.csv": render_csv(table),
+             "index.html": render_html(table, reference)}
     paths = [board / name for name in OUTPUTS]
     with all_or_nothing(paths):
         for path in paths:

@@ -1,7 +1,9 @@
 """leaderboard/index.html: one self-contained page (inline CSS, JS and SVG; no network) that opens from disk.
 
-The table sorts by any column (click its header; missing values always sort last) and filters by
-positional-encoding family; each model links to its results file; the plot shows Δ shuffle-sr against symmetry.
+The table is listed by model name and sorts by any column (click its header; missing values always sort last),
+filters by positional-encoding family; each model links to its results file and opens its details (every
+configuration and slice of its results file); the paper's reported rows are marked; the plot shows Δ shuffle-sr
+against symmetry for every row that has both.
 """
 
 from __future__ import annotations
@@ -11,27 +13,37 @@ from html import escape
 from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
-from .table import COLUMNS, ROLE_CONFIG, VIEWS, Row, by_view, footer_cells, show
+from .store import model_label
+from .table import VIEWS, Board, Column, Row, by_view, interval_text, show
 
 STYLE = """
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 96rem;
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 110rem;
        padding: 0 1rem; color: #1d1d1f; }
 h1 { font-size: 1.5rem; margin-bottom: .2rem; }
 p.lead { color: #555; margin-top: 0; }
 .controls { display: flex; gap: 1.5rem; align-items: center; margin: 1rem 0 .5rem; }
 table { border-collapse: collapse; width: 100%; }
 th, td { padding: .35rem .45rem; border-bottom: 1px solid #e3e3e3; vertical-align: top; }
-td a { overflow-wrap: anywhere; }
+td.model { white-space: nowrap; }
+td.model a, td.model span.name { white-space: nowrap; }
 th { background: #f5f5f7; position: sticky; top: 0; text-align: left; }
 th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 th button { all: unset; cursor: pointer; font-weight: 600; }
-th button:focus-visible { outline: 2px solid #0a66c2; }
+th button:focus-visible, td button:focus-visible { outline: 2px solid #0a66c2; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; font-size: .75em; }
 th[aria-sort=descending] button::after { content: " \\25BC"; font-size: .75em; }
-td.training { color: #555; font-size: .9em; min-width: 9rem; }
+td.training { color: #555; font-size: .9em; min-width: 12rem; overflow-wrap: normal; word-break: normal;
+              hyphens: none; }
+span.ci { display: block; color: #777; font-size: .75em; }
+button.details { font-size: .75em; margin-left: .4rem; cursor: pointer; }
+tr.reported td { background: #f4f4f6; color: #555; font-style: italic; }
+span.badge { display: inline-block; margin-left: .4rem; padding: 0 .35rem; border: 1px solid #bbb;
+             border-radius: .6rem; font-size: .72em; font-style: normal; white-space: nowrap; }
 .scroll { overflow-x: auto; }
-tfoot td { font-style: italic; color: #555; border-top: 2px solid #ccc; }
 tbody tr:hover, tbody tr:target { background: #fff8dc; }
+details.model-details { margin: .6rem 0; padding: .4rem .8rem; border: 1px solid #e3e3e3; border-radius: .3rem; }
+details.model-details[open] { background: #fcfcfd; }
+details.model-details table { width: auto; margin: .4rem 0 .8rem; }
 figure { margin: 2rem 0; } figure svg { max-width: 100%; height: auto; }
 figcaption, .note { color: #555; font-size: .9em; }
 """
@@ -50,7 +62,7 @@ SCRIPT = """
   function cellValue(row, index, numeric) {
     const cell = row.cells[index];
     if (numeric) { return cell.dataset.value === "" ? null : parseFloat(cell.dataset.value); }
-    return cell.textContent.trim();
+    return cell.dataset.text !== undefined ? cell.dataset.text : cell.textContent.trim();
   }
 
   function sortBy(index) {
@@ -67,7 +79,7 @@ SCRIPT = """
         const missingX = x === null || x === "", missingY = y === null || y === "";
         if (missingX !== missingY) { return missingX ? 1 : -1; }
       } else {
-        const order = numeric ? x - y : x.localeCompare(y);
+        const order = numeric ? x - y : x.localeCompare(y, undefined, {sensitivity: "base"});
         if (order !== 0) { return sign * order; }
       }
       return a.dataset.rank - b.dataset.rank;  // ties keep the board's order
@@ -94,42 +106,61 @@ SCRIPT = """
     shown.textContent = count + " of " + total + " models shown";
   }
 
+  function openDetails(id) {
+    const details = document.getElementById(id);
+    if (!details) { return; }
+    details.open = true;
+    details.scrollIntoView({block: "start"});
+  }
+
+  document.querySelectorAll("button.details").forEach(button =>
+    button.addEventListener("click", () => openDetails(button.dataset.details)));
+  if (location.hash.startsWith("#details-")) { openDetails(location.hash.slice(1)); }
   filter.addEventListener("change", applyFilter);
   applyFilter();
 })();
 """
 
 
-def _cells(row: Row) -> str:
+def _model_cell(row: Row, index: int) -> str:
+    if row.reported:
+        return (f'<td class="model" data-text="{escape(row.label)}"><span class="name">{escape(row.label)}</span>'
+                f'<span class="badge">{escape(row.reported)}</span></td>')
+    return (f'<td class="model" data-text="{escape(row.label)}"><a href="{RESULTS_DIR}/{escape(row.file)}">'
+            f'{escape(row.label)}</a><button type="button" class="details" data-details="details-{index}" '
+            f'aria-label="details of {escape(row.label)}">details</button></td>')
+
+
+def _cells(columns: list[Column], row: Row, index: int) -> str:
     cells = []
-    for column in COLUMNS:
-        value = row.values[column.key]
+    for column in columns:
+        value = row.values.get(column.key)
         if column.key == "model":
-            cells.append(f'<td><a href="{RESULTS_DIR}/{escape(row.file)}">{escape(row.label)}</a></td>')
+            cells.append(_model_cell(row, index))
         elif column.numeric:
-            cells.append(f'<td class="num" data-value="{"" if value is None else repr(value)}">'
-                         f"{escape(show(column, value))}</td>")
+            interval = interval_text(row, column)
+            title = f' title="95% interval {escape(interval)}"' if interval else (
+                ' title="reported in the paper; no interval"' if row.reported and value is not None else "")
+            extra = f'<span class="ci">{escape(interval)}</span>' if interval else ""
+            cells.append(f'<td class="num" data-value="{"" if value is None else repr(value)}"{title}>'
+                         f"{escape(show(column, value))}{extra}</td>")
         elif column.key == "training":
-            cells.append(f'<td class="training" title="{escape(row.extra["training_detail"])}">'
+            cells.append(f'<td class="training" title="{escape(str(row.extra["training_detail"]))}">'
                          f"{escape(show(column, value))}</td>")
         else:
             cells.append(f'<td class="{column.key}">{escape(show(column, value))}</td>')
     return "".join(cells)
 
 
-def _footer(rows: list[Row]) -> str:
-    cells = []
-    for column, (text, note) in zip(COLUMNS, footer_cells(rows)):
-        numeric = ' class="num"' if column.numeric else ""
-        cells.append(f"<td{numeric}>{escape(text)}{note}</td>")
-    return f"<tr>{''.join(cells)}</tr>"
-
-
-def _table(view: str, rows: list[Row], head: str, start: int) -> str:
+def _table(board: Board, view: str, rows: list[Row], start: int) -> str:
     """One label view's table; row ids run over the whole board (the plot links to them), ranks within it."""
+    head = "".join(f'<th{" class=num" if c.numeric else ""} scope="col"'
+                   f'{f" title={chr(34)}{escape(c.help)}{chr(34)}" if c.help else ""}>'
+                   f'<button type="button">{escape(c.header)}</button></th>' for c in board.columns)
     table_id = "board" if view == "3-way" else f"board-{view}"
-    body = "\n".join(f'<tr id="row-{start + i}" data-rank="{i}" data-family="{escape(row.family)}">'
-                     f"{_cells(row)}</tr>" for i, row in enumerate(rows))
+    body = "\n".join(f'<tr id="row-{start + i}" data-rank="{i}" data-family="{escape(row.family)}"'
+                     f'{" class=reported" if row.reported else ""}>{_cells(board.columns, row, start + i)}</tr>'
+                     for i, row in enumerate(rows))
     return f"""<h2>{escape(VIEWS[view][0].upper() + VIEWS[view][1:])}</h2>
 <div class="scroll">
 <table id="{table_id}" class="board" data-view="{escape(view)}">
@@ -137,22 +168,64 @@ def _table(view: str, rows: list[Row], head: str, start: int) -> str:
 <tbody>
 {body}
 </tbody>
-<tfoot>{_footer(rows) if rows else ""}</tfoot>
 </table>
 </div>"""
 
 
-def render_html(rows: list[Row], reference: Reference) -> str:
-    head = "".join(f'<th{" class=num" if c.numeric else ""} scope="col"><button type="button">{escape(c.header)}'
-                   "</button></th>" for c in COLUMNS)
-    groups, start = [], 0
-    for view, view_rows in (by_view(rows) or {"3-way": []}).items():  # board_rows put each view's rows together
-        groups.append(_table(view, view_rows, head, start))
+def _percent(value: float | None) -> str:
+    return "" if value is None else f"{100 * value:.1f}"
+
+
+def _details(row: Row, index: int) -> str:
+    """Every configuration of the row's results file, and every slice of each."""
+    r = row.results
+    model = r.model
+    show_delta = Column("d", "", "delta")
+    lines = [f'<details id="details-{index}" class="model-details"><summary>{escape(row.label)}</summary>',
+             f"<p>{escape(model_label(model.name_or_path))} · revision {escape(str(model.revision))} · "
+             f"{escape(model.architecture)} ({escape(model.model_type)}), {model.num_parameters:,} parameters · "
+             f"{escape(model.label_view)} labels · {escape(str(row.extra['training_detail']))}</p>",
+             "<table><thead><tr><th>Configuration</th><th class=num>n</th><th class=num>clusters</th>"
+             "<th class=num>Original</th><th class=num>Perturbed</th><th class=num>Δ</th>"
+             "<th class=num>95% interval</th><th class=num>McNemar p</th><th class=num>Non-entailment %</th>"
+             "</tr></thead><tbody>"]
+    for name, f in r.results.items():
+        lines.append(f"<tr><td>{escape(name)}</td><td class=num>{f.n}</td><td class=num>{f.clusters or ''}</td>"
+                     f"<td class=num>{_percent(f.accuracy_original)}</td>"
+                     f"<td class=num>{_percent(f.accuracy_perturbed)}</td>"
+                     f"<td class=num>{show(show_delta, f.delta)}</td><td class=num>[{show(show_delta, f.delta_ci.low)}, "
+                     f"{show(show_delta, f.delta_ci.high)}]</td><td class=num>{f.mcnemar.p_value:.3g}</td>"
+                     f"<td class=num>{_percent(f.non_entailment_rate)}</td></tr>")
+    lines.append("</tbody></table>")
+    lines.append('<table class="slices"><thead><tr><th>Configuration</th><th>Slice</th><th class=num>n</th>'
+                 "<th class=num>Original</th><th class=num>Δ</th><th class=num>95% interval</th><th>Note</th>"
+                 "</tr></thead><tbody>")
+    for name, f in r.results.items():
+        for tag, s in sorted((f.slices or {}).items()):
+            lines.append(f"<tr><td>{escape(name)}</td><td>{escape(tag)}</td><td class=num>{s.n}</td>"
+                         f"<td class=num>{_percent(s.accuracy_original)}</td>"
+                         f"<td class=num>{show(show_delta, s.delta)}</td><td class=num>[{show(show_delta, s.delta_ci.low)}, "
+                         f"{show(show_delta, s.delta_ci.high)}]</td><td>{'too small to read' if s.small else ''}</td></tr>")
+    lines.append("</tbody></table></details>")
+    return "\n".join(lines)
+
+
+def render_html(board: Board, reference: Reference) -> str:
+    groups, start, details = [], 0, []
+    for view, view_rows in (by_view(board.rows) or {"3-way": []}).items():  # make_board put each view together
+        groups.append(_table(board, view, view_rows, start))
+        details += [_details(row, start + i) for i, row in enumerate(view_rows) if row.results is not None]
         start += len(view_rows)
     tables = "\n".join(groups)
-    families = sorted({row.family for row in rows})
+    families = sorted({row.family for row in board.rows})
     options = "".join(f'<option value="{escape(f)}">{escape(f)}</option>' for f in families)
     fingerprint = reference.fingerprint_of(reference.configurations)
+    plotted = escape(board.plotted or "shuffle-sr")
+    reported = board.reported
+    reported_note = "" if reported is None else (
+        f'<p class="note">Rows in grey italics, marked “{escape(reported.note)}”, are figures copied from '
+        f"{escape(reported.citation)} (<code>reported.json</code>); they enter no figure of the board's own rows. "
+        f"{escape(reported.construction)}</p>")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -165,22 +238,26 @@ def render_html(rows: list[Row], reference: Reference) -> str:
 <h1>swapbench leaderboard</h1>
 <p class="lead">How NLI models take word swaps, after Table 3 of Chen, Varoquaux and Suchanek, <i>The Locality and
 Symmetry of Positional Encodings</i> (Findings of EMNLP 2023). Accuracies in %, Δ in points (perturbed − original,
-same pairs); sorted by Δ {ROLE_CONFIG}, highest first. Click a header to sort; each model links to its results
-file.</p>
+same pairs) with its 95% interval and its number of pairs n below it. Listed by model name: no column ranks the
+models (sorting by Δ would reward a model that collapses to one answer, as it loses nothing when words move), and
+there is no mean row. Click a header to sort; each model links to its results file and opens its details.</p>
 <div class="controls">
 <label>Positional-encoding family <select id="family"><option value="">all</option>{options}</select></label>
 <span id="shown" aria-live="polite"></span>
 </div>
 {tables}
-<p class="note">An empty cell is a configuration the results file does not report; it never enters a mean.
-Reference dataset: SNLI 1.0 {escape(reference.split)} built by <code>swapbench build</code> (parser
-{escape(reference.parser)}, seed {reference.seed}), fingerprint <code>{escape(fingerprint)}</code>. How the numbers
-were made: <a href="README.md">README.md</a>; unrounded figures: <a href="leaderboard.csv">leaderboard.csv</a>.</p>
+{reported_note}
+<p class="note">An empty cell is a configuration the results file does not report. Reference dataset: SNLI 1.0
+{escape(reference.split)} built by <code>swapbench build</code> (parser {escape(reference.parser)}, seed
+{reference.seed}), fingerprint <code>{escape(fingerprint)}</code>. How the numbers were made:
+<a href="README.md">README.md</a>; unrounded figures: <a href="leaderboard.csv">leaderboard.csv</a>.</p>
 <figure>
-{plot_svg(rows)}
-<figcaption>Δ {ROLE_CONFIG} against the symmetry of each model's positional attention: one point per model with
-both figures. Click a point to find its row.</figcaption>
+{plot_svg(board)}
+<figcaption>Δ {plotted} against the symmetry of each model's positional attention: one point per row with both
+figures; hollow diamonds (‡) are the paper's reported rows. Click a point to find its row.</figcaption>
 </figure>
+<h2>Details</h2>
+{"".join(details) if details else '<p class="note">No results on the board yet.</p>'}
 <script>{SCRIPT}</script>
 </body>
 </html>

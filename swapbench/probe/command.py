@@ -44,7 +44,7 @@ def add_probe(subparsers) -> None:
                    help="run the model's own code shipped with it (auto_map), e.g. for an ALiBi BERT")
     p.add_argument("--batch-size", type=positive_int, default=8,
                    help="sequences per forward pass (default: %(default)s)")
-    p.set_defaults(run=run_probe)
+    p.set_defaults(run=run_probe, loads_models=True)
 
 
 def write_probe(result: ProbeResult, out: Path) -> list[Path]:

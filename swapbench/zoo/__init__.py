@@ -1,18 +1,22 @@
 """The positional-encoding zoo: one small BERT-style encoder, every positional encoding, trained alike and scored
-on every word-swap variant, so that differences in Δ accuracy come from the encoding alone.
+on every word-swap variant, so that differences between encoders come from the encoding alone.
 
-Light on purpose (the CLI imports `swapbench.zoo.command` for `swapbench --help`). The model lives in
-`swapbench.zoo.modeling`; importing it registers model_type "swapbench-zoo" with transformers' Auto classes, so
-that a saved checkpoint loads with AutoModelForSequenceClassification.from_pretrained.
+Importing this package registers the zoo with the rest of swapbench and with transformers, so that nothing else
+names it: model_type "swapbench-zoo" with transformers' Auto classes (a saved checkpoint loads with
+AutoModelForSequenceClassification.from_pretrained), its positional-encoding family in
+`swapbench.registry.FAMILIES`, and the built-in encodings in `swapbench.registry.ENCODINGS` (a new encoding is one
+module that calls `swapbench.zoo.encodings.register`).
 """
 
-from . import family  # noqa: F401  (registers the zoo's positional-encoding family)
-from .names import ENCODINGS, MODEL_TYPE
+from ..registry import ENCODINGS
+from . import family  # noqa: F401  (registration; modeling registers with transformers when imported)
+from .encodings import Encoding, register
+from .names import MODEL_TYPE
 
 
-def register_auto_classes() -> None:
-    """Make transformers' Auto classes load zoo checkpoints (importing the model module registers it)."""
-    from . import modeling  # noqa: F401
+def encoding_names() -> list[str]:
+    """The registered encodings, in the order the zoo lists them."""
+    return ENCODINGS.names()
 
 
-__all__ = ["ENCODINGS", "MODEL_TYPE", "register_auto_classes"]
+__all__ = ["Encoding", "MODEL_TYPE", "encoding_names", "register"]

@@ -5,14 +5,16 @@ from __future__ import annotations
 from huggingface_hub.dataclasses import strict
 from transformers import PreTrainedConfig
 
-from .names import BY_NAME, ENCODINGS, MODEL_TYPE
+from ..registry import ENCODINGS
+from .encodings import encoding_of
+from .names import MODEL_TYPE
 
 
 @strict
 class ZooConfig(PreTrainedConfig):
     """A compact BERT-style encoder for sequence-pair classification.
 
-    `position_encoding` names one of `swapbench.zoo.ENCODINGS`; the fields after it set that encoding's own
+    `position_encoding` names one of `swapbench.registry.ENCODINGS`; the fields after it set that encoding's own
     hyper-parameters and are ignored by the others. Everything else is the same for every encoding.
     """
 
@@ -48,15 +50,15 @@ class ZooConfig(PreTrainedConfig):
 
     def validate_architecture(self):
         super().validate_architecture()
-        if self.position_encoding not in BY_NAME:
-            raise ValueError(f"position_encoding {self.position_encoding!r} is not one of {', '.join(ENCODINGS)}")
+        if self.position_encoding not in ENCODINGS:
+            raise ValueError(f"position_encoding {self.position_encoding!r} is not one of "
+                             f"{', '.join(ENCODINGS.names())}")
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(f"hidden_size {self.hidden_size} is not a multiple of num_attention_heads "
                              f"{self.num_attention_heads}")
-        if self.position_encoding == "rope" and (self.hidden_size // self.num_attention_heads) % 2:
-            raise ValueError("rope rotates pairs of dimensions: the head size must be even")
-        if self.position_encoding == "sinusoidal" and self.hidden_size % 2:
-            raise ValueError("sinusoidal embeddings pair sines and cosines: hidden_size must be even")
+        encoding = encoding_of(self)
+        encoding.positions.check(self)
+        encoding.scores.check(self)
         if self.max_relative_distance < 1:
             raise ValueError(f"max_relative_distance must be at least 1, got {self.max_relative_distance}")
         if self.t5_num_buckets < 4 or self.t5_num_buckets % 2 or self.t5_max_distance <= self.t5_num_buckets // 4:
@@ -68,17 +70,19 @@ class ZooConfig(PreTrainedConfig):
             raise ValueError(f"attenuated_locality w must be positive, got {self.attenuated_locality}")
 
 
-# The fields that tune one encoding or another: `swapbench zoo --encoding-option KEY=VALUE` may set these.
-ENCODING_FIELDS = ("sinusoidal_base", "max_relative_distance", "t5_num_buckets", "t5_max_distance", "tisa_kernels",
-                   "attenuated_locality", "attenuated_symmetry", "attenuated_learnable")
+def encoding_fields() -> tuple[str, ...]:
+    """The fields that tune one registered encoding or another: `swapbench zoo --encoding-option KEY=VALUE` may
+    set these (max_position_embeddings comes from --max-length)."""
+    fields = (f for entry in ENCODINGS for f in entry.value.fields if f != "max_position_embeddings")
+    return tuple(dict.fromkeys(fields))
 
 
 def parse_encoding_option(text: str) -> tuple[str, bool | int | float]:
     """KEY=VALUE, typed by the field's default: attenuated_learnable=false, tisa_kernels=3, ..."""
     key, sep, value = text.partition("=")
     key, value = key.strip(), value.strip()
-    if not sep or key not in ENCODING_FIELDS:
-        raise ValueError(f"expected KEY=VALUE with KEY one of {', '.join(ENCODING_FIELDS)}, got {text!r}")
+    if not sep or key not in encoding_fields():
+        raise ValueError(f"expected KEY=VALUE with KEY one of {', '.join(encoding_fields())}, got {text!r}")
     default = ZooConfig.__dataclass_fields__[key].default
     if isinstance(default, bool):
         if value.lower() not in ("true", "false"):
@@ -93,10 +97,5 @@ def parse_encoding_option(text: str) -> tuple[str, bool | int | float]:
 
 def positional_encoding_fields(config: ZooConfig) -> dict[str, object]:
     """The config fields that define the encoding, with their values: the evidence of a results file."""
-    own = {"none": (), "learned_absolute": ("max_position_embeddings",), "sinusoidal": ("sinusoidal_base",),
-           "rope": ("sinusoidal_base",), "alibi": (), "t5_bias": ("t5_num_buckets", "t5_max_distance"),
-           "shaw": ("max_relative_distance",), "huang_m4": ("max_relative_distance",), "tisa": ("tisa_kernels",),
-           "tupe": ("max_position_embeddings",),
-           "attenuated": ("attenuated_locality", "attenuated_symmetry", "attenuated_learnable")}
     return {"model_type": config.model_type, "position_encoding": config.position_encoding,
-            **{key: getattr(config, key) for key in own[config.position_encoding]}}
+            **{key: getattr(config, key) for key in encoding_of(config).fields}}

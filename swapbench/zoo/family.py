@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from ..evaluate.positional import ConfigReading, register
-from .names import BY_NAME, MODEL_TYPE
+from ..registry import ENCODINGS
+from .names import MODEL_TYPE
 
 
 @register(MODEL_TYPE, help="swapbench zoo encoder: the family of its position_encoding")
 def read_zoo(r: ConfigReading):
-    name = BY_NAME.get(r.fields.get("position_encoding"))
-    if name is None:
+    name = r.fields.get("position_encoding")
+    if name not in ENCODINGS:
         return None  # the generic fields, then "unknown"
-    return r.info(name.family, name.kind, ("position_encoding", "max_position_embeddings"),
-                  f"swapbench zoo encoder: {name.paper}")
+    encoding = ENCODINGS.get(name)
+    return r.info(encoding.family, encoding.kind, ("position_encoding", *encoding.fields),
+                  f"swapbench zoo encoder: {encoding.paper}")

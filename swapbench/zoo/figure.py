@@ -1,6 +1,6 @@
-"""The zoo figure: Δ accuracy per configuration for each encoding, mean over seeds with error bars of one sample
-standard deviation and a dot per seed. Word-order shuffles and the configurations that also change the gold
-label (shuffle-sr) get a panel each, as their Δ differ by orders of magnitude."""
+"""The zoo figure: the primary metric, the share of pairs whose prediction changes under each perturbation, per
+encoding, one panel per configuration; one bar per set-up (mean over seeds) with its 95% interval over seeds and a
+dot per seed."""
 
 from __future__ import annotations
 
@@ -8,52 +8,52 @@ from pathlib import Path
 
 import numpy as np
 
-FIGURE_FILE = "zoo_delta.png"
+FIGURE_FILE = "zoo_order_sensitivity.png"
 
 
-def _panel(axes, summary, configurations: list[str], colours, first_colour: int) -> None:
-    encodings = [e.encoding for e in summary.encodings]
+def _panel(axes, summary, configuration: str, colours) -> None:
+    setups = summary.setups
+    encodings = [e.encoding for e in summary.of(setups[0])]
     x = np.arange(len(encodings))
-    width = 0.8 / len(configurations)
-    for k, config in enumerate(configurations):
+    width = 0.8 / len(setups)
+    for k, setup in enumerate(setups):
+        rows = {e.encoding: e for e in summary.of(setup)}
         offset = x - 0.4 + width * (k + 0.5)
-        means = [100 * e.delta[config].mean for e in summary.encodings]
-        errors = [100 * (e.delta[config].sd or 0.0) for e in summary.encodings]
-        axes.bar(offset, means, width, yerr=errors, capsize=2, label=config, color=colours(first_colour + k),
-                 alpha=0.85)
-        for position, encoding in zip(offset, summary.encodings):
-            values = [100 * v for v in encoding.delta[config].values]
-            axes.scatter([position] * len(values), values, s=5, color="black", zorder=3)
-    axes.axhline(0, color="grey", linewidth=0.8)
-    axes.set_xticks(x, encodings, rotation=35, ha="right")
-    axes.set_ylabel("Δ accuracy (points)")
-    axes.legend(fontsize=8, loc="best")
+        spreads = [rows[name].changed.get(configuration) if name in rows else None for name in encodings]
+        means = [100 * s.mean if s else 0.0 for s in spreads]
+        low = [100 * (s.mean - s.low) if s and s.low is not None else 0.0 for s in spreads]
+        high = [100 * (s.high - s.mean) if s and s.high is not None else 0.0 for s in spreads]
+        axes.bar(offset, means, width, yerr=[low, high], capsize=2, label=setup, color=colours(k), alpha=0.85)
+        for position, s in zip(offset, spreads):
+            if s:
+                axes.scatter([position] * len(s.values), [100 * v for v in s.values], s=5, color="black", zorder=3)
+    axes.set_xticks(x, encodings, rotation=30, ha="right")
+    axes.set_ylabel("% predictions changed")
+    axes.set_ylim(bottom=0)
+    axes.set_title(configuration + (" (gold label changes too)" if configuration in summary.relabelled else ""),
+                   fontsize=10)
+    axes.grid(axis="y", alpha=0.3)
 
 
-def plot_deltas(summary, path: Path) -> Path:
+def plot_sensitivity(summary, path: Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    shuffles = [c for c in summary.configurations if c not in summary.relabelled]
-    panels = [group for group in (shuffles, list(summary.relabelled)) if group]
-    width = max(8.0, 1.0 * len(summary.encodings)) * (1.6 if len(panels) == 2 else 1.0)
-    figure, axes = plt.subplots(1, len(panels), figsize=(width, 4.8), squeeze=False,
-                                gridspec_kw={"width_ratios": [2, 1][:len(panels)]})
+    configurations = [c for c in summary.configurations
+                      if any(c in e.changed for e in summary.encodings)]
+    figure, axes = plt.subplots(len(configurations), 1, figsize=(max(9.0, 0.9 * len(summary.of(summary.setups[0]))),
+                                                                  2.6 * len(configurations) + 0.8), squeeze=False)
     colours = plt.get_cmap("tab10")
-    start = 0
-    for axis, group in zip(axes[0], panels):
-        _panel(axis, summary, group, colours, start)
-        start += len(group)
-    axes[0][0].set_title("word-order shuffles")
-    if len(panels) == 2:
-        axes[0][1].set_title("shuffles that change the label")
+    for axis, configuration in zip(axes[:, 0], configurations):
+        _panel(axis, summary, configuration, colours)
+    axes[0, 0].legend(fontsize=8, loc="upper left", title="set-up", title_fontsize=8)
     seeds = ", ".join(map(str, summary.seeds))
-    figure.suptitle(f"Positional-encoding zoo: Δ accuracy on {summary.split} (mean ± sd over seeds {seeds}; "
-                    "dots: seeds)")
+    figure.suptitle(f"Positional-encoding zoo: order sensitivity on {summary.split} (mean over seeds {seeds}, "
+                    "bars: 95% interval over seeds, dots: seeds)", fontsize=10)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
+    figure.savefig(path, dpi=100)
     plt.close(figure)
     return path

@@ -1,16 +1,20 @@
-"""`swapbench zoo run`: train every encoding over several seeds with one recipe, score each checkpoint with
-`swapbench eval`, and write one results file per (encoding, seed), the run's summary, its table and figure.
+"""`swapbench zoo run`: train every encoding over several seeds and set-ups with one recipe, score each checkpoint
+with `swapbench eval`, and write one results file per (set-up, encoding, seed), the run's summary, its table and
+figure.
+
+A set-up is the recipe with the zoo's two options chosen: the initial token embeddings (random, or MiniLM's,
+trained further or frozen) and whether role swaps of the training pairs are added ("random", "minilm",
+"minilm-frozen", each optionally "+role-swaps").
 
 Each results file is an ordinary `swapbench eval` results file (swapbench.evaluate.schema.EvalResults), marked as
-a zoo run: model.name_or_path is "swapbench-zoo/<encoding>", model.fine_tuning carries the training recipe and
-data (trained from scratch, not fine-tuned from a base model), and model.positional_encoding names the zoo
-encoding. Checkpoints and the per-pair predictions stay in the work folder: they are derived from SNLI.
+a zoo run: model.name_or_path is "swapbench-zoo/<encoding>" (with "@<set-up>" for a set-up other than "random"),
+model.fine_tuning carries the training recipe and data with from_scratch true (model.fine_tuned is false: nothing
+was fine-tuned), and model.positional_encoding names the zoo encoding. Checkpoints and the per-pair predictions
+stay in the work folder: they are derived from SNLI.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -19,11 +23,33 @@ from pathlib import Path
 
 from ..errors import SwapbenchError
 from ..evaluate.health import with_training
-from ..evaluate.schema import EvalResults, FineTuningInfo, PositionalEncodingInfo
 from ..version import __version__
-from .names import BY_NAME, ENCODINGS
-from .summary import SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, relabelled, summarize_encoding
-from .train import TrainingRecord, ZooRecipe, read_record, train_encoder
+from ..evaluate.schema import EvalResults
+from ..registry import ENCODINGS
+from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, order_sensitivity, relabelled,
+                      summarize_encoding)
+from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
+
+PLAIN = "random"
+ROLE_SWAPS = "role-swaps"
+
+
+def parse_setup(text: str) -> tuple[str, bool]:
+    """"minilm+role-swaps" -> ("minilm", True); the token embeddings come first, role swaps after a "+"."""
+    from .embeddings import CHOICES
+
+    embeddings, _, rest = text.strip().partition("+")
+    if embeddings == ROLE_SWAPS and not rest:
+        embeddings, rest = PLAIN, ROLE_SWAPS
+    if embeddings not in CHOICES or rest not in ("", ROLE_SWAPS):
+        raise SwapbenchError(f"--setups: {text!r} is not a set-up: expected one of {', '.join(CHOICES)}, each "
+                             f"optionally followed by +{ROLE_SWAPS}")
+    return embeddings, bool(rest)
+
+
+def setup_name(recipe: ZooRecipe) -> str:
+    return "+".join([recipe.token_embeddings] + ([ROLE_SWAPS] if recipe.role_swaps else []))
+
 
 @dataclass
 class ZooRunOptions:
@@ -31,8 +57,9 @@ class ZooRunOptions:
     data: str
     out: Path  # results files, zoo.json, README.md table and PNG figure
     work: Path  # checkpoints and predictions
-    encodings: list[str] = field(default_factory=lambda: list(ENCODINGS))
-    seeds: list[int] = field(default_factory=lambda: [0, 1])
+    encodings: list[str] = field(default_factory=lambda: ENCODINGS.names())
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
+    setups: list[str] | None = None  # None: the recipe's own
     configs: list[str] | None = None
     limit: int | None = None
     bootstrap: int = 10_000
@@ -46,6 +73,11 @@ def with_seed(recipe: ZooRecipe, seed: int) -> ZooRecipe:
     return recipe.model_copy(update={"training": recipe.training.model_copy(update={"seed": seed})})
 
 
+def with_setup(recipe: ZooRecipe, setup: str) -> ZooRecipe:
+    embeddings, swaps = parse_setup(setup)
+    return recipe.model_copy(update={"token_embeddings": embeddings, "role_swaps": swaps})
+
+
 def same_encoding_settings(folder: Path, encoding: str, recipe: ZooRecipe) -> bool:
     """Whether the checkpoint's config sets the encoding as this code would now (defaults included)."""
     from .config import ZooConfig, positional_encoding_fields
@@ -57,17 +89,18 @@ def same_encoding_settings(folder: Path, encoding: str, recipe: ZooRecipe) -> bo
     return positional_encoding_fields(saved) == positional_encoding_fields(expected)
 
 
-def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, device: str | None, progress: bool,
+def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, scored, device: str | None, progress: bool,
                    log) -> tuple[Path, TrainingRecord, bool]:
     """The checkpoint of this encoding and recipe: reused from `work` when it was trained with exactly this
-    recipe and encoding settings, else trained now. Returns (folder, record, reused)."""
-    folder = work / "checkpoints" / f"{encoding}-seed{recipe.training.seed}"
+    recipe, encoding settings and scored data, else trained now. Returns (folder, record, reused)."""
+    folder = work / "checkpoints" / setup_name(recipe) / f"{encoding}-seed{recipe.training.seed}"
     record = read_record(folder)
     if (record is not None and record.encoding == encoding and record.recipe == recipe
+            and record.data_overlap is not None and record.data_overlap.scored_dataset == scored.dataset
             and same_encoding_settings(folder, encoding, recipe)):
         log(f"Reusing {folder}")
         return folder, record, True
-    record = train_encoder(encoding, recipe, folder, device=device, progress=progress, log=log)
+    record = train_encoder(encoding, recipe, folder, scored=scored, device=device, progress=progress, log=log)
     if record is None:
         raise SwapbenchError("`swapbench zoo run` runs in one process; train on several GPUs with "
                              "`torchrun ... swapbench zoo train`")
@@ -75,18 +108,13 @@ def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, device: str 
 
 
 def mark_zoo_run(results: EvalResults, record: TrainingRecord, checkpoint: Path, reused: bool) -> EvalResults:
-    """The eval results of a zoo checkpoint, marked as such and carrying the training recipe (validated again)."""
-    from .config import positional_encoding_fields
-    from .modeling import ZooConfig
-
-    config = ZooConfig.from_pretrained(checkpoint)
-    name = BY_NAME[record.encoding]
+    """The eval results of a zoo checkpoint, named for its encoding and set-up and carrying this run's training
+    record (validated again)."""
+    setup = setup_name(record.recipe)
+    name = f"swapbench-zoo/{record.encoding}" + ("" if setup == PLAIN else f"@{setup}")
     training = zoo_training(record, checkpoint, reused)
-    positional = PositionalEncodingInfo(family=name.family, kind=name.kind, evidence=positional_encoding_fields(config),
-                                        note=f"swapbench zoo encoder: {name.paper}")
-    model = results.model.model_copy(update={
-        "name_or_path": f"swapbench-zoo/{record.encoding}", "fine_tuned": True, "fine_tuning": training,
-        "label_map_source": "fine-tuned", "positional_encoding": positional})
+    model = results.model.model_copy(update={"name_or_path": name, "fine_tuned": False, "fine_tuning": training,
+                                              "label_map_source": "fine-tuned"})
     provenance = results.provenance
     train_seconds = 0.0 if reused else record.train_seconds
     provenance = provenance.model_copy(update={
@@ -98,70 +126,69 @@ def mark_zoo_run(results: EvalResults, record: TrainingRecord, checkpoint: Path,
     return EvalResults.model_validate(marked.model_dump())
 
 
-def zoo_training(record: TrainingRecord, checkpoint: Path, reused: bool) -> FineTuningInfo:
-    """A zoo checkpoint's training record, in the results' terms."""
-    arch = record.recipe.architecture
-    identity = json.dumps({"encoding": record.encoding, "recipe": record.recipe.model_dump(mode="json"),
-                           "train": record.train.fingerprint, "validation": record.validation.fingerprint},
-                          sort_keys=True)
-    return FineTuningInfo(
-        base_model=(f"swapbench-zoo/{record.encoding}: trained from scratch by `swapbench zoo` ({arch.layers} layers, "
-                    f"hidden {arch.hidden}, {arch.heads} heads, feed-forward {arch.intermediate}, "
-                    f"dropout {arch.dropout}; tokenizer {record.recipe.tokenizer})"),
-        base_revision=None, recipe=record.recipe.training, train=record.train, validation=record.validation,
-        best_epoch=record.best_epoch, best_validation_accuracy=record.best_validation_accuracy,
-        history=record.history, cache_key=hashlib.sha256(identity.encode()).hexdigest(),
-        checkpoint=str(checkpoint), reused=reused, train_seconds=record.train_seconds, devices=record.devices)
-
-
 def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
-    """Train and score every encoding over every seed; write the results files, zoo.json, README.md and the
-    figure to options.out."""
+    """Train and score every encoding over every set-up and seed; write the results files, zoo.json, README.md
+    and the figure to options.out."""
     import torch
 
-    from ..evaluate.pipeline import EvalOptions, evaluate
+    from ..evaluate.data import open_benchmark
+    from ..evaluate.pipeline import EvalOptions, evaluate, scored_pairs
     from ..evaluate.provenance import device_name, git_state
+    from ..evaluate.report import predictions_path, read_predictions
     from .report import write_report
 
-    unknown = [e for e in options.encodings if e not in BY_NAME]
+    unknown = [e for e in options.encodings if e not in ENCODINGS]
     if unknown:
-        raise SwapbenchError(f"unknown encoding(s) {', '.join(unknown)}: expected some of {', '.join(ENCODINGS)}")
+        raise SwapbenchError(f"unknown encoding(s) {', '.join(unknown)}: expected some of "
+                             f"{', '.join(ENCODINGS.names())}")
+    if not options.encodings:
+        raise SwapbenchError("--encodings: no encoding given")
     if not options.seeds:
-        raise SwapbenchError("no seeds")
+        raise SwapbenchError("--seeds: no seed given")
+    setups = options.setups or [setup_name(options.recipe)]
+    recipes = {setup: with_setup(options.recipe, setup) for setup in setups}
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
     max_length = options.recipe.training.max_length
+    # Every row of every configuration, before --limit: no training pair may share a pairID or premise with them.
+    scored = scored_pairs(open_benchmark(options.data, configs=options.configs))
     summaries, last = [], None
-    for encoding in options.encodings:
-        runs = []
-        for seed in options.seeds:
-            recipe = with_seed(options.recipe, seed)
-            checkpoint, record, reused = checkpoint_for(encoding, recipe, options.work, device=options.device,
-                                                        progress=options.progress, log=log)
-            scored = evaluate(EvalOptions(
-                model=str(checkpoint), data=options.data, configs=options.configs, limit=options.limit,
-                max_length=max_length, device=options.device, seed=seed, bootstrap=options.bootstrap,
-                probe_words=options.probe_words, probe_length=max_length, progress=options.progress,
-                output=options.work / "results" / encoding / f"seed-{seed}.json", command=options.command))
-            results = mark_zoo_run(scored[0], record, checkpoint, reused)
-            relative = Path(encoding) / f"seed-{seed}.json"
-            (out / relative).parent.mkdir(parents=True, exist_ok=True)
-            (out / relative).write_text(results.model_dump_json(indent=2) + "\n", encoding="utf-8")
-            probe = results.model.probe
-            runs.append((SeedRun(seed=seed, results=str(relative),
-                                 best_validation_accuracy=record.best_validation_accuracy,
-                                 train_seconds=0.0 if reused else record.train_seconds,
-                                 eval_seconds=scored[0].provenance.timings.total,
-                                 locality=probe.locality if probe else None,
-                                 symmetry=probe.symmetry if probe else None), results))
-            last = results
-        summaries.append(summarize_encoding(encoding, record.parameters, runs))
-        log(f"{encoding}: " + ", ".join(f"{c} Δ {100 * s.mean:+.1f}" for c, s in summaries[-1].delta.items()))
+    for setup, setup_recipe in recipes.items():
+        for encoding in options.encodings:
+            runs, record = [], None
+            for seed in options.seeds:
+                recipe = with_seed(setup_recipe, seed)
+                checkpoint, record, reused = checkpoint_for(encoding, recipe, options.work, scored=scored,
+                                                            device=options.device, progress=options.progress, log=log)
+                where = Path(setup) / encoding / f"seed-{seed}.json"
+                evaluated = evaluate(EvalOptions(
+                    model=str(checkpoint), data=options.data, configs=options.configs, limit=options.limit,
+                    max_length=max_length, device=options.device, seed=seed, bootstrap=options.bootstrap,
+                    probe_words=options.probe_words, probe_length=max_length, progress=options.progress,
+                    output=options.work / "results" / where, command=options.command))
+                if evaluated is None:
+                    raise SwapbenchError("`swapbench zoo run` scores in one process; it got no results")
+                scored_results, results_path = evaluated
+                results = mark_zoo_run(scored_results, record, checkpoint, reused)
+                (out / where).parent.mkdir(parents=True, exist_ok=True)
+                (out / where).write_text(results.model_dump_json(indent=2) + "\n", encoding="utf-8")
+                changed = order_sensitivity(read_predictions(predictions_path(results_path)))
+                probe = results.model.probe
+                runs.append((SeedRun(seed=seed, results=str(where),
+                                     best_validation_accuracy=record.best_validation_accuracy,
+                                     train_seconds=0.0 if reused else record.train_seconds,
+                                     eval_seconds=scored_results.provenance.timings.total,
+                                     locality=probe.locality if probe else None,
+                                     symmetry=probe.symmetry if probe else None, changed=changed), results))
+                last = results
+            summaries.append(summarize_encoding(encoding, setup, record.parameters, runs))
+            log(f"{setup} {encoding}: " + ", ".join(f"{c} changed {100 * s.mean:.1f}%"
+                                                   for c, s in summaries[-1].changed.items()))
     commit, _ = git_state()
     summary = ZooSummary(
-        recipe=options.recipe, seeds=options.seeds, data=options.data, split=last.dataset.split,
-        dataset_fingerprint=last.dataset.fingerprint, configurations=list(last.results),
+        recipe=options.recipe, setups=setups, seeds=options.seeds, data=options.data, split=last.dataset.split,
+        limit=options.limit, dataset_fingerprint=last.dataset.fingerprint, configurations=list(last.results),
         accuracy_configuration=largest_configuration(last),
         relabelled=relabelled(last), encodings=summaries,
         wall_seconds=round(time.perf_counter() - began, 1), device=last.provenance.device,
@@ -172,4 +199,4 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     return summary
 
 
-__all__ = ["ZooRunOptions", "mark_zoo_run", "run_zoo", "same_encoding_settings"]
+__all__ = ["ZooRunOptions", "mark_zoo_run", "parse_setup", "run_zoo", "same_encoding_settings"]

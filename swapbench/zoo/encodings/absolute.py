@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import ModelPositions
+from .base import Encoding, ModelPositions, register
 
 
 class LearnedAbsolute(ModelPositions):
@@ -36,12 +36,31 @@ def sinusoidal_table(length: int, dim: int, base: float = 10000.0, device=None) 
 
 class Sinusoidal(ModelPositions):
     """Fixed sinusoidal position encodings of Vaswani et al. 2017 ("Attention Is All You Need", section 3.5);
-    no parameters, any length."""
+    no parameters, any length.
+
+    At the paper's scale relative to the word embeddings. The paper multiplies its word embeddings (drawn with
+    variance 1/d) by sqrt(d) (section 3.4), so that each word coordinate has variance 1 against the sinusoids'
+    mean square 1/2: position/word norm ratio 1/sqrt(2) = 0.71. The zoo's word embeddings are BERT's, drawn with
+    standard deviation initializer_range and not rescaled (as for every other encoding), so the table is scaled by
+    initializer_range instead, which gives the same ratio. Unscaled, the sinusoids (norm sqrt(d/2), 5.7 at d = 64)
+    drowned the words (norm 0.16) 35 to 1."""
 
     def __init__(self, config):
         super().__init__(config)
         self.hidden_size = config.hidden_size
         self.base = config.sinusoidal_base
+        self.scale = config.initializer_range
 
     def input_embeddings(self, length, device, dtype):
-        return sinusoidal_table(length, self.hidden_size, self.base, device).to(dtype)
+        return (self.scale * sinusoidal_table(length, self.hidden_size, self.base, device)).to(dtype)
+
+    @classmethod
+    def check(cls, config):
+        if config.hidden_size % 2:
+            raise ValueError("sinusoidal embeddings pair sines and cosines: hidden_size must be even")
+
+
+register("learned_absolute", Encoding("learned absolute embeddings, Devlin et al. 2019 (BERT)", "absolute", "learned",
+                                      positions=LearnedAbsolute, fields=("max_position_embeddings",)))
+register("sinusoidal", Encoding("sinusoidal absolute embeddings, Vaswani et al. 2017", "absolute", "sinusoidal",
+                                positions=Sinusoidal, fields=("sinusoidal_base",)))

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from .base import ModelPositions, relative_positions
+from .base import Encoding, ModelPositions, register, relative_positions
 
 
 def alibi_slopes(heads: int) -> list[float]:
@@ -37,3 +37,7 @@ class Alibi(ModelPositions):
     def shared_bias(self, length, device, dtype):
         slopes = torch.tensor(self.slopes, dtype=dtype, device=device)[:, None, None]
         return -slopes * relative_positions(length, device).abs().to(dtype)[None]
+
+
+register("alibi", Encoding("linear biases, Press et al. 2022 (ALiBi), symmetric for an encoder", "alibi", "alibi",
+                           positions=Alibi))

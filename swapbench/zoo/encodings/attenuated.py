@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from transformers import initialization as init
 
-from .base import ModelPositions, relative_positions
+from .base import Encoding, ModelPositions, register, relative_positions
 
 
 def attenuated_bias(length: int, locality: torch.Tensor | float, symmetry: torch.Tensor | float,
@@ -50,3 +50,8 @@ class Attenuated(ModelPositions):
 
     def shared_bias(self, length, device, dtype):
         return attenuated_bias(length, self.locality, self.symmetry, device, torch.float32).to(dtype)[None]
+
+
+register("attenuated", Encoding("attenuated encoding, Chen et al. 2023, equation 8", "relative", "attenuated",
+                                positions=Attenuated,
+                                fields=("attenuated_locality", "attenuated_symmetry", "attenuated_learnable")))

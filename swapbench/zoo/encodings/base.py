@@ -5,13 +5,19 @@
 - LayerScores acts inside each layer: it turns that layer's queries and keys into attention logits, so encodings
   with per-layer parameters (Shaw, Huang, TISA) or that transform queries and keys (RoPE) live here.
 
-An encoding is one of each; the defaults below do nothing positional, which is the `none` encoding.
+An encoding is one of each, declared as an `Encoding` and registered in `swapbench.registry.ENCODINGS` by the
+module that defines it (one file, one registration); the defaults below do nothing positional, which is the
+`none` encoding.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import nn
+
+from ...registry import ENCODINGS
 
 
 class ModelPositions(nn.Module):
@@ -30,6 +36,10 @@ class ModelPositions(nn.Module):
     def init_parameters(self, std: float) -> None:
         """Initialise the parameters that are not inside an nn.Linear or nn.Embedding (those get BERT's init)."""
 
+    @classmethod
+    def check(cls, config) -> None:
+        """Raise ValueError for a config this encoding cannot run (called when the config is validated)."""
+
 
 class LayerScores(nn.Module):
     """Scaled dot-product logits q_i . k_j / sqrt(d), plus the shared bias when there is one."""
@@ -47,8 +57,35 @@ class LayerScores(nn.Module):
     def init_parameters(self, std: float) -> None:
         """As ModelPositions.init_parameters."""
 
+    @classmethod
+    def check(cls, config) -> None:
+        """As ModelPositions.check."""
+
 
 def relative_positions(length: int, device: torch.device | None = None) -> torch.Tensor:
     """(length, length) matrix of j - i: the key's position minus the query's."""
     positions = torch.arange(length, device=device)
     return positions[None, :] - positions[:, None]
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A zoo encoding as `ENCODINGS` holds it: the method it implements, the family `swapbench eval` reports for
+    it, its two parts, and the ZooConfig fields that define it (the evidence of a results file; those other than
+    max_position_embeddings are the settings `--encoding-option` may change)."""
+
+    paper: str
+    family: str  # as in swapbench.evaluate.schema.PositionalEncodingInfo
+    kind: str
+    positions: type[ModelPositions] = ModelPositions
+    scores: type[LayerScores] = LayerScores
+    fields: tuple[str, ...] = ()
+
+
+def register(name: str, encoding: Encoding) -> Encoding:
+    """Add an encoding to the zoo: `swapbench zoo` lists, trains and scores it from then on."""
+    ENCODINGS.add(name, encoding, help=encoding.paper)
+    return encoding
+
+
+register("none", Encoding("no position information: the bag-of-words baseline", "none", "none"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import LayerScores, relative_positions
+from .base import Encoding, LayerScores, register, relative_positions
 
 
 def clipped_relative_index(length: int, k: int, device=None) -> torch.Tensor:
@@ -47,3 +47,9 @@ class HuangM4Scores(ShawScores):
                   + torch.einsum("bhjd,ijd->bhij", key, a))
         logits = logits * self.scale
         return logits if shared_bias is None else logits + shared_bias
+
+
+register("shaw", Encoding("relative key embeddings clipped at k, Shaw et al. 2018", "relative", "relative_key",
+                          scores=ShawScores, fields=("max_relative_distance",)))
+register("huang_m4", Encoding("query-key-relative interaction, Huang et al. 2020, method 4", "relative",
+                              "relative_key_query", scores=HuangM4Scores, fields=("max_relative_distance",)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import LayerScores
+from .base import Encoding, LayerScores, register
 
 
 def rope_angles(length: int, dim: int, base: float = 10000.0, device=None) -> torch.Tensor:
@@ -35,3 +35,12 @@ class RopeScores(LayerScores):
     def forward(self, query, key, shared_bias):
         angles = rope_angles(query.shape[-2], self.head_size, self.base, query.device)
         return super().forward(rotate(query, angles), rotate(key, angles), shared_bias)
+
+    @classmethod
+    def check(cls, config):
+        if (config.hidden_size // config.num_attention_heads) % 2:
+            raise ValueError("rope rotates pairs of dimensions: the head size must be even")
+
+
+register("rope", Encoding("rotary embeddings, Su et al. 2021 (RoFormer)", "rotary", "rope", scores=RopeScores,
+                          fields=("sinusoidal_base",)))

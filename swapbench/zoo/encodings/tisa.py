@@ -6,7 +6,7 @@ import torch
 from torch import nn
 from transformers import initialization as init
 
-from .base import LayerScores, relative_positions
+from .base import Encoding, LayerScores, register, relative_positions
 
 
 def tisa_bias(amplitudes: torch.Tensor, sharpness: torch.Tensor, offsets: torch.Tensor, length: int) -> torch.Tensor:
@@ -39,3 +39,7 @@ class TisaScores(LayerScores):
     def forward(self, query, key, shared_bias):
         bias = tisa_bias(self.amplitudes, self.sharpness, self.offsets, query.shape[-2]).to(query.dtype)
         return super().forward(query, key, bias if shared_bias is None else shared_bias + bias)
+
+
+register("tisa", Encoding("translation-invariant self-attention, Wennberg & Henter 2021", "relative", "tisa",
+                          scores=TisaScores, fields=("tisa_kernels",)))

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 from transformers import initialization as init
 
-from .base import LayerScores, ModelPositions
+from .base import Encoding, LayerScores, ModelPositions, register
 
 
 class Tupe(ModelPositions):
@@ -14,12 +14,17 @@ class Tupe(ModelPositions):
     and 10): positions are not added to the input; each head adds (p_i U^Q)(p_j U^K)^T / sqrt(2d) to its logits,
     with p shared by the heads, U^Q and U^K per head, computed once and shared by all layers. The [CLS] token
     (position 0) is untied from positions: its row is replaced by a learned theta_1 and its column (other rows)
-    by theta_2, per head."""
+    by theta_2, per head.
+
+    As in the authors' code, the position embeddings pass through a LayerNorm of their own before U^Q and U^K
+    (without it, BERT-initialised p of norm 0.16 made the positional term about 1/2300 of the word term at
+    initialisation, where the paper's two terms start alike)."""
 
     def __init__(self, config):
         super().__init__(config)
         self.head_size = config.hidden_size // config.num_attention_heads
         self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.position_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.query = nn.Linear(config.hidden_size, config.hidden_size)
         self.key = nn.Linear(config.hidden_size, config.hidden_size)
         self.cls_to_others = nn.Parameter(torch.zeros(config.num_attention_heads))  # theta_1
@@ -34,7 +39,7 @@ class Tupe(ModelPositions):
         limit = self.position_embeddings.num_embeddings
         if length > limit:
             raise ValueError(f"{length} tokens exceed the {limit} learned positions (max_position_embeddings)")
-        p = self.position_embeddings.weight[:length]
+        p = self.position_norm(self.position_embeddings.weight[:length])
         q = self.query(p).view(length, self.num_heads, self.head_size).transpose(0, 1)
         k = self.key(p).view(length, self.num_heads, self.head_size).transpose(0, 1)
         return torch.matmul(q, k.transpose(-1, -2)) / (2 * self.head_size) ** 0.5
@@ -55,3 +60,7 @@ class TupeScores(LayerScores):
     def __init__(self, config):
         super().__init__(config)
         self.scale = (2 * self.head_size) ** -0.5
+
+
+register("tupe", Encoding("untied positional attention, untied [CLS], Ke et al. 2021 (TUPE-A)", "absolute", "tupe",
+                          positions=Tupe, scores=TupeScores, fields=("max_position_embeddings",)))
