@@ -29,14 +29,16 @@ def add_build(subparsers) -> None:
     p = subparsers.add_parser("build", help="build the perturbed SNLI dataset",
                               description="Read SNLI, parse premises and write one dataset configuration per variant.")
     p.add_argument("--split", default="test", choices=("train", "dev", "validation", "test"),
-                   help="train, dev (validation) or test (default: test)")
+                   help="train, dev (= validation: the same split, as in `swapbench eval`) or test (default: test)")
     p.add_argument("--source", help="SNLI 1.0 file or folder, or a Hub dataset id "
                                     "(default: $SWAPBENCH_SNLI_DIR, else stanfordnlp/snli)")
     p.add_argument("--out", type=Path, help="output folder (default: data/snli-<split>); an earlier build there is "
                                             "replaced, anything else refused")
     p.add_argument("--overwrite", action="store_true", help="replace whatever is at --out, not only an earlier build")
     p.add_argument("--parser", choices=BACKENDS, default="auto",
-                   help="constituency backend; auto uses the source's parses when it has them, then benepar, then spacy")
+                   help="constituency backend; auto uses the source's trees when it has them (SNLI 1.0 files), "
+                        "else benepar when it is installed (only in its own environment, transformers<5: make "
+                        "setup-benepar; never in the main one), else spacy")
     p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
                    help="comma-separated: shuffle-N (2 <= N <= 64), shuffle-random, shuffle-sr (default: %(default)s)")
     p.add_argument("--seed", type=seed, default=0, help="seed of every shuffle, 0 to 2**32-1 (default: 0)")
@@ -49,8 +51,9 @@ def add_build(subparsers) -> None:
     p.add_argument("--benepar-model", help="benepar model name or folder (default: benepar_en3)")
     p.add_argument("--push-to-hub", metavar="REPO", help="also publish the configurations to this Hub dataset repo")
     p.add_argument("--srl", default="auto", metavar="LABELER",
-                   help="shuffle-sr's semantic-role labeler: auto (the source's trees where present, else spacy), "
-                        "spacy, tree, or frames:FILE (AllenNLP SRL output, JSON lines) (default: auto)")
+                   help="shuffle-sr's semantic-role labeler: auto (agree where the source has trees, else spacy), "
+                        "spacy, tree, agree (the frames spacy and tree both find), or frames:FILE (AllenNLP SRL "
+                        "output, JSON lines) (default: auto)")
     p.add_argument("--sr-selection", type=Path, metavar="FILE",
                    help="shuffle-sr keeps only the pairs accepted in this file (written by `swapbench curate`)")
     p.set_defaults(run=run_build)

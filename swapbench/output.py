@@ -198,7 +198,7 @@ def _candidate_counts(info: BuildInfo) -> list[str]:
         x = config.extra
         lines.append(f"`{config.name}` (role labeler `{x.get('labeler')}`): {x['candidates']} of "
                      f"{x.get('entailment_pairs', '?')} entailment pairs had a swappable verb (candidates); "
-                     f"{x['filtered']} were dropped by the filters; {x['final']} kept"
+                     f"{x['filtered']} {'was' if x['filtered'] == 1 else 'were'} dropped by the filters; {x['final']} kept"
                      + (f", {x['fallbacks']} of them through a later verb or the other sentence when the first "
                         "swap was dropped" if x.get("fallbacks") else "") + ".")
         if x.get("selection"):

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from ..errors import SwapbenchError
-from ..hub_access import cache_only, check_model, load_failure
+from ..hub_access import cache_only, check_model, is_hub_id, load_failure
 from ..options import device_problem
 from ..zoo import register_auto_classes
-from .labels import LabelMap, from_config, from_option
+from .labels import LabelMap, LabelMapError, from_config, from_option
 from .positional import unimplemented_positional_encoding
 from .schema import LoadedWeights
 
@@ -93,12 +94,31 @@ def is_classifier(config) -> bool:
     return any(a.endswith("ForSequenceClassification") for a in (config.architectures or []))
 
 
-def model_revision(name_or_path: str, config) -> str | None:
+def model_revision(name_or_path: str, config, revision: str | None = None) -> str | None:
     """The Hub commit the files came from, or for a local folder sha256 of its files (names and contents)."""
     folder = Path(name_or_path)
     if folder.is_dir():
         return folder_fingerprint(folder)
-    return getattr(config, "_commit_hash", None)
+    # transformers 4 records the commit on the config; transformers 5 leaves _commit_hash None.
+    return getattr(config, "_commit_hash", None) or hub_commit(name_or_path, revision)
+
+
+COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def hub_commit(name: str, revision: str | None = None) -> str | None:
+    """The commit of a Hub model at `revision` (a branch, tag or commit): the snapshot folder huggingface_hub
+    keeps its config.json in, resolved through the local cache, or the Hub when it can be reached. None when
+    neither has it."""
+    from huggingface_hub import hf_hub_download
+
+    if not is_hub_id(name):
+        return None
+    try:
+        path = Path(hf_hub_download(name, "config.json", revision=revision, local_files_only=cache_only(name)))
+    except (OSError, ValueError):  # not in the cache, not on the Hub, not a repo id: load_config says why
+        return None
+    return path.parent.name if COMMIT.fullmatch(path.parent.name) else None
 
 
 def folder_fingerprint(folder: Path) -> str:
@@ -138,10 +158,23 @@ def choose_dtype(device: torch.device, requested: str | None = None) -> torch.dt
     return torch.float32
 
 
-def map_labels(config, label_map: str | None) -> LabelMap:
-    if label_map:
-        return from_option(label_map, config.id2label, config.num_labels)
-    return from_config(config.id2label)
+def map_labels(config, label_map: str | None, force: bool = False) -> LabelMap:
+    """The model's outputs as NLI labels: from --label-map, else from config.id2label. A --label-map that would
+    override labels the model names itself, differently, is refused unless `force`."""
+    if not label_map:
+        return from_config(config.id2label)
+    mapped = from_option(label_map, config.id2label, config.num_labels)
+    try:
+        own = from_config(config.id2label).names
+    except LabelMapError:
+        return mapped  # the model's names do not tell: --label-map is what they need
+    if own != mapped.names and not force:
+        outputs = lambda names: ", ".join(f"{i}={name}" for i, name in enumerate(names))  # noqa: E731
+        raise SwapbenchError(f"--label-map ({outputs(mapped.names)}) overrides the labels the model names itself in "
+                             f"config.id2label ({outputs(own)}); without --label-map its own names are used. Add "
+                             "--force to score it with your mapping all the same (the results record "
+                             "label_map_source: --label-map)")
+    return mapped
 
 
 def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: str | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 
 import numpy as np
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .errors import ProbeError
@@ -47,8 +48,9 @@ def evaluation_mode(model):
 
 
 def _progress(enabled: bool) -> Progress:
+    # On stderr: stdout holds the results table (`swapbench eval`) and the probe's figures.
     return Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), disable=not enabled, transient=False)
+                    TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled, transient=False)
 
 
 def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, progress: bool = True) -> np.ndarray:

@@ -48,11 +48,15 @@ def discordant_table(summary) -> str:
 
 def encoding_settings(options: dict) -> str:
     """Every encoding field in effect: the config's defaults, overridden by the run's --encoding-option."""
-    from .config import ENCODING_FIELDS, ZooConfig
+    from .config import ENCODING_FIELDS, FIELD_DEFAULTS
 
-    defaults = {key: ZooConfig.__dataclass_fields__[key].default for key in ENCODING_FIELDS}
+    defaults = {key: FIELD_DEFAULTS[key] for key in ENCODING_FIELDS}
     return ", ".join(f"{key} {value}" + (" (set)" if key in options else "")
                      for key, value in {**defaults, **options}.items())
+
+
+def epochs_chosen(epochs: int) -> str:
+    return f"best of {epochs} epochs" if epochs != 1 else "one epoch"
 
 
 def recipe_lines(summary) -> list[str]:
@@ -69,7 +73,7 @@ def recipe_lines(summary) -> list[str]:
         f"- encoder: {arch.layers} layers, hidden {arch.hidden}, {arch.heads} heads, feed-forward "
         f"{arch.intermediate}, dropout {arch.dropout}, post-layer-norm BERT blocks, [CLS] pooler",
         f"- tokenizer: {recipe.tokenizer}",
-        f"- training: from scratch on {train}; best of {training.epochs} epochs by accuracy on {validation}",
+        f"- training: from scratch on {train}; {epochs_chosen(training.epochs)} by accuracy on {validation}",
         f"- optimiser: {training.optimizer}, learning rate {training.learning_rate:g}, {training.lr_scheduler} "
         f"schedule with warm-up ratio {training.warmup_ratio:g}, weight decay {training.weight_decay:g}, batch "
         f"{training.batch_size}, max length {training.max_length}",

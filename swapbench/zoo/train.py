@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 from huggingface_hub.errors import StrictDataclassError
 from pydantic import BaseModel, ConfigDict, Field
+from rich.console import Console
 
 from ..destination import atomic_directory, check_replaceable
 from ..errors import SwapbenchError
@@ -149,6 +150,7 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, device: str | 
     `overwrite`."""
     from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, TrainingArguments
 
+    from ..evaluate.trainer import show_progress, warmup_arguments
     from .modeling import ZooForSequenceClassification, count_parameters
 
     if encoding not in BY_NAME:
@@ -172,17 +174,18 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, device: str | 
     work = Path(out).resolve().with_name(f".{Path(out).name}.work")
     args = TrainingArguments(
         output_dir=str(work), num_train_epochs=training.epochs, learning_rate=training.learning_rate,
-        optim=training.optimizer, lr_scheduler_type=training.lr_scheduler, warmup_steps=training.warmup_ratio,
+        optim=training.optimizer, lr_scheduler_type=training.lr_scheduler, **warmup_arguments(training.warmup_ratio),
         weight_decay=training.weight_decay, per_device_train_batch_size=training.batch_size // processes,
         per_device_eval_batch_size=128, eval_strategy="epoch", save_strategy="epoch", logging_strategy="epoch",
         load_best_model_at_end=True, metric_for_best_model="accuracy", greater_is_better=True, save_total_limit=1,
         save_only_model=True, seed=training.seed, data_seed=training.seed, report_to="none",
-        disable_tqdm=not progress, use_cpu=use_cpu, bf16=bf16)
+        disable_tqdm=True, use_cpu=use_cpu, bf16=bf16)
     trainer = Trainer(model_init=model_init, args=args, processing_class=tokenizer,
                       data_collator=DataCollatorWithPadding(tokenizer),
                       train_dataset=encode_pairs(tokenizer, train_pairs, training.max_length),
                       eval_dataset=encode_pairs(tokenizer, val_pairs, training.max_length),
                       compute_metrics=accuracy_metrics)
+    show_progress(trainer, Console(stderr=True), progress, description="training")
     log(f"Training the zoo encoder with {encoding} positions on {train_info.n} pairs ({train_info.source}, "
         f"{train_info.split}); validation: {val_info.n} pairs; seed {training.seed}")
     started = time.perf_counter()

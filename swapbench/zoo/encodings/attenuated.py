@@ -6,9 +6,8 @@ import math
 
 import torch
 from torch import nn
-from transformers import initialization as init
 
-from .base import ModelPositions, relative_positions
+from .base import ModelPositions, init, relative_positions
 
 
 def attenuated_bias(length: int, locality: torch.Tensor | float, symmetry: torch.Tensor | float,

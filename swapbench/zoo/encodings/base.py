@@ -13,6 +13,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+try:  # transformers 5's init functions leave alone the weights a checkpoint filled
+    from transformers import initialization as init
+except ImportError:  # transformers 4 initialises only the modules a checkpoint did not fill: torch's are right
+    from torch.nn import init
+
 
 class ModelPositions(nn.Module):
     def __init__(self, config):

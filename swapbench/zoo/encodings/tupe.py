@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import torch
 from torch import nn
-from transformers import initialization as init
 
-from .base import LayerScores, ModelPositions
+from .base import LayerScores, ModelPositions, init
 
 
 class Tupe(ModelPositions):
