@@ -11,6 +11,7 @@ import torch
 import transformers
 from matplotlib.image import imread
 from transformers import BertTokenizer, DebertaV2Tokenizer, T5Tokenizer
+from word_tokenizer import bert_tokenizer
 
 from swapbench.cli import main
 from swapbench.probe import ProbeError, ProbeResult, locality, probe_model, symmetry
@@ -38,7 +39,7 @@ def seeded(model, seed: int = 0):
 
 def wordpiece_tokenizer():
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    return BertTokenizer(vocab={t: i for i, t in enumerate(specials + WORDS + PIECES)})
+    return bert_tokenizer(specials + WORDS + PIECES)
 
 
 def sentencepiece_vocab(specials):

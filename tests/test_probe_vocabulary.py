@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from transformers import BertTokenizer, DebertaV2Tokenizer, RobertaTokenizer
+from word_tokenizer import bert_tokenizer as make_bert_tokenizer
 
 from swapbench.probe import ProbeError
 from swapbench.probe.vocabulary import (BYTE_LEVEL, SENTENCEPIECE, WORDPIECE, candidate_words, sample_words,
@@ -15,7 +16,7 @@ BL = "\u0120"   # byte-level BPE word start (an encoded space)
 
 def bert_tokenizer(words) -> BertTokenizer:
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    return BertTokenizer(vocab={token: i for i, token in enumerate(specials + list(words))})
+    return make_bert_tokenizer(specials + list(words))
 
 
 def test_conventions_are_told_apart_by_their_markers():

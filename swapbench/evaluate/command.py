@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..options import device, max_length, positive_float, positive_int, seed
 from ..probe.command import probe_length
-from ..snli import HUB_SPLIT
+from ..snli import HUB_SPLIT, hub_split
 
 SPLITS = tuple(HUB_SPLIT)  # SNLI's file names (dev) and the Hub's (validation) both
 
@@ -47,7 +47,7 @@ def add_eval(subparsers) -> None:
                       help="dataset folder written by `swapbench build`, or a Hub dataset id (default: %(default)s)")
     data.add_argument("--data-revision", help="Hub dataset revision")
     data.add_argument("--configs", help="comma-separated configurations to score (default: all)")
-    data.add_argument("--split", help="split to score: train, dev (= validation) or test, as in `swapbench build` "
+    data.add_argument("--split", choices=SPLITS, help="split to score: train, dev (= validation) or test, as in `swapbench build` "
                                       "(default: the split the dataset was built from)")
     data.add_argument("--limit", type=positive_int,
                       help="score only the first N rows of each configuration (smoke runs). It limits scoring "
@@ -121,7 +121,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
     options = EvalOptions(
         model=args.model, data=args.data, data_revision=args.data_revision, configs=comma_list(args.configs),
-        split=args.split, limit=args.limit, revision=args.revision, label_map=args.label_map, force=args.force,
+        split=hub_split(args.split) if args.split else None, limit=args.limit, revision=args.revision, label_map=args.label_map, force=args.force,
         allow_missing=args.allow_missing, trust_remote_code=args.trust_remote_code,
         finetune=args.finetune,
         training=DataChoice(train_source=args.train_source, train_split=args.train_split,
