@@ -6,6 +6,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
+import transformers
 from transformers import BertTokenizer
 
 
@@ -16,3 +18,11 @@ def bert_tokenizer(tokens, **options) -> BertTokenizer:
         path = Path(folder) / "vocab.txt"
         path.write_text("".join(f"{token}\n" for token in ordered), encoding="utf-8")
         return BertTokenizer(str(path), **options)
+
+
+# SentencePiece and byte-level tokenizers built from an in-memory vocabulary (DebertaV2Tokenizer(vocab=...),
+# RobertaTokenizer(vocab=..., merges=...)) exist in transformers 5 only; transformers 4 wants trained model files.
+TRANSFORMERS_MAJOR = int(transformers.__version__.split(".")[0])
+in_memory_vocabularies = pytest.mark.skipif(
+    TRANSFORMERS_MAJOR < 5, reason="builds a SentencePiece or byte-level tokenizer from an in-memory vocabulary, "
+                                   "which only transformers 5 can")
