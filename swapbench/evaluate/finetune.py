@@ -36,7 +36,6 @@ from ..labels import LABEL_NAMES
 from ..output import content_fingerprint
 from ..snli import Pair, load_snli
 from .models import check_positional_support, check_weights, is_head, load_config, model_revision, weight_problems
-from .trainer import optimisation_steps
 from .schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 
 INFO_FILE = "swapbench_finetune.json"
@@ -200,6 +199,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         log(f"Reusing the fine-tuned checkpoint {folder}")
         return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap}),
                          main_process=is_main())
+
+    from .trainer import optimisation_steps  # here: it imports transformers
 
     steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)
     log(f"Fine-tuning {base} on {train_info.n} pairs of {train_info.source} ({train_info.split}), "
