@@ -74,7 +74,14 @@ def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, p
             batch = torch.tensor(sequences[start:start + batch_size], dtype=torch.long, device=device)
             try:
                 outputs = encoder(input_ids=batch, output_attentions=True)
-            except (IndexError, RuntimeError, TypeError, ValueError) as err:
+            except TypeError as err:
+                if "output_attentions" not in str(err):
+                    raise ProbeError(f"{type(model).__name__} failed on {batch.shape[0]} sequences of "
+                                     f"{batch.shape[1]} tokens: {err}") from err
+                # transformers 4's attention-free models (Mamba) refuse the argument; 5's return no weights
+                raise ProbeError(f"{type(model).__name__} returns no attention weights (it takes no "
+                                 "output_attentions); the probe needs a model that can output them") from err
+            except (IndexError, RuntimeError, ValueError) as err:
                 raise ProbeError(f"{type(model).__name__} failed on {batch.shape[0]} sequences of "
                                  f"{batch.shape[1]} tokens: {err}") from err
             attentions = getattr(outputs, "attentions", None)
