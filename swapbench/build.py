@@ -78,7 +78,8 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
         with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, \
                 shared_pipelines(keep_docs=RoleShuffle.name in options.variants):
             info = _build(options, variants, staging, console, freeze)
-    console.print(f"Wrote {len(info.configs)} configurations to {out}.")
+    count = len(info.configs)
+    console.print(f"Wrote {count} configuration{'s' * (count != 1)} to {out}.")
     if options.push_to_hub:
         from .hub import push_folder
 

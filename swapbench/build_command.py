@@ -34,7 +34,8 @@ def add_build(subparsers) -> None:
                                             "earlier build there is replaced, anything else refused")
     p.add_argument("--overwrite", action="store_true", help="replace whatever is at --out, not only an earlier build")
     p.add_argument("--parser", choices=parser_choices(), default=AUTO,
-                   help=f"constituency backend: {_escape(parser_help())} (default: {AUTO})")
+                   help=f"constituency backend: {_escape(parser_help())} (default: {AUTO}; benepar runs only in its "
+                        "own environment, transformers<5: make setup-benepar)")
     p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
                    help=f"comma-separated, from: {_escape(VARIANTS.help_text())} (default: %(default)s)")
     p.add_argument("--seed", type=seed, default=0, help="seed of every shuffle, 0 to 2**32-1 (default: 0)")

@@ -272,7 +272,7 @@ def _candidate_counts(info: BuildInfo) -> list[str]:
         x = config.extra
         lines += ["", f"### Filters of `{config.name}`", "",
                   f"Role labeler `{x.get('labeler')}`: {x['candidates']} of {x.get('entailment_pairs', '?')} "
-                  f"entailment pairs had a swappable verb (candidates); {x['filtered']} were dropped by the filters; "
+                  f"entailment pairs had a swappable verb (candidates); {x['filtered']} {'was' if x['filtered'] == 1 else 'were'} dropped by the filters; "
                   f"{x['final']} kept"
                   + (f", {x['fallbacks']} of them through a later verb or the other sentence when the first "
                      "swap was dropped" if x.get("fallbacks") else "") + "."]

@@ -63,7 +63,7 @@ def curate(rows: list[dict], selection: Path, console: Console,
     counts: Counter = Counter()
     for number, row in enumerate(todo, start=1):
         console.print(render(row, number, len(todo)))
-        answer = _answer(ask)
+        answer = _answer(ask, console)
         if answer == "quit":
             break
         counts[answer] += 1
@@ -92,7 +92,7 @@ def render(row: dict, number: int, total: int) -> Table:
     return table
 
 
-def _answer(ask: Callable[[str], str]) -> str:
+def _answer(ask: Callable[[str], str], console: Console) -> str:
     while True:
         try:
             reply = ask(PROMPT)
@@ -101,6 +101,8 @@ def _answer(ask: Callable[[str], str]) -> str:
         answer = ANSWERS.get(reply.strip().lower())
         if answer:
             return answer
+        console.print(f"{escape(repr(reply.strip()))} is not an answer: type a (accept), r (reject), s (skip) or "
+                      "q (quit), then Enter.", highlight=False)
 
 
 def _current(decision: Decision | None, row: dict) -> bool:

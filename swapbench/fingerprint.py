@@ -46,17 +46,20 @@ def content_fingerprint(columns: dict[str, list]) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def model_revision(name_or_path: str, config) -> str | None:
+def model_revision(name_or_path: str, config, revision: str | None = None) -> str | None:
     """The Hub commit the files came from, or for a local folder sha256 of its files (names and contents).
 
     Every file counts, not the weights alone: the config and the tokenizer change what a model computes as much
     as its weights do (a config's position_embedding_type, a tokenizer's vocabulary), and a sharded checkpoint
-    may keep weights in sub-folders. `swapbench probe` names its model by this function too.
+    may keep weights in sub-folders. `swapbench eval` and `swapbench probe` both name models by it.
     """
+    from .hub_access import hub_commit
+
     folder = Path(name_or_path)
     if folder.is_dir():
         return folder_fingerprint(folder)
-    return getattr(config, "_commit_hash", None)
+    # transformers 4 records the commit on the config; transformers 5 leaves _commit_hash None.
+    return getattr(config, "_commit_hash", None) or hub_commit(name_or_path, revision)
 
 
 def folder_fingerprint(folder: Path) -> str:

@@ -10,6 +10,7 @@ path, and when the Hub does not answer one quick request, models are loaded from
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 from .errors import SwapbenchError
@@ -78,3 +79,21 @@ def load_failure(name: str, err: Exception) -> str:
 def _not_cached(name: str) -> str:
     return (f"cannot load model {name!r}: the Hub cannot be reached ({hub_unreachable()}) and the local Hugging Face "
             "cache has no copy of it. Give a local folder, or load it once where the Hub can be reached")
+
+
+COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def hub_commit(name: str, revision: str | None = None) -> str | None:
+    """The commit of a Hub model at `revision` (a branch, tag or commit): the snapshot folder huggingface_hub
+    keeps its config.json in, resolved through the local cache, or the Hub when it can be reached. None when
+    neither has it."""
+    from huggingface_hub import hf_hub_download
+
+    if not is_hub_id(name):
+        return None
+    try:
+        path = Path(hf_hub_download(name, "config.json", revision=revision, local_files_only=cache_only(name)))
+    except (OSError, ValueError):  # not in the cache, not on the Hub, not a repo id: load_config says why
+        return None
+    return path.parent.name if COMMIT.fullmatch(path.parent.name) else None

@@ -29,6 +29,6 @@ def squash(text: str) -> str:
 
 def slug(name: str, empty: str = "model") -> str:
     """A model or dataset name as one safe file-name part: a local path by its last part, a Hub id with "__" for
-    "/", other characters outside [A-Za-z0-9_.-] as "_"; `empty` when nothing is left."""
+    "/", other characters outside [A-Za-z0-9_.@-] as "_" (none at either end); `empty` when nothing is left."""
     name = Path(name).name if Path(name).exists() else name.replace("/", "__")
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or empty
+    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name).strip("_") or empty

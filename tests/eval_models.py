@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 from transformers import AutoModel, AutoModelForSequenceClassification, BertConfig, BertTokenizer
+from word_tokenizer import bert_tokenizer
 
 SUBJECTS = ("man", "woman", "dog", "child", "boy", "girl", "person", "people", "group")
 VERBS = ("runs", "sleeps", "plays", "eats", "sits", "walks", "sings", "reads")
@@ -27,7 +28,7 @@ SMALL = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, interme
 def save_tokenizer(folder: Path) -> BertTokenizer:
     folder.mkdir(parents=True, exist_ok=True)
     tokens = SPECIALS + sorted(set(WORDS)) + PUNCTUATION
-    tokenizer = BertTokenizer(vocab={t: i for i, t in enumerate(tokens)}, do_lower_case=True, model_max_length=160)
+    tokenizer = bert_tokenizer(tokens, do_lower_case=True, model_max_length=160)
     tokenizer.save_pretrained(folder)
     return tokenizer
 

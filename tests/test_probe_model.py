@@ -11,6 +11,7 @@ import torch
 import transformers
 from matplotlib.image import imread
 from transformers import BertTokenizer, DebertaV2Tokenizer, T5Tokenizer
+from word_tokenizer import bert_tokenizer, in_memory_vocabularies
 
 from swapbench.cli import main
 from swapbench.probe import ProbeError, ProbeResult, locality, probe_model, symmetry
@@ -38,7 +39,7 @@ def seeded(model, seed: int = 0):
 
 def wordpiece_tokenizer():
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    return BertTokenizer(vocab={t: i for i, t in enumerate(specials + WORDS + PIECES)})
+    return bert_tokenizer(specials + WORDS + PIECES)
 
 
 def sentencepiece_vocab(specials):
@@ -135,6 +136,7 @@ def test_probe_switches_to_eager_attention_and_back_and_turns_dropout_off(bert_d
     assert sdpa.training
 
 
+@in_memory_vocabularies
 def test_probe_deberta_v2_end_to_end(deberta_dir):
     model, tokenizer = load_model(deberta_dir)
     assert type(model).__name__ == "DebertaV2Model"
@@ -146,7 +148,7 @@ def test_probe_deberta_v2_end_to_end(deberta_dir):
     np.testing.assert_allclose(result.layer_arrays(), expected, atol=1e-6)
 
 
-@pytest.mark.parametrize("architecture", ["roformer", "mpnet", "t5"])
+@pytest.mark.parametrize("architecture", ["roformer", "mpnet", pytest.param("t5", marks=in_memory_vocabularies)])
 def test_probe_other_encoders(architecture, tmp_path):
     if architecture == "t5":
         tokenizer = T5Tokenizer(vocab=sentencepiece_vocab(["<pad>", "</s>", "<unk>"]), extra_ids=0)

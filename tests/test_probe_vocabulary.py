@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from transformers import BertTokenizer, DebertaV2Tokenizer, RobertaTokenizer
+from word_tokenizer import bert_tokenizer as make_bert_tokenizer
+from word_tokenizer import in_memory_vocabularies
 
 from swapbench.probe import ProbeError
 from swapbench.probe.vocabulary import (BYTE_LEVEL, SENTENCEPIECE, WORDPIECE, candidate_words, sample_words,
@@ -15,7 +17,7 @@ BL = "\u0120"   # byte-level BPE word start (an encoded space)
 
 def bert_tokenizer(words) -> BertTokenizer:
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    return BertTokenizer(vocab={token: i for i, token in enumerate(specials + list(words))})
+    return make_bert_tokenizer(specials + list(words))
 
 
 def test_conventions_are_told_apart_by_their_markers():
@@ -51,6 +53,7 @@ def test_wordpiece_candidates_skip_pieces_single_characters_and_specials():
     assert [tokenizer.convert_ids_to_tokens(w.token_id) for w in words] == ["the", "cat", "dog"]
 
 
+@in_memory_vocabularies
 def test_sentencepiece_candidates_need_the_word_start_marker():
     vocab = [("[PAD]", 0.0), ("[UNK]", 0.0), ("[CLS]", 0.0), ("[SEP]", 0.0), ("[MASK]", 0.0), (SP, -2.0),
              (f"{SP}the", -1.0), (f"{SP}cat", -1.0), ("nd", -1.5), ("ing", -1.5), (f"{SP}a", -1.0),
@@ -60,6 +63,7 @@ def test_sentencepiece_candidates_need_the_word_start_marker():
     assert [w.text for w in words] == ["the", "cat", "dog"]
 
 
+@in_memory_vocabularies
 def test_byte_level_candidates_need_the_word_start_marker():
     vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4, BL: 5, "t": 6, "h": 7, "e": 8,
              f"{BL}t": 9, f"{BL}th": 10, f"{BL}the": 11, "the": 12, f"{BL}a": 13, f"{BL}dog": 14}

@@ -66,7 +66,7 @@ def test_build_on_hand_written_pairs(tmp_path):
     assert (config.rows, config.not_applicable) == (3, 3)
     assert config.extra["candidates"] - config.extra["filtered"] == config.extra["final"] == 3
     card = (out / "README.md").read_text()
-    assert "4 of 5 entailment pairs had a swappable verb (candidates); 1 were dropped by the filters; 3 kept" in card
+    assert "4 of 5 entailment pairs had a swappable verb (candidates); 1 was dropped by the filters; 3 kept" in card
     assert "| `reflexive_or_reciprocal` | 1 |" in card
     features = json.loads(pq.read_schema(next((out / "shuffle-sr").glob("*.parquet"))).metadata[b"huggingface"])
     assert features["info"]["features"]["binary_label"]["names"] == ["entailment", "non-entailment"]

@@ -21,6 +21,7 @@ import datasets
 import pytest
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertTokenizer
+from word_tokenizer import bert_tokenizer
 
 from swapbench.cli import main
 from swapbench.evaluate.schema import EvalResults
@@ -48,7 +49,7 @@ def save_tokenizer(fixtures: Path, folder: Path) -> BertTokenizer:
     for word in fixture_words(fixtures):
         pieces = [word[:4], "##" + word[4:]] if len(word) >= 7 else [word]
         vocabulary += [p for p in pieces if p not in vocabulary]
-    tokenizer = BertTokenizer(vocab={token: i for i, token in enumerate(vocabulary)}, do_lower_case=True)
+    tokenizer = bert_tokenizer(vocabulary, do_lower_case=True)
     assert tokenizer.tokenize("children") == ["chil", "##dren"]
     tokenizer.save_pretrained(folder)
     return tokenizer

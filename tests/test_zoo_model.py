@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification, BertTokenizer
+from word_tokenizer import bert_tokenizer
 
 from swapbench.probe import attenuated_matrix, locality, probe_model, symmetry
 from swapbench.zoo import encoding_names
@@ -89,7 +90,7 @@ def test_without_positions_a_shuffled_premise_gives_the_same_logits():
 
 def word_tokenizer() -> BertTokenizer:
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"word{c}" for c in "abcdefghij"]
-    return BertTokenizer(vocab={word: i for i, word in enumerate(words)})
+    return bert_tokenizer(words)
 
 
 def test_the_probe_reads_the_attenuated_matrix_off_the_encoder():

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from transformers import AutoModelForSequenceClassification, BertTokenizer
+from word_tokenizer import bert_tokenizer
 
 from swapbench.cli import main
 from swapbench.evaluate.schema import EvalResults
@@ -44,7 +45,7 @@ def save_tokenizer(folder: Path) -> Path:
     text += " a happy in the park garden " + " ".join(SUBJECTS + VERBS)
     words = sorted(set(re.findall(r"\w+|[^\w\s]", text.lower())))
     tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words
-    BertTokenizer(vocab={t: i for i, t in enumerate(tokens)}, do_lower_case=True).save_pretrained(folder)
+    bert_tokenizer(tokens, do_lower_case=True).save_pretrained(folder)
     return folder
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..options import comma_list, device, integer, max_length, positive_float, positive_int, seed
 from ..probe.command import probe_length
-from ..sources.options import add_column_arguments, columns_from, source_help, split_names
+from ..sources.options import add_column_arguments, canonical_split, columns_from, source_help, split_names
 
 non_negative_int = integer(0)
 
@@ -18,11 +18,11 @@ def add_training_data_arguments(group) -> None:
     group.add_argument("--train-source", help=source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive")
                        + "; also the pool of --shots examples")
     group.add_argument("--train-split", default="train", choices=split_names(),
-                       help="split of the training source (default: train)")
+                       help="split of the training source; dev and validation name the same split (default: train)")
     group.add_argument("--train-limit", type=positive_int, help="use only the first N training pairs")
     group.add_argument("--val-source", help="validation source (default: the training source)")
     group.add_argument("--val-split", default="validation", choices=split_names(),
-                       help="validation split (default: validation)")
+                       help="validation split; dev and validation name the same split (default: validation)")
     group.add_argument("--val-limit", type=positive_int, help="use only the first N validation pairs")
     group.add_argument("--val-holdout", type=positive_int, metavar="N",
                        help="hold N training pairs out as validation instead of reading a validation split")
@@ -47,9 +47,13 @@ def add_eval(subparsers) -> None:
                       help="dataset folder written by `swapbench build`, or a Hub dataset id (default: %(default)s)")
     data.add_argument("--data-revision", help="Hub dataset revision")
     data.add_argument("--configs", help="comma-separated configurations to score (default: all)")
-    data.add_argument("--split", help="split to score (default: the split the dataset was built from)")
+    data.add_argument("--split", choices=split_names(), metavar="SPLIT",
+                      help="split to score; dev and validation name the same split, as in `swapbench build` "
+                           "(default: the split the dataset was built from)")
     data.add_argument("--limit", type=positive_int,
-                      help="score only the first N rows of each configuration (smoke runs)")
+                      help="score only the first N rows of each configuration (smoke runs). It limits scoring "
+                           "only: fine-tuning still reads its whole training data (--train-limit limits those). "
+                           "Recorded in the results (dataset.limit); the leaderboard refuses limited runs")
     p.add_argument("--mode", choices=("finetune", "prompt"), default="finetune",
                    help="finetune (default): score with a classification head, fine-tuning a base model first "
                         "(decoder-only models get a head on their last non-pad token); prompt: score a decoder-only "
@@ -68,9 +72,14 @@ def add_eval(subparsers) -> None:
     labels = p.add_argument_group("labels")
     labels.add_argument("--label-map", metavar="MAP",
                         help="model outputs to NLI labels when config.id2label cannot tell, e.g. "
-                             "0=entailment,1=neutral,2=contradiction or LABEL_0=entailment,LABEL_1=not_entailment")
+                             "0=entailment,1=neutral,2=contradiction or LABEL_0=entailment,LABEL_1=not_entailment; "
+                             "refused for a model whose own label names map otherwise, unless --force")
+    labels.add_argument("--force", action="store_true",
+                        help="let --label-map override the labels the model names itself")
     tune = p.add_argument_group("fine-tuning (base models; reference recipe: max length 128, AdamW, lr 2e-5, "
-                                "batch 32, 3 epochs, best epoch on validation)")
+                                "batch 32, 3 epochs, best epoch on validation). Without these options a base model "
+                                "is trained on all of SNLI's training split (549,367 pairs: about 51,500 steps); "
+                                "eval says so, with the device, before it starts")
     tune.add_argument("--finetune", action="store_true",
                       help="fine-tune even when MODEL already is a sequence classifier")
     add_training_data_arguments(tune)
@@ -94,19 +103,38 @@ def add_eval(subparsers) -> None:
     run.add_argument("--probe-length", type=probe_length, default=128, help="probe sequence length (default: 128)")
     run.add_argument("--slices", action="store_true",
                      help="also print accuracy and Δ per slice tag (label:NP, moved:2, side:hypothesis, ...)")
-    run.add_argument("--output", type=Path, help="results file (default: results/<model>/results_<data>_<time>.json); "
-                                                 "the predictions go beside it")
-    run.add_argument("--no-progress", action="store_true", help="no progress bars")
+    run.add_argument("--output", type=Path,
+                     help="results file (default: results/<model>/results_<data>_<time>.json, <model> naming the "
+                          "Hub id and revision, or the local folder's path); the predictions go beside it")
+    run.add_argument("--no-progress", action="store_true",
+                     help="no progress bars at all (swapbench's, the datasets, weight-loading and download bars); "
+                          "messages and the training's log lines still go to stderr")
     p.set_defaults(run=run_eval, loads_models=True)
+
+
+def silence_library_bars() -> None:
+    """Turn off the progress bars of the libraries swapbench calls: datasets ("Generating test split"),
+    transformers (weight loading) and huggingface_hub (downloads)."""
+    import datasets
+    import huggingface_hub.utils
+    import transformers
+
+    datasets.disable_progress_bars()
+    transformers.utils.logging.disable_progress_bar()
+    huggingface_hub.utils.disable_progress_bars()
 
 
 def run_eval(args: argparse.Namespace) -> int:
     from .finetune import DataChoice
     from .pipeline import EvalOptions, HelperProcess, evaluate
 
+    if args.no_progress:
+        silence_library_bars()
+
     options = EvalOptions(
         model=args.model, data=args.data, data_revision=args.data_revision, configs=comma_list(args.configs),
-        split=args.split, limit=args.limit, revision=args.revision, label_map=args.label_map,
+        split=canonical_split(args.split) if args.split else None, limit=args.limit, revision=args.revision,
+        label_map=args.label_map, force=args.force,
         allow_missing=args.allow_missing, trust_remote_code=args.trust_remote_code,
         finetune=args.finetune, mode=args.mode, template=args.template, verbalizers=args.verbalizers,
         shots=args.shots,

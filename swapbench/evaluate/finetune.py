@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from rich.console import Console
+
 from ..destination import atomic_directory
 from ..errors import SwapbenchError
 from ..fingerprint import content_fingerprint
@@ -173,12 +175,16 @@ def checkpoint_folder(cache_dir: Path, base: str, key: str) -> Path:
 
 
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
-             cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True, log=print) -> FineTuned:
+             cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,
+             console: Console | None = None) -> FineTuned:
     """The cached fine-tuning of `base` for this recipe and data, training it first when there is none; refused
-    when the data overlap the `scored` pairs."""
+    when the data overlap the `scored` pairs. Messages, bars and the training's log lines go to `console`
+    (stderr by default)."""
+    console = console or Console(stderr=True)
+    log = console.print
     config = load_config(base, revision)
     check_positional_support(base, config, trust_remote_code=False)
-    base_revision = model_revision(base, config)
+    base_revision = model_revision(base, config, revision)
     try:
         train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
     except SwapbenchError as err:
@@ -197,11 +203,15 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap}),
                          main_process=is_main())
 
-    log(f"Fine-tuning {base} on {train_info.n} pairs of {train_info.source} ({train_info.split}); "
-        f"validation: {val_info.n} pairs; checkpoint: {folder}")
+    from .trainer import optimisation_steps  # here: it imports transformers
+
+    steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)
+    log(f"Fine-tuning {base} on {train_info.n} pairs of {train_info.source} ({train_info.split}), "
+        f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in batches of {recipe.batch_size}: about {steps} "
+        f"optimiser steps on {describe_device(device)}; validation: {val_info.n} pairs; checkpoint: {folder}")
     started = time.perf_counter()
     trainer = make_trainer(base, revision, recipe, train_pairs, val_pairs, folder.with_name(f".{folder.name}.work"),
-                           device, dtype, progress)
+                           device, dtype, progress, console)
     trainer.train()
     history = epoch_history(trainer.state.log_history)
     best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)
@@ -226,9 +236,22 @@ def is_main() -> bool:
     return int(os.environ.get("RANK", "0")) == 0
 
 
+def describe_device(device: torch.device) -> str:
+    """The device for a message: "cpu (2 threads)", "cuda:0 (NVIDIA H100)", ..."""
+    if device.type == "cpu":
+        return f"the CPU ({torch.get_num_threads()} threads)"
+    if device.type == "cuda":
+        processes = world_size()
+        name = torch.cuda.get_device_name(device)
+        return f"{device} ({name})" + (f", one of {processes} processes" if processes > 1 else "")
+    return str(device)
+
+
 def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair],
-                 work: Path, device: torch.device, dtype: torch.dtype, progress: bool):
+                 work: Path, device: torch.device, dtype: torch.dtype, progress: bool, console: Console):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from .trainer import once_reported
 
     processes = world_size()
     if recipe.batch_size % processes:
@@ -238,7 +261,8 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
     tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local))
     id2label = dict(enumerate(LABEL_NAMES))
 
-    def model_init():  # called by the Trainer after it has seeded, so the new head is initialised reproducibly
+    @once_reported  # the Trainer calls it twice; the second time after it has seeded, so the new head is
+    def model_init():  # initialised reproducibly
         model, info = AutoModelForSequenceClassification.from_pretrained(
             base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
             label2id={name: i for i, name in id2label.items()}, pad_token_id=tokenizer.pad_token_id,
@@ -249,31 +273,37 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
         check_weights(base, weights, allow_missing=False)
         return model
 
-    return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress)
+    return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress, console)
 
 
 def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair], work: Path,
-                 device: torch.device, dtype: torch.dtype, progress: bool, eval_batch_size: int = 64):
+                 device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
+                 eval_batch_size: int = 64, description: str = "fine-tuning"):
     """The Trainer of swapbench's recipes (fine-tuning here, the zoo's training from scratch): `recipe` on the
-    pairs, evaluated and saved every epoch, the best epoch by validation accuracy kept."""
+    pairs, evaluated and saved every epoch, the best epoch by validation accuracy kept; its progress and log lines
+    on `console` (stderr)."""
     from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
+
+    from .trainer import show_progress, warmup_arguments
 
     on_gpu = device.type == "cuda"
     args = TrainingArguments(
         output_dir=str(work), num_train_epochs=recipe.epochs,
         learning_rate=recipe.learning_rate, optim=recipe.optimizer, lr_scheduler_type=recipe.lr_scheduler,
-        warmup_steps=recipe.warmup_ratio, weight_decay=recipe.weight_decay,
+        **warmup_arguments(recipe.warmup_ratio), weight_decay=recipe.weight_decay,
         per_device_train_batch_size=recipe.batch_size // world_size(), per_device_eval_batch_size=eval_batch_size,
         eval_strategy="epoch", save_strategy="epoch", logging_strategy="epoch", load_best_model_at_end=True,
         metric_for_best_model="accuracy", greater_is_better=True, save_total_limit=1, save_only_model=True,
-        seed=recipe.seed, data_seed=recipe.seed, report_to="none", disable_tqdm=not progress,
+        seed=recipe.seed, data_seed=recipe.seed, report_to="none", disable_tqdm=True,
         use_cpu=device.type == "cpu", bf16=on_gpu and dtype == torch.bfloat16,
         fp16=on_gpu and dtype == torch.float16)
-    return Trainer(model_init=model_init, args=args, processing_class=tokenizer,
-                   data_collator=DataCollatorWithPadding(tokenizer),
-                   train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length),
-                   eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length),
-                   compute_metrics=accuracy_metrics)
+    trainer = Trainer(model_init=model_init, args=args, processing_class=tokenizer,
+                      data_collator=DataCollatorWithPadding(tokenizer),
+                      train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length),
+                      eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length),
+                      compute_metrics=accuracy_metrics)
+    show_progress(trainer, console, progress, description=description)
+    return trainer
 
 
 def accuracy_metrics(prediction) -> dict:

@@ -15,7 +15,7 @@ from ..errors import SwapbenchError
 from ..fingerprint import model_revision  # noqa: F401  (eval names models by it)
 from ..hub_access import cache_only, check_model, load_failure
 from ..options import device_problem
-from .label_map import LabelMap, from_config, from_option
+from .label_map import LabelMap, LabelMapError, from_config, from_option
 from .positional import unimplemented_positional_encoding
 from .schema import LoadedWeights
 
@@ -117,10 +117,23 @@ def choose_dtype(device: torch.device, requested: str | None = None) -> torch.dt
     return torch.float32
 
 
-def map_labels(config, label_map: str | None) -> LabelMap:
-    if label_map:
-        return from_option(label_map, config.id2label, config.num_labels)
-    return from_config(config.id2label)
+def map_labels(config, label_map: str | None, force: bool = False) -> LabelMap:
+    """The model's outputs as NLI labels: from --label-map, else from config.id2label. A --label-map that would
+    override labels the model names itself, differently, is refused unless `force`."""
+    if not label_map:
+        return from_config(config.id2label)
+    mapped = from_option(label_map, config.id2label, config.num_labels)
+    try:
+        own = from_config(config.id2label).names
+    except LabelMapError:
+        return mapped  # the model's names do not tell: --label-map is what they need
+    if own != mapped.names and not force:
+        outputs = lambda names: ", ".join(f"{i}={name}" for i, name in enumerate(names))  # noqa: E731
+        raise SwapbenchError(f"--label-map ({outputs(mapped.names)}) overrides the labels the model names itself in "
+                             f"config.id2label ({outputs(own)}); without --label-map its own names are used. Add "
+                             "--force to score it with your mapping all the same (the results record "
+                             "label_map_source: --label-map)")
+    return mapped
 
 
 def prepare_tokenizer(tokenizer, config=None):

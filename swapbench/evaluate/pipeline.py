@@ -17,7 +17,7 @@ from rich.markup import escape
 
 from ..errors import SwapbenchError
 from ..files import check_writable
-from ..hub_access import check_model
+from ..hub_access import check_model, hub_commit
 from ..labels import LABEL_NAMES
 from ..output import BUILD_INFO
 from ..paths import default_cache_dir
@@ -47,6 +47,7 @@ class EvalOptions:
     limit: int | None = None
     revision: str | None = None
     label_map: str | None = None
+    force: bool = False  # --label-map may override the labels the model names itself
     allow_missing: bool = False  # score a classifier whose checkpoint does not load whole, and record it
     trust_remote_code: bool = False  # run the model's own code (auto_map), e.g. for ALiBi BERTs
     finetune: bool = False  # fine-tune even a model that already is a sequence classifier
@@ -90,9 +91,10 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     if options.limit is not None and options.limit < 1:
         raise SwapbenchError("--limit must be at least 1")
-    path = options.output or default_output(options.model, options.data, started_at)
-    check_writable(path, "--output")
     check_model(options.model, options.revision)
+    path = options.output or default_output(options.model, options.data, started_at,
+                                            hub_commit(options.model, options.revision) or options.revision)
+    check_writable(path, "--output")
     benchmark = open_benchmark(options.data, configs=options.configs, split=options.split,
                                revision=options.data_revision, limit=options.limit)
     for name in benchmark.empty:
@@ -208,23 +210,51 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
     if options.template or options.verbalizers or options.shots:
         raise SwapbenchError("--template, --verbalizers and --shots are for --mode prompt")
     if not options.finetune and is_classifier(config):
-        labels = map_labels(config, options.label_map)  # refuses before the weights are loaded
+        labels = map_labels(config, options.label_map, options.force)  # refuses before the weights are loaded
         loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype,
                                  trust_remote_code=options.trust_remote_code, allow_missing=options.allow_missing)
-        return loaded, model_revision(options.model, config), recorded_training(options.model), 0.0
+        return (loaded, model_revision(options.model, config, options.revision), recorded_training(options.model),
+                0.0)
     if options.label_map:
         raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's labels")
     recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
                               batch_size=options.batch_size, max_length=options.max_length, seed=options.seed)
+    console.print(announce_fine_tuning(options, recipe, is_classifier(config), device))
     tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
                      scored=scored_pairs(benchmark),
                      cache_dir=options.cache_dir or default_cache_dir(), device=device, dtype=dtype,
-                     progress=options.progress, log=console.print)
+                     progress=options.progress, console=console)
     if not tuned.main_process:
         return None
     loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)), LabelMap(LABEL_NAMES, source="fine-tuned"),
                              device=device, dtype=dtype)
     return loaded, tuned.info.base_revision, tuned.info, 0.0 if tuned.info.reused else tuned.info.train_seconds
+
+
+# SNLI 1.0's training split: its labelled pairs, for the estimate given before they are read.
+SNLI_TRAIN_PAIRS = 549_367
+
+
+def announce_fine_tuning(options: EvalOptions, recipe, classifier: bool, device: torch.device) -> str:
+    """What is about to happen, said before the training data are read: a base model is fine-tuned first."""
+    from .finetune import describe_device
+    from .trainer import optimisation_steps
+
+    why = "--finetune was given" if classifier else "it is a base model, not a sequence classifier"
+    data = options.training
+    if data.train_limit:
+        pairs, size = data.train_limit, f"the first {data.train_limit} pairs of"
+    elif data.train_source is None and data.train_split == "train":
+        pairs, size = SNLI_TRAIN_PAIRS, f"the whole training split (SNLI: {SNLI_TRAIN_PAIRS:,} pairs) of"
+    else:
+        pairs, size = None, f"the {data.train_split} split of"
+    source = data.train_source or "$SWAPBENCH_SNLI_DIR or the Hub"
+    estimate = (f"about {optimisation_steps(pairs, recipe.batch_size, recipe.epochs):,} optimiser steps"
+                if pairs else "the steps are counted once the data are read")
+    hint = "" if data.train_limit else " (--train-limit N trains on fewer pairs)"
+    return (f"{escape(options.model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
+            f"epoch{'s' * (recipe.epochs != 1)} on {size} {escape(str(source))}{hint}, in batches of "
+            f"{recipe.batch_size} on {describe_device(device)}: {estimate}. The checkpoint is cached and reused.")
 
 
 def score_prompted(loaded: LoadedModel, revision: str | None, options: EvalOptions, benchmark: Benchmark,

@@ -17,9 +17,37 @@ from ..jsonl import dumps_lines, read_text, read_values
 from .schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults, PredictionRow, PredictionsFile
 
 
-def default_output(model: str, data: str, started: datetime) -> Path:
-    """results/<model>/results_<data>_<UTC time>.json, after lm-evaluation-harness's layout."""
-    return Path("results") / slug(model) / f"results_{slug(data)}_{started.strftime('%Y%m%dT%H%M%SZ')}.json"
+MAX_SLUG = 80  # characters of a local path kept in a folder name
+
+
+def path_slug(path: Path) -> str:
+    """A local folder's path as one folder name: relative to the working folder when inside it, its parts joined
+    by "__"; a path too long keeps its last parts and a short hash of the whole."""
+    resolved = path.resolve()
+    try:
+        shown = resolved.relative_to(Path.cwd().resolve())
+    except ValueError:
+        shown = resolved
+    name = slug("__".join(part for part in shown.parts if part not in ("/", "")))
+    if len(name) <= MAX_SLUG:
+        return name
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:8]
+    return f"{slug('__'.join(resolved.parts[-3:]))[-(MAX_SLUG - 9):]}-{digest}"
+
+
+def model_slug(model: str, revision: str | None = None) -> str:
+    """The folder name of a model's results: its Hub id (owner__name) and revision, or its local path."""
+    if Path(model).exists():
+        return path_slug(Path(model))
+    return slug(model.replace("/", "__") + (f"@{revision[:12]}" if revision else ""))
+
+
+def default_output(model: str, data: str, started: datetime, revision: str | None = None) -> Path:
+    """results/<model>/results_<data>_<UTC time>.json, after lm-evaluation-harness's layout; <model> identifies
+    the model (model_slug)."""
+    data_name = Path(data).name if Path(data).exists() else data.replace("/", "__")
+    return (Path("results") / model_slug(model, revision)
+            / f"results_{slug(data_name)}_{started.strftime('%Y%m%dT%H%M%SZ')}.json")
 
 
 def predictions_path(results_path: Path) -> Path:

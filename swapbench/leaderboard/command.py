@@ -44,6 +44,7 @@ def _report(console: Console, title: str, problems) -> None:
 def run_submit(args: argparse.Namespace) -> int:
     from .board import check, submit
 
+    _check_board_found(args.board)
     console = Console(soft_wrap=True)  # long hashes stay on one line
     refused = 0
     for path in args.results:
@@ -61,6 +62,18 @@ def run_submit(args: argparse.Namespace) -> int:
             console.print(f"{escape(str(path))}: accepted{migrated} as {escape(str(stored))}{replaced}; board "
                           "rebuilt", highlight=False)
     return 1 if refused else 0
+
+
+def _check_board_found(board: Path) -> None:
+    """Refuse a --board that holds no leaderboard (`swapbench submit` run outside the repository, say)."""
+    from ..errors import SwapbenchError
+    from .reference import REFERENCE_FILE
+
+    if not (board / REFERENCE_FILE).is_file():
+        where = f"{board.absolute()} does not exist" if not board.exists() else f"{board} has no {REFERENCE_FILE}"
+        raise SwapbenchError(f"no leaderboard found at {board} ({where}): run `swapbench submit` in the swapbench "
+                             "repository, whose leaderboard/ folder is the board, or give the board's folder with "
+                             "--board FOLDER")
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:

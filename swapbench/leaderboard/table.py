@@ -154,7 +154,8 @@ def training_text(model: ModelInfo, detail: bool = False) -> str:
             val = tuning.validation
             chosen_on = (f"{val.n} pairs held out of the training data" if val.held_out
                          else f"{training_tag(val)}, {val.n} pairs")
-            text += f"; best of {tuning.recipe.epochs} epochs on {chosen_on}"
+            epochs = tuning.recipe.epochs
+            text += f"; {f'best of {epochs} epochs' if epochs != 1 else 'one epoch'} on {chosen_on}"
     weights = model.weights
     if weights:
         text += (f"; checkpoint not loaded whole (--allow-missing): {len(weights.missing)} weights missing, "

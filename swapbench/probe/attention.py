@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 
 import numpy as np
+from rich.console import Console
 
 from ..progress import progress_bar
 from .errors import ProbeError
@@ -61,13 +62,22 @@ def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, p
     encoder = encoder_of(model)
     device = next(model.parameters()).device
     totals = None
-    with eager_attention(model), evaluation_mode(model), torch.inference_mode(), progress_bar(enabled=progress) as bar:
+    # The bar on stderr: stdout holds the results table (`swapbench eval`) and the probe's figures.
+    bar = progress_bar(enabled=progress, console=Console(stderr=True))
+    with eager_attention(model), evaluation_mode(model), torch.inference_mode(), bar:
         task = bar.add_task("probing attention", total=len(sequences))
         for start in range(0, len(sequences), batch_size):
             batch = torch.tensor(sequences[start:start + batch_size], dtype=torch.long, device=device)
             try:
                 outputs = encoder(input_ids=batch, output_attentions=True)
-            except (IndexError, RuntimeError, TypeError, ValueError) as err:
+            except TypeError as err:
+                if "output_attentions" not in str(err):
+                    raise ProbeError(f"{type(model).__name__} failed on {batch.shape[0]} sequences of "
+                                     f"{batch.shape[1]} tokens: {err}") from err
+                # transformers 4's attention-free models (Mamba) refuse the argument; 5's return no weights
+                raise ProbeError(f"{type(model).__name__} returns no attention weights (it takes no "
+                                 "output_attentions); the probe needs a model that can output them") from err
+            except (IndexError, RuntimeError, ValueError) as err:
                 raise ProbeError(f"{type(model).__name__} failed on {batch.shape[0]} sequences of "
                                  f"{batch.shape[1]} tokens: {err}") from err
             attentions = getattr(outputs, "attentions", None)

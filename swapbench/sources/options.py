@@ -25,6 +25,14 @@ def split_names() -> list[str]:
     return list(names)
 
 
+def canonical_split(name: str) -> str:
+    """A split as the registered sources name it in a build: SNLI's dev is its validation split."""
+    for entry in SOURCES:
+        if name in entry.value.split_names():
+            return entry.value.split(name)
+    return name
+
+
 def split_help(default: str) -> str:
     """Each registered source's split names, for --split's help."""
     listed = "; ".join(f"{e.value.short_name}: {', '.join(e.value.split_names())}" for e in SOURCES

@@ -84,11 +84,15 @@ def scales_table(summary) -> str:
 
 def encoding_settings(options: dict) -> str:
     """Every encoding field in effect: the config's defaults, overridden by the run's --encoding-option."""
-    from .config import ZooConfig, encoding_fields
+    from .config import FIELD_DEFAULTS, encoding_fields
 
-    defaults = {key: ZooConfig.__dataclass_fields__[key].default for key in encoding_fields()}
+    defaults = {key: FIELD_DEFAULTS[key] for key in encoding_fields()}
     return ", ".join(f"{key} {value}" + (" (set)" if key in options else "")
                      for key, value in {**defaults, **options}.items())
+
+
+def epochs_chosen(epochs: int) -> str:
+    return f"best of {epochs} epochs" if epochs != 1 else "one epoch"
 
 
 def recipe_lines(summary) -> list[str]:
@@ -106,7 +110,7 @@ def recipe_lines(summary) -> list[str]:
         f"- encoder: {arch.layers} layers, hidden {arch.hidden}, {arch.heads} heads, feed-forward "
         f"{arch.intermediate}, dropout {arch.dropout}, post-layer-norm BERT blocks, [CLS] pooler",
         f"- tokenizer: {recipe.tokenizer}",
-        f"- training: from scratch on {train}; best of {training.epochs} epochs by accuracy on {validation}",
+        f"- training: from scratch on {train}; {epochs_chosen(training.epochs)} by accuracy on {validation}",
         f"- set-ups: {', '.join(summary.setups)} (token embeddings random or MiniLM's; +role-swaps: role swaps of "
         "the training pairs' entailment pairs added, labelled contradiction)",
         f"- optimiser: {training.optimizer}, learning rate {training.learning_rate:g}, {training.lr_scheduler} "

@@ -6,9 +6,8 @@ import math
 
 import torch
 from torch import nn
-from transformers import initialization as init
 
-from .base import Encoding, ModelPositions, register, relative_positions
+from .base import Encoding, ModelPositions, init, register, relative_positions
 
 
 def attenuated_bias(length: int, locality: torch.Tensor | float, symmetry: torch.Tensor | float,

@@ -17,6 +17,11 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+try:  # transformers 5's init functions leave alone the weights a checkpoint filled
+    from transformers import initialization as init
+except ImportError:  # transformers 4 initialises only the modules a checkpoint did not fill: torch's are right
+    from torch.nn import init
+
 from ...registry import ENCODINGS
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import torch
 from torch import nn
-from transformers import initialization as init
 
-from .base import Encoding, LayerScores, register, relative_positions
+from .base import Encoding, LayerScores, init, register, relative_positions
 
 
 def tisa_bias(amplitudes: torch.Tensor, sharpness: torch.Tensor, offsets: torch.Tensor, length: int) -> torch.Tensor:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import torch
 from torch import nn
-from transformers import initialization as init
 
-from .base import Encoding, LayerScores, ModelPositions, register
+from .base import Encoding, LayerScores, ModelPositions, init, register
 
 
 class Tupe(ModelPositions):
