@@ -48,7 +48,7 @@ class BuildOptions:
     columns: Columns | None = None  # the columns of a hub:ORG/NAME source
     out: Path | None = None  # default: data/<source>-<split>, e.g. data/snli-test
     parser: str = AUTO
-    variants: list[str] = field(default_factory=lambda: list(DEFAULT_VARIANTS))
+    variants: list[str] | None = None  # None: DEFAULT_VARIANTS, leaving out those no pair read applies to
     seed: int = 0
     shuffle_scope: str = "all"
     limit: int | None = None
@@ -76,7 +76,7 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
         # Entered before the source is read, so that a destination it must refuse is refused at once.
         # One spaCy pipeline for the parser and the role labeler; Docs kept for the labeler when shuffle-sr is built.
         with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, \
-                shared_pipelines(keep_docs=RoleShuffle.name in options.variants):
+                shared_pipelines(keep_docs=any(isinstance(v, RoleShuffle) for v in variants)):
             info = _build(options, variants, staging, console, freeze)
     count = len(info.configs)
     console.print(f"Wrote {count} configuration{'s' * (count != 1)} to {out}.")
@@ -85,6 +85,10 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
 
         push_folder(out, options.push_to_hub, console)
     return out, info
+
+
+def variant_names(options: BuildOptions) -> list[str]:
+    return list(DEFAULT_VARIANTS) if options.variants is None else options.variants
 
 
 def check_options(options: BuildOptions) -> list[Variant]:
@@ -99,12 +103,13 @@ def check_options(options: BuildOptions) -> list[Variant]:
     if not 0 <= options.seed <= SEED_MAX:
         raise SwapbenchError(f"--seed {options.seed}: must be from 0 to {SEED_MAX}")
     check_labeler(options.srl)
-    if not options.variants:
+    names = variant_names(options)
+    if not names:
         raise SwapbenchError(f"--variants: no variant given; {expected()}")
-    repeated = [name for name, count in Counter(options.variants).items() if count > 1]
+    repeated = [name for name, count in Counter(names).items() if count > 1]
     if repeated:
         raise SwapbenchError(f"--variants: {', '.join(repeated)} given more than once")
-    if options.sr_selection is not None and RoleShuffle.name not in options.variants:
+    if options.sr_selection is not None and RoleShuffle.name not in names:
         raise SwapbenchError(f"--sr-selection applies to {RoleShuffle.name}, which --variants leaves out")
     if options.push_to_hub:
         try:
@@ -113,7 +118,7 @@ def check_options(options: BuildOptions) -> list[Variant]:
             raise SwapbenchError(f"--push-to-hub {options.push_to_hub}: {err}") from err
     return [make_variant(name, scope=options.shuffle_scope, srl=options.srl, sr_selection=options.sr_selection,
                          sr_order=options.sr_order,
-                         spacy_model=options.spacy_model) for name in options.variants]
+                         spacy_model=options.spacy_model) for name in names]
 
 
 def _build(options: BuildOptions, variants: list[Variant], staging: Path, console: Console,
@@ -140,6 +145,16 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
             columns_by_config[variant.name] = (columns, variant)
             infos.append(info)
     empty = [info.name for info in infos if not info.rows]
+    if empty and options.variants is None:  # a default configuration that does not apply here is left out
+        console.print(f"Left out {', '.join(empty)}: no pair read applies to "
+                      f"{'it' if len(empty) == 1 else 'them'}.")
+        infos = [info for info in infos if info.rows]
+        variants = [variant for variant in variants if variant.name not in empty]
+        columns_by_config = {name: value for name, value in columns_by_config.items() if name not in empty}
+        empty = []
+    if not infos:
+        raise SwapbenchError(f"no configuration would have rows: no variant applies to any of the "
+                             f"{len(snli.pairs)} labelled pairs read; nothing was written, --out is as it was")
     if empty:
         raise SwapbenchError(
             f"{', '.join(empty)} would have no rows (the variant applies to none of the {len(snli.pairs)} "

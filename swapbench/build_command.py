@@ -36,8 +36,9 @@ def add_build(subparsers) -> None:
     p.add_argument("--parser", choices=parser_choices(), default=AUTO,
                    help=f"constituency backend: {_escape(parser_help())} (default: {AUTO}; benepar runs only in its "
                         "own environment, transformers<5: make setup-benepar)")
-    p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
-                   help=f"comma-separated, from: {_escape(VARIANTS.help_text())} (default: %(default)s)")
+    p.add_argument("--variants",
+                   help=f"comma-separated, from: {_escape(VARIANTS.help_text())} (default: "
+                        f"{','.join(DEFAULT_VARIANTS)}; a default one that applies to no pair read is left out)")
     p.add_argument("--seed", type=seed, default=0, help="seed of every shuffle, 0 to 2**32-1 (default: 0)")
     p.add_argument("--shuffle-scope", choices=SCOPES, default="all",
                    help="shuffle every constituent of N words in a premise (all), or one drawn at random (one)")
@@ -70,7 +71,7 @@ def run_build(args: argparse.Namespace) -> int:
 
     options = BuildOptions(split=args.split, source=args.source, columns=columns_from(args), out=args.out,
                            parser=args.parser,
-                           variants=comma_list(args.variants) or [], seed=args.seed,
+                           variants=None if args.variants is None else comma_list(args.variants) or [], seed=args.seed,
                            shuffle_scope=args.shuffle_scope, limit=args.limit, cache_dir=args.cache_dir,
                            use_cache=not args.no_cache, spacy_model=args.spacy_model,
                            benepar_model=args.benepar_model, push_to_hub=args.push_to_hub,

@@ -132,7 +132,7 @@ def test_role_swaps_come_from_the_training_pairs_alone_checked_by_fingerprint(se
 def test_role_swaps_of_the_scored_pairs_are_refused(setting, tmp_path):  # noqa: F811
     from swapbench.errors import SwapbenchError
     from swapbench.evaluate.finetune import ScoredPairs, premise_key
-    from swapbench.snli import load_snli
+    from swapbench.sources import load_split as load_snli
     from swapbench.zoo.role_swaps import role_swaps
 
     pairs = load_snli(str(transitive_pairs(tmp_path / "t.jsonl", "x", "park")), "train").pairs

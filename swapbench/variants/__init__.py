@@ -16,7 +16,7 @@ from . import role_validated  # noqa: F401
 from .base import Variant
 from .shuffle import SCOPES
 
-DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr")
+DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr", "shuffle-sr-validated")
 
 
 def expected() -> str:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import SwapbenchError
 from ..evaluate.finetune import ScoredPairs, describe, premise_key
-from ..snli import Pair
+from ..sources import Pair
 from ..variants import make_variant
 from ..variants.base import example_rng
 
