@@ -18,18 +18,25 @@ from .evaluate.command import add_eval
 from .leaderboard.command import add_leaderboard, add_submit
 from .probe.command import add_probe
 from .version import __version__
-from .zoo.command import add_zoo
+from .zoo.command import ZOO_HELP, add_zoo
 
 COMMANDS = (add_build, add_probe, add_eval, add_curate, add_submit, add_leaderboard, add_zoo)
 
 
-def make_parser() -> argparse.ArgumentParser:
+def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line; given `argv`, the zoo's options (whose encodings import torch) are made only when it runs
+    the zoo, and the zoo is listed by its one-line help otherwise."""
     parser = argparse.ArgumentParser(
         prog="swapbench", description="Word-swap probing benchmarks for NLI models: build the perturbed SNLI "
         "dataset, score models on it, probe their positional attention, and keep the leaderboard.")
     parser.add_argument("--version", action="version", version=f"swapbench {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
+    words = sys.argv[1:] if argv is None else argv
+    runs_zoo = next((word for word in words if not word.startswith("-")), None) == "zoo"
     for add in COMMANDS:
+        if add is add_zoo and not runs_zoo:
+            subparsers.add_parser("zoo", help=ZOO_HELP, add_help=False)  # `swapbench zoo --help` shows the rest
+            continue
         add(subparsers)
     return parser
 
@@ -61,7 +68,7 @@ def load_model_types() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    args = make_parser(argv).parse_args(argv)
     if getattr(args, "loads_models", False):
         load_model_types()
     try:

@@ -8,15 +8,15 @@ AutoModelForSequenceClassification.from_pretrained), its positional-encoding fam
 module that calls `swapbench.zoo.encodings.register`).
 """
 
-from ..registry import ENCODINGS
-from . import family  # noqa: F401  (registration; modeling registers with transformers when imported)
-from .encodings import Encoding, register
 from .names import MODEL_TYPE
 
 
 def encoding_names() -> list[str]:
-    """The registered encodings, in the order the zoo lists them."""
+    """The registered encodings, in the order the zoo lists them (importing them registers the built-in ones)."""
+    from ..registry import ENCODINGS
+    from . import encodings  # noqa: F401
+
     return ENCODINGS.names()
 
 
-__all__ = ["Encoding", "MODEL_TYPE", "encoding_names", "register"]
+__all__ = ["MODEL_TYPE", "encoding_names"]

@@ -37,10 +37,15 @@ def setup(text: str) -> str:
     return text
 
 
+ZOO_HELP = "train one small encoder per positional encoding and compare their order sensitivity"
+
+
 def add_zoo(subparsers) -> None:
+    from . import encodings  # noqa: F401  (registers the built-in encodings; imports torch)
+
     names = ENCODINGS.names()
     p = subparsers.add_parser(
-        "zoo", help="train one small encoder per positional encoding and compare their order sensitivity",
+        "zoo", help=ZOO_HELP,
         description="The positional-encoding zoo: the same small BERT-style encoder, data and recipe, with only "
                     "the positional encoding changed. Encodings: " + ENCODINGS.help_text() + ".")
     commands = p.add_subparsers(dest="zoo_command", required=True)
