@@ -10,7 +10,7 @@ import yaml
 from swapbench import fingerprint, output
 from swapbench.build import BuildOptions, build
 from swapbench.cli import main
-from swapbench.errors import InputError
+from swapbench.errors import InputError, SwapbenchError
 from swapbench.labels import LABEL_NAMES
 
 CONFIGS = ["shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random"]
@@ -204,3 +204,16 @@ def test_a_folder_rebuilt_in_place_loads_the_new_rows(tmp_path, fixtures):
     first = load(out, "shuffle-random")["premise"]
     build(BuildOptions(seed=5, **options))
     assert load(out, "shuffle-random")["premise"] != first
+
+
+def test_a_default_variant_that_applies_to_no_pair_is_left_out_and_a_named_one_is_refused(tmp_path, fixtures,
+                                                                                             capsys):
+    # The fixture's pair IDs are none of the hand decisions that shuffle-sr-validated keeps.
+    out, info = build(BuildOptions(source=str(fixtures), out=tmp_path / "default", use_cache=False))
+    names = [c.name for c in info.configs]
+    assert "shuffle-sr-validated" not in names and {"shuffle-3", "shuffle-random", "shuffle-sr"} <= set(names)
+    assert "Left out shuffle-sr-validated: no pair read applies to it." in capsys.readouterr().err
+    with pytest.raises(SwapbenchError, match="shuffle-sr-validated would have no rows"):
+        build(BuildOptions(source=str(fixtures), out=tmp_path / "named", use_cache=False,
+                           variants=["shuffle-random", "shuffle-sr-validated"]))
+    assert not (tmp_path / "named").exists()
