@@ -13,6 +13,7 @@ from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassificati
 from transformers.activations import ACT2FN
 from transformers.modeling_outputs import BaseModelOutputWithPooling, SequenceClassifierOutput
 
+from . import family  # noqa: F401  (registers the zoo's positional-encoding family for eval and the probe)
 from .config import ZooConfig
 from .encodings import LayerScores, ModelPositions, layer_scores, model_positions
 from .names import MODEL_TYPE
