@@ -137,8 +137,9 @@ def test_eval_takes_the_split_names_build_takes(dataset, tmp_path, library_bars,
 
 def test_build_help_describes_auto_labeler_and_parser():
     text = help_of("build")
-    assert "auto (agree where the source has trees, else spacy)" in text and "agree (the frames" in text
-    assert "never in the main one" in text
+    assert "auto: agree where a sentence has a tree, spacy where it has none" in text
+    assert "agree: the frames spacy and tree both find" in text
+    assert "benepar runs only in its own environment" in text
 
 
 # Default output path: it names the model.

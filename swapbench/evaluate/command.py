@@ -48,8 +48,8 @@ def add_eval(subparsers) -> None:
     data.add_argument("--data-revision", help="Hub dataset revision")
     data.add_argument("--configs", help="comma-separated configurations to score (default: all)")
     data.add_argument("--split", choices=split_names(), metavar="SPLIT",
-                      help="split to score; dev and validation name the same split, as in `swapbench build` "
-                           "(default: the split the dataset was built from)")
+                      help="split to score, named as `swapbench build` names it: dev (= validation) and the "
+                           "others (default: the split the dataset was built from)")
     data.add_argument("--limit", type=positive_int,
                       help="score only the first N rows of each configuration (smoke runs). It limits scoring "
                            "only: fine-tuning still reads its whole training data (--train-limit limits those). "

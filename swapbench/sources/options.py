@@ -35,8 +35,11 @@ def canonical_split(name: str) -> str:
 
 def split_help(default: str) -> str:
     """Each registered source's split names, for --split's help."""
-    listed = "; ".join(f"{e.value.short_name}: {', '.join(e.value.split_names())}" for e in SOURCES
-                       if not e.value.open_splits)
+    def names(source) -> str:
+        aliases = [a for a in source.aliases if a not in source.splits]
+        return ", ".join([*source.splits, *(f"{a} (= {source.aliases[a]})" for a in aliases)])
+
+    listed = "; ".join(f"{e.value.short_name}: {names(e.value)}" for e in SOURCES if not e.value.open_splits)
     return f"the source's split ({listed}) (default: {default})"
 
 
