@@ -55,7 +55,8 @@ def test_the_hub_commit_of_a_model_is_recorded(tmp_path):
     config = BertConfig(vocab_size=10, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
                         intermediate_size=8).to_json_string()
     cache = hub_cache(tmp_path / "hub", "someone/tiny-bert", {"config.json": config})
-    script = ("from swapbench.evaluate.models import load_config, model_revision, hub_commit\n"
+    script = ("from swapbench.evaluate.models import load_config, model_revision\n"
+              "from swapbench.hub_access import hub_commit\n"
               "config = load_config('someone/tiny-bert')\n"
               "print(model_revision('someone/tiny-bert', config))\n"
               "print(model_revision('someone/tiny-bert', load_config('someone/tiny-bert', 'main'), 'main'))\n"

@@ -124,9 +124,11 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
                 loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=options.max_length,
                 batch_size=options.eval_batch_size, progress=advance)
     if scored.truncated:
-        cut = "cut from the left to fit the model" if options.mode == "prompt" else "truncated"
+        prompted = options.mode == "prompt"
+        limit = f"the model's {max_tokens}" if prompted else f"--max-length {max_tokens}"
+        cut = "cut from the left to fit the model" if prompted else "truncated"
         console.print(f"[yellow]Warning:[/] {scored.truncated} of {len(pairs)} distinct pairs are longer than "
-                      f"{max_tokens} tokens and were {cut}")
+                      f"{limit} tokens and were {cut}")
     results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
                                                  non_entailment_view=config.non_entailment_view,
                                                  seed=options.seed, resamples=options.bootstrap)
