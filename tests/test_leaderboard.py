@@ -342,8 +342,8 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     readme = (board / "README.md").read_text()
     rows = markdown_rows(readme)
     header = rows[0]
-    assert header[:5] == ["Model", "Positional encoding", "Symmetry", "Locality", "Original"]
-    assert header[5:12] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random", "Original (sr)",
+    assert header[:7] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry", "Locality", "Original"]
+    assert header[7:14] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random", "Original (sr)",
                             "Δ shuffle-sr", "Non-entailment % (sr)"]
     assert len(rows) == 3  # no mean row across unrelated models
     absolute_row, relative_row = rows[1:]
@@ -356,7 +356,7 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     # Δ shuffle-sr: relative (1 - 3) / 20 = -10.0 points, absolute (1 - 8) / 20 = -35.0
     assert value(relative_row[header.index("Δ shuffle-sr")]) == "-10.0"
     assert absolute_row[header.index("Δ shuffle-sr")] == "-35.0<br><sub>[-40.0, -30.0], n 20</sub>"
-    assert absolute_row[1:5] == ["absolute (test)", "0.950", "0.600", "80.0"]
+    assert absolute_row[1:7] == ["encoder", "fine-tuned", "absolute (test)", "0.950", "0.600", "80.0"]
     assert value(absolute_row[header.index("Δ shuffle-3")]) == "-1.1"  # (1 - 2) / 90
     assert value(absolute_row[header.index("Δ shuffle-5")]) == "-6.7"  # (1 - 5) / 60
     assert value(relative_row[header.index("Δ shuffle-4")]) == "0.0"  # (1 - 1) / 70: never "-0.0" nor "+0.0"
@@ -457,8 +457,8 @@ def test_a_toy_variant_registered_by_a_test_module_gets_its_column(tmp_path):
 
 def test_a_model_without_probe_figures_has_empty_cells_and_no_point(tmp_path, board):
     assert submit(save(make_results("org/unprobed", symmetry=None), tmp_path / "a.json"), board) == 0
-    row = markdown_rows((board / "README.md").read_text())[1]
-    assert row[2:4] == ["", ""]
+    header, row = markdown_rows((board / "README.md").read_text())[:2]
+    assert [row[header.index("Symmetry")], row[header.index("Locality")]] == ["", ""]
     assert 'id="pt-' not in (board / "index.html").read_text()
 
 

