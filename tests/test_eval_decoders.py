@@ -201,10 +201,11 @@ def test_cli_prompted_few_shot_end_to_end_and_cache_keyed_by_template(lms, datas
 
 
 def test_cli_refuses_the_scored_split_as_the_few_shot_pool(lms, dataset, tmp_path, capsys):
-    from conftest import FIXTURES
+    from pathlib import Path
 
+    fixtures = Path(__file__).resolve().parent / "fixtures"
     assert run_eval(lms["gpt2"], dataset, tmp_path / "a.json", "--mode", "prompt", "--shots", "1",
-                    "--train-source", str(FIXTURES), "--train-split", "test", "--no-probe") is None
+                    "--train-source", str(fixtures), "--train-split", "test", "--no-probe") is None
     assert "shares" in " ".join(capsys.readouterr().err.split())
 
 

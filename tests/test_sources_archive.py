@@ -21,6 +21,7 @@ from swapbench.registry import SOURCES
 from swapbench.sources import load_split
 from swapbench.sources.archive import ATTEMPTS
 from swapbench.sources.snli import SNLI
+from swapbench.variants import DEFAULT_VARIANTS
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 URL_ENV = "SWAPBENCH_FIXTURE_SNLI_URL"
@@ -244,4 +245,5 @@ def test_a_default_build_from_the_archive_equals_the_build_from_the_release_fold
     assert {c["name"]: c["fingerprint"] for c in built[0]["configs"]} == \
         {c["name"]: c["fingerprint"] for c in built[1]["configs"]}
     assert built[0]["parser"] == "ptb" and built[0]["role_labeler"] == built[1]["role_labeler"]
-    assert len(built[0]["configs"]) == 5
+    # every default configuration, shuffle-sr-validated included: the first 200 test pairs hold judged ones
+    assert [c["name"] for c in built[0]["configs"]] == list(DEFAULT_VARIANTS)
