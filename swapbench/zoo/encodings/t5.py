@@ -6,9 +6,8 @@ import math
 
 import torch
 from torch import nn
-from transformers import initialization as init
 
-from .base import Encoding, ModelPositions, register, relative_positions
+from .base import Encoding, ModelPositions, init, register, relative_positions
 
 
 def t5_bucket(relative_position: torch.Tensor, num_buckets: int = 32, max_distance: int = 128) -> torch.Tensor:
