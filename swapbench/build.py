@@ -188,11 +188,13 @@ def _role_settings(options: BuildOptions, variants: list[str]) -> dict:
     return {"role_labeler": options.srl, "sr_selection": selection}
 
 
-_INPUT_FIELD = {True: "premise", False: "premise_parse"}  # what a backend reads of a pair, by its reads_text
+def input_field(parser: ConstituencyParser) -> str:
+    """The field of a pair a backend reads: the text, or the supplied tree."""
+    return "premise" if parser.reads_text else "premise_parse"
 
 
 def parser_input(parser: ConstituencyParser, pair: Pair) -> str:
-    return getattr(pair, _INPUT_FIELD[parser.reads_text])
+    return getattr(pair, input_field(parser))
 
 
 def parse_premises(snli: SourceSplit, parser: ConstituencyParser, options: BuildOptions,
@@ -231,7 +233,7 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     originals = originals if originals is not None else render_originals(pairs, parses, parser)
     rows: list[dict] = []
     variant.prepare(pairs, originals)
-    apply, name, parse_key = variant.apply, variant.name, attrgetter(_INPUT_FIELD[parser.reads_text])
+    apply, name, parse_key = variant.apply, variant.name, attrgetter(input_field(parser))
     for index, pair in enumerate(pairs, start=1):
         if advance and index % 1000 == 0:
             advance(1000)
