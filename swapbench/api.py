@@ -49,10 +49,10 @@ class Built:
         import datasets
 
         split = datasets.load_dataset(str(self.path), configuration, split=self.info.split)
-        frame = split.to_pandas()
+        frame, features = split.to_pandas(), split.features  # (features: a deep copy at each access)
         for column in ("label", "original_label"):
             if column in frame:
-                frame[column] = frame[column].map(split.features[column].int2str)
+                frame[column] = frame[column].map(features[column].names.__getitem__)
         return frame
 
 

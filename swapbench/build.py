@@ -228,43 +228,39 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
                   ) -> tuple[dict[str, list], ConfigInfo]:
     """The variant's rows as columns, and its statistics; `advance(n)` reports progress every 1000 pairs.
     `originals`: render_originals(pairs, parses, parser), when the caller has it already."""
-    names = [*common_features(), *variant.extra_features]
     label_index = {name: index for index, name in enumerate(LABEL_NAMES)}
     originals = originals if originals is not None else render_originals(pairs, parses, parser)
-    rows: list[dict] = []
+    columns: dict[str, list] = {name: [] for name in [*common_features(), *variant.extra_features]}
+    common = [columns[name] for name in common_features()]  # filled below in this order
+    extra = [(name, columns[name]) for name in variant.extra_features]
     variant.prepare(pairs, originals)
     apply, name, parse_key = variant.apply, variant.name, attrgetter(input_field(parser))
     for index, pair in enumerate(pairs, start=1):
         if advance and index % 1000 == 0:
             advance(1000)
-        parse = parses[parse_key(pair)]
-        result = apply(pair, parse, example_rng(seed, pair.pair_id, name))
+        result = apply(pair, parses[parse_key(pair)], example_rng(seed, pair.pair_id, name))
         if result is None:
             continue
         original = originals[pair.pair_id]
         premise, hypothesis = perturbed_pair(result, pair, original)
-        rows.append({**result.extra, "pair_id": pair.pair_id, "premise": premise, "hypothesis": hypothesis,
-                     "label": label_index[result.label], "original_premise": original[0],
-                     "original_hypothesis": original[1], "original_label": label_index[pair.label],
-                     "variant": name, "source_premise": pair.premise, "permutation": result.permutation,
-                     "tags": result.tags})
+        for column, value in zip(common, (pair.pair_id, premise, hypothesis, label_index[result.label], original[0],
+                                          original[1], label_index[pair.label], name, pair.premise,
+                                          result.permutation, result.tags)):
+            column.append(value)
+        try:
+            for key, column in extra:
+                column.append(result.extra[key])
+        except KeyError as err:
+            raise SwapbenchError(f"variant {variant.name}: a row lacks its column {err.args[0]!r} (extra_features "
+                                 "names the columns that Perturbed.extra must hold)") from err
     if advance:
         advance(len(pairs) % 1000)
-    columns = _columns(variant, rows, names)
     fingerprint = content_fingerprint(columns)
-    info = ConfigInfo(name=variant.name, description=variant.description, rows=len(rows),
-                      not_applicable=len(pairs) - len(rows), fingerprint=fingerprint,
+    rows = len(columns["pair_id"])
+    info = ConfigInfo(name=variant.name, description=variant.description, rows=rows,
+                      not_applicable=len(pairs) - rows, fingerprint=fingerprint,
                       tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics())
     return columns, info
-
-
-def _columns(variant: Variant, rows: list[dict], names: list[str]) -> dict[str, list]:
-    """The rows as columns, in the order of `names`; a row that lacks one is the variant's error."""
-    try:
-        return {name: [row[name] for row in rows] for name in names}
-    except KeyError as err:
-        raise SwapbenchError(f"variant {variant.name}: a row lacks its column {err.args[0]!r} (extra_features "
-                             "names the columns that Perturbed.extra must hold)") from err
 
 
 def perturbed_pair(result: Perturbed, pair: Pair, original: tuple[str, str]) -> tuple[str, str]:

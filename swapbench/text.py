@@ -1,4 +1,5 @@
-"""Comparing texts that tokenizers and treebanks spell differently, and names made safe for file names."""
+"""Comparing texts that tokenizers and treebanks spell differently, names made safe for file names, and figures
+as people read them."""
 
 from __future__ import annotations
 
@@ -32,3 +33,10 @@ def slug(name: str, empty: str = "model") -> str:
     "/", other characters outside [A-Za-z0-9_.@-] as "_" (none at either end); `empty` when nothing is left."""
     name = Path(name).name if Path(name).exists() else name.replace("/", "__")
     return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name).strip("_") or empty
+
+
+def points(fraction: float) -> str:
+    """A difference of fractions as signed percentage points to one decimal; one that rounds to zero is 0.0,
+    never -0.0. Fractions are stored, points are shown (README, "Units")."""
+    text = f"{100 * fraction:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import itertools
 import shutil
@@ -254,5 +255,34 @@ def test_slices_are_in_the_file_the_predictions_and_the_slices_table(models, dat
             assert s.accuracy_original == pytest.approx(
                 sum(r.prediction_original == r.gold_original for r in tagged) / len(tagged))
     out = capsys.readouterr().out
-    assert "Slices" in out and "too small" in out
+    assert "Slices of shuffle-3" in out and "too small" in out
     assert "side:premise" in out or "side:hypothesis" in out
+
+
+def test_the_slices_tables_fit_a_terminal_and_sort_numbers_as_numbers():
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from swapbench.evaluate.report import slices_tables
+    from swapbench.evaluate.schema import PredictionRow
+
+    # 40 premises of 3 pairs each, tagged words:2 .. words:21 and one long tag; a correct prediction flips on
+    # every seventh pair.
+    labels = ["entailment", "neutral", "contradiction"]
+    rows = [PredictionRow(pair_id=f"p{i}", configuration="shuffle-random", gold=labels[i % 3],
+                          gold_original=labels[i % 3], prediction_original=labels[i % 3],
+                          prediction_perturbed=labels[(i + (i % 7 == 0)) % 3], cluster=f"c{i // 3}",
+                          tags=[f"words:{2 + (i // 3) % 20}", "construction:participial-modifier"])
+            for i in range(120)]
+    result = configuration_result(rows, label_view="3-way", non_entailment_view=False, seed=0, resamples=200)
+    results = SimpleNamespace(results={"shuffle-random": result})
+    console = Console(width=80, record=True, file=io.StringIO(), color_system=None)
+    for table in slices_tables(results):
+        console.print(table)
+    text = console.export_text()
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+    assert "…" not in text  # nothing cut short
+    words = [line.split()[0] for line in text.splitlines() if line.strip().startswith("words:")]
+    assert words == sorted(words, key=lambda w: int(w.split(":")[1])) and len(words) > 2
+    assert "-0.0" not in text

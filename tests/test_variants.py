@@ -1,7 +1,5 @@
 """The shuffle variants on hand-made parses: every invariant, determinism, and 'does not apply'."""
 
-import random
-
 import pytest
 
 from swapbench.errors import SwapbenchError
@@ -18,9 +16,9 @@ TREE = ("(ROOT (S (NP (NP (CD Two) (JJ young) (NNS children)) (PP (IN in) (NP (J
 PARSE = PTBParser().parse_many([TREE])[0]
 PAIR = Pair("p1", "Two young children in blue jerseys are running very quickly through a big field.",
             "Kids run.", "entailment", TREE, None, "fixture", 1)
-# Drawn with seed 0 for pair "p1" by the per-example random.Random generators.
-PINNED_SHUFFLE_3 = "children Two young in jerseys blue are running very quickly through a field big ."
-PINNED_RANDOM = "young very in quickly through big a children Two blue running field are jerseys ."
+# Drawn with seed 0 for pair "p1" by the per-example generators (ExampleRandom).
+PINNED_SHUFFLE_3 = "young children Two in jerseys blue are running very quickly through field a big ."
+PINNED_RANDOM = "through very jerseys a Two field children young blue quickly are big in running ."
 
 
 def check_shuffle(parse, result):
@@ -73,12 +71,12 @@ def test_nested_constituents_with_the_same_words_count_once():
 
 def test_not_applicable_returns_none():
     no_target = PTBParser().parse_many(["(ROOT (S (NP (NNS Dogs)) (VP (VBP run)) (. .)))"])[0]
-    assert make_variant("shuffle-3").apply(PAIR, no_target, random.Random(0)) is None
+    assert make_variant("shuffle-3").apply(PAIR, no_target, example_rng(0, "p1", "v")) is None
     # "The the the" can only change case, which an uncased model would not see.
     same_words = PTBParser().parse_many(["(ROOT (NP (NP (DT The) (DT the) (DT the)) (NP (DT a) (NN dog))))"])[0]
-    assert make_variant("shuffle-3").apply(PAIR, same_words, random.Random(0)) is None
+    assert make_variant("shuffle-3").apply(PAIR, same_words, example_rng(0, "p1", "v")) is None
     one_word = Parse(("Hello", "."), ("UH", "."), (False, True), ())
-    assert make_variant("shuffle-random").apply(PAIR, one_word, random.Random(0)) is None
+    assert make_variant("shuffle-random").apply(PAIR, one_word, example_rng(0, "p1", "v")) is None
 
 
 def test_random_shuffle_moves_all_words_and_keeps_punctuation():
@@ -89,22 +87,61 @@ def test_random_shuffle_moves_all_words_and_keeps_punctuation():
 
 
 def test_generators_depend_only_on_seed_pair_and_variant():
-    draw = lambda *key: example_rng(*key).sample(range(20), 20)  # noqa: E731
+    draw = lambda *key: example_rng(*key).permutation(20)  # noqa: E731
     assert draw(0, "p1", "shuffle-3") == draw(0, "p1", "shuffle-3")
     assert draw(0, "p1", "shuffle-3") != draw(1, "p1", "shuffle-3")
     assert draw(0, "p1", "shuffle-3") != draw(0, "p2", "shuffle-3")
     assert draw(0, "p1", "shuffle-3") != draw(0, "p1", "shuffle-4")
+    # Successive draws of one generator are fresh, whatever their sizes.
+    rng = example_rng(0, "p1", "shuffle-3")
+    assert len({tuple(rng.permutation(6)) for _ in range(30)}) > 20
+    assert sorted(rng.permutation(200)) == list(range(200))  # more than one hash holds
 
 
-def test_shuffled_draws_the_order_random_shuffle_would():
-    # The first draw that changes the words is random.Random.shuffle's: every built dataset depends on it.
-    words = [f"w{i}" for i in range(6)]
-    for seed in range(50):
-        order = list(range(6))
-        random.Random(seed).shuffle(order)
-        expected = order if order != list(range(6)) else None
-        if expected:
-            assert shuffled(words, random.Random(seed)) == expected
+@pytest.mark.parametrize("n", [2, 3, 4, 7])  # 7: decoded, not looked up
+def test_orders_are_uniform(n):
+    """Every order of n words equally likely, over examples (chi-square at the 0.1% level)."""
+    import math
+
+    from scipy.stats import chisquare
+
+    draws = 600 * math.factorial(n) if n < 7 else 100_000
+    counts = {}
+    for i in range(draws):
+        order = tuple(example_rng(0, f"p{i}", "shuffle-x").permutation(n))
+        counts[order] = counts.get(order, 0) + 1
+    if n < 7:
+        assert len(counts) == math.factorial(n)
+        assert chisquare(list(counts.values())).pvalue > 0.001
+    else:  # too many orders to see each often: the position of each word is uniform instead
+        first = [0] * n
+        for order, count in counts.items():
+            first[order[0]] += count
+        assert chisquare(first).pvalue > 0.001
+
+
+def test_draws_below_m_are_uniform_and_bounded():
+    from scipy.stats import chisquare
+
+    rng = example_rng(3, "p1", "shuffle-3")
+    values = [rng.below(7) for _ in range(70_000)]
+    assert set(values) == set(range(7))
+    assert chisquare([values.count(v) for v in range(7)]).pvalue > 0.001
+    assert {rng.below(1) for _ in range(10)} == {0}
+    with pytest.raises(ValueError, match="at least 1"):
+        rng.below(0)
+
+
+def test_shuffled_changes_the_words_and_draws_uniformly_among_the_orders_that_do():
+    words = ["a", "b", "A"]  # "A" and "a" read the same, case aside: 2 of the 6 orders change nothing
+    seen = {}
+    for i in range(3000):
+        order = shuffled(words, example_rng(0, f"p{i}", "v"))
+        assert [words[k].casefold() for k in order] != ["a", "b", "a"]
+        key = tuple(words[k].casefold() for k in order)
+        seen[key] = seen.get(key, 0) + 1
+    assert set(seen) == {("b", "a", "a"), ("a", "a", "b")}
+    assert abs(seen[("b", "a", "a")] / 3000 - 0.5) < 0.05
 
 
 def test_shuffles_are_pinned():

@@ -83,8 +83,10 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
     except (ValueError, FileNotFoundError, datasets.exceptions.DatasetsError) as err:
         raise SwapbenchError(f"cannot load configuration {name!r}, split {split!r} of {path}: {err}") from err
     columns = table.to_dict()
-    gold = [table.features["label"].int2str(i) for i in columns["label"]]
-    gold_original = [table.features["original_label"].int2str(i) for i in columns["original_label"]]
+    # Dataset.features is a deep copy at each access: read once, and the label names looked up, not int2str'd.
+    features = table.features
+    gold = [features["label"].names[i] for i in columns["label"]]
+    gold_original = [features["original_label"].names[i] for i in columns["original_label"]]
     fingerprint = content_fingerprint(columns)  # over the stored ClassLabel indices, as `swapbench build` does
     if expected is not None and fingerprint != expected:
         raise SwapbenchError(f"configuration {name!r} of {path} differs from what {BUILD_INFO} records "

@@ -239,7 +239,8 @@ def is_main() -> bool:
 def describe_device(device: torch.device) -> str:
     """The device for a message: "cpu (2 threads)", "cuda:0 (NVIDIA H100)", ..."""
     if device.type == "cpu":
-        return f"the CPU ({torch.get_num_threads()} threads)"
+        threads = torch.get_num_threads()
+        return f"the CPU ({threads} thread{'s' * (threads != 1)})"
     if device.type == "cuda":
         processes = world_size()
         name = torch.cuda.get_device_name(device)

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..files import replace_files
-from ..text import slug
+from ..text import points, slug
 from ..jsonl import dumps_lines, read_text, read_values
 from .schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults, PredictionRow, PredictionsFile
 
@@ -77,15 +77,11 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
-def _points(value: float) -> str:
-    return f"{100 * value:+.1f}"
-
-
 def _paired_cells(r) -> list[str]:
     """n, clusters, orig, pert, Δ, 95% CI, p of a configuration or a slice."""
     return [str(r.n), "" if r.clusters is None else str(r.clusters), _percent(r.accuracy_original),
-            _percent(r.accuracy_perturbed), _points(r.delta),
-            f"[{_points(r.delta_ci.low)}, {_points(r.delta_ci.high)}]", f"{r.mcnemar.p_value:.2g}"]
+            _percent(r.accuracy_perturbed), points(r.delta),
+            f"[{points(r.delta_ci.low)}, {points(r.delta_ci.high)}]", f"{r.mcnemar.p_value:.2g}"]
 
 
 PAIRED_HEADERS = ("n", "clusters", "orig %", "pert %", "Δ pp", "95% CI", "p")
@@ -119,20 +115,42 @@ def results_table(results: EvalResults) -> Table:
     return table
 
 
-def slices_table(results: EvalResults) -> Table:
-    caption = (f"A row counts under each of its tags. {PAIRED_CAPTION}. \"too small\": fewer than "
-               f"{MIN_SLICE_PAIRS} pairs or {MIN_SLICE_CLUSTERS} clusters, an interval too wide to read")
-    table = Table(title="Slices", caption=escape(caption), box=box.SIMPLE_HEAD)
-    table.add_column("config", no_wrap=True)
-    table.add_column("slice", no_wrap=True)
-    for header in PAIRED_HEADERS:
-        table.add_column(header, justify="right", no_wrap=True)
-    table.add_column("", no_wrap=True)
+SMALL_MARK = "†"
+
+
+def slices_tables(results: EvalResults) -> list[Table]:
+    """One narrow table per configuration (80 columns hold it), its slices in natural order (words:9 before
+    words:10); a slice too small to read is dimmed and marked."""
+    tables = []
     for name, r in results.results.items():
-        for tag, s in (r.slices or {}).items():
-            table.add_row(name, escape(tag), *_paired_cells(s), "too small" if s.small else "",
+        if not r.slices:
+            continue
+        table = Table(title=f"Slices of {escape(name)}", box=box.SIMPLE_HEAD, collapse_padding=True,
+                      pad_edge=False, title_justify="left")
+        table.add_column("slice", overflow="fold")  # a long tag folds; the figures are never cut
+        for header in PAIRED_HEADERS:
+            table.add_column(header, justify="right", no_wrap=True)
+        for tag in sorted(r.slices, key=_natural):
+            s = r.slices[tag]
+            cells = _paired_cells(s)
+            cells[-1] = _slice_p(s.mcnemar.p_value)
+            table.add_row(escape(tag) + (f" {SMALL_MARK}" if s.small else ""), *cells,
                           style="dim" if s.small else None)
-    return table
+        tables.append(table)
+    return tables
+
+
+SLICES_CAPTION = (f"A row counts under each of its tags; columns as above. {SMALL_MARK} too small to read: fewer "
+                  f"than {MIN_SLICE_PAIRS} pairs or {MIN_SLICE_CLUSTERS} clusters.")
+
+
+def _natural(tag: str) -> tuple:
+    name, _, value = tag.partition(":")
+    return (name, 0, int(value), "") if value.isdigit() else (name, 1, 0, value)
+
+
+def _slice_p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.2g}"
 
 
 def health_warning(results: EvalResults) -> str | None:
@@ -150,7 +168,9 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
         console.width = max(console.width, 120)
     console.print(results_table(results))
     if slices:
-        console.print(slices_table(results))
+        for table in slices_tables(results):
+            console.print(table)
+        console.print(SLICES_CAPTION)
     warning = health_warning(results)
     if warning:
         console.print(f"[bold red]WARNING[/]: {escape(warning)}")

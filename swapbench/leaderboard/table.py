@@ -21,6 +21,7 @@ from pathlib import PurePath
 
 from ..evaluate.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
 from ..registry import VARIANTS
+from ..text import points
 from .reference import Reference
 from .reported import Reported
 from .store import Stored, model_label, training_tag
@@ -298,12 +299,6 @@ def by_view(rows: list[Row]) -> dict[str, list[Row]]:
     return {view: [r for r in rows if r.view == view] for view in VIEWS if any(r.view == view for r in rows)}
 
 
-def _points(value: float) -> str:
-    """Signed points to one decimal; a value that rounds to zero is 0.0, never -0.0."""
-    text = f"{100 * value:+.1f}"
-    return "0.0" if text in ("+0.0", "-0.0") else text
-
-
 def show(column: Column, value) -> str:
     """A cell as people read it: empty when missing, percent for accuracies and rates, signed points for Δ."""
     if value is None:
@@ -313,7 +308,7 @@ def show(column: Column, value) -> str:
     if column.kind in ("accuracy", "rate"):
         return f"{100 * value:.1f}"
     if column.kind == "delta":
-        return _points(value)
+        return points(value)
     return str(value)
 
 
@@ -323,4 +318,4 @@ def interval_text(row: Row, column: Column) -> str:
     if found is None:
         return ""
     low, high, n = found
-    return f"[{_points(low)}, {_points(high)}], n {n}"
+    return f"[{points(low)}, {points(high)}], n {n}"

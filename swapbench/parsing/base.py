@@ -24,6 +24,8 @@ class Phrase(NamedTuple):
 
     span: Constituent
     words: tuple[int, ...]
+    folded: tuple[str, ...]  # those words casefolded: a shuffle must change how they read, case aside
+    text: str  # the constituent's tokens joined by single spaces
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +40,13 @@ class Parse:
     # of a premise, in every shuffle variant, shares one Parse.
     _phrases: dict[int, tuple[Phrase, ...]] = field(init=False, repr=False, compare=False)
     _word_positions: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _folded_words: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_words_before", (0, *accumulate(not p for p in self.punct)))
         object.__setattr__(self, "_phrases", {})
         object.__setattr__(self, "_word_positions", tuple(i for i, p in enumerate(self.punct) if not p))
+        object.__setattr__(self, "_folded_words", tuple(self.tokens[i].casefold() for i in self._word_positions))
 
     def words_in(self, span: Constituent) -> int:
         return self._words_before[span.end] - self._words_before[span.start]
@@ -51,6 +55,11 @@ class Parse:
     def word_positions(self) -> tuple[int, ...]:
         """The positions of the tokens that are words, not punctuation."""
         return self._word_positions
+
+    @property
+    def folded_words(self) -> tuple[str, ...]:
+        """The words at word_positions, casefolded."""
+        return self._folded_words
 
     def shuffle_phrases(self, size: int) -> tuple[Phrase, ...]:
         """The NP/VP/PP/ADVP/ADJP constituents of exactly `size` words, one per distinct set of words (a unary
@@ -62,7 +71,9 @@ class Parse:
             for span in self.constituents:
                 if span.label in SHUFFLE_LABELS and self.words_in(span) == size:
                     words = tuple(i for i in range(span.start, span.end) if not self.punct[i])
-                    seen.setdefault(words, Phrase(span, words))
+                    if words not in seen:
+                        seen[words] = Phrase(span, words, tuple(self.tokens[i].casefold() for i in words),
+                                             " ".join(self.tokens[span.start:span.end]))
             found = self._phrases[size] = tuple(seen.values())
         return found
 

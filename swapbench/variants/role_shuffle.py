@@ -14,7 +14,6 @@ measurement.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from ..roles import RoleLabeler, RoleParse, Sentence, make_labeler
 from ..roles.base import Span
 from ..selection import read_selection
 from ..sources.pair import Pair
-from .base import Perturbed, Variant
+from .base import ExampleRandom, Perturbed, Variant
 from .role_filters import FILTER_DESCRIPTIONS, review
 from .role_grounding import GROUNDING, ground
 from .role_swap import Swap, swappable_frames
@@ -89,7 +88,7 @@ class RoleShuffle(Variant):
         self.counts.update(f"labeler:{r.labeler}" for r in self.roles.values() if r is not None)
         self.drop_reasons = Counter()
 
-    def apply(self, pair: Pair, parse: Parse, rng: random.Random) -> Perturbed | None:
+    def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:
         if pair.label != "entailment":
             return None
         self.counts["entailment_pairs"] += 1

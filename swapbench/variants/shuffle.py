@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import random
-
 import datasets
 
 from ..errors import SwapbenchError
 from ..parsing.base import Constituent, Parse
 from ..registry import VARIANTS
 from ..sources.pair import Pair
-from .base import Perturbed, Variant, shuffled
+from .base import ExampleRandom, Perturbed, Variant, changed_order
 
 SCOPES = ("all", "one")
 # A bound on N that refuses absurd values: SNLI's test premises have at most 54 words.
@@ -20,9 +18,11 @@ MOVED_SPAN = {"label": datasets.Value("string"), "start": datasets.Value("int32"
               "text": datasets.Value("string")}
 
 
-def shuffle_positions(tokens, positions: tuple[int, ...], permutation: list[int], rng: random.Random) -> bool:
-    """Shuffle the words at `positions` among themselves, in `permutation`; False if their order cannot change."""
-    order = shuffled([tokens[i] for i in positions], rng)
+def shuffle_positions(positions: tuple[int, ...], folded: tuple[str, ...], permutation: list[int],
+                      rng: ExampleRandom) -> bool:
+    """Shuffle the words at `positions` (`folded`: those words casefolded) among themselves, in `permutation`;
+    False if their order cannot change."""
+    order = changed_order(folded, rng)
     if order is None:
         return False
     for slot, k in zip(positions, order):
@@ -56,20 +56,20 @@ class ConstituencyShuffle(Variant):
         """The distinct word sets this variant may shuffle, outermost label first, in sentence order."""
         return [phrase.span for phrase in parse.shuffle_phrases(self.size)]
 
-    def apply(self, pair: Pair, parse: Parse, rng: random.Random) -> Perturbed | None:
+    def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:
         candidates = parse.shuffle_phrases(self.size)
-        if self.scope == "one" and candidates:
+        if not candidates:
+            return None
+        if self.scope == "one":
             candidates = [candidates[rng.randrange(len(candidates))]]
         permutation = list(range(len(parse.tokens)))
         moved = []
-        for span, positions in candidates:
-            if not shuffle_positions(parse.tokens, positions, permutation, rng):
-                continue
-            moved.append({"label": span.label, "start": span.start, "end": span.end,
-                          "text": " ".join(parse.tokens[span.start:span.end])})
+        for span, positions, folded, text in candidates:
+            if shuffle_positions(positions, folded, permutation, rng):
+                moved.append({"label": span.label, "start": span.start, "end": span.end, "text": text})
         if not moved:
             return None
-        tags = sorted({f"label:{m['label']}" for m in moved}) + [f"moved:{len(moved)}"]
+        tags = sorted({"label:" + m["label"] for m in moved}) + [f"moved:{len(moved)}"]
         return _perturbed(pair, parse, permutation, tags, {"moved_spans": moved})
 
 
@@ -79,10 +79,10 @@ class RandomShuffle(Variant):
     name = "shuffle-random"
     description = "all premise words shuffled, punctuation kept in place; label unchanged"
 
-    def apply(self, pair: Pair, parse: Parse, rng: random.Random) -> Perturbed | None:
+    def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:
         positions = parse.word_positions
         permutation = list(range(len(parse.tokens)))
-        if not shuffle_positions(parse.tokens, positions, permutation, rng):
+        if not shuffle_positions(positions, parse.folded_words, permutation, rng):
             return None
         return _perturbed(pair, parse, permutation, [f"words:{len(positions)}"])
 
