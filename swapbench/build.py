@@ -36,7 +36,8 @@ from .selection import SelectionFile
 from .sources import Columns, Pair, SourceSplit, load_split, output_stem, source_of
 from .registry import PARSERS
 from .variants import DEFAULT_VARIANTS, SCOPES, Variant, expected, make_variant
-from .variants.base import Perturbed, example_rng
+from .variants.base import Perturbed
+from .variants.randomness import example_rng
 from .variants.originals import hypothesis_renderer, render_original
 from .variants.role_shuffle import RoleShuffle
 

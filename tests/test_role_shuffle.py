@@ -96,7 +96,7 @@ def test_validated_configuration_keeps_the_accepted_swaps_of_its_decisions(tmp_p
     assert variant.name == "shuffle-sr-validated"
     assert make_variant("shuffle-sr-validated").selection_path == DECISIONS
     from swapbench.sources import load_split
-    from swapbench.variants.base import example_rng
+    from swapbench.variants.randomness import example_rng
 
     pairs = load_split(str(SOURCE), "test", None).pairs
     variant.prepare(pairs)

@@ -7,7 +7,7 @@ from swapbench.parsing.base import Parse
 from swapbench.parsing.ptb import PTBParser
 from swapbench.sources import Pair
 from swapbench.variants import make_variant
-from swapbench.variants.base import example_rng, shuffled
+from swapbench.variants.randomness import example_rng, shuffled
 from swapbench.variants.shuffle import ConstituencyShuffle
 
 TREE = ("(ROOT (S (NP (NP (CD Two) (JJ young) (NNS children)) (PP (IN in) (NP (JJ blue) (NNS jerseys)))) "

@@ -26,7 +26,8 @@ from ..roles import RoleLabeler, RoleParse, Sentence, make_labeler
 from ..roles.base import Span
 from ..selection import read_selection
 from ..sources.pair import Pair
-from .base import ExampleRandom, Perturbed, Variant
+from .base import Perturbed, Variant
+from .randomness import ExampleRandom
 from .role_filters import FILTER_DESCRIPTIONS, review
 from .role_grounding import GROUNDING, ground
 from .role_swap import Swap, swappable_frames

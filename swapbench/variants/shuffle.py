@@ -8,7 +8,8 @@ from ..errors import SwapbenchError
 from ..parsing.base import Constituent, Parse
 from ..registry import VARIANTS
 from ..sources.pair import Pair
-from .base import ExampleRandom, Perturbed, Variant, changed_order
+from .base import Perturbed, Variant
+from .randomness import ExampleRandom, changed_order
 
 SCOPES = ("all", "one")
 # A bound on N that refuses absurd values: SNLI's test premises have at most 54 words.

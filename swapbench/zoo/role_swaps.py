@@ -17,7 +17,7 @@ from ..errors import SwapbenchError
 from ..evaluate.finetune import ScoredPairs, describe, premise_key
 from ..sources import Pair
 from ..variants import make_variant
-from ..variants.base import example_rng
+from ..variants.randomness import example_rng
 
 SWAP_SUFFIX = ":role-swap"
 LABELER = "auto"  # the build's default: the source's trees where present, spaCy where not, as the scored shuffle-sr
