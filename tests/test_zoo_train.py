@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,8 +139,11 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     assert str(tmp_path) not in table and str(setting["benchmark"]) not in table  # no path of this machine
     assert (out / "zoo_order_sensitivity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    # A second run reuses the checkpoints trained with the same recipe.
-    assert main(command) == 0
+    # A second run reuses the checkpoints trained with the same recipe, in a process of its own: one that trains
+    # nothing must still know the zoo's model type to load them.
+    rerun = subprocess.run([sys.executable, "-c", "import sys; from swapbench.cli import main; sys.exit(main())",
+                            *command], capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
     rerun = ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8"))
     assert all(run.train_seconds == 0 for e in rerun.encodings for run in e.runs)
     reused = EvalResults.model_validate_json((out / "random" / "alibi" / "seed-1.json").read_text())

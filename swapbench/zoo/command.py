@@ -64,7 +64,7 @@ def add_zoo(subparsers) -> None:
     train.add_argument("--seed", type=seed, default=0, help="training seed (default: %(default)s)")
     train.add_argument("--device", type=device, help="cpu, or a GPU when there is one (default)")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
-    train.set_defaults(run=run_train)
+    train.set_defaults(run=run_train, loads_models=True)
 
     run = commands.add_parser("run", help="train and score every encoding over several seeds",
                               description="Train every encoding over every seed, score each checkpoint with "
@@ -96,7 +96,7 @@ def add_zoo(subparsers) -> None:
     add_option_arguments(run)
     run.add_argument("--device", type=device, help="cpu, or a GPU when there is one (default)")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
-    run.set_defaults(run=run_run, preset_defaults={key: run.get_default(key) for key in GPU_PRESET})
+    run.set_defaults(run=run_run, loads_models=True, preset_defaults={key: run.get_default(key) for key in GPU_PRESET})
 
     params = commands.add_parser("params", help="parameter counts of the encoder for every encoding",
                                  description="Build the encoder for every encoding (random weights, no data) and "
