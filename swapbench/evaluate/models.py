@@ -204,5 +204,7 @@ def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, de
 
 
 def is_head(model, key: str) -> bool:
-    """Whether a weight belongs to the task head, outside the base model (bert., roberta., ...)."""
-    return not key.startswith(f"{model.base_model_prefix}.")
+    """Whether a weight belongs to the task head, outside the base model (bert., roberta., ...). The model's own
+    names are asked: transformers 4.45 reports the weights a base checkpoint lacks without the base model's
+    prefix."""
+    return not key.startswith(f"{model.base_model_prefix}.") and key in model.state_dict()
