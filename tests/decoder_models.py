@@ -29,8 +29,10 @@ def train_tokenizer(folder: Path, padding_side: str = "right") -> PreTrainedToke
     trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=[END],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     backend.train_from_iterator(corpus * 3, trainer)
+    # The inputs GPT-2's and BLOOM's tokenizers give (transformers 4's generic default adds token_type_ids).
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token=END, eos_token=END,
-                                        padding_side=padding_side, model_max_length=256)
+                                        padding_side=padding_side, model_max_length=256,
+                                        model_input_names=["input_ids", "attention_mask"])
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer.save_pretrained(folder)
     return tokenizer

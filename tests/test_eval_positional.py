@@ -4,10 +4,25 @@ from __future__ import annotations
 
 import pytest
 from transformers import (AlbertConfig, BertConfig, BloomConfig, DebertaV2Config, DistilBertConfig, FalconConfig,
-                          LlamaConfig, ModernBertConfig, MPNetConfig, PretrainedConfig, RobertaConfig, RoFormerConfig,
-                          T5Config, XLNetConfig)
+                          LlamaConfig, MPNetConfig, PretrainedConfig, RobertaConfig, RoFormerConfig, T5Config,
+                          XLNetConfig)
 
+from swapbench.compat import TRANSFORMERS_MAJOR
 from swapbench.evaluate.positional import read_positional_encoding
+
+
+def rope_field(field_in_4: str) -> str:
+    """The field a config keeps its rotary settings in: transformers 5 gathers them in rope_parameters."""
+    return "rope_parameters" if TRANSFORMERS_MAJOR >= 5 else field_in_4
+
+
+def modernbert_case():
+    try:
+        from transformers import ModernBertConfig
+    except ImportError:
+        return pytest.param(None, "rotary", "rope", "", marks=pytest.mark.skip(
+            reason="ModernBERT is in transformers 4.48 and later only"))
+    return ModernBertConfig(), "rotary", "rope", rope_field("global_rope_theta")
 
 
 @pytest.mark.parametrize("config, family, kind, field", [
@@ -23,8 +38,8 @@ from swapbench.evaluate.positional import read_positional_encoding
     (MPNetConfig(), "relative", "absolute+relative", "relative_attention_num_buckets"),
     (XLNetConfig(), "relative", "xlnet", "attn_type"),
     (RoFormerConfig(), "rotary", "rope", "rotary_value"),
-    (ModernBertConfig(), "rotary", "rope", "rope_parameters"),
-    (LlamaConfig(), "rotary", "rope", "rope_parameters"),
+    modernbert_case(),
+    (LlamaConfig(), "rotary", "rope", rope_field("rope_theta")),
     (FalconConfig(alibi=True), "alibi", "alibi", "alibi"),
     (FalconConfig(alibi=False), "rotary", "rope", "alibi"),
     (BloomConfig(), "alibi", "alibi", "model_type"),

@@ -216,10 +216,13 @@ def hub_env(hub: FakeHub, tmp_path: Path) -> dict:
             "HF_HUB_OFFLINE": "0", "HF_DATASETS_OFFLINE": "0", "HF_HUB_DISABLE_TELEMETRY": "1"}
 
 
-def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path):
-    from huggingface_hub import HfApi
+def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path, monkeypatch):
+    from huggingface_hub import HfApi, constants
     from rich.console import Console
 
+    # The Hub at hub.url as HF_ENDPOINT names it: huggingface_hub 0.x reads a commit's URL against that, not
+    # against the endpoint an HfApi was given.
+    monkeypatch.setattr(constants, "ENDPOINT", hub.url)
     api = HfApi(endpoint=hub.url, token="hf_test")
     hub.create("someone/probes")
     stale = {"shuffle-9/test-00000-of-00001.parquet": b"old", "notes.md": b"by hand"}

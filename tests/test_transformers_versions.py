@@ -13,7 +13,8 @@ import pytest
 from huggingface_hub.errors import StrictDataclassError
 from transformers import BertConfig, TrainingArguments
 
-from swapbench.evaluate.trainer import describe_log, optimisation_steps, warmup_arguments
+from swapbench.compat import warmup_arguments
+from swapbench.evaluate.trainer import describe_log, optimisation_steps
 from swapbench.zoo.config import FIELD_DEFAULTS, ZooConfig, parse_encoding_option
 from swapbench.zoo.names import MODEL_TYPE
 

@@ -8,8 +8,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-import transformers
 from transformers import BertTokenizerFast
+
+from swapbench.compat import TRANSFORMERS_MAJOR
 
 
 def bert_tokenizer(tokens, **options) -> BertTokenizerFast:
@@ -23,7 +24,6 @@ def bert_tokenizer(tokens, **options) -> BertTokenizerFast:
 
 # SentencePiece and byte-level tokenizers built from an in-memory vocabulary (DebertaV2Tokenizer(vocab=...),
 # RobertaTokenizer(vocab=..., merges=...)) exist in transformers 5 only; transformers 4 wants trained model files.
-TRANSFORMERS_MAJOR = int(transformers.__version__.split(".")[0])
 in_memory_vocabularies = pytest.mark.skipif(
     TRANSFORMERS_MAJOR < 5, reason="builds a SentencePiece or byte-level tokenizer from an in-memory vocabulary, "
                                    "which only transformers 5 can")

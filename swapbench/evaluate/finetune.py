@@ -28,6 +28,7 @@ import torch
 
 from rich.console import Console
 
+from ..compat import dtype_argument
 from ..destination import atomic_directory
 from ..errors import SwapbenchError
 from ..fingerprint import content_fingerprint
@@ -224,7 +225,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         # The cache is swapbench's own: whatever is in the folder is an unfinished or outdated checkpoint.
         with atomic_directory(folder, marker=INFO_FILE, overwrite=True) as staging:
             trainer.model.save_pretrained(staging)
-            trainer.processing_class.save_pretrained(staging)
+            trainer.data_collator.tokenizer.save_pretrained(staging)  # the Trainer's own name for it varies
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(trainer.args.output_dir, ignore_errors=True)
     trainer.accelerator.wait_for_everyone()
@@ -267,7 +268,7 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
         model, info = AutoModelForSequenceClassification.from_pretrained(
             base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
             label2id={name: i for i, name in id2label.items()}, pad_token_id=tokenizer.pad_token_id,
-            ignore_mismatched_sizes=True, dtype=torch.float32,
+            ignore_mismatched_sizes=True, **dtype_argument(torch.float32),
             output_loading_info=True, local_files_only=local)
         # Only the classification head may be new; weights left unused (pre-training heads) are expected.
         weights = weight_problems(base, {**info, "unexpected_keys": ()}, may_be_new=lambda key: is_head(model, key))
@@ -285,7 +286,8 @@ def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair],
     on `console` (stderr)."""
     from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
 
-    from .trainer import show_progress, warmup_arguments
+    from ..compat import trainer_tokenizer_argument, warmup_arguments
+    from .trainer import show_progress
 
     on_gpu = device.type == "cuda"
     args = TrainingArguments(
@@ -298,7 +300,7 @@ def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair],
         seed=recipe.seed, data_seed=recipe.seed, report_to="none", disable_tqdm=True,
         use_cpu=device.type == "cpu", bf16=on_gpu and dtype == torch.bfloat16,
         fp16=on_gpu and dtype == torch.float16)
-    trainer = Trainer(model_init=model_init, args=args, processing_class=tokenizer,
+    trainer = Trainer(model_init=model_init, args=args, **trainer_tokenizer_argument(tokenizer),
                       data_collator=DataCollatorWithPadding(tokenizer),
                       train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length),
                       eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..compat import dtype_argument
 from ..errors import SwapbenchError
 from ..fingerprint import model_revision  # noqa: F401  (eval names models by it)
 from ..hub_access import cache_only, check_model, load_failure
@@ -167,7 +168,7 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
     tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
                                               local_files_only=local)
     model, info = AutoModelForSequenceClassification.from_pretrained(
-        name_or_path, revision=revision, dtype=dtype, trust_remote_code=trust_remote_code, output_loading_info=True,
+        name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code, output_loading_info=True,
         local_files_only=local)
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     prepare_tokenizer(tokenizer, model.config)
@@ -191,7 +192,7 @@ def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, de
         tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
                                                   trust_remote_code=trust_remote_code, local_files_only=local)
         model, info = AutoModelForCausalLM.from_pretrained(
-            name_or_path, revision=revision, dtype=dtype, trust_remote_code=trust_remote_code,
+            name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
             output_loading_info=True, local_files_only=local)
     except ValueError as err:  # no causal-LM class for this config
         raise SwapbenchError(f"{name_or_path}: --mode prompt needs a decoder-only language model ({err})") from err
@@ -203,5 +204,7 @@ def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, de
 
 
 def is_head(model, key: str) -> bool:
-    """Whether a weight belongs to the task head, outside the base model (bert., roberta., ...)."""
-    return not key.startswith(f"{model.base_model_prefix}.")
+    """Whether a weight belongs to the task head, outside the base model (bert., roberta., ...). The model's own
+    names are asked: transformers 4.45 reports the weights a base checkpoint lacks without the base model's
+    prefix."""
+    return not key.startswith(f"{model.base_model_prefix}.") and key in model.state_dict()

@@ -79,7 +79,8 @@ LEARNED_ABSOLUTE = {"bert", "roberta", "xlm-roberta", "xlm-roberta-xl", "albert"
                     "data2vec-text", "megatron-bert", "ernie", "bart", "mbart", "layoutlm",
                     "mobilebert", "squeezebert", "splinter", "rembert", "bert-generation", "big_bird", "convbert",
                     "fnet", "ibert", "longformer", "luke", "mra", "mvp", "nystromformer", "perceiver",
-                    "roberta-prelayernorm", "roc_bert", "xmod", "yoso"}
+                    "roberta-prelayernorm", "roc_bert", "xmod", "yoso",
+                    "qdqbert"}  # transformers 4 only
 LEARNED_ABSOLUTE_DECODERS = {"gpt2", "opt", "gpt_neo", "biogpt", "xglm"}
 
 
@@ -163,6 +164,29 @@ def _mpnet(r):
 @register("xlnet")
 def _xlnet(r):
     return r.info("relative", "xlnet", ("attn_type", "mem_len", "bi_data"))
+
+
+# Model types that transformers 4 ships and 5 no longer does.
+
+@register("nezha")
+def _nezha(r):
+    return r.info("relative", "functional", ("max_relative_position",),
+                  "fixed sinusoids of the clipped distance j - i, in every layer; no absolute positions")
+
+
+@register("mega")
+def _mega(r):
+    keys = ("relative_positional_bias", "max_positions")
+    note = "its moving-average (EMA) layers also mix in token order"
+    if r.fields.get("relative_positional_bias") == "simple":
+        return r.info("relative", "learned-bias", keys, note)
+    return r.info("rotary", "rotary-bias", keys, note)
+
+
+@register("wav2vec2")
+def _wav2vec2(r):
+    return r.info("relative", "convolutional", ("num_conv_pos_embeddings", "num_conv_pos_embedding_groups"),
+                  "a convolution over the inputs, added to them, stands for relative positions")
 
 
 # ---- rotary ------------------------------------------------------------------------------------------------------

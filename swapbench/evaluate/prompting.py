@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..compat import reorder_cache
 from ..errors import InputError, SwapbenchError
 from ..labels import LABEL_NAMES
 from ..sources import Pair
@@ -225,8 +226,7 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
         firsts = torch.tensor([[c[0] for c in cs] for cs in conts], device=device)
         scores = first.gather(1, firsts).double()
         if longest > 1:  # the verbalizers' later tokens, label by label side by side, on the prompt's cache
-            cache = out.past_key_values
-            cache.reorder_cache(rows.repeat_interleave(labels))
+            cache = reorder_cache(model, out.past_key_values, rows.repeat_interleave(labels))
             tails = [c[:-1] for cs in conts for c in cs]  # inputs predicting tokens 1.. of each verbalizer
             tail_ids, tail_mask = _pad(tails, tokenizer.pad_token_id, device)
             full_mask = torch.cat([mask.repeat_interleave(labels, dim=0), tail_mask], dim=1)

@@ -1,7 +1,6 @@
-"""The transformers Trainer as swapbench runs it, on transformers 4 and 5 alike.
+"""The transformers Trainer as swapbench runs it, on transformers 4 and 5 alike (the keywords that differ come from
+swapbench.compat).
 
-- Warm-up: transformers 5 reads a `warmup_steps` below 1 as a ratio of the steps and has no `warmup_ratio`;
-  transformers 4 reads `warmup_steps` as a count of steps and takes the ratio as `warmup_ratio`.
 - Progress: the Trainer's own tqdm bars (nested, written with cursor-up escapes) and its `{'loss': ...}` lines
   (printed to stdout) are replaced by one rich bar and readable log lines, both on stderr.
 - The checkpoint's loading report is printed once, although the Trainer calls `model_init` twice (once when it
@@ -14,22 +13,12 @@ import contextlib
 import logging
 import math
 
-import transformers
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 from transformers import TrainerCallback
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
-
-TRANSFORMERS_MAJOR = int(transformers.__version__.split(".")[0])
-
-
-def warmup_arguments(ratio: float) -> dict:
-    """TrainingArguments keywords for a warm-up over `ratio` of the training steps."""
-    if TRANSFORMERS_MAJOR >= 5:
-        return {"warmup_steps": ratio}
-    return {"warmup_ratio": ratio}
 
 
 def optimisation_steps(pairs: int, batch_size: int, epochs: int) -> int:

@@ -7,6 +7,7 @@ import contextlib
 import numpy as np
 from rich.console import Console
 
+from ..compat import switches_attention
 from ..progress import progress_bar
 from .errors import ProbeError
 
@@ -22,7 +23,7 @@ def encoder_of(model):
 def eager_attention(model):
     """Switch the model to eager attention (the only kind that returns its weights) and back afterwards."""
     before = getattr(model.config, "_attn_implementation", None)
-    if before in (None, "eager"):
+    if before in (None, "eager") or not switches_attention(model):
         yield
         return
     try:

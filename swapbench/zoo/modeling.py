@@ -16,6 +16,7 @@ from transformers.modeling_outputs import BaseModelOutputWithPooling, SequenceCl
 from . import family  # noqa: F401  (registers the zoo's positional-encoding family for eval and the probe)
 from .config import ZooConfig
 from .encodings import LayerScores, ModelPositions, layer_scores, model_positions
+from .encodings.base import init
 from .names import MODEL_TYPE
 
 
@@ -92,9 +93,22 @@ class ZooPreTrainedModel(PreTrainedModel):
 
     @torch.no_grad()
     def _init_weights(self, module):
-        super()._init_weights(module)  # BERT's: normal(0, initializer_range) linears and embeddings, unit norms
-        if isinstance(module, (ModelPositions, LayerScores)):
-            module.init_parameters(self.config.initializer_range)
+        """BERT's init: normal(0, initializer_range) linears and embeddings, unit norms (transformers 4.45's own
+        _init_weights does nothing), and each encoding's parameters."""
+        std = self.config.initializer_range
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            init.normal_(module.weight, mean=0.0, std=std)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding) and module.padding_idx is not None:
+            # transformers 5: a row sliced off a weight a checkpoint filled loses the mark that spares it
+            if not getattr(module.weight, "_is_hf_initialized", False):
+                init.zeros_(module.weight[module.padding_idx])
+        elif isinstance(module, nn.LayerNorm):
+            init.ones_(module.weight)
+            init.zeros_(module.bias)
+        elif isinstance(module, (ModelPositions, LayerScores)):
+            module.init_parameters(std)
 
 
 class ZooModel(ZooPreTrainedModel):
