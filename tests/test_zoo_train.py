@@ -187,3 +187,13 @@ def test_encoding_options_reach_the_checkpoint_and_decide_its_reuse(setting, tmp
     assert same_encoding_settings(folder, "attenuated", record.recipe)
     defaults = record.recipe.model_copy(update={"encoding_options": {}})
     assert not same_encoding_settings(folder, "attenuated", defaults)  # `zoo run` would train it again
+
+
+def test_zoo_figures_never_read_minus_zero():
+    from swapbench.zoo.report import points
+    from swapbench.zoo.summary import Spread
+
+    near_zero = Spread(mean=-0.0001, sd=0.0002, low=-0.0004, high=0.0002, values=[-0.0003, 0.0001])
+    assert points(near_zero) == "0.0 [0.0, 0.0]"
+    assert points(near_zero, signed=True) == "0.0 [0.0, 0.0]"
+    assert points(Spread(mean=0.012, sd=None, values=[0.012]), signed=True) == "+1.2"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..text import points as signed_points
 from .figure import FIGURE_FILE, plot_sensitivity
 
 TABLE_FILE = "README.md"
@@ -31,12 +32,17 @@ def portable_command(command: list[str]) -> str:
 
 
 def points(spread, signed: bool = False) -> str:
-    """A fraction as percentage points: mean [95% interval over seeds]."""
-    form = "{:+.1f}" if signed else "{:.1f}"
-    text = form.format(100 * spread.mean)
+    """A fraction as percentage points: mean [95% interval over seeds]; never -0.0."""
+    def one(value: float) -> str:
+        if signed:
+            return signed_points(value)
+        text = f"{100 * value:.1f}"
+        return "0.0" if text == "-0.0" else text
+
+    text = one(spread.mean)
     if spread.low is None:
         return text
-    return f"{text} [{form.format(100 * spread.low)}, {form.format(100 * spread.high)}]"
+    return f"{text} [{one(spread.low)}, {one(spread.high)}]"
 
 
 def mean_of(values) -> str:
