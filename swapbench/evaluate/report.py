@@ -167,9 +167,10 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     if not console.is_terminal:  # a log file: rich would squeeze the table into 80 columns
         console.width = max(console.width, 120)
     console.print(results_table(results))
-    if slices:
-        for table in slices_tables(results):
-            console.print(table)
+    tables = slices_tables(results) if slices else []
+    for table in tables:
+        console.print(table)
+    if tables:
         console.print(SLICES_CAPTION)
     warning = health_warning(results)
     if warning:
