@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..errors import SwapbenchError
+from .attribute_rules import AttributeRules, compile_rules
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -79,17 +80,24 @@ class SpacyDocs:
     def version(self) -> str:
         return pipeline_version(self.nlp)
 
+    @cached_property
+    def _rules(self) -> AttributeRules | None:
+        return compile_rules(self.nlp)
+
     def docs(self, texts: list[str]) -> list[Doc]:
-        """The Doc of each text, running the pipeline over the distinct texts it has not seen."""
+        """The Doc of each text, running the pipeline over the distinct texts it has not seen (its attribute
+        ruler by table lookup where it can: attribute_rules.py)."""
         known = self._docs if self.keep else {}
         todo = [text for text in dict.fromkeys(texts) if text not in known]
         if todo:
             empty = None
-            for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size)):
-                if empty is None:
-                    empty = doc.tensor[:0]
-                doc.tensor = empty
-                known[text] = doc
+            rules = self._rules
+            with self.nlp.select_pipes(disable=[rules.name] if rules else []):
+                for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size)):
+                    if empty is None:
+                        empty = doc.tensor[:0]
+                    doc.tensor = empty
+                    known[text] = rules(doc) if rules else doc
         return [known[text] for text in texts]
 
 
