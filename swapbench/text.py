@@ -40,3 +40,10 @@ def points(fraction: float) -> str:
     never -0.0. Fractions are stored, points are shown (README, "Units")."""
     text = f"{100 * fraction:+.1f}"
     return "0.0" if text in ("+0.0", "-0.0") else text
+
+
+def percent(fraction: float) -> str:
+    """A fraction as a percentage to one decimal, unsigned: accuracies and rates. A value that rounds to zero
+    from below (a spread's lower bound) is 0.0, never -0.0."""
+    text = f"{100 * fraction:.1f}"
+    return "0.0" if text == "-0.0" else text

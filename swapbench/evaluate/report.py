@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..files import replace_files
-from ..text import points, slug
+from ..text import percent, points, slug
 from ..jsonl import dumps_lines, read_text, read_values
 from .schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults, PredictionRow, PredictionsFile
 
@@ -73,14 +73,10 @@ def read_predictions(path: Path) -> list[PredictionRow]:
 
 # The terminal's units: accuracies and rates in percent, Δ and its interval in percentage points. The results file
 # holds the same figures as fractions.
-def _percent(value: float) -> str:
-    return f"{100 * value:.1f}"
-
-
 def _paired_cells(r) -> list[str]:
     """n, clusters, orig, pert, Δ, 95% CI, p of a configuration or a slice."""
-    return [str(r.n), "" if r.clusters is None else str(r.clusters), _percent(r.accuracy_original),
-            _percent(r.accuracy_perturbed), points(r.delta),
+    return [str(r.n), "" if r.clusters is None else str(r.clusters), percent(r.accuracy_original),
+            percent(r.accuracy_perturbed), points(r.delta),
             f"[{points(r.delta_ci.low)}, {points(r.delta_ci.high)}]", f"{r.mcnemar.p_value:.2g}"]
 
 
@@ -110,7 +106,7 @@ def results_table(results: EvalResults) -> Table:
     for name, r in results.results.items():
         cells = [name, *_paired_cells(r)]
         if show_rate:
-            cells.append("" if r.non_entailment_rate is None else _percent(r.non_entailment_rate))
+            cells.append("" if r.non_entailment_rate is None else percent(r.non_entailment_rate))
         table.add_row(*cells)
     return table
 

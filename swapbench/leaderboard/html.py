@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ..text import percent
 from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
@@ -173,7 +174,7 @@ def _table(board: Board, view: str, rows: list[Row], start: int) -> str:
 
 
 def _percent(value: float | None) -> str:
-    return "" if value is None else f"{100 * value:.1f}"
+    return "" if value is None else percent(value)
 
 
 def _details(row: Row, index: int) -> str:

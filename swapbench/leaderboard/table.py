@@ -21,7 +21,7 @@ from pathlib import PurePath
 
 from ..evaluate.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
 from ..registry import VARIANTS
-from ..text import points
+from ..text import percent, points
 from .reference import Reference
 from .reported import Reported
 from .store import Stored, model_label, training_tag
@@ -306,7 +306,7 @@ def show(column: Column, value) -> str:
     if column.kind == "ratio":
         return f"{value:.3f}"
     if column.kind in ("accuracy", "rate"):
-        return f"{100 * value:.1f}"
+        return percent(value)
     if column.kind == "delta":
         return points(value)
     return str(value)

@@ -24,7 +24,9 @@ def char_offsets(text: str, tokens: tuple[str, ...]) -> list[tuple[int, int]] | 
 
 
 def labelled_spans(text: str, parse: Parse, min_words: int, max_words: int) -> set[tuple[str, int, int]] | None:
-    offsets = char_offsets(text, parse.tokens)
+    """The parse's (label, first character, end character) constituents in `text`, whose quotes are plain
+    (text.plain_quotes); None if its tokens do not spell the text."""
+    offsets = char_offsets(text, tuple(plain_quotes(token) for token in parse.tokens))
     if offsets is None:
         return None
     spans = set()
@@ -39,8 +41,9 @@ def agreement(texts: list[str], reference: list[Parse], predicted: list[Parse],
     """Micro-averaged precision and recall over the sentences whose tokens both align with the text."""
     matched = n_reference = n_predicted = sentences = unaligned = 0
     for text, ref, pred in zip(texts, reference, predicted):
-        gold = labelled_spans(plain_quotes(text), _quote_parse(ref), min_words, max_words)
-        guess = labelled_spans(plain_quotes(text), _quote_parse(pred), min_words, max_words)
+        text = plain_quotes(text)
+        gold = labelled_spans(text, ref, min_words, max_words)
+        guess = labelled_spans(text, pred, min_words, max_words)
         if gold is None or guess is None:
             unaligned += 1
             continue
@@ -52,7 +55,3 @@ def agreement(texts: list[str], reference: list[Parse], predicted: list[Parse],
             "recall": matched / n_reference if n_reference else 0.0,
             "matched": matched, "reference": n_reference, "predicted": n_predicted,
             "sentences": sentences, "unaligned": unaligned, "min_words": min_words, "max_words": max_words}
-
-
-def _quote_parse(parse: Parse) -> Parse:
-    return Parse(tuple(plain_quotes(t) for t in parse.tokens), parse.tags, parse.punct, parse.constituents)

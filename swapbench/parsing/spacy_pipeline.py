@@ -125,3 +125,13 @@ def spacy_docs(model: str | None = None) -> SpacyDocs:
     if model not in shared:
         shared[model] = SpacyDocs(model, keep=keep)
     return shared[model]
+
+
+def english_tokenizer():
+    """spaCy's English tokenizer as spacy.blank("en") has it. Inside shared_pipelines(), once a pipeline is loaded,
+    on that pipeline's vocabulary: the lexemes of the words it has seen are then not made again."""
+    import spacy
+
+    found = _SHARED.get()
+    loaded = next((docs._nlp for docs in found[0].values() if docs._nlp is not None), None) if found else None
+    return spacy.blank("en", vocab=loaded.vocab if loaded is not None else True).tokenizer

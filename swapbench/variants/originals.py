@@ -14,6 +14,7 @@ from collections.abc import Callable
 from ..parsing.base import Parse
 from ..parsing.ptb import unescape
 from ..parsing.ptb import spells
+from ..parsing.spacy_pipeline import english_tokenizer
 from ..sources.pair import Pair
 
 PRETERMINAL = re.compile(r"\(([^\s()]+) ([^\s()]+)\)")  # (TAG word): the leaves, without building the tree
@@ -45,9 +46,7 @@ def _spacy_tokens() -> Callable[[str], list[str]]:
     def tokens(text: str) -> list[str]:
         nonlocal tokenizer
         if tokenizer is None:
-            import spacy
-
-            tokenizer = spacy.blank("en").tokenizer
+            tokenizer = english_tokenizer()
         return [token.text for token in tokenizer(text) if not token.is_space]
 
     return tokens

@@ -39,9 +39,6 @@ class ExampleRandom:
             value = int.from_bytes(self._bytes(size), "little")
         return value % m
 
-    def randrange(self, n: int) -> int:
-        return self.below(n)
-
     def permutation(self, n: int) -> list[int]:
         """A uniform order of range(n): one number below n!, read digit by digit as a Fisher-Yates shuffle."""
         code = self.below(_factorial(n))
@@ -79,7 +76,7 @@ _TABLED = 6  # orders of up to 6 words are looked up (720 of them), not decoded:
 
 @functools.cache
 def _orders(n: int) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(_decode(code, n)) for code in range(math.factorial(n)))
+    return tuple(tuple(_decode(code, n)) for code in range(_factorial(n)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -94,17 +91,12 @@ _blake2b = hashlib.blake2b
 _factorial = functools.cache(math.factorial)
 
 
-def shuffled(words: list[str], rng: ExampleRandom, max_tries: int = 1000) -> list[int] | None:
-    """A uniformly drawn order of `words` that reads differently, ignoring case, or None if none can.
-
-    Case is ignored so that an uncased model never sees an unchanged sentence ("The the" -> "the The").
-    """
-    return changed_order(tuple(w.casefold() for w in words), rng, max_tries)
-
-
 def changed_order(folded: tuple[str, ...], rng: ExampleRandom, max_tries: int = 1000) -> list[int] | None:
-    """shuffled() of words already casefolded. Drawing until the sequence changes samples uniformly among the
-    orders that change it; with two or more distinct words at least half of all orders do, so the loop ends fast.
+    """A uniformly drawn order of the words `folded` (casefolded) that reads differently, or None if none can.
+
+    Case is ignored so that an uncased model never sees an unchanged sentence ("The the" -> "the The"). Drawing
+    until the sequence changes samples uniformly among the orders that change it; with two or more distinct words
+    at least half of all orders do, so the loop ends fast.
     """
     if len(set(folded)) < 2:
         return None

@@ -62,7 +62,7 @@ class ConstituencyShuffle(Variant):
         if not candidates:
             return None
         if self.scope == "one":
-            candidates = [candidates[rng.randrange(len(candidates))]]
+            candidates = [candidates[rng.below(len(candidates))]]
         permutation = list(range(len(parse.tokens)))
         moved = []
         for span, positions, folded, text in candidates:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..text import points as signed_points
+from ..text import percent, points as signed_points
 from .figure import FIGURE_FILE, plot_sensitivity
 
 TABLE_FILE = "README.md"
@@ -34,10 +34,7 @@ def portable_command(command: list[str]) -> str:
 def points(spread, signed: bool = False) -> str:
     """A fraction as percentage points: mean [95% interval over seeds]; never -0.0."""
     def one(value: float) -> str:
-        if signed:
-            return signed_points(value)
-        text = f"{100 * value:.1f}"
-        return "0.0" if text == "-0.0" else text
+        return signed_points(value) if signed else percent(value)
 
     text = one(spread.mean)
     if spread.low is None:
