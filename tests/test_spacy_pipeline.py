@@ -73,3 +73,24 @@ def test_docs_are_not_kept_when_no_second_reader_comes(counted):
         docs.docs(["A dog runs.", "A dog runs."])
         docs.docs(["A dog runs."])
     assert texts == ["A dog runs.", "A dog runs."]  # once a call, each call afresh
+
+
+def test_hypotheses_are_tokenized_by_the_loaded_pipeline_only_when_its_rules_are_blank_englishs():
+    import spacy
+
+    from swapbench.parsing.spacy_pipeline import english_tokenizer, has_english_rules
+
+    sentence = "A man's dog can't catch the U.S.-made frisbee (again)."
+    blank = [t.text for t in spacy.blank("en").tokenizer(sentence)]
+    with shared_pipelines():
+        nlp = spacy_docs().nlp
+        assert english_tokenizer() is nlp.tokenizer
+        assert [t.text for t in english_tokenizer()(sentence)] == blank
+        nlp.tokenizer.add_special_case("frisbee", [{"ORTH": "fris"}, {"ORTH": "bee"}])
+        assert not has_english_rules(nlp.tokenizer)
+        own = english_tokenizer()
+        assert own is not nlp.tokenizer and own.vocab is nlp.vocab
+        assert [t.text for t in own(sentence)] == blank
+    tokenizer = spacy.blank("en").tokenizer
+    tokenizer.url_match = lambda text: None  # a matcher that is no compiled pattern cannot be compared
+    assert not has_english_rules(tokenizer)

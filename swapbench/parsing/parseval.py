@@ -26,7 +26,8 @@ def char_offsets(text: str, tokens: tuple[str, ...]) -> list[tuple[int, int]] | 
 def labelled_spans(text: str, parse: Parse, min_words: int, max_words: int) -> set[tuple[str, int, int]] | None:
     """The parse's (label, first character, end character) constituents in `text`, whose quotes are plain
     (text.plain_quotes); None if its tokens do not spell the text."""
-    offsets = char_offsets(text, tuple(plain_quotes(token) for token in parse.tokens))
+    # One plain_quotes over the joined tokens, not one per token: no quote spans the separator.
+    offsets = char_offsets(text, tuple(plain_quotes("\0".join(parse.tokens)).split("\0")))
     if offsets is None:
         return None
     spans = set()
