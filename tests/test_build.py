@@ -60,6 +60,18 @@ def test_card_and_build_info_describe_the_build(built):
         assert f"| `{config.name}` | {config.rows} | {config.not_applicable} |" in card
 
 
+def test_the_content_fingerprint_is_the_documented_json_lines():
+    import hashlib
+
+    columns = {"pair_id": ["1", "2\u2028"], "label": [0, 2], "premise": ['Quote " and \\ slash', "Ünï 😀\n"],
+               "tags": [["x"], []], "binary_label": [None, True]}
+    names = ["pair_id", "premise", "label", "binary_label"]  # FINGERPRINT_COLUMNS order; tags are not in it
+    lines = [json.dumps(["swapbench-content-2", *names], ensure_ascii=False)]
+    lines += [json.dumps([columns[n][i] for n in names], ensure_ascii=False) for i in range(2)]
+    expected = "sha256:" + hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+    assert fingerprint.content_fingerprint(columns) == expected
+
+
 def test_same_seed_same_output_regardless_of_pair_order(tmp_path, fixtures):
     lines = (fixtures / "snli_1.0_test.jsonl").read_text().splitlines()
     (tmp_path / "reversed").mkdir()
