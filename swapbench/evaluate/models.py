@@ -168,8 +168,8 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
     tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
                                               local_files_only=local)
     model, info = AutoModelForSequenceClassification.from_pretrained(
-        name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code, output_loading_info=True,
-        local_files_only=local)
+        name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
+        output_loading_info=True, local_files_only=local)
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     prepare_tokenizer(tokenizer, model.config)
     model.to(device).eval()
