@@ -104,6 +104,10 @@ def project(doc: Doc) -> Parse:
         label = _label(dep[head], pos[head], len(left) + len(right))
         if label is None:
             continue
+        if not left and not right:  # a word without dependents (most are): its own one-word phrase, if any
+            if not skip[head] and not (label == "ADJP" and dep[head] == "amod"):
+                spans[(label, position[head], position[head] + 1)] = None
+            continue
         if label == "ADJP" and dep[head] == "amod" and not any(dep[c] in ADJECTIVE_MODIFIER_DEPS for c in right + left):
             continue
         if label == "VP":
