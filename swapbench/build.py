@@ -131,6 +131,7 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     parser = make_parser(options.parser, snli.has_premise_parses, options.spacy_model, options.benepar_model)
     freeze()  # the split, and the parser with its libraries, live until the end
     parses = parse_premises(snli, parser, options, console)
+    freeze()  # so are the parses, the originals and each variant's rows: frozen as they are made
 
     agreement = None
     if parser.name != "ptb" and snli.has_premise_parses:
@@ -138,12 +139,14 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
 
     columns_by_config, infos = {}, []
     originals = render_originals(snli.pairs, parses, parser)
+    freeze()
     with progress_bar(enabled=console.is_terminal, console=console) as progress:
         for variant in variants:
             task = progress.add_task(f"{variant.name}", total=len(snli.pairs))
             columns, info = apply_variant(variant, snli.pairs, parses, parser, options.seed, originals=originals,
                                           advance=lambda n, task=task: progress.advance(task, n))
             columns_by_config[variant.name] = (columns, variant)
+            freeze()
             infos.append(info)
     empty = [info.name for info in infos if not info.rows]
     if empty and options.variants is None:  # a default configuration that does not apply here is left out
@@ -294,8 +297,10 @@ def _collector_skips_long_lived_objects():
     Its full passes walk every live container: the loaded libraries alone (datasets, pyarrow, then spaCy and
     torch) hold hundreds of thousands, none of them garbage, and the build's growing data triggers pass after
     pass. gc.freeze() puts what exists into a generation that no pass walks: on entry, and through the yielded
-    function once the split and the parser are loaded. A ptb build takes 15-20% less time. Everything is
-    unfrozen at the end; a caller that freezes objects itself is left alone.
+    function once the split and the parser are loaded, then as the parses, the originals and each variant's rows
+    are made. A ptb build takes 15-20% less time than with no freezing, and about 7% less than when only the
+    split and the parser were frozen. Everything is unfrozen at the end; a caller that freezes objects itself is
+    left alone.
     """
     if gc.get_freeze_count():
         yield lambda: None

@@ -131,6 +131,7 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].delta.values())
     assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].discordant.values())
     assert set(summary.encodings[1].changed) == set(SHUFFLES.split(","))
+    assert [run.results for run in summary.runs] == [4]  # one run: 2 encodings x 2 seeds
     for spread in summary.encodings[1].changed.values():
         assert spread.low <= spread.mean <= spread.high
 
@@ -197,3 +198,33 @@ def test_zoo_figures_never_read_minus_zero():
     assert points(near_zero) == "0.0 [0.0, 0.0]"
     assert points(near_zero, signed=True) == "0.0 [0.0, 0.0]"
     assert points(Spread(mean=0.012, sd=None, values=[0.012]), signed=True) == "+1.2"
+
+
+def test_a_merged_zoo_names_every_run_that_made_it():
+    """zoo.json and the table's recipe name each run (one command line) whose results files a merged zoo holds,
+    with the commits it ran at, oldest first; a zoo of one run names its command alone."""
+    from datetime import datetime, timezone
+    from types import SimpleNamespace
+
+    from swapbench.zoo.report import made_by
+    from swapbench.zoo.summary import run_records
+
+    def results(command, commit, hour):
+        return SimpleNamespace(provenance=SimpleNamespace(command=command, git_commit=commit,
+                                                          started_at=datetime(2026, 1, 1, hour, tzinfo=timezone.utc)))
+
+    first = ["swapbench", "zoo", "run", "--setups", "random", "--out", "/home/me/out-a"]
+    second = ["swapbench", "zoo", "run", "--setups", "minilm", "--out", "/home/me/out-b"]
+    records = run_records([results(second, "b" * 40, 5), results(first, "a" * 40, 3), results(second, "c" * 40, 6),
+                           results(first, "a" * 40, 4)])
+    assert [(r.command, r.git_commits, r.results, r.started_at.hour) for r in records] == [
+        (first, ["a" * 40], 2, 3), (second, ["b" * 40, "c" * 40], 2, 5)]
+
+    merged = SimpleNamespace(runs=records, swapbench_version="0.1.0", git_commit="a" * 40, command=first)
+    lines = made_by(merged)
+    assert "2 runs joined with `swapbench zoo report --merge`" in lines[0]
+    assert "commit aaaaaaaaaaaa:" in lines[1] and "commits bbbbbbbbbbbb, cccccccccccc:" in lines[2]
+    assert "…/out-b" in lines[2] and "/home/me" not in "\n".join(lines)
+    single = SimpleNamespace(runs=records[:1], swapbench_version="0.1.0", git_commit="a" * 40, command=first)
+    assert made_by(single) == ["- swapbench 0.1.0, commit " + "a" * 40 + "; command: `swapbench zoo run --setups "
+                               "random --out …/out-a`"]

@@ -125,10 +125,25 @@ def recipe_lines(summary) -> list[str]:
         f"- scored on: {portable(summary.data)} [{summary.split}], {scored}, dataset "
         f"{summary.dataset_fingerprint[:23]}…",
         f"- machine: {summary.device} ({summary.device_name}), {summary.torch_threads} torch threads; "
-        f"wall time {summary.wall_seconds / 60:.1f} min for the whole run",
-        f"- swapbench {summary.swapbench_version}, commit {summary.git_commit or 'unknown'}; "
-        f"command: `{portable_command(summary.command)}`",
+        f"wall time {summary.wall_seconds / 60:.1f} min for the "
+        f"{'longest run' if len(summary.runs) > 1 else 'whole run'}",
+        *made_by(summary),
     ]
+
+
+def made_by(summary) -> list[str]:
+    """The zoo run, or the runs joined by --merge, that made the results files: version, commit and command."""
+    if len(summary.runs) <= 1:
+        return [f"- swapbench {summary.swapbench_version}, commit {summary.git_commit or 'unknown'}; "
+                f"command: `{portable_command(summary.command)}`"]
+    lines = [f"- swapbench {summary.swapbench_version}; {len(summary.runs)} runs joined with "
+             "`swapbench zoo report --merge` (each results file records its own):"]
+    for run in summary.runs:
+        commits = ", ".join((commit or "unknown")[:12] for commit in run.git_commits)
+        label = "commits" if len(run.git_commits) > 1 else "commit"
+        lines.append(f"  - {run.started_at:%Y-%m-%d %H:%M} UTC, {run.results} results files, {label} {commits}: "
+                     f"`{portable_command(run.command)}`")
+    return lines
 
 
 def render_markdown(summary) -> str:

@@ -27,7 +27,7 @@ from ..version import __version__
 from ..evaluate.schema import EvalResults
 from ..registry import ENCODINGS
 from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, order_sensitivity, relabelled,
-                      summarize_encoding)
+                      run_records, summarize_encoding)
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
 
 PLAIN = "random"
@@ -153,7 +153,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     max_length = options.recipe.training.max_length
     # Every row of every configuration, before --limit: no training pair may share a pairID or premise with them.
     scored = scored_pairs(open_benchmark(options.data, configs=options.configs))
-    summaries, last = [], None
+    summaries, last, every = [], None, []
     for setup, setup_recipe in recipes.items():
         for encoding in options.encodings:
             runs, record = [], None
@@ -182,6 +182,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
                                      locality=probe.locality if probe else None,
                                      symmetry=probe.symmetry if probe else None, changed=changed), results))
                 last = results
+                every.append(results)
             summaries.append(summarize_encoding(encoding, setup, record.parameters, runs))
             log(f"{setup} {encoding}: " + ", ".join(f"{c} changed {100 * s.mean:.1f}%"
                                                    for c, s in summaries[-1].changed.items()))
@@ -193,7 +194,8 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
         relabelled=relabelled(last), encodings=summaries,
         wall_seconds=round(time.perf_counter() - began, 1), device=last.provenance.device,
         device_name=device_name(torch.device(last.provenance.device)), torch_threads=torch.get_num_threads(),
-        swapbench_version=__version__, git_commit=commit, started_at=started_at, command=options.command)
+        swapbench_version=__version__, git_commit=commit, started_at=started_at, command=options.command,
+        runs=run_records(every))
     (out / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
     write_report(summary, out)
     return summary

@@ -50,6 +50,17 @@ class SeedRun(Strict):
                                       description="share of pairs whose prediction changes, per configuration")
 
 
+class ZooRunRecord(Strict):
+    """One `swapbench zoo run` (one command line) whose results files the summary holds, as their provenance
+    records it."""
+
+    command: list[str]
+    git_commits: list[str | None] = Field(description="the commits its results files were made at, in order: more "
+                                                      "than one when the checkout moved while it ran")
+    started_at: datetime = Field(description="when its first results file was started")
+    results: int = Field(description="results files (encoding, set-up and seed) it made")
+
+
 class EncodingSummary(Strict):
     encoding: str
     setup: str = Field("random", description="token embeddings, and +role-swaps when role swaps were added")
@@ -87,7 +98,7 @@ class ZooSummary(Strict):
                                   description="configurations whose perturbation changes the gold label "
                                               "(shuffle-sr), plotted apart")
     encodings: list[EncodingSummary]
-    wall_seconds: float = Field(description="the whole run, training and scoring")
+    wall_seconds: float = Field(description="the whole run, training and scoring; after a merge, the longest run")
     device: str
     device_name: str
     torch_threads: int
@@ -95,6 +106,9 @@ class ZooSummary(Strict):
     git_commit: str | None
     started_at: datetime
     command: list[str]
+    runs: list[ZooRunRecord] = Field(default_factory=list,
+                                     description="every zoo run whose results files are here, oldest first: one, or "
+                                                 "several joined by `swapbench zoo report --merge`")
 
     def of(self, setup: str) -> list[EncodingSummary]:
         return [e for e in self.encodings if e.setup == setup]
@@ -158,13 +172,31 @@ def discordant_fraction(results: EvalResults, configuration: str) -> float:
 def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     """The summary recomputed from the results files it lists (in `folder`) and the per-seed figures it keeps,
     e.g. after this module learnt a new figure."""
-    encodings, runs = [], []
+    encodings, runs, every = [], [], []
     for encoding in summary.encodings:
         runs = [(run, read_results(Path(folder) / run.results).results) for run in encoding.runs]
         encodings.append(summarize_encoding(encoding.encoding, encoding.setup, encoding.parameters, runs))
+        every += [results for _, results in runs]
     if not runs:
         raise SwapbenchError(f"{folder / SUMMARY_FILE} lists no run")
-    return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(runs[-1][1])})
+    return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(runs[-1][1]),
+                                      "runs": run_records(every)})
+
+
+def run_records(results) -> list[ZooRunRecord]:
+    """The zoo runs that made these results files, told apart by their command line, oldest first."""
+    found: dict[tuple[str, ...], ZooRunRecord] = {}
+    for r in sorted(results, key=lambda r: r.provenance.started_at):
+        command = tuple(r.provenance.command)
+        record = found.get(command)
+        if record is None:
+            found[command] = ZooRunRecord(command=list(command), git_commits=[r.provenance.git_commit],
+                                          started_at=r.provenance.started_at, results=1)
+        else:
+            record.results += 1
+            if r.provenance.git_commit not in record.git_commits:
+                record.git_commits.append(r.provenance.git_commit)
+    return list(found.values())
 
 
 def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> ZooSummary:
