@@ -98,6 +98,38 @@ def test_cache_parses_each_distinct_input_once_across_runs(tmp_path):
     assert second[trees[1]] == first[trees[1]]
 
 
+def test_cache_commits_every_few_seconds_and_keeps_what_was_parsed_when_the_build_stops(tmp_path, monkeypatch):
+    """Batches are committed together, not one by one (each commit waits for the disk), and an error or Ctrl-C
+    still leaves every batch parsed before it in the cache."""
+    import sqlite3
+
+    from swapbench.parsing import cache as cache_module
+
+    trees = [f"(ROOT (NP (DT a) (NN {animal})))" for animal in ("dog", "cat", "cow", "hen")]
+    commits = []
+    monkeypatch.setattr(cache_module.ParseCache, "commit",
+                        lambda self: (commits.append("commit"), self._db.commit()))
+
+    class StoppedParser(CountingParser):
+        def parse_many(self, inputs):
+            if inputs == [trees[3]]:
+                raise KeyboardInterrupt  # the user stops the build while the fourth batch is parsed
+            return super().parse_many(inputs)
+
+    monkeypatch.setattr(cache_module, "COMMIT_SECONDS", 3600.0)
+    cache = ParseCache(tmp_path / "parses.sqlite")
+    with pytest.raises(KeyboardInterrupt):
+        parse_with_cache(StoppedParser(), trees, cache, batch_size=1)
+    assert commits == ["commit"]  # three batches written, one commit
+    with sqlite3.connect(tmp_path / "parses.sqlite") as other:  # what another process sees: committed rows only
+        assert other.execute("SELECT COUNT(*) FROM parses").fetchone() == (3,)
+    cache.close()
+
+    again = CountingParser()
+    parse_with_cache(again, trees, ParseCache(tmp_path / "parses.sqlite"), batch_size=1)
+    assert again.asked == [trees[3]]
+
+
 def test_agreement_counts_matching_labelled_spans():
     text = "A big dog barks loudly."
     tokens = ("A", "big", "dog", "barks", "loudly", ".")
