@@ -106,9 +106,10 @@ def test_cache_commits_every_few_seconds_and_keeps_what_was_parsed_when_the_buil
     from swapbench.parsing import cache as cache_module
 
     trees = [f"(ROOT (NP (DT a) (NN {animal})))" for animal in ("dog", "cat", "cow", "hen")]
-    commits = []
-    monkeypatch.setattr(cache_module.ParseCache, "commit",
-                        lambda self: (commits.append("commit"), self._db.commit()))
+    writes = []
+    put_many = cache_module.ParseCache.put_many
+    monkeypatch.setattr(cache_module.ParseCache, "put_many",
+                        lambda self, parser, parses: (writes.append(len(parses)), put_many(self, parser, parses)))
 
     class StoppedParser(CountingParser):
         def parse_many(self, inputs):
@@ -120,7 +121,7 @@ def test_cache_commits_every_few_seconds_and_keeps_what_was_parsed_when_the_buil
     cache = ParseCache(tmp_path / "parses.sqlite")
     with pytest.raises(KeyboardInterrupt):
         parse_with_cache(StoppedParser(), trees, cache, batch_size=1)
-    assert commits == ["commit"]  # three batches written, one commit
+    assert writes == [3]  # three batches parsed, written in one transaction
     with sqlite3.connect(tmp_path / "parses.sqlite") as other:  # what another process sees: committed rows only
         assert other.execute("SELECT COUNT(*) FROM parses").fetchone() == (3,)
     cache.close()

@@ -1,9 +1,9 @@
 """An on-disk cache of parses, keyed by backend, backend version and sentence.
 
-Parses are written batch by batch and committed every few seconds (COMMIT_SECONDS), and at the end or when the
-build stops on an error or Ctrl-C, so an interrupted build keeps what it had parsed and a rerun parses only the
-rest. Each commit waits for the disk (several fsyncs): one per batch cost 56 of them on SNLI's test premises,
-which a slow or networked disk turns into seconds.
+Parsed batches are written together every few seconds (COMMIT_SECONDS), at the end, and when the build stops on an
+error or Ctrl-C, each time in one short transaction, so an interrupted build keeps what it had parsed and a rerun
+parses only the rest. Each commit waits for the disk (several fsyncs): one per batch cost 56 of them on SNLI's
+test premises, which a slow or networked disk turns into seconds.
 
 Nothing read back is trusted. A file that is not a sound SQLite database of parses is moved aside, kept for the
 user, and a new cache started; a row that does not decode, or is not the backend's parse of its sentence, is
@@ -31,7 +31,7 @@ COLUMNS = ["backend", "version", "sentence", "parse"]
 DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
 # SQLite keeps a database's pending writes beside it, in files named after it.
 COMPANIONS = ("-journal", "-wal", "-shm")
-# The most parsing time (seconds) that a build killed outright (SIGKILL, power loss) loses from the cache.
+# About the most parsing time (seconds) that a build killed outright (SIGKILL, power loss) loses from the cache.
 COMMIT_SECONDS = 5.0
 
 
@@ -73,17 +73,10 @@ class ParseCache:
                        f"(the first: {rejected[0]!r}); parsing them again")
         return found
 
-    def put_many(self, parser: ConstituencyParser, parses: dict[str, Parse], commit: bool = True) -> None:
-        """Write `parses`; with `commit` off they are kept in the open transaction until commit()."""
-        with self._reported():
+    def put_many(self, parser: ConstituencyParser, parses: dict[str, Parse]) -> None:
+        with self._reported(), self._db:
             self._db.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?)",
                                  [(parser.name, parser.version, s, json.dumps(p.to_json())) for s, p in parses.items()])
-            if commit:
-                self._db.commit()
-
-    def commit(self) -> None:
-        with self._reported():
-            self._db.commit()
 
     def close(self) -> None:
         self._db.close()
@@ -166,7 +159,8 @@ def parse_with_cache(parser: ConstituencyParser, inputs: list[str], cache: Parse
     if progress:
         progress(len(done))
     todo = [s for s in unique if s not in done]
-    committed = time.monotonic()
+    pending: dict[str, Parse] = {}  # parsed, not yet in the cache: written in one transaction every few seconds
+    written = time.monotonic()
     try:
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
@@ -174,14 +168,16 @@ def parse_with_cache(parser: ConstituencyParser, inputs: list[str], cache: Parse
                 parsed = dict(zip(batch, parser.parse_many(batch)))
             except MalformedInput as err:
                 raise ParseFailure(batch[err.index], str(err)) from err
-            if cache:
-                due = time.monotonic() - committed >= COMMIT_SECONDS
-                cache.put_many(parser, parsed, commit=due)
-                committed = time.monotonic() if due else committed
             done.update(parsed)
+            if cache:
+                pending.update(parsed)
+                if time.monotonic() - written >= COMMIT_SECONDS:
+                    writing, pending = pending, {}
+                    cache.put_many(parser, writing)
+                    written = time.monotonic()
             if progress:
                 progress(len(batch))
     finally:  # on success, and on an error or Ctrl-C: every batch parsed so far is kept
-        if cache:
-            cache.commit()
+        if cache and pending:
+            cache.put_many(parser, pending)
     return done
