@@ -153,7 +153,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     max_length = options.recipe.training.max_length
     # Every row of every configuration, before --limit: no training pair may share a pairID or premise with them.
     scored = scored_pairs(open_benchmark(options.data, configs=options.configs))
-    summaries, last, every = [], None, []
+    summaries, every = [], []  # every: each seed's results, in order
     for setup, setup_recipe in recipes.items():
         for encoding in options.encodings:
             runs, record = [], None
@@ -181,12 +181,12 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
                                      eval_seconds=scored_results.provenance.timings.total,
                                      locality=probe.locality if probe else None,
                                      symmetry=probe.symmetry if probe else None, changed=changed), results))
-                last = results
                 every.append(results)
             summaries.append(summarize_encoding(encoding, setup, record.parameters, runs))
             log(f"{setup} {encoding}: " + ", ".join(f"{c} changed {100 * s.mean:.1f}%"
                                                    for c, s in summaries[-1].changed.items()))
     commit, _ = git_state()
+    last = every[-1]
     summary = ZooSummary(
         recipe=options.recipe, setups=setups, seeds=options.seeds, data=options.data, split=last.dataset.split,
         limit=options.limit, dataset_fingerprint=last.dataset.fingerprint, configurations=list(last.results),

@@ -172,14 +172,14 @@ def discordant_fraction(results: EvalResults, configuration: str) -> float:
 def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     """The summary recomputed from the results files it lists (in `folder`) and the per-seed figures it keeps,
     e.g. after this module learnt a new figure."""
-    encodings, runs, every = [], [], []
+    encodings, every = [], []
     for encoding in summary.encodings:
         runs = [(run, read_results(Path(folder) / run.results).results) for run in encoding.runs]
         encodings.append(summarize_encoding(encoding.encoding, encoding.setup, encoding.parameters, runs))
         every += [results for _, results in runs]
-    if not runs:
+    if not every:
         raise SwapbenchError(f"{folder / SUMMARY_FILE} lists no run")
-    return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(runs[-1][1]),
+    return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(every[-1]),
                                       "runs": run_records(every)})
 
 
