@@ -44,7 +44,7 @@ test-main:
 	$(VENV)/bin/python -m pytest -m "not benepar" -q
 
 test-benepar:
-	$(BENEPAR_VENV)/bin/python -m pytest -m benepar -q tests/test_benepar.py
+	$(BENEPAR_VENV)/bin/python -m pytest -m benepar -q tests/parsing/test_benepar.py
 
 # The main suite again, on transformers 4.45.
 test-tf4:

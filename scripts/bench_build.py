@@ -31,7 +31,7 @@ from pathlib import Path
 from nltk import Tree
 from rich.console import Console
 
-from swapbench.build import BuildOptions, build
+from swapbench.dataset.pipeline import BuildOptions, build
 from swapbench.parsing.spacy_parser import load_english
 from swapbench.sources import find_split_file
 from swapbench.sources.snli import SNLI

@@ -4,7 +4,7 @@
     python scripts/bench_eval.py --model PATH_OR_ID    # any sequence classifier
     python scripts/bench_eval.py --decoder llama       # prompted scoring of a small random decoder (or gpt2)
 
-Runs the same pairs through swapbench.evaluate.scoring.predict and through
+Runs the same pairs through swapbench.evaluation.scoring.predict and through
 transformers.pipeline("text-classification", batch_size=32), interleaved and repeated, checks that the
 predictions agree, and prints
 - the speed-up of the scorer over the pipeline (goal >= 1.5x on CPU);
@@ -16,7 +16,7 @@ predictions agree, and prints
 Best times, and the best matmul, count: on a shared machine they are the ones least disturbed by others.
 
 With --decoder, it builds a small random Llama or GPT-2 here (a byte-level BPE trained on the pairs themselves)
-and compares swapbench's prompted scorer (swapbench.evaluate.prompting.score_prompts: one forward per pair for
+and compares swapbench's prompted scorer (swapbench.evaluation.prompting.score_prompts: one forward per pair for
 all three verbalizers) with the naive way, one forward per (pair, verbalizer) as lm-eval's loglikelihood requests
 run (score_naive), both in length-sorted batches of the same number of sequences, and checks that the
 predictions are identical (goal: >= 2.5x).
@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from swapbench.evaluate.scoring import predict
+from swapbench.evaluation.scoring import predict
 from swapbench.sources import load_split as load_snli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -159,8 +159,8 @@ def small_decoder(kind: str, texts: list[str], seed: int):
 
 
 def decoder_case(args) -> int:
-    from swapbench.evaluate.models import prepare_tokenizer
-    from swapbench.evaluate.prompting import (DEFAULT_TEMPLATE, DEFAULT_VERBALIZERS, PromptSpec, encode_prompts,
+    from swapbench.models.loading import prepare_tokenizer
+    from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, DEFAULT_VERBALIZERS, PromptSpec, encode_prompts,
                                               render, score_naive, score_prompts, shots_text)
 
     pairs = load_snli(args.snli, args.split, args.pairs).pairs
@@ -200,7 +200,7 @@ def time_clustered_statistics(snli: str, split: str, seed: int, resamples: int =
     with correctness drawn at SNLI-like rates (the time depends on the cluster sizes, not on the model)."""
     import numpy as np
 
-    from swapbench.evaluate.stats import bootstrap_delta_ci, clustered_mcnemar, paired_figures
+    from swapbench.evaluation.stats import bootstrap_delta_ci, clustered_mcnemar, paired_figures
 
     premises = [p.premise for p in load_snli(snli, split).pairs]
     rng = np.random.default_rng(seed)

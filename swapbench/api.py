@@ -1,4 +1,4 @@
-"""The Python API, for notebooks: `swapbench.build`, `swapbench.evaluate` and `swapbench.probe` do what the
+"""The Python API, for notebooks: `swapbench.dataset.pipeline`, `swapbench.evaluation` and `swapbench.probing` do what the
 commands of the same names do, and hand back what they wrote with its tables as pandas DataFrames.
 
     import swapbench
@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .evaluate.schema import EvalResults
-    from .output import BuildInfo
-    from .probe.result import ProbeResult
+    from .results.schema import EvalResults
+    from .results.build_record import BuildInfo
+    from .probing.result import ProbeResult
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class Evaluated:
         """One row per scored pair (the predictions file), with `correct_original` and `correct_perturbed`."""
         import pandas as pd
 
-        from .evaluate.report import predictions_path, read_predictions
+        from .evaluation.report import predictions_path, read_predictions
 
         frame = pd.DataFrame([row.model_dump() for row in read_predictions(predictions_path(self.path))])
         frame["correct_original"] = frame["prediction_original"] == frame["gold_original"]
@@ -130,10 +130,10 @@ def build(*, split: str = "test", source: str | Path | None = None, out: str | P
 
     `source`: a file, a folder or a Hub id (None: $SWAPBENCH_SNLI_DIR, then the Hub); `out`: the folder to write
     (default data/snli-SPLIT); `variants`: configuration names (default: the command's). Any other field of
-    `swapbench.build.BuildOptions` may be given by name: parser, seed, limit, srl, overwrite, ...
+    `swapbench.dataset.pipeline.BuildOptions` may be given by name: parser, seed, limit, srl, overwrite, ...
     """
-    from .build import BuildOptions
-    from .build import build as run_build
+    from .dataset.pipeline import BuildOptions
+    from .dataset.pipeline import build as run_build
 
     if variants is not None:
         options["variants"] = list(variants)
@@ -146,16 +146,16 @@ def evaluate(model: str | Path, data: str | Path, *, output: str | Path | None =
     """Score `model` (Hub id or folder) on the built dataset `data` (folder or Hub id), as `swapbench eval`
     does, and write the results file (`output`, default results/MODEL/...) and its predictions beside it.
 
-    Any other field of `swapbench.evaluate.pipeline.EvalOptions` may be given by name: configs (a list), limit,
+    Any other field of `swapbench.evaluation.pipeline.EvalOptions` may be given by name: configs (a list), limit,
     finetune, probe, device, seed, bootstrap, progress, ...
     """
-    from .cli import load_model_types
-    from .evaluate.pipeline import EvalOptions
-    from .evaluate.pipeline import evaluate as run_evaluation
+    from .commands.main import load_model_types
+    from .evaluation.pipeline import EvalOptions
+    from .evaluation.pipeline import evaluate as run_evaluation
 
     load_model_types()
 
-    options.setdefault("command", ["swapbench.evaluate", str(model), str(data)])
+    options.setdefault("command", ["swapbench.evaluation", str(model), str(data)])
     results, path = run_evaluation(EvalOptions(model=str(model), data=str(data), output=_path(output), **options))
     return Evaluated(results, path)
 
@@ -165,10 +165,10 @@ def probe(model: str | Path, *, words: int = 100, length: int = 128, seed: int =
           progress: bool = True, out: str | Path | None = None) -> Probed:
     """Measure the locality and symmetry of `model`'s positional attention, as `swapbench probe` does; with
     `out`, also write probe.json and the heatmaps there."""
-    from .cli import load_model_types
-    from .probe.command import write_probe
-    from .probe.loading import load_model, model_revision
-    from .probe.probing import probe_model
+    from .commands.main import load_model_types
+    from .commands.probe import write_probe
+    from .probing.loading import load_model, model_revision
+    from .probing.run import probe_model
 
     load_model_types()
     loaded, tokenizer = load_model(str(model), revision, trust_remote_code)

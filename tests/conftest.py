@@ -39,7 +39,7 @@ def shared_snli() -> Path:
 @pytest.fixture(scope="session")
 def build_fixture_dataset(tmp_path_factory):
     """Build the hand-written fixture pairs into a fresh dataset folder with the given variants."""
-    from swapbench.cli import main
+    from swapbench.commands.main import main
 
     def build(variants: list[str]) -> Path:
         out = tmp_path_factory.mktemp("data") / "snli-test"

@@ -9,14 +9,14 @@ import pytest
 from eval_models import save_classifier
 
 import swapbench
-from swapbench.evaluate.schema import EvalResults
+from swapbench.results.schema import EvalResults
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
 
 def test_import_swapbench_loads_nothing_heavy():
     code = ("import sys, swapbench; heavy = [m for m in ('torch', 'datasets', 'pandas', 'transformers', "
-            "'swapbench.api', 'swapbench.evaluate') if m in sys.modules]; print(heavy)")
+            "'swapbench.api', 'swapbench.evaluation') if m in sys.modules]; print(heavy)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -58,7 +58,7 @@ def test_evaluate_returns_results_and_their_tables(built, tmp_path):
         assert accuracy[name] == pytest.approx(result.accuracy_perturbed)
     assert set(run.slices.columns) >= {"configuration", "slice", "delta", "small"}
     # The module is still the module: the API sits beside it.
-    assert swapbench.evaluate.schema.EvalResults is EvalResults
+    assert swapbench.results.schema.EvalResults is EvalResults
 
 
 def test_probe_returns_the_result_and_one_row_per_layer(tmp_path):

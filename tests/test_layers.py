@@ -1,8 +1,8 @@
 """Imports run only downward: every module's imports, those inside functions included, held against tests/layers.json.
 
-The layers file names the parts of the package (each some files and folders), the arrows (which part may import
-which) and the nevers (what no part may import, with why). A module imports within its own part, or along an
-arrow; anything else is reported with its file and line.
+The layers file lists the layers of the package top first, each one or more folders (or top-level files), and a
+few nevers (downward imports forbidden all the same, each with why). A module imports within its own layer or from
+one below it; anything else is reported with its file and line.
 """
 
 from __future__ import annotations
@@ -10,15 +10,12 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass
-from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = json.loads((Path(__file__).with_name("layers.json")).read_text(encoding="utf-8"))
-PARTS: dict[str, list[str]] = {name: part["is"] for name, part in LAYERS["parts"].items()}
-ARROWS = {(a[0], a[1]) for a in LAYERS["arrows"]}
+PARTS: dict[str, list[str]] = {layer["name"]: layer["is"] for layer in LAYERS["layers"]}
+RANK = {name: rank for rank, name in enumerate(PARTS)}  # 0: the top
 NEVER = {(n[0], n[1]): n[2] for n in LAYERS["never"]}
 
 
@@ -97,17 +94,17 @@ def where(path: Path, line: int) -> str:
     return f"{path.relative_to(ROOT).as_posix()}:{line}"
 
 
-def test_the_parts_are_layers():
-    """The arrows run one way: ordering the parts by them leaves no cycle, and they name only parts."""
-    for a, b in ARROWS | set(NEVER):
-        assert a in PARTS and b in PARTS, f"layers.json: an arrow or never between {a} and {b}, not both parts"
-    graph = {name: {b for a, b in ARROWS if a == name} for name in PARTS}
-    try:
-        tuple(TopologicalSorter(graph).static_order())
-    except CycleError as err:
-        pytest.fail(f"layers.json: the arrows run in a circle: {' -> '.join(err.args[1])}")
-    drawn_and_forbidden = ARROWS & set(NEVER)
-    assert not drawn_and_forbidden, f"layers.json: drawn as arrows and as nevers: {sorted(drawn_and_forbidden)}"
+def test_the_layers_are_folders_and_the_nevers_run_down():
+    """Each layer is a folder (or a top-level file) of its own, no module sits loose at the top of the package, and
+    a never names two layers, the first above the second (an upward import is refused anyway)."""
+    places = [place for places in PARTS.values() for place in places]
+    assert len(places) == len(set(places)), "layers.json: a place is on two layers"
+    for a, b in NEVER:
+        assert a in PARTS and b in PARTS, f"layers.json: a never between {a} and {b}, not both layers"
+        assert RANK[a] < RANK[b], f"layers.json: the never {a} -> {b} runs up; imports up are refused anyway"
+    loose = sorted(p.name for p in (ROOT / "swapbench").glob("*.py")
+                   if p.name not in ("__init__.py", "__main__.py", "api.py"))
+    assert not loose, f"modules loose at the top of swapbench/ (put each in the folder of its layer): {loose}"
 
 
 def test_every_module_is_on_a_part():
@@ -126,19 +123,19 @@ def test_no_import_runs_up_or_breaks_a_never():
             if (source, target) in NEVER:
                 problems.append(f"{where(path, imp.line)}: {source} imports {imp.name} ({target}), which it must "
                                 f"never do: {NEVER[source, target]}")
-            elif (source, target) not in ARROWS:
-                problems.append(f"{where(path, imp.line)}: {source} imports {imp.name} ({target}); no arrow "
-                                f"{source} -> {target} in tests/layers.json: an import from a layer above or beside")
+            elif RANK[target] < RANK[source]:
+                problems.append(f"{where(path, imp.line)}: {source} imports {imp.name} ({target}), a layer above "
+                                "it in tests/layers.json")
     assert not problems, "imports against tests/layers.json:\n" + "\n".join(problems)
 
 
 def test_the_check_sees_imports_inside_functions():
     """The reader finds relative imports in function bodies, `from package import module` and plain imports."""
     text = ("import swapbench.parsing.ptb\n"
-            "def f():\n    from ..variants import role_swap\n    from .. import errors\n    from .base import Span\n"
-            "    importlib.import_module('swapbench.text')\n")
+            "def f():\n    from ..variants import role_swap\n    from ..core import errors\n    from .base import Span\n"
+            "    importlib.import_module('swapbench.core.text')\n")
     found = {(i.line, i.target.relative_to(ROOT).as_posix())
              for i in imports_of(ROOT / "swapbench" / "roles" / "anything.py", text)}
     assert found == {(1, "swapbench/parsing/ptb.py"), (3, "swapbench/variants/role_swap.py"),
-                     (4, "swapbench/errors.py"), (5, "swapbench/roles/base.py"), (6, "swapbench/text.py")}
+                     (4, "swapbench/core/errors.py"), (5, "swapbench/roles/base.py"), (6, "swapbench/core/text.py")}
     assert part_of(ROOT / "swapbench" / "roles" / "anything.py") == "Roles"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from transformers import BertTokenizerFast
 
-from swapbench.compat import TRANSFORMERS_MAJOR
+from swapbench.core.compat import TRANSFORMERS_MAJOR
 
 
 def bert_tokenizer(tokens, **options) -> BertTokenizerFast:

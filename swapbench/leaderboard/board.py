@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import SwapbenchError
+from ..core.errors import SwapbenchError
 from . import RESULTS_DIR
 from .html import render_html
 from .markdown import render_csv, render_readme

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..text import percent
+from ..core.text import percent
 from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference

@@ -1,7 +1,7 @@
 """Older results files, brought up to the current schema version one explicit step at a time.
 
 A step is registered under the version it reads and names the version it writes; `migrate` follows the steps
-until it reaches swapbench.evaluate.schema.SCHEMA_VERSION. When the schema changes, add the step that turns a
+until it reaches swapbench.results.schema.SCHEMA_VERSION. When the schema changes, add the step that turns a
 file of the old version into one of the new, e.g.
 
     def _1_0_to_1_1(data: dict) -> dict:
@@ -19,8 +19,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 
-from ..evaluate.health import LOSS_CHECK, loss_at_chance
-from ..evaluate.schema import SCHEMA_VERSION
+from ..evaluation.health import LOSS_CHECK, loss_at_chance
+from ..results.schema import SCHEMA_VERSION
 
 Step = Callable[[dict], dict]
 
@@ -49,7 +49,7 @@ def _1_0_to_2_0(data: dict) -> dict:
 def _2_0_to_2_1(data: dict) -> dict:
     """2.1 records the architecture (encoder or decoder) and the mode (fine-tuned or prompted). Every 2.0 file
     scored a classification head; its architecture is read from its model type as 2.1 reads it."""
-    from ..evaluate.positional import architecture_of
+    from ..models.positional import architecture_of
 
     model = data["model"]
     model["architecture_kind"] = architecture_of(model["model_type"], model.get("architecture"))

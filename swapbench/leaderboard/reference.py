@@ -10,10 +10,10 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError
 
-from ..errors import SwapbenchError
-from ..output import BUILD_INFO, BuildInfo
-from ..evaluate.schema import dataset_fingerprint
-from ..strict import Strict
+from ..core.errors import SwapbenchError
+from ..results.build_record import BUILD_INFO, BuildInfo
+from ..results.schema import dataset_fingerprint
+from ..core.strict import Strict
 from .store import write_atomically
 
 REFERENCE_FILE = "reference.json"

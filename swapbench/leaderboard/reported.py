@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import SwapbenchError
+from ..core.errors import SwapbenchError
 
 REPORTED_FILE = "reported.json"
 

@@ -13,8 +13,8 @@ from pathlib import Path, PurePath
 
 from pydantic import ValidationError
 
-from ..errors import SwapbenchError
-from ..evaluate.schema import EvalResults, TrainingData
+from ..core.errors import SwapbenchError
+from ..results.schema import EvalResults, TrainingData
 from ..sources import release_tag
 from . import RESULTS_DIR
 from .migrate import migrate

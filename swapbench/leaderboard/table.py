@@ -2,7 +2,7 @@
 reported (reported.py), marked and never mixed into any figure of ours.
 
 The columns come from the data, not from a list of names: a Δ column for every configuration of the reference
-dataset (reference.json) or of a results file, in the order of `swapbench.registry.VARIANTS` where the variant is
+dataset (reference.json) or of a results file, in the order of `swapbench.core.registry.VARIANTS` where the variant is
 registered (its help is the column's tooltip), and for a configuration whose perturbation changes the gold label
 (its results carry a non-entailment rate: shuffle-sr, shuffle-sr-validated) its Original, Δ and non-entailment
 rate. Accuracies are fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on
@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ..evaluate.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
-from ..registry import VARIANTS
-from ..text import percent, points
+from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
+from ..core.registry import VARIANTS
+from ..core.text import percent, points
 from .reference import Reference
 from .reported import Reported
 from .store import Stored, model_label, training_tag

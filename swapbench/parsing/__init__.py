@@ -1,10 +1,10 @@
-"""Constituency backends, found by name in `swapbench.registry.PARSERS`: `ptb` (parses supplied with the data),
+"""Constituency backends, found by name in `swapbench.core.registry.PARSERS`: `ptb` (parses supplied with the data),
 `benepar` and `spacy`, each registered in its own module; `auto` picks one."""
 
 from __future__ import annotations
 
-from ..errors import SwapbenchError
-from ..registry import PARSERS
+from ..core.errors import SwapbenchError
+from ..core.registry import PARSERS
 from . import benepar_parser, ptb, spacy_parser  # noqa: F401  (they register their backends)
 from .base import SHUFFLE_LABELS, Constituent, ConstituencyParser, Parse, ParseFailure
 from .cache import ParseCache, parse_with_cache

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import ClassVar, NamedTuple
 
-from ..text import squash
+from ..core.text import squash
 
 # The phrase labels whose constituents the shuffles move words inside.
 SHUFFLE_LABELS: frozenset[str] = frozenset({"NP", "VP", "PP", "ADVP", "ADJP"})

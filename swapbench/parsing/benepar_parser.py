@@ -10,11 +10,11 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from ..errors import SwapbenchError
-from ..fingerprint import file_sha256
+from ..core.errors import SwapbenchError
+from ..core.fingerprint import file_sha256
 from .base import ConstituencyParser, MalformedInput, Parse
 from .ptb import parse_tree
-from ..registry import PARSERS
+from ..core.registry import PARSERS
 from .spacy_pipeline import pipeline_version, spacy_docs
 
 DEFAULT_MODEL = "benepar_en3"

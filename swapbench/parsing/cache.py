@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 
-from ..errors import SwapbenchError
+from ..core.errors import SwapbenchError
 from .base import ConstituencyParser, MalformedInput, Parse, ParseFailure
 
 COLUMNS = ["backend", "version", "sentence", "parse"]

@@ -7,7 +7,7 @@ the ones the shuffles use.
 
 from __future__ import annotations
 
-from ..text import plain_quotes
+from ..core.text import plain_quotes
 from .base import SHUFFLE_LABELS, Parse
 
 

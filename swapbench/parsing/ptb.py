@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import SwapbenchError
-from ..registry import PARSERS
-from ..treebank import PTB_UNESCAPE, spells, tree_words, unescape  # noqa: F401  (read here too)
+from ..core.errors import SwapbenchError
+from ..core.registry import PARSERS
+from ..core.treebank import PTB_UNESCAPE, spells, tree_words, unescape  # noqa: F401  (read here too)
 from .base import Constituent, ConstituencyParser, MalformedInput, Parse
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..registry import PARSERS
+from ..core.registry import PARSERS
 from .base import Constituent, ConstituencyParser, Parse
 from .spacy_pipeline import SpacyDocs, spacy_docs
 from .spacy_pipeline import load_english, pipeline_version  # noqa: F401  (imported from here by other modules)

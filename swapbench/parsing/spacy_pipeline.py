@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..errors import SwapbenchError
+from ..core.errors import SwapbenchError
 from .attribute_rules import AttributeRules, compile_rules
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Semantic-role labelers for the role swap, each registered in `swapbench.registry.LABELERS` where it is defined.
+"""Semantic-role labelers for the role swap, each registered in `swapbench.core.registry.LABELERS` where it is defined.
 
 - `spacy`: roles from spaCy's dependency parse; needs only the text.
 - `tree`: roles read off the source's Penn Treebank trees (SNLI 1.0 ships them).
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import SwapbenchError
-from ..registry import LABELERS
+from ..core.errors import SwapbenchError
+from ..core.registry import LABELERS
 from . import spacy_roles, tree_roles, agreed_roles, frames  # noqa: F401, I001  (their registrations, in this order)
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span
 

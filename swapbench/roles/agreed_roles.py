@@ -15,8 +15,8 @@ The tokens and tags are the first labeler's; the second's tags ride along where 
 
 from __future__ import annotations
 
-from ..registry import LABELERS
-from ..text import squash
+from ..core.registry import LABELERS
+from ..core.text import squash
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span
 from .heads import head
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..jsonl import read_file_objects
-from ..text import squash
+from ..core.jsonl import read_file_objects
+from ..core.text import squash
 from .base import RoleLabeler, RoleParse, Sentence, is_auxiliary, swappable_frames
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
-from ..jsonl import read_file_objects
-from ..registry import LABELERS
-from ..text import squash
+from ..core.errors import InputError
+from ..core.jsonl import read_file_objects
+from ..core.registry import LABELERS
+from ..core.text import squash
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 from .spacy_roles import is_punct
 

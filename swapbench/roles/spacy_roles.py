@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..parsing.spacy_pipeline import SpacyDocs, spacy_docs
-from ..registry import LABELERS
+from ..core.registry import LABELERS
 from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
 if TYPE_CHECKING:  # spaCy takes seconds to import: a build that labels nothing goes without it

@@ -7,7 +7,7 @@ Build, fine-tuning, the dataset card and the leaderboard read all of it from her
 
 Adding a corpus released in SNLI's format is one module and one registration (see multinli.py):
 
-    from swapbench.registry import SOURCES
+    from swapbench.core.registry import SOURCES
     from swapbench.sources import Source
 
     MYNLI = Source(name="mynli", short_name="MyNLI", pretty_name="My NLI corpus", citation="@misc{...}",

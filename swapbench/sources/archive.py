@@ -17,8 +17,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..errors import SwapbenchError
-from ..paths import default_cache_dir
+from ..core.errors import SwapbenchError
+from ..core.paths import default_cache_dir
 from .declaration import Source
 
 CHUNK = 1 << 20

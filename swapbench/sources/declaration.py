@@ -11,8 +11,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import InputError
-from ..labels import LABEL_NAMES
+from ..core.errors import InputError
+from ..core.labels import LABEL_NAMES
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputError, SwapbenchError
-from ..hub_access import hub_unreachable
-from ..labels import LABEL_NAMES
-from ..registry import SOURCES
+from ..core.errors import InputError, SwapbenchError
+from ..core.hub_access import hub_unreachable
+from ..core.labels import LABEL_NAMES
+from ..core.registry import SOURCES
 from .declaration import Columns, Source
 from .pair import Pair, SourceSplit
 from .release import NO_GOLD, check_pairs, parse_field

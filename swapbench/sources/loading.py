@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, SwapbenchError
-from ..hub_access import is_hub_id
-from ..registry import SOURCES
+from ..core.errors import InputError, SwapbenchError
+from ..core.hub_access import is_hub_id
+from ..core.registry import SOURCES
 from .archive import DownloadError, archive_url, release_folder
 from .declaration import Columns, Source
 from .hub import HUB, HUB_PREFIX, hub_source, load_hub, local_hint

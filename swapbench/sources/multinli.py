@@ -1,6 +1,6 @@
 """MultiNLI 1.0 (Williams et al., 2018): release files in SNLI's format, with promptID and genre; no test labels."""
 
-from ..registry import SOURCES
+from ..core.registry import SOURCES
 from .declaration import Columns, Source
 
 MULTINLI = Source(

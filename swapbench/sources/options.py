@@ -7,10 +7,10 @@ import argparse
 
 from pydantic import ValidationError
 
-from ..errors import SwapbenchError
-from ..labels import LABEL_NAMES
-from ..options import comma_separated
-from ..registry import SOURCES
+from ..core.errors import SwapbenchError
+from ..core.labels import LABEL_NAMES
+from ..core.options import comma_separated
+from ..core.registry import SOURCES
 from .declaration import Columns
 
 COLUMN_FIELDS = (("premise", "premise"), ("hypothesis", "hypothesis"), ("label", "label"),

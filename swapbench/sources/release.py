@@ -13,10 +13,10 @@ import re
 import zlib
 from pathlib import Path
 
-from ..errors import InputError
-from ..jsonl import read_objects, split_lines
-from ..labels import LABEL_NAMES
-from ..treebank import spells, tree_words
+from ..core.errors import InputError
+from ..core.jsonl import read_objects, split_lines
+from ..core.labels import LABEL_NAMES
+from ..core.treebank import spells, tree_words
 from .declaration import Source
 from .pair import Pair, SourceSplit
 

@@ -1,6 +1,6 @@
 """SNLI 1.0 (Bowman et al., 2015): the release archive by default, with its constituency trees and pairIDs."""
 
-from ..registry import SOURCES
+from ..core.registry import SOURCES
 from .declaration import Columns, Source
 
 SNLI = Source(

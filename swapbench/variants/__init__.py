@@ -1,4 +1,4 @@
-"""Perturbations, one configuration each, found by name in `swapbench.registry.VARIANTS`.
+"""Perturbations, one configuration each, found by name in `swapbench.core.registry.VARIANTS`.
 
 A variant registers itself in its own module; importing this package registers the built-in ones.
 `make_variant("shuffle-3")` builds one from its name.
@@ -6,8 +6,8 @@ A variant registers itself in its own module; importing this package registers t
 
 from __future__ import annotations
 
-from ..errors import SwapbenchError
-from ..registry import VARIANTS
+from ..core.errors import SwapbenchError
+from ..core.registry import VARIANTS
 # Importing a module registers its variants, in this order: shuffle-N, shuffle-random, shuffle-sr, then
 # shuffle-sr-validated.
 from . import shuffle  # noqa: F401, I001

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import datasets
 
-from ..errors import SwapbenchError
+from ..core.errors import SwapbenchError
 from ..parsing.base import Parse
-from ..registry import VARIANTS
+from ..core.registry import VARIANTS
 from ..roles import RoleLabeler, RoleParse, Sentence, make_labeler
 from ..roles.base import Span
-from ..selection import read_selection
+from ..core.selection import read_selection
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
 from .randomness import ExampleRandom

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..registry import VARIANTS
+from ..core.registry import VARIANTS
 from .role_shuffle import ORDERS, RoleShuffle
 
 DECISIONS = Path(__file__).resolve().parents[2] / "data" / "annotations" / "shuffle-sr-selection.jsonl"

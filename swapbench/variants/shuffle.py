@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datasets
 
-from ..errors import SwapbenchError
+from ..core.errors import SwapbenchError
 from ..parsing.base import Constituent, Parse
-from ..registry import VARIANTS
+from ..core.registry import VARIANTS
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
 from .randomness import ExampleRandom, changed_order

@@ -4,7 +4,7 @@ on every word-swap variant, so that differences between encoders come from the e
 Importing this package registers the zoo with the rest of swapbench and with transformers, so that nothing else
 names it: model_type "swapbench-zoo" with transformers' Auto classes (a saved checkpoint loads with
 AutoModelForSequenceClassification.from_pretrained), its positional-encoding family in
-`swapbench.registry.FAMILIES`, and the built-in encodings in `swapbench.registry.ENCODINGS` (a new encoding is one
+`swapbench.core.registry.FAMILIES`, and the built-in encodings in `swapbench.core.registry.ENCODINGS` (a new encoding is one
 module that calls `swapbench.zoo.encodings.register`).
 """
 
@@ -13,7 +13,7 @@ from .names import MODEL_TYPE
 
 def encoding_names() -> list[str]:
     """The registered encodings, in the order the zoo lists them (importing them registers the built-in ones)."""
-    from ..registry import ENCODINGS
+    from ..core.registry import ENCODINGS
     from . import encodings  # noqa: F401
 
     return ENCODINGS.names()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from huggingface_hub.errors import StrictDataclassClassValidationError
 
-from ..registry import ENCODINGS
+from ..core.registry import ENCODINGS
 from .encodings import encoding_of
 from .names import MODEL_TYPE
 
@@ -15,7 +15,7 @@ except ImportError:  # transformers 4: configs are plain classes that take their
 
 DESCRIPTION = """A compact BERT-style encoder for sequence-pair classification.
 
-    `position_encoding` names one of `swapbench.registry.ENCODINGS`; the fields after it set that encoding's own
+    `position_encoding` names one of `swapbench.core.registry.ENCODINGS`; the fields after it set that encoding's own
     hyper-parameters and are ignored by the others. Everything else is the same for every encoding.
     """
 

@@ -14,7 +14,7 @@ import os
 
 import torch
 
-from ..errors import SwapbenchError
+from ..core.errors import SwapbenchError
 
 CHOICES = {"random": "BERT's random initialisation (the default)",
            "minilm": "MiniLM's pretrained token embeddings, trained further",

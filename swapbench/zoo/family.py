@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..evaluate.positional import ConfigReading, register
-from ..registry import ENCODINGS
+from ..models.positional import ConfigReading, register
+from ..core.registry import ENCODINGS
 from .names import MODEL_TYPE
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..text import percent, points as signed_points
+from ..core.text import percent, points as signed_points
 from .figure import FIGURE_FILE, plot_sensitivity
 
 TABLE_FILE = "README.md"

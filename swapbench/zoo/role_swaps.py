@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import SwapbenchError
-from ..evaluate.finetune import ScoredPairs, describe, premise_key
+from ..core.errors import SwapbenchError
+from ..evaluation.finetune import ScoredPairs, describe, premise_key
 from ..sources import Pair
 from ..variants import make_variant
 from ..variants.randomness import example_rng

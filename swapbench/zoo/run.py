@@ -6,7 +6,7 @@ A set-up is the recipe with the zoo's two options chosen: the initial token embe
 trained further or frozen) and whether role swaps of the training pairs are added ("random", "minilm",
 "minilm-frozen", each optionally "+role-swaps").
 
-Each results file is an ordinary `swapbench eval` results file (swapbench.evaluate.schema.EvalResults), marked as
+Each results file is an ordinary `swapbench eval` results file (swapbench.results.schema.EvalResults), marked as
 a zoo run: model.name_or_path is "swapbench-zoo/<encoding>" (with "@<set-up>" for a set-up other than "random"),
 model.fine_tuning carries the training recipe and data with from_scratch true (model.fine_tuned is false: nothing
 was fine-tuned), and model.positional_encoding names the zoo encoding. Checkpoints and the per-pair predictions
@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..errors import SwapbenchError
-from ..evaluate.health import with_training
-from ..version import __version__
-from ..evaluate.schema import EvalResults
-from ..registry import ENCODINGS
+from ..core.errors import SwapbenchError
+from ..evaluation.health import with_training
+from ..core.version import __version__
+from ..results.schema import EvalResults
+from ..core.registry import ENCODINGS
 from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, order_sensitivity, relabelled,
                       run_records, summarize_encoding)
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
@@ -131,10 +131,10 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     and the figure to options.out."""
     import torch
 
-    from ..evaluate.data import open_benchmark
-    from ..evaluate.pipeline import EvalOptions, evaluate, scored_pairs
-    from ..evaluate.provenance import device_name, git_state
-    from ..evaluate.report import predictions_path, read_predictions
+    from ..evaluation.data import open_benchmark
+    from ..evaluation.pipeline import EvalOptions, evaluate, scored_pairs
+    from ..evaluation.provenance import device_name, git_state
+    from ..evaluation.report import predictions_path, read_predictions
     from .report import write_report
 
     unknown = [e for e in options.encodings if e not in ENCODINGS]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..registry import ENCODINGS
+from ..core.registry import ENCODINGS
 
 TOKENS, BATCH = 64, 8
 

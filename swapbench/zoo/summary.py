@@ -18,11 +18,11 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..errors import SwapbenchError
-from ..evaluate.schema import EvalResults
+from ..core.errors import SwapbenchError
+from ..results.schema import EvalResults
 from ..leaderboard.store import read_results
-from ..registry import ENCODINGS
-from ..strict import Strict
+from ..core.registry import ENCODINGS
+from ..core.strict import Strict
 from .train import ZooRecipe
 
 SUMMARY_FILE = "zoo.json"

@@ -1,5 +1,5 @@
 """Training a zoo encoder from scratch on SNLI with the zoo's recipe, through the Trainer set-up of
-`swapbench eval`'s fine-tuning (swapbench.evaluate.finetune.snli_trainer).
+`swapbench eval`'s fine-tuning (swapbench.evaluation.finetune.snli_trainer).
 
 The recipe is the same for every encoding: only `position_encoding` changes. Being the Trainer, it runs on the
 CPU, one GPU, or several under `torchrun` / `accelerate launch` (the batch is split across the processes; only
@@ -22,14 +22,14 @@ from huggingface_hub.errors import StrictDataclassError
 from pydantic import Field
 from rich.console import Console
 
-from ..destination import atomic_directory, check_replaceable
-from ..errors import SwapbenchError
-from ..evaluate.finetune import (INFO_FILE, DataChoice, ScoredPairs, epoch_history, load_training_data,
+from ..core.destination import atomic_directory, check_replaceable
+from ..core.errors import SwapbenchError
+from ..evaluation.finetune import (INFO_FILE, DataChoice, ScoredPairs, epoch_history, load_training_data,
                                   separate_from_scored, snli_trainer, world_size)
-from ..evaluate.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
-from ..labels import LABEL_NAMES
-from ..registry import ENCODINGS
-from ..strict import Strict
+from ..results.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
+from ..core.labels import LABEL_NAMES
+from ..core.registry import ENCODINGS
+from ..core.strict import Strict
 from .names import MODEL_TYPE
 from .role_swaps import RoleSwapRecord, role_swaps
 

@@ -57,7 +57,7 @@ def swapbench_cli(tmp_path):
     def run(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300,
             input: str | None = None) -> Run:
         full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
-        done = subprocess.run([sys.executable, "-m", "swapbench.cli", *map(str, args)], cwd=cwd or tmp_path,
+        done = subprocess.run([sys.executable, "-m", "swapbench.commands.main", *map(str, args)], cwd=cwd or tmp_path,
                               env=full_env, capture_output=True, text=True, timeout=timeout, input=input)
         return Run(done.returncode, done.stdout, done.stderr)
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from swapbench.build import BuildOptions, build
-from swapbench.cli import main
-from swapbench.output import BUILD_INFO
+from swapbench.dataset.pipeline import BuildOptions, build
+from swapbench.commands.main import main
+from swapbench.results.build_record import BUILD_INFO
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -67,7 +67,7 @@ def long_source(tmp_path_factory) -> Path:
 
 
 def start_build(source: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "swapbench.cli", *map(str, build_args(source, out, "shuffle-random",
+    return subprocess.Popen([sys.executable, "-m", "swapbench.commands.main", *map(str, build_args(source, out, "shuffle-random",
                                                                                           "--parser", "ptb"))],
                             env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -245,7 +245,7 @@ def test_without_an_atomic_exchange_the_build_is_swapped_in_by_two_renames(previ
     def no_exchange(a, b):  # as on a file system that refuses RENAME_EXCHANGE (NFS)
         raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
 
-    monkeypatch.setattr("swapbench.destination._exchange", no_exchange)
+    monkeypatch.setattr("swapbench.core.destination._exchange", no_exchange)
     build(BuildOptions(source=str(FIXTURES), out=previous_build, variants=["shuffle-random"], use_cache=False,
                        seed=6))
     assert seed_of(previous_build) == 6 and leftovers(previous_build) == []
@@ -255,7 +255,7 @@ SWAPPER = """
 import sys
 from pathlib import Path
 from rich.console import Console
-from swapbench.build import BuildOptions, build
+from swapbench.dataset.pipeline import BuildOptions, build
 
 source, out, rounds = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 for seed in range(1, rounds + 1):

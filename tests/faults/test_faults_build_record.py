@@ -8,9 +8,9 @@ import json
 
 from eval_models import save_classifier
 
-from swapbench.cli import main
+from swapbench.commands.main import main
 
-from test_leaderboard import empty_board
+from board_helpers import empty_board
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 

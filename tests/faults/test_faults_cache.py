@@ -22,7 +22,7 @@ def build_args(out: Path, *cache: str) -> list[str]:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> Path:
     """What a build without a cache writes."""
-    from swapbench.cli import main
+    from swapbench.commands.main import main
 
     out = tmp_path_factory.mktemp("reference") / "data"
     assert main(build_args(out, "--no-cache")) == 0
@@ -32,7 +32,7 @@ def reference(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def filled_cache(tmp_path_factory) -> Path:
     """A parse cache as a build with a cache leaves it."""
-    from swapbench.cli import main
+    from swapbench.commands.main import main
 
     folder = tmp_path_factory.mktemp("filled")
     assert main(build_args(folder / "data", "--cache-dir", str(folder / "cache"))) == 0

@@ -9,8 +9,8 @@ import pytest
 from eval_models import save_base, save_classifier, write_training_file
 from safetensors.torch import load_file, save_file
 
-from swapbench.cli import main
-from swapbench.evaluate.schema import EvalResults
+from swapbench.commands.main import main
+from swapbench.results.schema import EvalResults
 from swapbench.leaderboard.table import training_text
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}

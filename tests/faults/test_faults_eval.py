@@ -21,7 +21,7 @@ import pytest
 import torch
 from eval_models import save_base, save_classifier
 
-from swapbench.evaluate.schema import EvalResults
+from swapbench.results.schema import EvalResults
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 CONFIGS = ["shuffle-3", "shuffle-random", "shuffle-sr"]
@@ -168,7 +168,7 @@ def start_up_seconds(tmp_path_factory, dataset) -> float:
     failure that is fast."""
     folder = tmp_path_factory.mktemp("start-up")
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "swapbench.cli", *eval_args(folder / "missing", dataset, folder / "r.json")],
+    subprocess.run([sys.executable, "-m", "swapbench.commands.main", *eval_args(folder / "missing", dataset, folder / "r.json")],
                    capture_output=True, cwd=folder)
     return time.perf_counter() - began
 

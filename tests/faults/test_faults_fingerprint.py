@@ -15,9 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 from eval_models import save_classifier
 
-from swapbench.cli import main
-from swapbench.fingerprint import FINGERPRINT_COLUMNS, content_fingerprint
-from swapbench.output import BUILD_INFO, BuildInfo
+from swapbench.commands.main import main
+from swapbench.core.fingerprint import FINGERPRINT_COLUMNS, content_fingerprint
+from swapbench.results.build_record import BUILD_INFO, BuildInfo
 
 TAMPERED = "shuffle-sr"  # the configuration with every fingerprinted column, binary_label included
 OTHER_TEXT = "a dog sleeps in the park ."

@@ -277,7 +277,7 @@ def test_a_silent_server_fails_after_its_timeout(swapbench_cli, previous, digest
 @pytest.fixture(scope="module")
 def swaps(tmp_path_factory) -> Path:
     """A shuffle-sr build of the hand-written role fixture: three swaps, rl1, rl2 and rl6."""
-    from swapbench.cli import main
+    from swapbench.commands.main import main
 
     out = tmp_path_factory.mktemp("swaps") / "data"
     assert main(["build", "--source", str(FIXTURES / "snli_roles.jsonl"), "--out", str(out), "--variants",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 
-from swapbench.cli import main
+from swapbench.commands.main import main
 
-from test_leaderboard import empty_board, make_results, markdown_rows, save
+from board_helpers import empty_board, make_results, markdown_rows, save
 
 
 def binary(data: dict) -> dict:

@@ -10,10 +10,10 @@ import shutil
 import pytest
 from eval_models import save_base, write_training_file
 
-from swapbench.cli import main
-from swapbench.evaluate.finetune import DataChoice, load_training_data, premise_key
+from swapbench.commands.main import main
+from swapbench.evaluation.finetune import DataChoice, load_training_data, premise_key
 
-from test_leaderboard import empty_board, make_results, save
+from board_helpers import empty_board, make_results, save
 
 
 @pytest.fixture(scope="module")

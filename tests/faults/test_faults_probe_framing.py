@@ -9,11 +9,11 @@ import numpy as np
 from eval_models import save_classifier
 from safetensors.torch import load_file, save_file
 
-from swapbench.cli import main
-from swapbench.probe import ProbeResult, symmetry
-from swapbench.probe.metrics import FLAT_SPREAD, spread
+from swapbench.commands.main import main
+from swapbench.probing import ProbeResult, symmetry
+from swapbench.probing.metrics import FLAT_SPREAD, spread
 
-from test_leaderboard import empty_board, make_results, save
+from board_helpers import empty_board, make_results, save
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 POSITIONS = "bert.embeddings.position_embeddings.weight"

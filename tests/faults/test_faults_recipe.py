@@ -9,9 +9,9 @@ import json
 import pytest
 from eval_models import save_base, save_classifier, save_tokenizer, write_training_file
 
-from swapbench.cli import main
+from swapbench.commands.main import main
 
-from test_leaderboard import empty_board, make_results, save
+from board_helpers import empty_board, make_results, save
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 

@@ -1,10 +1,10 @@
 """Every positional encoding of the zoo as a (ModelPositions, LayerScores) pair (see base.py for the split), each
-registered in `swapbench.registry.ENCODINGS` by its own module; importing this package registers the built-in ones,
+registered in `swapbench.core.registry.ENCODINGS` by its own module; importing this package registers the built-in ones,
 in the order the zoo lists them."""
 
 from __future__ import annotations
 
-from ...registry import ENCODINGS
+from ...core.registry import ENCODINGS
 from . import absolute, rope, alibi, t5, relative, tisa, tupe, attenuated  # noqa: F401  (registration, in order)
 from .base import Encoding, LayerScores, ModelPositions, register
 

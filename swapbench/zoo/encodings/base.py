@@ -5,7 +5,7 @@
 - LayerScores acts inside each layer: it turns that layer's queries and keys into attention logits, so encodings
   with per-layer parameters (Shaw, Huang, TISA) or that transform queries and keys (RoPE) live here.
 
-An encoding is one of each, declared as an `Encoding` and registered in `swapbench.registry.ENCODINGS` by the
+An encoding is one of each, declared as an `Encoding` and registered in `swapbench.core.registry.ENCODINGS` by the
 module that defines it (one file, one registration); the defaults below do nothing positional, which is the
 `none` encoding.
 """
@@ -22,7 +22,7 @@ try:  # transformers 5's init functions leave alone the weights a checkpoint fil
 except ImportError:  # transformers 4 initialises only the modules a checkpoint did not fill: torch's are right
     from torch.nn import init
 
-from ...registry import ENCODINGS
+from ...core.registry import ENCODINGS
 
 
 class ModelPositions(nn.Module):
@@ -80,7 +80,7 @@ class Encoding:
     max_position_embeddings are the settings `--encoding-option` may change)."""
 
     paper: str
-    family: str  # as in swapbench.evaluate.schema.PositionalEncodingInfo
+    family: str  # as in swapbench.results.schema.PositionalEncodingInfo
     kind: str
     positions: type[ModelPositions] = ModelPositions
     scores: type[LayerScores] = LayerScores

@@ -1,0 +1,97 @@
+"""`swapbench submit RESULTS.json` and `swapbench leaderboard`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from ..leaderboard import DEFAULT_BOARD
+
+
+def add_submit(subparsers) -> None:
+    p = subparsers.add_parser(
+        "submit", help="validate a results file of `swapbench eval` and put it on the leaderboard",
+        description="Validate RESULTS (the schema, its version, ranges, deltas, the reference dataset, "
+                    "duplicates), store it under BOARD/results/ with a normalized name and rebuild the board. "
+                    "A refused file is reported with every problem and changes nothing.")
+    p.add_argument("results", type=Path, nargs="+", metavar="RESULTS", help="results file(s) of `swapbench eval`")
+    p.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="leaderboard folder (default: %(default)s)")
+    p.add_argument("--replace", action="store_true", help="replace the board's file for the same model and revision")
+    p.add_argument("--check", action="store_true", help="only validate; store nothing")
+    p.set_defaults(run=run_submit)
+
+
+def add_leaderboard(subparsers) -> None:
+    p = subparsers.add_parser(
+        "leaderboard", help="rebuild the leaderboard (README.md, leaderboard.csv, index.html) from its results",
+        description="Rebuild BOARD/README.md, BOARD/leaderboard.csv and BOARD/index.html from BOARD/results/.")
+    p.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="leaderboard folder (default: %(default)s)")
+    p.add_argument("--check", action="store_true", help="validate every stored results file; rebuild nothing")
+    p.add_argument("--set-reference", type=Path, metavar="DATA",
+                   help="first write BOARD/reference.json from this `swapbench build` output folder")
+    p.set_defaults(run=run_leaderboard)
+
+
+def _report(console: Console, title: str, problems) -> None:
+    console.print(f"[bold red]{escape(title)}[/]", highlight=False)
+    for problem in problems:
+        console.print(f"  - {escape(str(problem))}", highlight=False)
+
+
+def run_submit(args: argparse.Namespace) -> int:
+    from ..leaderboard.board import check, submit
+
+    _check_board_found(args.board)
+    console = Console(soft_wrap=True)  # long hashes stay on one line
+    refused = 0
+    for path in args.results:
+        verdict, stored = (check(path, args.board, replace=args.replace), path) if args.check else \
+            submit(path, args.board, replace=args.replace)
+        if not verdict.accepted:
+            refused += 1
+            _report(console, f"{path}: refused, {len(verdict.problems)} problem(s):", verdict.problems)
+            continue
+        migrated = f" (migrated {', '.join(verdict.migrated)})" if verdict.migrated else ""
+        if args.check:
+            console.print(f"{escape(str(path))}: valid{migrated}", highlight=False)
+        else:
+            replaced = f", replacing {', '.join(p.name for p in verdict.replaces)}" if verdict.replaces else ""
+            console.print(f"{escape(str(path))}: accepted{migrated} as {escape(str(stored))}{replaced}; board "
+                          "rebuilt", highlight=False)
+    return 1 if refused else 0
+
+
+def _check_board_found(board: Path) -> None:
+    """Refuse a --board that holds no leaderboard (`swapbench submit` run outside the repository, say)."""
+    from ..core.errors import SwapbenchError
+    from ..leaderboard.reference import REFERENCE_FILE
+
+    if not (board / REFERENCE_FILE).is_file():
+        where = f"{board.absolute()} does not exist" if not board.exists() else f"{board} has no {REFERENCE_FILE}"
+        raise SwapbenchError(f"no leaderboard found at {board} ({where}): run `swapbench submit` in the swapbench "
+                             "repository, whose leaderboard/ folder is the board, or give the board's folder with "
+                             "--board FOLDER")
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    from ..leaderboard.board import check_board, rebuild
+    from ..leaderboard.reference import reference_from_build, write_reference
+
+    console = Console(soft_wrap=True)  # long hashes stay on one line
+    if args.set_reference:
+        path = write_reference(args.board, reference_from_build(args.set_reference))
+        console.print(f"wrote {escape(str(path))}", highlight=False)
+    if args.check:
+        problems = check_board(args.board)
+        for name, found in problems.items():
+            if found:
+                _report(console, f"{name}: {len(found)} problem(s):", found)
+        bad = sum(bool(found) for found in problems.values())
+        console.print(f"{len(problems) - bad} of {len(problems)} results files valid", highlight=False)
+        return 1 if bad else 0
+    for path in rebuild(args.board):
+        console.print(f"wrote {escape(str(path))}", highlight=False)
+    return 0

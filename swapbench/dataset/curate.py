@@ -1,0 +1,110 @@
+"""`swapbench curate`: judge shuffle-sr's swaps one at a time, original beside swapped, and record the decisions.
+
+It reads the shuffle-sr configuration of a folder that `swapbench build` wrote, and appends each decision to a
+JSON-lines selection file (see selection.py) as soon as it is made, so a session can stop at any point and the
+next one resumes with the first swap not yet judged. `swapbench build --sr-selection FILE` then keeps only the
+accepted swaps.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..core.errors import SwapbenchError
+from ..core.selection import Decision, append_decision, read_selection
+
+CONFIG = "shuffle-sr"
+ANSWERS = {"a": "accept", "accept": "accept", "r": "reject", "reject": "reject", "s": "skip", "skip": "skip",
+           "q": "quit", "quit": "quit"}
+PROMPT = "a = accept, r = reject, s = skip, q = quit > "
+
+
+def add_curate(subparsers) -> None:
+    p = subparsers.add_parser("curate", help="accept or reject shuffle-sr swaps one by one",
+                              description="Show each shuffle-sr swap beside its original and record accept/reject "
+                                          "decisions in a JSON-lines file; rerun to resume where you stopped.")
+    p.add_argument("dataset", type=Path, help="a folder written by `swapbench build`")
+    p.add_argument("--selection", type=Path, required=True,
+                   help="the decisions file, created or extended (give it to `swapbench build --sr-selection`)")
+    p.add_argument("--without-text", action="store_true",
+                   help="record only pair id, swapped side and decision, not the sentences (a file to publish)")
+    p.set_defaults(run=run_curate)
+
+
+def run_curate(args: argparse.Namespace) -> int:
+    curate(read_rows(args.dataset), args.selection, Console(), with_text=not args.without_text)
+    return 0
+
+
+def read_rows(dataset: Path, config: str = CONFIG) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    files = sorted((Path(dataset) / config).glob("*.parquet"))
+    if not files:
+        raise SwapbenchError(f"{dataset}: no {config} configuration (build it with --variants {config})")
+    return [row for f in files for row in pq.read_table(f).to_pylist()]
+
+
+def curate(rows: list[dict], selection: Path, console: Console,
+           ask: Callable[[str], str] | None = None, with_text: bool = True) -> Counter:
+    """Ask about every swap without a current decision; return how many were accepted, rejected and skipped."""
+    ask = ask or console.input
+    decided = read_selection(selection)
+    todo = [r for r in rows if not _current(decided.get(r["pair_id"]), r)]
+    console.print(f"{len(rows)} swaps: {len(rows) - len(todo)} already decided, {len(todo)} to judge. "
+                  f"Decisions go to {escape(str(selection))}.")
+    counts: Counter = Counter()
+    for number, row in enumerate(todo, start=1):
+        console.print(render(row, number, len(todo)))
+        answer = _answer(ask, console)
+        if answer == "quit":
+            break
+        counts[answer] += 1
+        if answer in ("accept", "reject"):
+            text = (row["premise"], row["hypothesis"]) if with_text else (None, None)
+            append_decision(selection, Decision(row["pair_id"], answer, *text, side=row["swapped_side"]))
+    total = read_selection(selection)
+    accepted = sum(d.accepted for d in total.values())
+    console.print(f"This session: {counts['accept']} accepted, {counts['reject']} rejected, {counts['skip']} skipped. "
+                  f"In the file: {accepted} accepted, {len(total) - accepted} rejected.")
+    return counts
+
+
+def render(row: dict, number: int, total: int) -> Table:
+    side = row["swapped_side"]
+    table = Table(title=f"{number}/{total}  {escape(row['pair_id'])}", show_lines=True, expand=True,
+                  caption=f"verb [bold]{escape(row['verb'])}[/]: agent [cyan]{escape(row['agent']['text'])}[/] "
+                          f"<-> patient [magenta]{escape(row['patient']['text'])}[/]  "
+                          f"({escape(row['labeler'])}; {escape(', '.join(row['tags']))})")
+    table.add_column("", style="dim", no_wrap=True)
+    table.add_column("original")
+    table.add_column("swapped")
+    for name in ("premise", "hypothesis"):
+        swapped = escape(row[name])
+        table.add_row(name, escape(row[f"original_{name}"]), f"[bold yellow]{swapped}[/]" if name == side else swapped)
+    return table
+
+
+def _answer(ask: Callable[[str], str], console: Console) -> str:
+    while True:
+        try:
+            reply = ask(PROMPT)
+        except EOFError:  # input ran out: stop, keeping what was decided
+            return "quit"
+        answer = ANSWERS.get(reply.strip().lower())
+        if answer:
+            return answer
+        console.print(f"{escape(repr(reply.strip()))} is not an answer: type a (accept), r (reject), s (skip) or "
+                      "q (quit), then Enter.", highlight=False)
+
+
+def _current(decision: Decision | None, row: dict) -> bool:
+    """A decision counts only for the swap it was made on: a rebuilt, different swap is asked about again."""
+    return decision is not None and decision.judged(row["premise"], row["hypothesis"], row["swapped_side"])

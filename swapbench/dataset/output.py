@@ -1,0 +1,45 @@
+"""Writing a build as a Hugging Face dataset repository: Parquet per configuration (the dataset card is card.py,
+the build record results/build_record.py).
+
+The folder is written beside its destination and swapped in at the end (destination.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..core.labels import LABEL_NAMES
+
+
+def common_features() -> dict[str, datasets.Feature]:
+    """The columns every configuration has; variants add their own."""
+    label = datasets.ClassLabel(names=list(LABEL_NAMES))
+    return {
+        "pair_id": datasets.Value("string"),
+        "premise": datasets.Value("string"),
+        "hypothesis": datasets.Value("string"),
+        "label": label,
+        "original_premise": datasets.Value("string"),
+        "original_hypothesis": datasets.Value("string"),
+        "original_label": label,
+        "variant": datasets.Value("string"),
+        "source_premise": datasets.Value("string"),
+        "permutation": datasets.Sequence(datasets.Value("int32")),
+        "tags": datasets.Sequence(datasets.Value("string")),
+    }
+
+
+def write_config(folder: Path, name: str, split: str, rows: dict[str, list], features: dict) -> int:
+    """Write one configuration's Parquet file; ClassLabel columns hold label indices. Returns the table's bytes."""
+    target = folder / name
+    target.mkdir(parents=True, exist_ok=True)
+    # The Arrow schema of `datasets.Features` carries the features (ClassLabel names included) in its metadata,
+    # which `datasets.load_dataset` reads back; building the table directly skips a slow encode pass.
+    schema = datasets.Features(features).arrow_schema
+    table = pa.Table.from_pydict(rows, schema=schema)
+    pq.write_table(table, target / f"{split}-00000-of-00001.parquet")
+    return table.nbytes

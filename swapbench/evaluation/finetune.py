@@ -1,0 +1,329 @@
+"""Fine-tuning a base model on SNLI with the reference recipe, cached so that a second eval reuses it.
+
+The recipe (max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best epoch on validation) runs through the
+transformers Trainer, so `torchrun` / `accelerate launch` spread it over several GPUs unchanged: the batch of 32
+is split across the processes, only the main process writes the checkpoint.
+
+The checkpoint is keyed by the base model and its revision, the recipe and the fingerprints of the training and
+validation pairs; it is written to a staging folder and moved into place when complete.
+
+No pair that is scored may be trained or selected on: training and validation pairs that share a pairID or a
+premise with the scored data are refused, whatever split they were read from, and --val-holdout holds out whole
+premises (SNLI writes about three hypotheses per premise).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from rich.console import Console
+
+from ..core.compat import dtype_argument
+from ..core.destination import atomic_directory
+from ..core.errors import SwapbenchError
+from ..core.fingerprint import content_fingerprint
+from ..core.hub_access import cache_only
+from ..core.labels import LABEL_NAMES
+from ..core.text import slug
+from ..sources import HUB_PREFIX, Columns, Pair, load_split
+from ..models.loading import (check_positional_support, check_weights, is_head, load_config, model_revision, prepare_tokenizer,
+                     weight_problems)
+from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
+
+INFO_FILE = "swapbench_finetune.json"
+CACHE_FORMAT = 2  # bump when a change of this module makes old checkpoints unfit
+
+
+def reference_recipe(**overrides) -> Recipe:
+    return Recipe(**{**REFERENCE_RECIPE.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
+
+
+@dataclass
+class DataChoice:
+    train_source: str | None = None  # see sources.loading; None: $SWAPBENCH_SNLI_DIR, then the SNLI 1.0 archive
+    train_split: str = "train"
+    train_limit: int | None = None
+    val_source: str | None = None  # None: the training source
+    val_split: str = "validation"
+    val_limit: int | None = None
+    val_holdout: int | None = None  # hold this many training pairs out as validation instead
+    columns: Columns | None = None  # the columns of a hub:ORG/NAME source, training and validation alike
+
+
+@dataclass
+class FineTuned:
+    path: Path
+    info: FineTuningInfo
+    main_process: bool  # false on the other processes of a distributed run: they stop after training
+
+
+def world_size() -> int:
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+@dataclass(frozen=True)
+class ScoredPairs:
+    """The pairs a benchmark scores, every row of every configuration (before --limit): none may be trained or
+    selected on."""
+
+    dataset: str  # its dataset fingerprint
+    path: str
+    pair_ids: frozenset[str]
+    premises: frozenset[str]  # premise_key of SNLI's premise text
+
+
+OVERLAP_METHOD = ("pairIDs, and premises (SNLI's text, runs of white space made one space), against every row of "
+                  "every configuration scored")
+
+
+def premise_key(text: str) -> str:
+    return " ".join(text.split())
+
+
+# SNLI's splits repeat a few caption texts across splits (dev and test share 3 premises); pairs with such a premise
+# are set apart from training. A larger share, or any shared pairID, means the data are the scored data themselves.
+INCIDENTAL_SHARE = 0.01
+
+
+def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[Pair], val_info: TrainingData,
+                         scored: ScoredPairs) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData, OverlapCheck]:
+    """The training and validation pairs without the few whose premise is also scored, and the record of the
+    check; SwapbenchError when they share a pairID, or more than INCIDENTAL_SHARE of them a premise, with the
+    scored pairs."""
+    kept, infos, counts = {}, {}, {}
+    for role, pairs, info in (("train", train, train_info), ("validation", val, val_info)):
+        ids = sum(p.pair_id in scored.pair_ids for p in pairs)
+        shared = [p for p in pairs if premise_key(p.premise) in scored.premises]
+        if ids or len(shared) > INCIDENTAL_SHARE * len(pairs):
+            raise SwapbenchError(
+                f"the {'training' if role == 'train' else 'validation'} pairs ({info.source}, {info.split}) overlap "
+                f"the scored data ({scored.path}): {ids} of {len(pairs)} share a pairID and {len(shared)} a premise "
+                "with a scored pair. Train and validate on pairs the benchmark does not score (for a build of "
+                "SNLI's test split: --train-split train, --val-split dev)")
+        kept[role] = [p for p in pairs if premise_key(p.premise) not in scored.premises] if shared else pairs
+        infos[role] = describe(kept[role], info.source, info.split, info.limit, info.held_out) if shared else info
+        counts.update({f"{role}_shared_pair_ids": 0, f"{role}_shared_premises": 0, f"{role}_set_apart": len(shared)})
+    check = OverlapCheck(scored_dataset=scored.dataset, method=OVERLAP_METHOD, **counts)
+    return kept["train"], infos["train"], kept["validation"], infos["validation"], check
+
+
+def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
+    train = load_split(choice.train_source, choice.train_split, choice.train_limit, option="--train-source",
+                       columns=choice.columns)
+    train_pairs = train.pairs
+    if choice.val_holdout:
+        train_pairs, val_pairs = hold_out_premises(train_pairs, choice.val_holdout, seed)
+        val_source, val_split, val_limit = train.source, train.split, None
+    else:
+        val_text = choice.val_source or choice.train_source
+        val = load_split(val_text, choice.val_split, choice.val_limit, option="--val-source",
+                         columns=choice.columns if str(val_text or "").startswith(HUB_PREFIX) else None)
+        val_pairs, val_source, val_split, val_limit = val.pairs, val.source, val.split, choice.val_limit
+        shared_ids = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
+        shared_premises = {premise_key(p.premise) for p in val_pairs} & {premise_key(p.premise) for p in train_pairs}
+        if shared_ids or shared_premises:
+            raise SwapbenchError(f"the validation pairs ({val.source}, {val.split}) overlap the training pairs "
+                                 f"({len(shared_ids)} shared pairIDs, {len(shared_premises)} shared premises): give "
+                                 "--val-source/--val-split, or --val-holdout N to hold premises out of the training "
+                                 "data")
+    return (train_pairs, describe(train_pairs, train.source, train.split, choice.train_limit, held_out=False),
+            val_pairs, describe(val_pairs, val_source, val_split, val_limit, held_out=bool(choice.val_holdout)))
+
+
+def hold_out_premises(pairs: list[Pair], wanted: int, seed: int) -> tuple[list[Pair], list[Pair]]:
+    """(training, validation): whole premises, drawn with `seed`, held out until they hold at least `wanted`
+    pairs, so that no validation pair shares its premise with a training pair."""
+    premises = list(dict.fromkeys(premise_key(p.premise) for p in pairs))
+    held, count = set(), 0
+    sizes = Counter(premise_key(p.premise) for p in pairs)
+    for index in np.random.default_rng(seed).permutation(len(premises)):
+        if count >= wanted:
+            break
+        held.add(premises[index])
+        count += sizes[premises[index]]
+    train = [p for p in pairs if premise_key(p.premise) not in held]
+    if not train:
+        raise SwapbenchError(f"--val-holdout {wanted} leaves no training pairs (the training data have "
+                             f"{len(pairs)} pairs over {len(premises)} premises)")
+    return train, [p for p in pairs if premise_key(p.premise) in held]
+
+
+def describe(pairs: list[Pair], source: str, split: str, limit: int | None, held_out: bool) -> TrainingData:
+    fingerprint = content_fingerprint({"pair_id": [p.pair_id for p in pairs], "premise": [p.premise for p in pairs],
+                                       "hypothesis": [p.hypothesis for p in pairs], "label": [p.label for p in pairs]})
+    return TrainingData(source=source, split=split, fingerprint=fingerprint, n=len(pairs), limit=limit,
+                        held_out=held_out)
+
+
+def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingData, val: TrainingData) -> str:
+    identity = {"format": CACHE_FORMAT, "base": base, "revision": revision, "recipe": recipe.model_dump(),
+                "train": train.fingerprint, "validation": val.fingerprint}
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def checkpoint_folder(cache_dir: Path, base: str, key: str) -> Path:
+    return cache_dir / "finetuned" / f"{slug(base)}-{key[:16]}"
+
+
+def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
+             cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,
+             console: Console | None = None) -> FineTuned:
+    """The cached fine-tuning of `base` for this recipe and data, training it first when there is none; refused
+    when the data overlap the `scored` pairs. Messages, bars and the training's log lines go to `console`
+    (stderr by default)."""
+    console = console or Console(stderr=True)
+    log = console.print
+    config = load_config(base, revision)
+    check_positional_support(base, config, trust_remote_code=False)
+    base_revision = model_revision(base, config, revision)
+    try:
+        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
+    except SwapbenchError as err:
+        raise SwapbenchError(f"{base} is fine-tuned on SNLI before it is scored (it is a base model, or --finetune "
+                             f"was given), but its training data cannot be used: {err}") from err
+    train_pairs, train_info, val_pairs, val_info, overlap = separate_from_scored(train_pairs, train_info, val_pairs,
+                                                                                 val_info, scored)
+    for role, count in (("training", overlap.train_set_apart), ("validation", overlap.validation_set_apart)):
+        if count:
+            log(f"Set apart {count} {role} pair{'s' * (count != 1)} whose premise is also a scored premise")
+    key = cache_key(base, base_revision, recipe, train_info, val_info)
+    folder = checkpoint_folder(cache_dir, base, key)
+    if (folder / INFO_FILE).is_file():
+        info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
+        log(f"Reusing the fine-tuned checkpoint {folder}")
+        return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap}),
+                         main_process=is_main())
+
+    from .trainer import optimisation_steps  # here: it imports transformers
+
+    steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)
+    log(f"Fine-tuning {base} on {train_info.n} pairs of {train_info.source} ({train_info.split}), "
+        f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in batches of {recipe.batch_size}: about {steps} "
+        f"optimiser steps on {describe_device(device)}; validation: {val_info.n} pairs; checkpoint: {folder}")
+    started = time.perf_counter()
+    trainer = make_trainer(base, revision, recipe, train_pairs, val_pairs, folder.with_name(f".{folder.name}.work"),
+                           device, dtype, progress, console)
+    trainer.train()
+    history = epoch_history(trainer.state.log_history)
+    best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)
+    info = FineTuningInfo(base_model=base, base_revision=base_revision, recipe=recipe, train=train_info,
+                          validation=val_info, best_epoch=best.epoch,
+                          best_validation_accuracy=best.validation_accuracy, history=history, cache_key=key,
+                          checkpoint=str(folder), reused=False, train_seconds=time.perf_counter() - started,
+                          devices=world_size())
+    if trainer.is_world_process_zero():
+        # The cache is swapbench's own: whatever is in the folder is an unfinished or outdated checkpoint.
+        with atomic_directory(folder, marker=INFO_FILE, overwrite=True) as staging:
+            trainer.model.save_pretrained(staging)
+            trainer.data_collator.tokenizer.save_pretrained(staging)  # the Trainer's own name for it varies
+            (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        shutil.rmtree(trainer.args.output_dir, ignore_errors=True)
+    trainer.accelerator.wait_for_everyone()
+    return FineTuned(path=folder, info=info.model_copy(update={"data_overlap": overlap}),
+                     main_process=trainer.is_world_process_zero())
+
+
+def is_main() -> bool:
+    return int(os.environ.get("RANK", "0")) == 0
+
+
+def describe_device(device: torch.device) -> str:
+    """The device for a message: "cpu (2 threads)", "cuda:0 (NVIDIA H100)", ..."""
+    if device.type == "cpu":
+        threads = torch.get_num_threads()
+        return f"the CPU ({threads} thread{'s' * (threads != 1)})"
+    if device.type == "cuda":
+        processes = world_size()
+        name = torch.cuda.get_device_name(device)
+        return f"{device} ({name})" + (f", one of {processes} processes" if processes > 1 else "")
+    return str(device)
+
+
+def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair],
+                 work: Path, device: torch.device, dtype: torch.dtype, progress: bool, console: Console):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from .trainer import once_reported
+
+    processes = world_size()
+    if recipe.batch_size % processes:
+        raise SwapbenchError(f"--batch-size {recipe.batch_size} does not split evenly over {processes} processes")
+    local = cache_only(base)
+    # A decoder-only model classifies from its last non-pad token: it needs a pad token and right padding.
+    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local))
+    id2label = dict(enumerate(LABEL_NAMES))
+
+    @once_reported  # the Trainer calls it twice; the second time after it has seeded, so the new head is
+    def model_init():  # initialised reproducibly
+        model, info = AutoModelForSequenceClassification.from_pretrained(
+            base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
+            label2id={name: i for i, name in id2label.items()}, pad_token_id=tokenizer.pad_token_id,
+            ignore_mismatched_sizes=True, **dtype_argument(torch.float32),
+            output_loading_info=True, local_files_only=local)
+        # Only the classification head may be new; weights left unused (pre-training heads) are expected.
+        weights = weight_problems(base, {**info, "unexpected_keys": ()}, may_be_new=lambda key: is_head(model, key))
+        check_weights(base, weights, allow_missing=False)
+        return model
+
+    return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress, console)
+
+
+def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair], work: Path,
+                 device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
+                 eval_batch_size: int = 64, description: str = "fine-tuning"):
+    """The Trainer of swapbench's recipes (fine-tuning here, the zoo's training from scratch): `recipe` on the
+    pairs, evaluated and saved every epoch, the best epoch by validation accuracy kept; its progress and log lines
+    on `console` (stderr)."""
+    from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
+
+    from ..core.compat import trainer_tokenizer_argument, warmup_arguments
+    from .trainer import show_progress
+
+    on_gpu = device.type == "cuda"
+    args = TrainingArguments(
+        output_dir=str(work), num_train_epochs=recipe.epochs,
+        learning_rate=recipe.learning_rate, optim=recipe.optimizer, lr_scheduler_type=recipe.lr_scheduler,
+        **warmup_arguments(recipe.warmup_ratio), weight_decay=recipe.weight_decay,
+        per_device_train_batch_size=recipe.batch_size // world_size(), per_device_eval_batch_size=eval_batch_size,
+        eval_strategy="epoch", save_strategy="epoch", logging_strategy="epoch", load_best_model_at_end=True,
+        metric_for_best_model="accuracy", greater_is_better=True, save_total_limit=1, save_only_model=True,
+        seed=recipe.seed, data_seed=recipe.seed, report_to="none", disable_tqdm=True,
+        use_cpu=device.type == "cpu", bf16=on_gpu and dtype == torch.bfloat16,
+        fp16=on_gpu and dtype == torch.float16)
+    trainer = Trainer(model_init=model_init, args=args, **trainer_tokenizer_argument(tokenizer),
+                      data_collator=DataCollatorWithPadding(tokenizer),
+                      train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length),
+                      eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length),
+                      compute_metrics=accuracy_metrics)
+    show_progress(trainer, console, progress, description=description)
+    return trainer
+
+
+def accuracy_metrics(prediction) -> dict:
+    """The Trainer's compute_metrics: accuracy of the arg-max class."""
+    return {"accuracy": float((prediction.predictions.argmax(-1) == prediction.label_ids).mean())}
+
+
+def encode_pairs(tokenizer, pairs: list[Pair], max_length: int) -> list[dict]:
+    """Tokenized pairs with their label index; the collator pads each batch."""
+    encoded = tokenizer([p.premise for p in pairs], [p.hypothesis for p in pairs], truncation=True,
+                        max_length=max_length)
+    label_ids = {name: i for i, name in enumerate(LABEL_NAMES)}
+    return [{**{key: values[i] for key, values in encoded.items()}, "labels": label_ids[p.label]}
+            for i, p in enumerate(pairs)]
+
+
+def epoch_history(log_history: list[dict]) -> list[EpochLog]:
+    losses = {round(e["epoch"]): e["loss"] for e in log_history if "loss" in e}
+    return [EpochLog(epoch=round(e["epoch"]), train_loss=losses.get(round(e["epoch"])),
+                     validation_accuracy=e["eval_accuracy"]) for e in log_history if "eval_accuracy" in e]

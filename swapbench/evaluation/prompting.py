@@ -1,0 +1,315 @@
+"""Prompted scoring of a decoder-only language model (`swapbench eval --mode prompt`), zero- or few-shot.
+
+Each pair becomes a prompt, after lm-evaluation-harness's MNLI task:
+
+    {premise}
+    Question: {hypothesis} True, False or Neither?
+    Answer:
+
+(the hypothesis stripped and ended with a full stop, as lm-eval does), and is labelled by the verbalizer whose
+tokens the model finds most likely after it: the sum of their log-probabilities (lm-eval's `acc`), " True" for
+entailment, " Neither" for neutral, " False" for contradiction. With k shots, k SNLI pairs drawn once with the seed
+from a training split (never the scored pairs: a shared pairID is refused, a shared premise set apart) come first,
+each followed by its verbalizer, separated by a blank line. A template of one's own is a text file holding
+`{premise}` and `{hypothesis}` (literal braces doubled).
+
+Scoring runs one forward pass per pair over the prompt, which ends where every verbalizer begins, so its last
+position gives every verbalizer's first token; the rest of multi-token verbalizers run on the prompt's key/value
+cache, the three continuations of a pair side by side. Pairs go in length-sorted batches, halved on out-of-memory.
+`score_naive` runs one forward per (pair, verbalizer), as lm-eval's loglikelihood requests do: the reference the
+tests and scripts/bench_eval.py compare with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import re
+import string
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..core.compat import reorder_cache
+from ..core.errors import InputError, SwapbenchError
+from ..core.labels import LABEL_NAMES
+from ..sources import Pair
+from .scoring import default_batch, in_batches
+
+DEFAULT_TEMPLATE = "{premise}\nQuestion: {hypothesis} True, False or Neither?\nAnswer:"
+DEFAULT_VERBALIZERS = {"entailment": " True", "neutral": " Neither", "contradiction": " False"}
+SHOT_SEPARATOR = "\n\n"
+SCORE_METHOD = "sum of the verbalizer's token log-probabilities after the prompt (lm-eval's acc)"
+CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    template: str
+    verbalizers: dict[str, str]  # NLI label -> the continuation scored, exactly as appended to the prompt
+    shots: int = 0
+    seed: int = 0
+    template_source: str = "default (lm-evaluation-harness MNLI)"
+
+
+def read_template(path: Path) -> str:
+    """A template file's text (one trailing newline dropped), checked to name {premise} and {hypothesis} only."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read the template: {err}", path=str(path)) from err
+    text = text[:-1] if text.endswith("\n") else text
+    check_template(text, str(path))
+    return text
+
+
+def check_template(text: str, where: str) -> None:
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
+    except ValueError as err:
+        raise InputError(f"the template is not a valid format string ({err}); write literal braces as {{{{ and }}}}",
+                         path=where) from err
+    unknown = sorted(set(fields) - {"premise", "hypothesis"})
+    if unknown or not {"premise", "hypothesis"} <= set(fields):
+        raise InputError(f"a template names {{premise}} and {{hypothesis}} and no other field; this one names "
+                         f"{', '.join('{' + f + '}' for f in fields) or 'none'}", path=where)
+
+
+def parse_verbalizers(text: str | None) -> dict[str, str]:
+    """`entailment=True,neutral=Neither,contradiction=False` -> the continuations (a space before each word)."""
+    if not text:
+        return dict(DEFAULT_VERBALIZERS)
+    found = {}
+    for part in text.split(","):
+        label, sep, word = part.partition("=")
+        if not sep or label.strip() not in LABEL_NAMES or not word.strip():
+            raise SwapbenchError(f"--verbalizers {text!r}: expected LABEL=WORD for each of {', '.join(LABEL_NAMES)}")
+        found[label.strip()] = " " + word.strip()
+    if set(found) != set(LABEL_NAMES) or len(set(found.values())) != len(found):
+        raise SwapbenchError(f"--verbalizers {text!r}: give one distinct word to each of {', '.join(LABEL_NAMES)}")
+    return {label: found[label] for label in LABEL_NAMES}
+
+
+def hypothesis_text(hypothesis: str) -> str:
+    """lm-eval's MNLI: the hypothesis stripped and ended with a full stop."""
+    text = hypothesis.strip()
+    return text if text.endswith(".") else text + "."
+
+
+def render(spec: PromptSpec, premise: str, hypothesis: str) -> str:
+    return spec.template.format(premise=premise.strip(), hypothesis=hypothesis_text(hypothesis))
+
+
+def shots_text(spec: PromptSpec, examples: Sequence[Pair]) -> str:
+    """The k examples, each followed by its verbalizer, and the separator before the scored prompt."""
+    return "".join(render(spec, p.premise, p.hypothesis) + spec.verbalizers[p.label] + SHOT_SEPARATOR
+                   for p in examples)
+
+
+def draw_shots(pool: Sequence[Pair], k: int, seed: int, scored_ids: frozenset[str], scored_premises: frozenset[str],
+               premise_key: Callable[[str], str], where: str) -> tuple[list[Pair], int]:
+    """k examples drawn with `seed` from `pool`, none of them a scored pair or sharing a scored premise; and how
+    many pool pairs were set apart for sharing a premise. A pool sharing a pairID with the scored data is the
+    scored split itself: refused."""
+    shared = sum(p.pair_id in scored_ids for p in pool)
+    if shared:
+        raise SwapbenchError(f"the few-shot pool ({where}) shares {shared} pairIDs with the scored data: draw the "
+                             "examples from a training split (--train-split train)")
+    kept = [p for p in pool if premise_key(p.premise) not in scored_premises]
+    if k > len(kept):
+        raise SwapbenchError(f"--shots {k}: the few-shot pool ({where}) has only {len(kept)} usable pairs")
+    picks = np.random.default_rng(seed).choice(len(kept), size=k, replace=False) if k else []
+    return [kept[i] for i in picks], len(pool) - len(kept)
+
+
+# ---- tokens ------------------------------------------------------------------------------------------------------
+
+@dataclass
+class Encoded:
+    prefixes: list[list[int]]  # prompt tokens of each pair
+    continuations: list[list[list[int]]]  # per pair, per label (LABEL_NAMES order), the verbalizer's tokens
+    truncated: int  # prompts cut from the left to fit the model
+
+
+def encode_prompts(tokenizer, prompts: Sequence[str], spec: PromptSpec, max_tokens: int | None) -> Encoded:
+    """Prompt and verbalizer tokens as lm-eval splits them: the verbalizer's tokens are those that the prompt
+    followed by it has after the prompt's own (so that a tokenizer merging across the boundary is read right)."""
+    prefixes = tokenizer(list(prompts))["input_ids"]
+    continuations = []
+    for label in LABEL_NAMES:
+        whole = tokenizer([p + spec.verbalizers[label] for p in prompts])["input_ids"]
+        alone = tokenizer(spec.verbalizers[label], add_special_tokens=False)["input_ids"]
+        continuations.append([w[len(p):] if w[:len(p)] == p and len(w) > len(p) else alone
+                              for w, p in zip(whole, prefixes)])
+    per_pair = [list(c) for c in zip(*continuations)]
+    truncated = 0
+    if max_tokens:
+        for i, prefix in enumerate(prefixes):
+            room = max_tokens - max(len(c) for c in per_pair[i])
+            if len(prefix) > room:
+                prefixes[i] = prefix[len(prefix) - room:]  # the left end goes, as lm-eval cuts contexts
+                truncated += 1
+    return Encoded(prefixes=prefixes, continuations=per_pair, truncated=truncated)
+
+
+def model_max_tokens(model) -> int | None:
+    limit = getattr(model.config, "max_position_embeddings", None)
+    return limit if isinstance(limit, int) and limit > 0 else None
+
+
+# ---- scoring -----------------------------------------------------------------------------------------------------
+
+@dataclass
+class PromptScores:
+    loglik: np.ndarray  # (pairs, labels): summed log-probability of each verbalizer, LABEL_NAMES order
+    batch_size: int
+    truncated: int
+    seconds: float
+    forwards: int  # forward passes run
+
+    @property
+    def predictions(self) -> np.ndarray:
+        return self.loglik.argmax(axis=1)
+
+
+def _pad(rows: Sequence[Sequence[int]], pad_id: int, device) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        ids[i, :len(row)] = torch.tensor(row, dtype=torch.long)
+        mask[i, :len(row)] = 1
+    return ids.to(device), mask.to(device)
+
+
+def _takes_position_ids(model) -> bool:
+    return "position_ids" in inspect.signature(model.forward).parameters
+
+
+def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None = None,
+                  progress: Callable[[int], None] | None = None) -> PromptScores:
+    """Every verbalizer's log-likelihood with one forward pass per pair over the shared prompt (plus, for
+    verbalizers of several tokens, one pass over their remaining tokens on the prompt's cache)."""
+    started = time.perf_counter()
+    device = next(model.parameters()).device
+    n, labels = len(encoded.prefixes), len(LABEL_NAMES)
+    loglik = np.zeros((n, labels), dtype=np.float64)
+    order = np.argsort(-np.asarray([len(p) for p in encoded.prefixes], dtype=np.int64), kind="stable")
+    positions = _takes_position_ids(model)
+    keep_positions = "logits_to_keep" in inspect.signature(model.forward).parameters
+    forwards = 0
+
+    def run(slice_: np.ndarray) -> None:
+        nonlocal forwards
+        index = order[slice_]
+        prefixes = [encoded.prefixes[i] for i in index]
+        conts = [encoded.continuations[i] for i in index]
+        lengths = torch.tensor([len(p) for p in prefixes], device=device)
+        ids, mask = _pad(prefixes, tokenizer.pad_token_id, device)
+        longest = max(len(c) for cs in conts for c in cs)
+        rows = torch.arange(len(index), device=device)
+        if keep_positions:  # the vocabulary projection only where a verbalizer begins: the batch's few last positions
+            last, where = torch.unique(lengths - 1, return_inverse=True)
+            out = model(input_ids=ids, attention_mask=mask, use_cache=longest > 1, logits_to_keep=last)
+            first_logits = out.logits[rows, where]
+        else:
+            out = model(input_ids=ids, attention_mask=mask, use_cache=longest > 1)
+            first_logits = out.logits[rows, lengths - 1]
+        forwards += 1
+        first = torch.log_softmax(first_logits.float(), dim=-1)
+        firsts = torch.tensor([[c[0] for c in cs] for cs in conts], device=device)
+        scores = first.gather(1, firsts).double()
+        if longest > 1:  # the verbalizers' later tokens, label by label side by side, on the prompt's cache
+            cache = reorder_cache(model, out.past_key_values, rows.repeat_interleave(labels))
+            tails = [c[:-1] for cs in conts for c in cs]  # inputs predicting tokens 1.. of each verbalizer
+            tail_ids, tail_mask = _pad(tails, tokenizer.pad_token_id, device)
+            full_mask = torch.cat([mask.repeat_interleave(labels, dim=0), tail_mask], dim=1)
+            extra = {}
+            if positions:
+                offsets = torch.arange(tail_ids.shape[1], device=device)
+                extra["position_ids"] = lengths.repeat_interleave(labels)[:, None] + offsets[None, :]
+            tail_out = model(input_ids=tail_ids, attention_mask=full_mask, past_key_values=cache, use_cache=False,
+                             **extra)
+            forwards += 1
+            logp = torch.log_softmax(tail_out.logits.float(), dim=-1)
+            flat = [c for cs in conts for c in cs]
+            for row, cont in enumerate(flat):
+                if len(cont) > 1:
+                    targets = torch.tensor(cont[1:], device=device)
+                    steps = torch.arange(len(cont) - 1, device=device)
+                    scores[row // labels, row % labels] += logp[row, steps, targets].double().sum()
+        loglik[index] = scores.cpu().numpy()
+        if progress:
+            progress(len(index))
+
+    with torch.inference_mode():
+        size = in_batches(n, batch_size or default_batch(device), device, run)
+    return PromptScores(loglik=loglik, batch_size=size, truncated=encoded.truncated,
+                        seconds=time.perf_counter() - started, forwards=forwards)
+
+
+def score_naive(model, tokenizer, encoded: Encoded, *, batch_size: int = 32) -> PromptScores:
+    """One sequence per (pair, verbalizer), prompt and verbalizer together, in length-sorted batches: the way
+    lm-eval's loglikelihood requests run."""
+    started = time.perf_counter()
+    device = next(model.parameters()).device
+    requests = [(i, k, encoded.prefixes[i], cont) for i, conts in enumerate(encoded.continuations)
+                for k, cont in enumerate(conts)]
+    requests.sort(key=lambda r: -(len(r[2]) + len(r[3])))
+    loglik = np.zeros((len(encoded.prefixes), len(LABEL_NAMES)), dtype=np.float64)
+    forwards = 0
+    with torch.inference_mode():
+        for start in range(0, len(requests), batch_size):
+            batch = requests[start:start + batch_size]
+            ids, mask = _pad([p + c for _, _, p, c in batch], tokenizer.pad_token_id, device)
+            logp = torch.log_softmax(model(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)
+            forwards += 1
+            for row, (i, k, prefix, cont) in enumerate(batch):
+                steps = torch.arange(len(prefix) - 1, len(prefix) + len(cont) - 1, device=device)
+                loglik[i, k] = logp[row, steps, torch.tensor(cont, device=device)].double().sum().item()
+    return PromptScores(loglik=loglik, batch_size=batch_size, truncated=encoded.truncated,
+                        seconds=time.perf_counter() - started, forwards=forwards)
+
+
+# ---- cache -------------------------------------------------------------------------------------------------------
+
+def cache_key(identity: dict) -> str:
+    """sha256 of what decides the scores: model and revision, dtype, template, verbalizers, shots, seed, the
+    examples drawn, and the pairs scored."""
+    return hashlib.sha256(json.dumps({"format": CACHE_FORMAT, **identity}, sort_keys=True).encode()).hexdigest()
+
+
+def pairs_fingerprint(pairs: Sequence[tuple[str, str]]) -> str:
+    digest = hashlib.sha256()
+    for premise, hypothesis in pairs:
+        digest.update(f"{premise}\x00{hypothesis}\x01".encode())
+    return "sha256:" + digest.hexdigest()
+
+
+def cache_path(cache_dir: Path, model: str, key: str) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(model).name if Path(model).exists() else model.replace("/", "__"))
+    return cache_dir / "prompted" / f"{slug}-{key[:16]}.npy"
+
+
+def read_cached(path: Path, pairs: int) -> np.ndarray | None:
+    if not path.is_file():
+        return None
+    try:
+        loglik = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        return None  # an unreadable entry is recomputed and replaced
+    return loglik if loglik.shape == (pairs, len(LABEL_NAMES)) else None
+
+
+def write_cached(path: Path, loglik: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(staging, "wb") as handle:
+        np.save(handle, loglik, allow_pickle=False)
+    os.replace(staging, path)

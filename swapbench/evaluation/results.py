@@ -1,0 +1,105 @@
+"""From predictions to figures: score every distinct pair once, lay the predictions out per configuration (the
+rows of the predictions file), and compute each configuration's figures from those rows alone, so that anyone
+holding the predictions file recomputes the same numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import numpy as np
+
+from .data import Benchmark
+from ..models.label_map import LabelMap
+from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
+                     PredictionRow, SliceResult)
+from .scoring import Scored, predict
+from .stats import CI_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, paired_figures
+
+
+def distinct_pairs(benchmark: Benchmark) -> list[tuple[str, str]]:
+    """Every (premise, hypothesis) the benchmark needs, each once: the originals recur across configurations."""
+    pairs: dict[tuple[str, str], None] = {}
+    for config in benchmark.configurations:
+        pairs.update(dict.fromkeys(config.originals))
+        pairs.update(dict.fromkeys(config.perturbed))
+    return list(pairs)
+
+
+def score_benchmark(model, tokenizer, benchmark: Benchmark, pairs: list[tuple[str, str]], labels: LabelMap, *,
+                    max_length: int, batch_size: int | None, progress: Callable[[int], None] | None = None,
+                    ) -> tuple[dict[str, list[PredictionRow]], Scored]:
+    """Predictions per configuration, and the scorer's report; `pairs` is distinct_pairs(benchmark)."""
+    scored = predict(model, tokenizer, pairs, max_length=max_length, batch_size=batch_size, progress=progress)
+    return prediction_rows(benchmark, pairs, scored.predictions, labels), scored
+
+
+def prediction_rows(benchmark: Benchmark, pairs: list[tuple[str, str]], predictions, labels: LabelMap
+                    ) -> dict[str, list[PredictionRow]]:
+    """The rows of every configuration, from the output index predicted for each of `pairs`."""
+    predicted = {pair: labels.names[i] for pair, i in zip(pairs, predictions)}
+    rows = {}
+    for config in benchmark.configurations:
+        rows[config.name] = [
+            PredictionRow(pair_id=pair_id, configuration=config.name, gold=labels.to_view(gold),
+                          gold_original=labels.to_view(gold_original), prediction_original=predicted[original],
+                          prediction_perturbed=predicted[perturbed], cluster=cluster_key(original[0]),
+                          tags=list(tags))
+            for pair_id, original, perturbed, gold, gold_original, tags in zip(
+                config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original,
+                config.tags)]
+    return rows
+
+
+def cluster_key(original_premise: str) -> str:
+    """Pairs that share a premise share its perturbation (SNLI has about three pairs per premise): one cluster."""
+    return hashlib.sha256(original_premise.encode()).hexdigest()[:16]
+
+
+def bootstrap_rng(seed: int, configuration: str, tag: str | None = None) -> np.random.Generator:
+    """A generator per configuration (and slice), so that each interval depends on neither the order nor the
+    other configurations scored."""
+    name = configuration if tag is None else f"{configuration}\x00{tag}"
+    word = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
+    return np.random.default_rng([seed, word])
+
+
+def paired_result(rows: list[PredictionRow], rng: np.random.Generator, resamples: int, level: float) -> dict:
+    """The fields of a PairedResult over `rows`: figures, clustered interval, clustered test."""
+    figures = paired_figures([r.prediction_original == r.gold_original for r in rows],
+                             [r.prediction_perturbed == r.gold for r in rows], [r.cluster for r in rows])
+    low, high = bootstrap_delta_ci(figures, rng, resamples, level)
+    return dict(
+        n=figures.n, clusters=figures.clusters, accuracy_original=figures.accuracy_original,
+        accuracy_perturbed=figures.accuracy_perturbed, delta=figures.delta,
+        delta_ci=ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples),
+        mcnemar=McNemar(original_only=figures.original_only, perturbed_only=figures.perturbed_only,
+                        p_value=clustered_mcnemar(figures), method=TEST_METHOD))
+
+
+def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level: float) -> dict[str, SliceResult]:
+    """The figures of every slice tag of the rows, in tag order; a row counts under each of its tags."""
+    by_tag: dict[str, list[PredictionRow]] = {}
+    for row in rows:
+        for tag in row.tags:
+            by_tag.setdefault(tag, []).append(row)
+    slices = {}
+    for tag in sorted(by_tag):
+        fields = paired_result(by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag), resamples, level)
+        small = fields["n"] < MIN_SLICE_PAIRS or fields["clusters"] < MIN_SLICE_CLUSTERS
+        slices[tag] = SliceResult(**fields, small=small)
+    return slices
+
+
+def configuration_result(rows: list[PredictionRow], *, label_view: str, non_entailment_view: bool,
+                         seed: int, resamples: int, level: float = 0.95) -> ConfigurationResult:
+    """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
+    bootstrap_rng."""
+    non_entailment = None
+    if non_entailment_view:
+        non_entailment = sum(r.prediction_perturbed != "entailment" for r in rows) / len(rows)
+    return ConfigurationResult(
+        **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
+        label_view=label_view, non_entailment_rate=non_entailment,
+        slices=slice_results(rows, seed=seed, resamples=resamples, level=level))

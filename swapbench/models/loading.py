@@ -1,0 +1,210 @@
+"""Loading the model to score: a Hub id or a local folder, on the chosen device, with its labels mapped.
+
+A sequence-classification model is used as is; any other model (a base model such as roberta-base) has to be
+fine-tuned first (finetune.py), which `is_classifier` tells the command.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+
+from ..core.compat import dtype_argument
+from ..core.errors import SwapbenchError
+from ..core.fingerprint import model_revision  # noqa: F401  (eval names models by it)
+from ..core.hub_access import cache_only, check_model, load_failure
+from ..core.options import device_problem
+from .label_map import LabelMap, LabelMapError, from_config, from_option
+from .positional import unimplemented_positional_encoding
+from ..results.schema import LoadedWeights
+
+
+@dataclass
+class LoadedModel:
+    model: torch.nn.Module
+    tokenizer: object
+    config: object
+    labels: LabelMap
+    device: torch.device
+    dtype: torch.dtype
+    weights: LoadedWeights | None = None  # what did not load, when --allow-missing let it be scored
+
+
+def load_config(name_or_path: str, revision: str | None = None, trust_remote_code: bool = False):
+    """The model's config; from the local cache alone when the Hub cannot be reached."""
+    from transformers import AutoConfig
+
+    check_model(name_or_path, revision)
+    try:
+        return AutoConfig.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
+                                          local_files_only=cache_only(name_or_path))
+    except (OSError, ValueError) as err:
+        raise SwapbenchError(load_failure(name_or_path, err)) from err
+
+
+def check_positional_support(name_or_path: str, config, trust_remote_code: bool) -> None:
+    """Refuse a config whose positional encoding the code that would load it does not implement."""
+    ships_code = bool(getattr(config, "auto_map", None))
+    if trust_remote_code and ships_code:
+        return  # the model's own code runs it
+    reason = unimplemented_positional_encoding(config)
+    if reason:
+        hint = ("the model ships its own code (auto_map): --trust-remote-code loads it" if ships_code else
+                "a model that needs its own code (JinaBERT's and MosaicBERT's ALiBi, for instance) has to ship it "
+                "(auto_map in config.json) and be loaded with --trust-remote-code")
+        raise SwapbenchError(f"{name_or_path}: {reason}; refused, since its scores would not be the model's: {hint}")
+
+
+def weight_problems(name_or_path: str, loading_info: dict, *, may_be_new=lambda key: False) -> LoadedWeights | None:
+    """What did not load whole, from from_pretrained's loading info; keys for which `may_be_new` holds (a new
+    classification head) are left out. None when everything loaded."""
+    missing = sorted(k for k in loading_info.get("missing_keys", ()) if not may_be_new(k))
+    unexpected = sorted(loading_info.get("unexpected_keys", ()))
+    mismatched = sorted(k[0] if isinstance(k, tuple) else k for k in loading_info.get("mismatched_keys", ())
+                        if not may_be_new(k[0] if isinstance(k, tuple) else k))
+    if not (missing or unexpected or mismatched):
+        return None
+    return LoadedWeights(missing=missing, unexpected=unexpected, mismatched=mismatched, allowed=False)
+
+
+def describe_weights(weights: LoadedWeights) -> str:
+    parts = [f"{len(keys)} {what} ({', '.join(keys[:5])}{', ...' if len(keys) > 5 else ''})"
+             for what, keys in (("missing from the checkpoint, newly initialised", weights.missing),
+                                ("in the checkpoint but unused", weights.unexpected),
+                                ("of another shape, newly initialised", weights.mismatched)) if keys]
+    return "; ".join(parts)
+
+
+def check_weights(name_or_path: str, weights: LoadedWeights | None, allow_missing: bool) -> LoadedWeights | None:
+    """Refuse a checkpoint that did not load whole unless --allow-missing, which records it instead."""
+    if weights is None:
+        return None
+    if not allow_missing:
+        raise SwapbenchError(f"{name_or_path} does not load whole: {describe_weights(weights)}. Its scores would "
+                             "not be the published model's; --allow-missing scores it all the same and records this")
+    return weights.model_copy(update={"allowed": True})
+
+
+def is_classifier(config) -> bool:
+    return any(a.endswith("ForSequenceClassification") for a in (config.architectures or []))
+
+
+def choose_device(requested: str | None) -> torch.device:
+    if requested and requested != "auto":
+        problem = device_problem(requested)
+        if problem:
+            raise SwapbenchError(f"--device {problem}")
+        return torch.device(requested)
+    if torch.cuda.is_available():
+        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def choose_dtype(device: torch.device, requested: str | None = None) -> torch.dtype:
+    """bf16 on GPUs that support it, else fp16 on GPUs; float32 on CPU."""
+    if requested and requested != "auto":
+        return DTYPES[requested]
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    if device.type == "mps":
+        return torch.float16
+    return torch.float32
+
+
+def map_labels(config, label_map: str | None, force: bool = False) -> LabelMap:
+    """The model's outputs as NLI labels: from --label-map, else from config.id2label. A --label-map that would
+    override labels the model names itself, differently, is refused unless `force`."""
+    if not label_map:
+        return from_config(config.id2label)
+    mapped = from_option(label_map, config.id2label, config.num_labels)
+    try:
+        own = from_config(config.id2label).names
+    except LabelMapError:
+        return mapped  # the model's names do not tell: --label-map is what they need
+    if own != mapped.names and not force:
+        outputs = lambda names: ", ".join(f"{i}={name}" for i, name in enumerate(names))  # noqa: E731
+        raise SwapbenchError(f"--label-map ({outputs(mapped.names)}) overrides the labels the model names itself in "
+                             f"config.id2label ({outputs(own)}); without --label-map its own names are used. Add "
+                             "--force to score it with your mapping all the same (the results record "
+                             "label_map_source: --label-map)")
+    return mapped
+
+
+def prepare_tokenizer(tokenizer, config=None):
+    """Make a tokenizer batch a decoder-only model correctly: a pad token where it has none (its end-of-text
+    token, which the model then reads as padding; a classification head finds the last token that is not padding)
+    and right padding, so that the real tokens keep positions 0..n-1 (left padding would shift them for models
+    that number positions from the start of the row, as GPT-2 and Llama do). `config.pad_token_id` is set to match.
+    """
+    if tokenizer.pad_token is None:
+        fallback = tokenizer.eos_token or tokenizer.unk_token
+        if fallback is None:
+            raise SwapbenchError(f"{type(tokenizer).__name__} has neither a pad token nor an end-of-text or unknown "
+                                 "token to pad with")
+        tokenizer.pad_token = fallback
+    tokenizer.padding_side = "right"
+    if config is not None and getattr(config, "pad_token_id", None) is None:
+        config.pad_token_id = tokenizer.pad_token_id
+    return tokenizer
+
+
+def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: str | None = None,
+                    device: torch.device, dtype: torch.dtype, trust_remote_code: bool = False,
+                    allow_missing: bool = False) -> LoadedModel:
+    """Load a sequence-classification model and its tokenizer; `config` is load_config's, `labels` mapped from it
+    beforehand, so that a refusal costs no weight loading. Every weight must load and be used, unless
+    `allow_missing`."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    check_positional_support(name_or_path, config, trust_remote_code)
+    local = cache_only(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
+                                              local_files_only=local)
+    model, info = AutoModelForSequenceClassification.from_pretrained(
+        name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
+        output_loading_info=True, local_files_only=local)
+    weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
+    prepare_tokenizer(tokenizer, model.config)
+    model.to(device).eval()
+    return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device, dtype=dtype,
+                       weights=weights)
+
+
+def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, device: torch.device,
+                   dtype: torch.dtype, trust_remote_code: bool = False) -> LoadedModel:
+    """A decoder-only language model with its language-modelling head, for prompted scoring; every weight of it
+    must load. Its labels are the 3-way NLI labels, in the order the verbalizers are scored."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from ..core.labels import LABEL_NAMES
+    from .label_map import LabelMap
+
+    check_positional_support(name_or_path, config, trust_remote_code)
+    local = cache_only(name_or_path)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
+                                                  trust_remote_code=trust_remote_code, local_files_only=local)
+        model, info = AutoModelForCausalLM.from_pretrained(
+            name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
+            output_loading_info=True, local_files_only=local)
+    except ValueError as err:  # no causal-LM class for this config
+        raise SwapbenchError(f"{name_or_path}: --mode prompt needs a decoder-only language model ({err})") from err
+    check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing=False)
+    prepare_tokenizer(tokenizer, model.config)
+    model.to(device).eval()
+    return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=LabelMap(LABEL_NAMES, source="prompt"),
+                       device=device, dtype=dtype)
+
+
+def is_head(model, key: str) -> bool:
+    """Whether a weight belongs to the task head, outside the base model (bert., roberta., ...). The model's own
+    names are asked: transformers 4.45 reports the weights a base checkpoint lacks without the base model's
+    prefix."""
+    return not key.startswith(f"{model.base_model_prefix}.") and key in model.state_dict()

@@ -1,0 +1,10 @@
+"""Locality and symmetry of a model's positional attention, measured by identical-word probing."""
+
+from .attenuated import attenuated_matrix
+from .errors import MatrixError, ProbeError
+from .metrics import locality, symmetry
+from .run import probe_model
+from .result import LayerMetrics, ProbeResult
+
+__all__ = ["LayerMetrics", "MatrixError", "ProbeError", "ProbeResult", "attenuated_matrix", "locality",
+           "probe_model", "symmetry"]

@@ -1,0 +1,40 @@
+"""Loading a model by Hub id or folder for the probe, and naming the exact weights it used."""
+
+from __future__ import annotations
+
+from ..core.errors import SwapbenchError
+from ..core.fingerprint import model_revision as revision_of
+from ..core.hub_access import cache_only, load_failure
+from .errors import ProbeError
+
+def load_model(name: str, revision: str | None = None, trust_remote_code: bool = False):
+    """(model, tokenizer) with eager attention; the bare encoder of a classifier checkpoint is enough, but every
+    weight of that encoder must load, and its config's positional encoding must be one the code runs."""
+    from transformers import AutoModel, AutoTokenizer
+
+    from ..models.loading import check_positional_support, check_weights, load_config, weight_problems
+
+    try:
+        config = load_config(name, revision, trust_remote_code)
+    except SwapbenchError as err:
+        raise ProbeError(str(err)) from err  # load_config's messages name the model already
+    check_positional_support(name, config, trust_remote_code)
+    local = cache_only(name)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code,
+                                                  local_files_only=local)
+        model, info = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager",
+                                                trust_remote_code=trust_remote_code, output_loading_info=True,
+                                                local_files_only=local)
+    except (OSError, ValueError, KeyError) as err:
+        raise ProbeError(load_failure(name, err)) from err
+    # A classifier checkpoint's head is unused here, and the pooler (absent from some) takes no part in attention.
+    weights = weight_problems(name, {**info, "unexpected_keys": ()}, may_be_new=lambda key: "pooler" in key)
+    check_weights(name, weights, allow_missing=False)
+    return model, tokenizer
+
+
+def model_revision(name: str, model) -> str | None:
+    """The Hub commit, else the sha256 of a local folder's files: the one definition (fingerprint.model_revision),
+    so that results.json and probe.json name a model alike."""
+    return revision_of(name, model.config)

