@@ -36,6 +36,22 @@ def source_card(info: BuildInfo) -> Source:
     return source_named(info.source_name or "snli")
 
 
+# The display names of the Hub's licence ids that declared sources use; any other id is shown as it is.
+LICENCE_NAMES = {"cc-by-sa-4.0": "CC BY-SA 4.0", "cc-by-sa-3.0": "CC BY-SA 3.0", "cc-by-4.0": "CC BY 4.0",
+                 "cc-by-3.0": "CC BY 3.0", "cc0-1.0": "CC0 1.0", "mit": "MIT", "apache-2.0": "Apache 2.0"}
+
+
+def licence_text(source: Source) -> str:
+    """The card's licence paragraph: the source's own licence, since every row is derived from it."""
+    name = LICENCE_NAMES.get(source.license)
+    licence = f"{name} (`{source.license}`)" if name else f"`{source.license}` (no licence the Hub lists by name)"
+    text = f"Every row is derived from {source.short_name} ({source.homepage}) and carries its licence: {licence}."
+    note = source.license_note.strip()
+    if not note:
+        return text
+    return f"{text} {note[0].upper()}{note[1:]}" + ("" if note.endswith(".") else ".")
+
+
 def source_name(source: str) -> str:
     """A source as the card names it: a Hub id as it is, a file or folder by its name alone."""
     if is_hub_id(source) and not source.endswith(SOURCE_FILE_SUFFIXES):
@@ -177,10 +193,9 @@ def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None
               "- Tokenization follows the parser: `premise` and `original_premise` are tokens joined by spaces, "
               "not SNLI's text (`source_premise` keeps it).",
               "- English only.",
-              "", "## License", "",
-              f"CC BY-SA 4.0 (`{source.license}`), as {source.short_name}, from which every row is derived "
-              f"({source.homepage}).",
-              "", "## Citation", "", "```bibtex", PAPER_CITATION, source.citation, "```", ""]
+              "", "## License", "", licence_text(source),
+              "", "## Citation", "", "```bibtex", PAPER_CITATION, *([source.citation] if source.citation else []),
+              "```", ""]
     body = "\n".join(lines)
     return DatasetCard(f"---\n{card_data(info, features).to_yaml()}\n---\n\n{body}")
 
