@@ -67,16 +67,23 @@ def load_model_types() -> None:
     import swapbench.zoo.modeling  # noqa: F401
 
 
+def _report(err: SwapbenchError) -> int:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = make_parser(argv).parse_args(argv)
+    try:  # the options list the registries, which load plugins: one that fails is reported as any error
+        args = make_parser(argv).parse_args(argv)
+    except SwapbenchError as err:
+        return _report(err)
     if getattr(args, "loads_models", False):
         load_model_types()
     try:
         with _sigterm_interrupts():
             return args.run(args)
     except SwapbenchError as err:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
-        return 2
+        return _report(err)
     except KeyboardInterrupt as err:
         terminated = isinstance(err, Terminated)
         Console(stderr=True).print(f"{'terminated' if terminated else 'interrupted'}; the previous output, if any, "

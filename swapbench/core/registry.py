@@ -10,8 +10,9 @@ An extension is one module and one registration:
 
 The command line builds its choices and help from the registries when it is called, so an entry registered by
 any imported module (a test's, a user's) appears there with no edit to the package. A name may also be a family
-of names matched by a pattern (`shuffle-N`). This module sits at the bottom: it imports nothing of the package
-but the error type.
+of names matched by a pattern (`shuffle-N`). An installed package of a user's own adds entries by entry point in the
+registry's `group` (core/plugins.py), loaded the first time the registry is listed or looked up. This module sits
+at the bottom: it imports nothing of the package but the error type and the plugin loader.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Generic, Iterator, TypeVar
 
 from .errors import SwapbenchError
+from .plugins import load_plugins
 
 T = TypeVar("T")
 
@@ -37,7 +39,17 @@ class Entry(Generic[T]):
 class Registry(Generic[T]):
     kind: str  # what an entry is, for messages: "variant", "source", ...
     option: str = ""  # the command-line option that names entries, for messages: "--variants"
+    group: str = ""  # the entry-point group of its plugins: "swapbench.variants"; none when empty
     _entries: dict[str, Entry[T]] = field(default_factory=dict)
+    _plugins_loaded: bool = False
+
+    def load_plugins(self) -> None:
+        """Load the group's plugins, once; every listing and lookup calls it, registering never does, so that a
+        plugin's own registrations do not load it again."""
+        if self._plugins_loaded or not self.group:
+            return
+        self._plugins_loaded = True  # set first: a plugin that lists this registry while loading does not recurse
+        load_plugins(self.group)
 
     def register(self, name: str, *, help: str = "", pattern: str | None = None) -> Callable[[T], T]:
         """Decorator form of `add`; returns what it decorates unchanged."""
@@ -58,6 +70,7 @@ class Registry(Generic[T]):
 
     def lookup(self, name: str) -> tuple[Entry[T], re.Match | None]:
         """The entry named `name`, with the pattern's match for a family; a clear error for an unknown name."""
+        self.load_plugins()
         if name in self._entries and self._entries[name].pattern is None:
             return self._entries[name], None
         for entry in self._entries.values():
@@ -78,9 +91,11 @@ class Registry(Generic[T]):
         return True
 
     def names(self) -> list[str]:
+        self.load_plugins()
         return list(self._entries)
 
     def __iter__(self) -> Iterator[Entry[T]]:
+        self.load_plugins()
         return iter(list(self._entries.values()))
 
     def help_text(self) -> str:
@@ -88,9 +103,9 @@ class Registry(Generic[T]):
         return "; ".join(f"{e.name}: {e.help}" if e.help else e.name for e in self)
 
 
-SOURCES: Registry = Registry("source", "--source")
-VARIANTS: Registry = Registry("variant", "--variants")
-PARSERS: Registry = Registry("constituency parser", "--parser")
-LABELERS: Registry = Registry("role labeler", "--srl")
-ENCODINGS: Registry = Registry("zoo encoding", "--encodings")
-FAMILIES: Registry = Registry("positional-encoding family")
+SOURCES: Registry = Registry("source", "--source", group="swapbench.sources")
+VARIANTS: Registry = Registry("variant", "--variants", group="swapbench.variants")
+PARSERS: Registry = Registry("constituency parser", "--parser", group="swapbench.parsers")
+LABELERS: Registry = Registry("role labeler", "--srl", group="swapbench.labelers")
+ENCODINGS: Registry = Registry("zoo encoding", "--encodings", group="swapbench.encodings")
+FAMILIES: Registry = Registry("positional-encoding family", group="swapbench.families")
