@@ -1,0 +1,228 @@
+"""The contract of every registered extension, tested entry by entry, as mteb tests every task: whatever a source,
+variant, parser, role labeler, zoo encoding or positional-encoding family is, built in or added by a plugin, it
+keeps the promises the build, eval and the command line rely on.
+
+Parametrized over the registries as they are when the tests are collected (plugins included), so a new entry is
+tested with no new test. A pattern entry (a family of names such as shuffle-N) is tried on example names: the
+entry's value may list them in an `examples` attribute, else EXAMPLES below must.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import swapbench.models.positional  # noqa: F401  (each import registers its entries)
+import swapbench.parsing  # noqa: F401
+import swapbench.roles  # noqa: F401
+import swapbench.sources  # noqa: F401
+import swapbench.variants  # noqa: F401
+import swapbench.zoo.encodings  # noqa: F401
+from swapbench.core.errors import SwapbenchError
+from swapbench.core.registry import ENCODINGS, FAMILIES, LABELERS, PARSERS, SOURCES, VARIANTS, Entry
+from swapbench.parsing.base import ConstituencyParser, Parse
+from swapbench.parsing.ptb import PTBParser
+from swapbench.results.schema import PositionalEncodingInfo
+from swapbench.roles.base import RoleLabeler, RoleParse, Sentence
+from swapbench.sources import Source, read_release_file
+from swapbench.variants import Variant, make_variant
+from swapbench.variants.base import Perturbed
+from swapbench.variants.originals import hypothesis_renderer, render_original
+from swapbench.variants.randomness import example_rng
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FRAMES = FIXTURES / "srl_frames.jsonl"
+# Example names of the pattern entries whose value lists none.
+EXAMPLES = {"shuffle-N": ["shuffle-2", "shuffle-3", "shuffle-4", "shuffle-5"], "frames:FILE": [f"frames:{FRAMES}"],
+            "hub:ORG/NAME": ["hub:someone/nli"]}
+# Pronoun case is the one change a role swap makes to the words themselves.
+CASE = {"me": "i", "him": "he", "her": "she", "us": "we", "them": "they", "whom": "who"}
+SENTENCE = "A man in a grassy field throws a frisbee."
+TREE = ("(ROOT (S (NP (NP (DT A) (NN man)) (PP (IN in) (NP (DT a) (JJ grassy) (NN field)))) (VP (VBZ throws) "
+        "(NP (DT a) (NN frisbee))) (. .)))")
+
+
+def examples(entry: Entry) -> list[str]:
+    if entry.pattern is None:
+        return [entry.name]
+    named = getattr(entry.value, "examples", None) or EXAMPLES.get(entry.name)
+    if named is None and "|" in entry.pattern.pattern:  # an alternation of names: a family's model types
+        named = [re.sub(r"\\(.)", r"\1", name) for name in re.split(r"(?<!\\)\|", entry.pattern.pattern)]
+    assert named, f"pattern entry {entry.name!r}: give it `examples` (or add it to EXAMPLES) so it can be tested"
+    assert all(entry.pattern.fullmatch(name) for name in named), f"{entry.name}: an example its pattern refuses"
+    return named
+
+
+def cases(registry) -> list:
+    return [pytest.param(entry, name, id=name.replace(str(FIXTURES), "FIXTURES"))
+            for entry in registry for name in examples(entry)]
+
+
+def words(sentence: str) -> list[str]:
+    return sorted(CASE.get(w.casefold(), w.casefold()) for w in sentence.split())
+
+
+@pytest.mark.parametrize("registry", [SOURCES, VARIANTS, PARSERS, LABELERS, ENCODINGS], ids=lambda r: r.kind)
+def test_every_entry_has_help_text(registry):
+    """--help lists each entry with its help: an entry without one is a bare name the user cannot choose by.
+    (FAMILIES has no option: a model's config picks its family, so its entries need none.)"""
+    assert registry.option
+    assert registry.names(), f"no {registry.kind} is registered"
+    for entry in registry:
+        assert entry.help.strip(), f"{registry.kind} {entry.name!r} has no help text"
+        assert entry.help.strip() in registry.help_text()
+
+
+# ---- sources ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry, name", cases(SOURCES))
+def test_source_declares_what_the_card_and_the_board_read(entry, name):
+    source = swapbench.sources.source_named(name)
+    assert isinstance(source, Source) and isinstance(entry.value, Source)
+    assert Source.model_validate(source.model_dump()) == source  # the declaration validates as written
+    assert source.short_name and source.pretty_name and source.license and source.pair_ids
+    assert source.homepage.startswith("https://")
+    if not source.open_splits:  # a Hub dataset by column mapping names its own citation on its card
+        assert re.match(r"@\w+\{", source.citation), f"{name}: citation is not BibTeX"
+    assert source.splits, f"{name} declares no split"
+    for split in source.split_names():
+        assert source.split(split) in source.splits or source.open_splits
+        assert source.file_stem(split).startswith(source.file_prefix)
+    assert bool(source.archive_url) <= bool(source.release)
+    assert not source.hub_id or "/" in source.hub_id
+
+
+# ---- variants -----------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fixture_pairs():
+    """Hand-written pairs with their trees (none is SNLI's), their ptb parses and their rendered originals."""
+    snli = SOURCES.get("snli")
+    pairs = [*read_release_file(snli, FIXTURES / "snli_1.0_test.jsonl", "test").pairs,
+             *read_release_file(snli, FIXTURES / "snli_roles.jsonl", "test").pairs]
+    parser = PTBParser()
+    trees = list(dict.fromkeys(p.premise_parse for p in pairs))
+    parses = dict(zip(trees, parser.parse_many(trees)))
+    hypothesis = hypothesis_renderer(reads_trees=True)
+    originals = {p.pair_id: render_original(p, parses[p.premise_parse], hypothesis) for p in pairs}
+    return pairs, parses, originals
+
+
+@pytest.mark.parametrize("entry, name", cases(VARIANTS))
+def test_variant_builds_and_perturbs_by_permuting_words(entry, name, fixture_pairs):
+    pairs, parses, originals = fixture_pairs
+    variant = make_variant(name, srl="tree")
+    assert isinstance(variant, Variant)
+    assert variant.name == name and isinstance(variant.description, str) and variant.description.strip()
+    variant.prepare(pairs, originals)
+    applied = 0
+    for pair in pairs:
+        parse = parses[pair.premise_parse]
+        result = variant.apply(pair, parse, example_rng(0, pair.pair_id, name))
+        if result is None:
+            continue
+        applied += 1
+        assert isinstance(result, Perturbed)
+        original_premise = result.original_premise or " ".join(parse.tokens)
+        original_hypothesis = result.original_hypothesis or pair.hypothesis
+        assert words(result.premise) == words(original_premise), (name, pair.pair_id)
+        assert words(result.hypothesis) == words(original_hypothesis), (name, pair.pair_id)
+        assert (result.premise, result.hypothesis) != (original_premise, original_hypothesis), "nothing changed"
+        if result.permutation:  # a premise shuffle says where each token came from
+            assert sorted(result.permutation) == list(range(len(parse.tokens)))
+            assert result.premise == " ".join(parse.tokens[k] for k in result.permutation)
+        assert set(variant.extra_features) <= set(result.extra), f"{name}: a row lacks a column it declares"
+        assert result.label in ("entailment", "neutral", "contradiction") and all(isinstance(t, str)
+                                                                                 for t in result.tags)
+    assert isinstance(variant.statistics(), dict)
+    if not name.endswith("-validated"):  # only hand-accepted swaps, and none of these pairs was judged
+        assert applied, f"{name} applies to none of the fixture pairs"
+
+
+def test_an_unknown_variant_name_is_refused():
+    with pytest.raises(SwapbenchError, match="unknown variant"):
+        make_variant("shuffle-nothing-such")
+
+
+# ---- parsers ------------------------------------------------------------------------------------------------------
+
+def make_backend(name: str) -> ConstituencyParser:
+    try:
+        return PARSERS.get(name)(has_parses=True, spacy_model=None, benepar_model=None)
+    except SwapbenchError as err:
+        if name == "benepar" and "not installed" in str(err):
+            pytest.skip(f"benepar is not installed here: {err}")
+        raise
+
+
+@pytest.mark.parametrize("entry, name", cases(PARSERS))
+def test_parser_has_name_version_and_parses_a_sentence(entry, name):
+    parser = make_backend(name)
+    assert isinstance(parser, ConstituencyParser) and parser.name == name
+    assert isinstance(parser.version, str) and parser.version
+    given = SENTENCE if parser.reads_text else TREE  # a backend reads the text, or the tree the data supply
+    [parse] = parser.parse_many([given])
+    assert isinstance(parse, Parse)
+    assert "".join(parse.tokens) == SENTENCE.replace(" ", "") and parser.is_parse_of(parse, given)
+    assert len(parse.tags) == len(parse.punct) == len(parse.tokens) and parse.punct[-1]
+    assert all(0 <= c.start < c.end <= len(parse.tokens) for c in parse.constituents)
+    assert {"NP", "VP"} <= {c.label for c in parse.constituents}
+
+
+# ---- role labelers ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry, name", cases(LABELERS))
+def test_labeler_is_made_from_its_spec_and_finds_the_roles_of_a_sentence(entry, name):
+    labeler = swapbench.roles.make_labeler(name)
+    assert isinstance(labeler, RoleLabeler) and labeler.name
+    found = labeler.label_many([Sentence(SENTENCE, TREE), Sentence("Nothing here has a verb in any file.")])
+    assert len(found) == 2
+    roles = found[0]
+    assert isinstance(roles, RoleParse), f"{name} finds no roles in {SENTENCE!r}"
+    assert len(roles.tags) == len(roles.tokens) and "".join(roles.tokens) == SENTENCE.replace(" ", "")
+    throws = [f for f in roles.frames if roles.tokens[f.verb] == "throws"]
+    assert throws, f"{name} finds no frame of 'throws'"
+    assert roles.text(throws[0].patient) == "a frisbee" and roles.text(throws[0].agent).startswith("A man")
+    assert found[1] is None or isinstance(found[1], RoleParse)
+
+
+# ---- zoo encodings ------------------------------------------------------------------------------------------------
+
+FAMILY_NAMES = PositionalEncodingInfo.model_fields["family"].annotation.__args__
+
+
+@pytest.mark.parametrize("entry, name", cases(ENCODINGS))
+def test_encoding_declares_its_family_and_runs_in_a_tiny_model(entry, name):
+    import torch
+
+    from swapbench.zoo.config import FIELDS
+    from swapbench.zoo.modeling import ZooConfig, ZooForSequenceClassification
+
+    encoding = entry.value
+    assert encoding.paper.strip() and encoding.kind and encoding.family in FAMILY_NAMES
+    assert set(encoding.fields) <= set(FIELDS), f"{name} names fields the zoo config does not have"
+    config = ZooConfig(position_encoding=name, vocab_size=30, hidden_size=16, num_hidden_layers=1,
+                       num_attention_heads=2, intermediate_size=32, max_position_embeddings=16, num_labels=3)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = ZooForSequenceClassification(config).eval()
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([[2, 5, 7, 9, 3]])).logits
+    assert logits.shape == (1, 3) and torch.isfinite(logits).all()
+
+
+# ---- positional-encoding families ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry, name", cases(FAMILIES))
+def test_family_reads_a_config_of_its_model_type(entry, name):
+    from swapbench.models.positional import ConfigReading, Family
+
+    family = entry.value
+    assert isinstance(family, Family) and family.architecture in ("encoder", "decoder", "encoder-decoder")
+    reading = ConfigReading(None, name, {"model_type": name})  # a config with none of the fields it may read
+    info = family.read(reading)
+    assert info is None or (isinstance(info, PositionalEncodingInfo) and info.family in FAMILY_NAMES)
+    reason = family.unimplemented(reading)
+    assert reason is None or (isinstance(reason, str) and reason)
