@@ -77,7 +77,7 @@ def symmetry(matrix) -> float:
     return float(np.clip(1.0 - np.concatenate(pooled).mean(), 0.0, 1.0))
 
 
-# ---- causal attention (issue 19) ---------------------------------------------------------------------------------
+# ---- causal attention: decoder-only models, whose attention has no right-hand side -------------------------------
 
 CAUSAL_NOTE = ("undefined under a causal mask: each position attends only to itself and to its left, so there is "
                "no right-hand side to compare with")

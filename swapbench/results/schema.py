@@ -26,9 +26,9 @@ TOLERANCE = 1e-9  # rounding slack when checking derived figures
 LabelView = Literal["3-way", "binary"]
 
 
-# ---- issue 16: integrity records ----------------------------------------------------------------------------------
-# Keys added for issue 16 (each optional with a null default, so that files written before still read); the
-# schema version is bumped with issue 15's change.
+# ---- integrity records --------------------------------------------------------------------------------------------
+# Keys added after schema 2.0's first files were written: each is optional with a null default, so that those files
+# still read; a key marked "added later" below is one of them.
 
 class OverlapCheck(Strict):
     scored_dataset: str = Field(description="dataset.fingerprint of the data scored, which the training and "
@@ -130,10 +130,10 @@ class FineTuningInfo(Strict):
     reused: bool = Field(description="true when this run found the checkpoint in the cache and did not train")
     train_seconds: float = Field(description="wall time of the training that made the checkpoint")
     devices: int = Field(description="processes (GPUs) the training ran on")
-    from_scratch: bool = Field(  # issue 18
+    from_scratch: bool = Field(  # added later: a zoo encoder is trained, not fine-tuned
         default=False, description="true when the model was trained from randomly initialised weights (a zoo "
                                    "encoder), not fine-tuned: then model.fine_tuned is false")
-    data_overlap: OverlapCheck | None = Field(  # issue 16
+    data_overlap: OverlapCheck | None = Field(  # added later, null in older files
         default=None, description="the check that neither the training nor the validation pairs share a pairID or "
                                   "a premise with the scored data; null when it could not be made")
 
@@ -160,17 +160,17 @@ class ProbeInfo(Strict):
                                                            "alike; null under a causal mask, where it is undefined")
     per_layer: list[ProbeLayer] = Field(description="the same figures layer by layer")
     settings: ProbeSettings = Field(description="probe_model arguments")
-    spread: float | None = Field(  # issue 16
+    spread: float | None = Field(  # added later, null in older files
         default=None, ge=0, description="(max - min) of the averaged attention in units of the uniform weight "
                                         "1/positions; null in files written before it was recorded")
-    flat: bool | None = Field(  # issue 16
+    flat: bool | None = Field(  # added later, null in older files
         default=None, description="true when the spread is under swapbench.probing.metrics.FLAT_SPREAD: nearly uniform "
                                   "attention, on which symmetry measures noise")
-    causal: bool | None = Field(  # issue 19
+    causal: bool | None = Field(  # added with decoder-only models, null in older files
         default=None, description="true when every position attends only to itself and those on its left (a "
                                   "decoder's causal mask); null in files written before it was recorded")
     symmetry_note: str | None = Field(default=None, description="why symmetry is null, when it is")
-    left_decay: float | None = Field(  # issue 19
+    left_decay: float | None = Field(  # added with decoder-only models, null in older files
         default=None, ge=0, description="swapbench extension, not the paper's metric: the attenuated encoding's w "
                                          "fitted to the attention on and left of the diagonal, rows renormalised "
                                          "(swapbench.probing.metrics.left_decay); larger = steeper decay to the left")
@@ -217,7 +217,7 @@ class ModelInfo(Strict):
     label_map_source: Literal["config", "--label-map", "fine-tuned", "prompt"] = Field(
         description="where label_names came from: config.id2label, the --label-map option, the fine-tuning, or "
                     "the prompt's verbalizers")
-    architecture_kind: Literal["encoder", "decoder", "encoder-decoder"] = Field(  # issue 19
+    architecture_kind: Literal["encoder", "decoder", "encoder-decoder"] = Field(  # schema 2.1: decoders too
         description="encoder (bidirectional attention), decoder (decoder-only, causal attention) or encoder-decoder, "
                     "by the model type (swapbench.models.positional.architecture_kind)")
     mode: Mode = Field(description="fine-tuned: a classification head scored the pairs (fine-tuned here or by "
@@ -229,7 +229,7 @@ class ModelInfo(Strict):
                                          "(or reused its cached fine-tuning)")
     fine_tuning: FineTuningInfo | None = Field(description="how, when fine_tuned or trained from scratch here")
     probe: ProbeInfo | None = Field(description="locality and symmetry of the attention; null with --no-probe")
-    weights: LoadedWeights | None = Field(  # issue 16
+    weights: LoadedWeights | None = Field(  # added later, null in older files
         default=None, description="checkpoint weights that did not load (only with --allow-missing); null when "
                                   "every weight loaded and none was left unused")
 
@@ -267,7 +267,7 @@ class DatasetInfo(Strict):
     build_seed: int | None = Field(description="the seed of the build's shuffles (build_info.json)")
     build_version: str | None = Field(description="swapbench version that built the dataset (build_info.json)")
     build: BuildRecord | None = Field(default=None, description="how the dataset was built (build_info.json); "
-                                                                "null when it has none")  # issue 16
+                                                                "null when it has none")  # added later
 
     @model_validator(mode="after")
     def _fingerprint(self):

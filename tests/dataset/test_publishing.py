@@ -1,4 +1,4 @@
-"""Issue 17, points 2 and 3: the dataset card as the Hub expects it, and publishing in one commit with
+"""The dataset card as the Hub expects it, and publishing in one commit with
 build_info.json, which `swapbench eval` of the Hub dataset reads at the same revision."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def card_of(folder: Path) -> str:
     return (folder / "README.md").read_text(encoding="utf-8")
 
 
-# ---- 3. the card ------------------------------------------------------------------------------------------------
+# ---- the card ---------------------------------------------------------------------------------------------------
 
 def test_card_metadata_is_a_hub_dataset_card(built):
     card = DatasetCard.load(built / "README.md", repo_type="dataset")
@@ -178,7 +178,7 @@ def test_write_card_writes_what_render_card_makes(built, tmp_path):
     assert card_of(folder) == card_of(built)
 
 
-# ---- 2. publishing ----------------------------------------------------------------------------------------------
+# ---- publishing -------------------------------------------------------------------------------------------------
 
 def test_the_commit_holds_card_build_info_and_parquet_files(built):
     assert published_files(built) == ["README.md", BUILD_INFO, *DATA_FILES]

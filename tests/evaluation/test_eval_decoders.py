@@ -1,5 +1,6 @@
-"""Decoder-only models (issue 19): family detection, padding, prompted scoring against the naive loop, few-shot
-draws kept off the scored pairs, the cache keyed by the prompt, the probe under a causal mask, and the CLI."""
+"""Decoder-only models, whose causal attention and prompted scoring encoders do not have: family detection,
+padding, prompted scoring against the naive loop, few-shot draws kept off the scored pairs, the cache keyed by the
+prompt, the probe under a causal mask, and the CLI."""
 
 from __future__ import annotations
 

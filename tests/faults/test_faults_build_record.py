@@ -1,4 +1,4 @@
-"""Issue 16.7: the results and build_info.json record how the data were built (parser, shuffle scope, --limit,
+"""The results and build_info.json record how the data were built (parser, shuffle scope, --limit,
 role labeler, spaCy pipeline, selection file by hash); `submit` names a limited build as such."""
 
 from __future__ import annotations

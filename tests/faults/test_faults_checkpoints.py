@@ -1,4 +1,4 @@
-"""Issue 16.3: a checkpoint that does not load whole is never scored silently, and a config asking for a
+"""A checkpoint that does not load whole is never scored silently, and a config asking for a
 positional encoding the loaded code does not run is refused."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 12, eval, probe and zoo: nothing lost, nothing silent.
+"""eval, probe and zoo under faults: nothing lost, nothing silent.
 
 Each test runs the real command in a subprocess and breaks something for real: a destination mounted read-only,
 a file system that fills up, a Hub endpoint on a closed port, a model path that does not exist, a dataset folder
@@ -111,7 +111,7 @@ def full_folder(tmp_path):
     unmount(folder)
 
 
-# ---- 5. the output ----------------------------------------------------------------------------------------------
+# ---- the output -----------------------------------------------------------------------------------------------------
 
 def test_eval_output_on_a_read_only_mount_is_refused_before_any_scoring(swapbench_cli, dataset, classifier,
                                                                         read_only_folder, datasets_cache, digest):
@@ -160,7 +160,7 @@ def test_a_full_disk_at_the_end_keeps_the_scores_in_a_temporary_file(swapbench_c
     assert digest(full_folder) == before  # the earlier results file is untouched, no staging file is left
 
 
-# ---- 11. no network ---------------------------------------------------------------------------------------------
+# ---- no network -----------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def start_up_seconds(tmp_path_factory, dataset) -> float:
@@ -225,7 +225,7 @@ def test_a_base_model_offline_without_training_data_names_what_fine_tuning_would
     assert not output.exists()
 
 
-# ---- 13. a missing model path -----------------------------------------------------------------------------------
+# ---- a missing model path -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["./missing-model", "models/missing-model", "checkpoints/run-1/final",
                                   "~/no-such-swapbench-model"])
@@ -247,7 +247,7 @@ def test_probe_names_a_missing_model_path(swapbench_cli, tmp_path):
     assert not (tmp_path / "probe").exists()
 
 
-# ---- 16. data without build_info.json ---------------------------------------------------------------------------
+# ---- data without build_info.json -----------------------------------------------------------------------------------
 
 def test_data_without_build_info_are_scored_with_a_warning_and_refused_by_submit(swapbench_cli, dataset, classifier,
                                                                                  tmp_path, digest):
@@ -272,7 +272,7 @@ def test_data_without_build_info_are_scored_with_a_warning_and_refused_by_submit
     assert digest(board) == before
 
 
-# ---- 17. option values ------------------------------------------------------------------------------------------
+# ---- option values --------------------------------------------------------------------------------------------------
 
 NO_GPU = "cuda:99" if torch.cuda.is_available() else "cuda"  # a device this machine does not have
 

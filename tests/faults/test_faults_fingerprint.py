@@ -1,4 +1,4 @@
-"""Issue 16.1: a configuration's fingerprint covers every column that a figure, a slice or a label view reads.
+"""A configuration's fingerprint covers every column that a figure, a slice or a label view reads.
 
 Each such column of a real build is rewritten in its Parquet file, in turn. `eval` must refuse the folder (its
 build_info.json no longer matches), and when the tamperer also rewrites build_info.json, `eval` scores it but

@@ -1,4 +1,4 @@
-"""Issue 16.5: 3-way and binary models never share a column or an order on the board (which has no mean row)."""
+"""3-way and binary models never share a column or an order on the board (which has no mean row)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_each_label_view_has_its_own_table_and_order(tmp_path):
     assert [r for r in three_rows if "org/" in r][:2] == ["[org/three-way-a](results/org-three-way-a__abc123.json)",
                                                           "[org/three-way-b](results/org-three-way-b__abc123.json)"]
     assert any("org/binary" in r for r in binary_rows) and not any("org/binary" in r for r in three_rows)
-    assert "mean of" not in readme  # issue 18: no mean across unrelated models
+    assert "mean of" not in readme  # a mean across unrelated models would rank nothing
 
     html = (board / "index.html").read_text()
     assert html.count('class="board"') == 2 and 'id="board-binary"' in html

@@ -1,4 +1,4 @@
-"""Issue 16.2: no training or model selection on the scored pairs, checked by content (pairIDs and premises),
+"""No training or model selection on the scored pairs, checked by content (pairIDs and premises),
 whatever split or file they are read from; --val-holdout holds out whole premises; `submit` refuses a model whose
 training data were not checked or overlap the scored data."""
 

@@ -1,4 +1,4 @@
-"""Issue 16.8: the probe's framing is a recorded choice, probe.json holds the matrices every figure comes from, and
+"""The probe's framing is a recorded choice, probe.json holds the matrices every figure comes from, and
 attention too flat for symmetry to mean anything is reported and warned of, in the table, the file and the board."""
 
 from __future__ import annotations

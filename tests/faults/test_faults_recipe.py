@@ -1,4 +1,4 @@
-"""Issue 16.6: a row says how it was made. Departures from the reference recipe and scoring settings show in the
+"""A row says how it was made. Departures from the reference recipe and scoring settings show in the
 row; truncation is counted, warned of at eval and refused at submit; a checkpoint swapbench trained keeps its
 training record when it is scored as it is."""
 
@@ -83,7 +83,7 @@ def test_a_zoo_checkpoint_scored_as_is_keeps_its_training(tmp_path, dataset):
                  "--device", "cpu", "--no-progress"]) == 0
     assert main(eval_args(out, dataset, tmp_path / "r.json")) == 0
     model = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["model"]
-    assert model["fine_tuned"] is False  # trained from scratch, not fine-tuned (issue 13)
+    assert model["fine_tuned"] is False  # trained from scratch: no pretrained model was fine-tuned
     assert model["fine_tuning"]["from_scratch"] is True
     assert model["fine_tuning"]["base_model"] == "swapbench-zoo"  # the model type it was built from, not prose
     assert model["fine_tuning"]["recipe"]["max_length"] == 32

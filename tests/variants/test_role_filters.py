@@ -28,7 +28,7 @@ CASES = [
      (8, 10)),
     ("unchanged", "A/DT dog/NN chases/VBZ a/DT dog/NN ./.", 2, (0, 2), (3, 5)),
     ("unchanged", "He/PRP pushes/VBZ him/PRP ./.", 1, (0, 1), (2, 3)),
-    # issue 14's swap errors and the filters added for them (tests/test_role_grounding.py has their near misses)
+    # the swaps that read wrong and the filters added for them (tests/test_role_grounding.py has their near misses)
     ("agent_after_verb", "Down/RB the/DT hill/NN runs/VBZ a/DT dog/NN ./.", 3, (4, 6), (1, 3)),
     ("adverbial_argument", "The/DT women/NNS were/VBD walking/VBG downtown/NN ./.", 3, (0, 2), (4, 5)),
     ("pronoun_in_modifier", "A/DT man/NN with/IN fans/NNS watching/VBG him/PRP ./.", 4, (3, 4), (5, 6)),

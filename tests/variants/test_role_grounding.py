@@ -1,4 +1,5 @@
-"""Grounding and the filters for the swap errors of issue 14, on hand-written sentences with hand-set roles.
+"""Grounding and the filters for the swaps that read wrong (an agent after its verb, an adverb
+taken for an argument, ...), on hand-written sentences with hand-set roles.
 
 Each rule: a swap it drops, with its reason, and a near miss that it keeps.
 """
