@@ -37,7 +37,7 @@ def slug(name: str, empty: str = "model") -> str:
 
 def points(fraction: float) -> str:
     """A difference of fractions as signed percentage points to one decimal; one that rounds to zero is 0.0,
-    never -0.0. Fractions are stored, points are shown (README, "Units")."""
+    never -0.0. Fractions are stored, points are shown (docs/commands/eval.md, "Units")."""
     text = f"{100 * fraction:+.1f}"
     return "0.0" if text in ("+0.0", "-0.0") else text
 

@@ -2,7 +2,7 @@
 
 - `spacy`: roles from spaCy's dependency parse; needs only the text.
 - `tree`: roles read off the source's Penn Treebank trees (SNLI 1.0 ships them).
-- `agree`: the frames that both find; the most precise, see README (shuffle-sr).
+- `agree`: the frames that both find; the most precise, see docs/shuffle-sr.md (role labelers).
 - `auto`, the default: `agree` where a sentence has a tree, `spacy` where it has none.
 - `frames:FILE`: precomputed frames in AllenNLP's SRL output format.
 """

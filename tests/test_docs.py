@@ -1,0 +1,117 @@
+"""The documentation cannot go stale unnoticed: the schema page is what scripts/make_docs.py makes of the models
+now, every command has its page, every relative link leads to a file, and the examples of docs/extending.md run
+and register what they say."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = REPO / "docs"
+PAGES = [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]
+LINK = re.compile(r"\]\(([^)#\s]+)(#[^)\s]*)?\)")
+
+
+def make_docs():
+    spec = importlib.util.spec_from_file_location("make_docs", REPO / "scripts" / "make_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_results_schema_page_is_what_the_generator_makes_now():
+    committed = (DOCS / "results-schema.md").read_text(encoding="utf-8")
+    assert committed == make_docs().render(), "docs/results-schema.md is stale: run `python scripts/make_docs.py`"
+
+
+def test_the_schema_page_describes_every_key_of_the_records():
+    from swapbench.results.build_record import BuildInfo, ConfigInfo
+    from swapbench.results.schema import EvalResults, ModelInfo, ProbeInfo
+
+    page = make_docs().render()
+    for model in (EvalResults, ModelInfo, ProbeInfo, BuildInfo, ConfigInfo):
+        assert f"# {model.__name__}\n" in page
+        for name, field in model.model_fields.items():
+            assert f"| `{name}` |" in page and " ".join((field.description or "").split()) in page
+
+
+def test_every_command_has_its_page():
+    from swapbench.commands.main import make_parser
+
+    parser = make_parser(["build"])
+    [commands] = [a for a in parser._actions if a.dest == "command"]
+    assert set(commands.choices) == {"build", "eval", "probe", "curate", "submit", "leaderboard", "zoo"}
+    for name in commands.choices:
+        page = DOCS / "commands" / f"{name}.md"
+        assert page.is_file() and page.read_text(encoding="utf-8").startswith(f"# `swapbench {name}`")
+        assert f"(docs/commands/{name}.md)" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_relative_links_lead_to_files(page):
+    for target, _ in LINK.findall(page.read_text(encoding="utf-8")):
+        if "://" in target or target.startswith("mailto:"):
+            continue
+        assert (page.parent / target).exists(), f"{page.relative_to(REPO)} links to {target}, which is not there"
+
+
+def test_the_readme_keeps_the_three_make_commands():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Set-up, main job, tests\n", 1)[1].split("\n## ", 1)[0]
+    for command in ("make setup", "make build", "make test"):
+        assert f"\n{command} " in section
+
+
+def test_the_extending_examples_run_and_register_what_they_say():
+    import swapbench.models.positional  # noqa: F401  (the built-in entries, registered before the snapshot)
+    import swapbench.zoo.encodings  # noqa: F401
+    from swapbench.core.registry import ENCODINGS, FAMILIES, LABELERS, PARSERS, SOURCES, VARIANTS
+    from swapbench.parsing.ptb import PTBParser
+    from swapbench.roles.base import Sentence
+    from swapbench.sources import Pair
+    from swapbench.variants import make_variant
+    from swapbench.variants.randomness import example_rng
+
+    registries = [SOURCES, VARIANTS, PARSERS, LABELERS, ENCODINGS, FAMILIES]
+    before = [set(r.names()) for r in registries]
+    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "extending.md").read_text(encoding="utf-8"), re.S)
+    assert len(blocks) == 6
+    try:
+        for block in blocks:
+            exec(compile(block, "docs/extending.md", "exec"), {"__name__": "extending_example"})
+        added = [sorted(set(r.names()) - names) for r, names in zip(registries, before)]
+        assert added == [["mynli"], ["shuffle-reverse"], ["flat"], ["lookup"], ["nearest"], ["my-model"]]
+
+        tree = "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ chases) (NP (DT a) (NN cat))) (. .)))"
+        pair = Pair("x1", "A dog chases a cat.", "An animal runs.", "entailment", tree, None, "example", 1)
+        [parse] = PTBParser().parse_many([tree])
+        row = make_variant("shuffle-reverse").apply(pair, parse, example_rng(0, "x1", "shuffle-reverse"))
+        assert row.premise == "cat a chases dog A ." and row.permutation == [4, 3, 2, 1, 0, 5]
+        [flat] = PARSERS.get("flat")(has_parses=False, spacy_model=None, benepar_model=None).parse_many(
+            ["A dog chases a cat."])
+        assert flat.tokens == ("A", "dog", "chases", "a", "cat", ".") and flat.punct[-1]
+        [roles] = LABELERS.get("lookup")("lookup").label_many([Sentence("A dog chases a cat.")])
+        assert roles.text(roles.frames[0].agent) == "A dog" and roles.text(roles.frames[0].patient) == "a cat"
+        assert SOURCES.get("mynli").split("dev") == "validation"
+        assert ENCODINGS.get("nearest").family == "relative"
+        import torch
+
+        from swapbench.zoo.modeling import ZooConfig, ZooForSequenceClassification
+
+        config = ZooConfig(position_encoding="nearest", vocab_size=30, hidden_size=16, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=32, max_position_embeddings=16, num_labels=3)
+        with torch.no_grad():
+            logits = ZooForSequenceClassification(config).eval()(input_ids=torch.tensor([[2, 5, 7, 3]])).logits
+        assert logits.shape == (1, 3) and torch.isfinite(logits).all()
+        info = FAMILIES.get("my-model").read(swapbench.models.positional.ConfigReading(None, "my-model",
+                                                                                       {"rope_theta": 1e4}))
+        assert (info.family, info.kind, info.evidence) == ("rotary", "rope", {"model_type": "my-model",
+                                                                               "rope_theta": 1e4})
+    finally:
+        for registry, names in zip(registries, before):
+            for name in set(registry.names()) - names:
+                registry.remove(name)
