@@ -42,14 +42,22 @@ class Registry(Generic[T]):
     group: str = ""  # the entry-point group of its plugins: "swapbench.variants"; none when empty
     _entries: dict[str, Entry[T]] = field(default_factory=dict)
     _plugins_loaded: bool = False
+    _plugin_error: SwapbenchError | None = None
 
     def load_plugins(self) -> None:
         """Load the group's plugins, once; every listing and lookup calls it, registering never does, so that a
-        plugin's own registrations do not load it again."""
+        plugin's own registrations do not load it again. A plugin that failed fails every later listing too: a
+        registry missing a plugin's entries would otherwise pass for a whole one."""
+        if self._plugin_error is not None:
+            raise self._plugin_error
         if self._plugins_loaded or not self.group:
             return
         self._plugins_loaded = True  # set first: a plugin that lists this registry while loading does not recurse
-        load_plugins(self.group)
+        try:
+            load_plugins(self.group)
+        except SwapbenchError as err:
+            self._plugin_error = err
+            raise
 
     def register(self, name: str, *, help: str = "", pattern: str | None = None) -> Callable[[T], T]:
         """Decorator form of `add`; returns what it decorates unchanged."""

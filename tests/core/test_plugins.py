@@ -151,3 +151,13 @@ def test_an_entry_point_naming_neither_module_nor_callable_is_refused(tmp_path, 
     with pytest.raises(PluginError, match=r"plugin 'odd' \(odd_plugin:VALUE\) of odd-swapbench-plugin 0.1.*"
                                           r"TypeError: it names a int, neither a module nor a callable"):
         Registry("odd", group="swapbench.odd_test").names()
+
+
+@pytest.mark.integration
+def test_a_registry_whose_plugin_failed_fails_at_every_listing(broken, monkeypatch):
+    monkeypatch.delenv("SWAPBENCH_NO_PLUGINS", raising=False)
+    monkeypatch.syspath_prepend(str(broken))
+    registry = Registry("source", group="swapbench.sources")
+    for _ in range(2):  # not a registry that passes for whole, without the plugin's entries, the second time
+        with pytest.raises(PluginError, match="plugin 'brokennli' .* failed to load"):
+            registry.names()
