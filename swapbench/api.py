@@ -88,7 +88,7 @@ class Evaluated:
         """One row per scored pair (the predictions file), with `correct_original` and `correct_perturbed`."""
         import pandas as pd
 
-        from .evaluation.report import predictions_path, read_predictions
+        from .results.files import predictions_path, read_predictions
 
         frame = pd.DataFrame([row.model_dump() for row in read_predictions(predictions_path(self.path))])
         frame["correct_original"] = frame["prediction_original"] == frame["gold_original"]

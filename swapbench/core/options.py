@@ -23,39 +23,34 @@ def _bounds(minimum: float, maximum: float | None, above: bool, below: bool) -> 
     return f"{low} and {'<' if below else '<='} {maximum}"
 
 
-def integer(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
-    """An integer from `minimum` to `maximum`, both included (no upper bound when None)."""
-    expected = f"an integer {_bounds(minimum, maximum, False, False)}"
+def _ranged(kind: type, noun: str, minimum: float, maximum: float | None, above: bool,
+            below: bool) -> Callable[[str], float]:
+    expected = f"{noun} {_bounds(minimum, maximum, above, below)}"
 
-    def parse(text: str) -> int:
+    def parse(text: str):
         try:
-            value = int(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer: expected {expected}") from None
-        if value < minimum or (maximum is not None and value > maximum):
-            raise argparse.ArgumentTypeError(f"{value} is out of range: expected {expected}")
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}: expected {expected}") from None
+        too_low = value <= minimum if above else value < minimum
+        too_high = maximum is not None and (value >= maximum if below else value > maximum)
+        if not math.isfinite(value) or too_low or too_high:
+            shown = value if kind is int else text  # an integer as read ("05" is 5), a number as typed
+            raise argparse.ArgumentTypeError(f"{shown} is out of range: expected {expected}")
         return value
 
     return parse
+
+
+def integer(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An integer from `minimum` to `maximum`, both included (no upper bound when None)."""
+    return _ranged(int, "an integer", minimum, maximum, False, False)
 
 
 def number(minimum: float, maximum: float | None = None, *, above: bool = False,
            below: bool = False) -> Callable[[str], float]:
     """A finite number from `minimum` to `maximum`; `above` and `below` leave out the bound itself."""
-    expected = f"a number {_bounds(minimum, maximum, above, below)}"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number: expected {expected}") from None
-        too_low = value <= minimum if above else value < minimum
-        too_high = maximum is not None and (value >= maximum if below else value > maximum)
-        if not math.isfinite(value) or too_low or too_high:
-            raise argparse.ArgumentTypeError(f"{text} is out of range: expected {expected}")
-        return value
-
-    return parse
+    return _ranged(float, "a number", minimum, maximum, above, below)
 
 
 def comma_separated(item: Callable[[str], object]) -> Callable[[str], list]:

@@ -31,7 +31,8 @@ from ..models.loading import (LoadedModel, choose_device, choose_dtype, is_class
                      load_config, map_labels, model_revision)
 from ..models.positional import architecture_kind, read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
-from .report import default_output, predictions_path, print_table, render_predictions, write_results
+from ..results.files import default_output, predictions_path, render_predictions, write_results
+from .report import print_table
 from .results import configuration_result, distinct_pairs, prediction_rows, score_benchmark
 from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
                      ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
@@ -77,7 +78,7 @@ class EvalOptions:
 
 class Evaluation(NamedTuple):
     results: EvalResults
-    path: Path  # the results file; its predictions file lies beside it (report.predictions_path)
+    path: Path  # the results file; its predictions file lies beside it (results.files.predictions_path)
 
 
 class HelperProcess(Exception):

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import Field, ValidationError
 
 from ..core.errors import SwapbenchError
-from ..results.build_record import BUILD_INFO, BuildInfo
+from ..results.build_record import BUILD_INFO, BuildInfo, settings_model
 from ..results.schema import dataset_fingerprint
 from ..core.strict import Strict
 from .store import write_atomically
@@ -25,13 +25,9 @@ class ReferenceConfiguration(Strict):
     rows: int = Field(ge=1, description="rows in the configuration")
 
 
-class Reference(Strict):
+class Reference(settings_model("ReferenceSettings", ("split", "source_fingerprint", "parser", "seed", "shuffle_scope"),
+                               Strict, "The settings of the build the board's reference was made from.")):
     description: str = Field(description="what the reference dataset is and how to rebuild it")
-    split: str = Field(description="split the dataset was built from (Hub name)")
-    source_fingerprint: str = Field(description="fingerprint of the SNLI file it was built from")
-    parser: str = Field(description="constituency backend of the build")
-    seed: int = Field(description="seed of the build's shuffles")
-    shuffle_scope: str = Field(description="--shuffle-scope of the build")
     configurations: dict[str, ReferenceConfiguration] = Field(min_length=1)
 
     def fingerprint_of(self, names) -> str:

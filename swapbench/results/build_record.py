@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from ..core.selection import SelectionFile
 from ..core.version import __version__
@@ -57,3 +57,13 @@ def card_configs(folder: Path) -> list[dict]:
     text = (folder / CARD).read_text(encoding="utf-8")
     header = text.split("---", 2)[1]
     return yaml.safe_load(header)["configs"]
+
+
+def settings_model(name: str, fields: tuple[str, ...], base: type[BaseModel], doc: str) -> type[BaseModel]:
+    """A model of some of the build record's fields, typed and described as BuildInfo declares them and all
+    required: what a results file keeps of its data's build, or what the leaderboard's reference pins."""
+    chosen = {field: (BuildInfo.model_fields[field].annotation,
+                      Field(description=BuildInfo.model_fields[field].description or field)) for field in fields}
+    model = create_model(name, __base__=base, __module__=base.__module__, **chosen)
+    model.__doc__ = doc
+    return model

@@ -17,8 +17,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..core.selection import SelectionFile
 from ..core.strict import Strict
+from .build_record import settings_model
 
 SCHEMA_VERSION = "2.1"  # 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
@@ -55,15 +55,9 @@ class LoadedWeights(Strict):
     allowed: bool = Field(description="true when --allow-missing let the model be scored all the same")
 
 
-class BuildRecord(Strict):
-    parser: str = Field(description="constituency backend of the build (--parser)")
-    parser_version: str = Field(description="its model and rules version")
-    shuffle_scope: str = Field(description="--shuffle-scope: 'all' constituents of N words shuffled, or 'one'")
-    limit: int | None = Field(description="the build's --limit: only the first pairs of the split were built")
-    role_labeler: str | None = Field(description="shuffle-sr's role labeler (--srl), when it was built")
-    spacy_pipelines: list[str] = Field(description="spaCy pipelines and versions the build ran (parser, labeler)")
-    sr_selection: SelectionFile | None = Field(description="the curation file shuffle-sr kept its swaps by, "
-                                                           "with its sha256")
+BuildRecord = settings_model(
+    "BuildRecord", ("parser", "parser_version", "shuffle_scope", "limit", "role_labeler", "spacy_pipelines",
+                    "sr_selection"), Strict, "How the scored dataset was built, as its build_info.json says.")
 
 
 # ---- model -------------------------------------------------------------------------------------------------------

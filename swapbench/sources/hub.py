@@ -10,7 +10,7 @@ from ..core.hub_access import hub_unreachable
 from ..core.labels import LABEL_NAMES
 from ..core.registry import SOURCES
 from .declaration import Columns, Source
-from .pair import Pair, SourceSplit
+from .pair import Pair, SourceSplit, take_labelled
 from .release import NO_GOLD, check_pairs, parse_field
 
 HUB_PREFIX = "hub:"
@@ -51,32 +51,29 @@ def load_hub(source: Source, repo: str, split: str, limit: int | None, tried: st
     names = _label_names(dataset.features[columns.label], columns, f"{repo}[{name}]")
     prefix = Path(source.name.removeprefix(HUB_PREFIX)).name
     where = f"{repo}[{name}]"
-    pairs: list[Pair] = []
-    read = dropped = 0
-    limited = False
-    for index, row in enumerate(dataset):
-        read += 1
+
+    def to_pair(numbered) -> Pair | None:
+        index, row = numbered
         label = _label(row[columns.label], names, where, index + 1)
         if label is None:
-            dropped += 1
-            continue
-        if limit is not None and len(pairs) >= limit:
-            limited = True
-            break
+            return None
         for column in (columns.premise, columns.hypothesis):
             if not isinstance(row[column], str) or not row[column].strip():
                 raise InputError(f"empty {column}", path=where, line=index + 1)
         pair_id = str(row[columns.pair_id]).strip() if columns.pair_id else f"{prefix}-{name}-{index}"
-        pairs.append(Pair(pair_id=pair_id, premise=row[columns.premise].strip(),
-                          hypothesis=row[columns.hypothesis].strip(), label=label,
-                          premise_parse=_parse(row, columns.premise_parse, where, index + 1),
-                          hypothesis_parse=_parse(row, columns.hypothesis_parse, where, index + 1),
-                          path=where, line=index + 1))
+        return Pair(pair_id=pair_id, premise=row[columns.premise].strip(), hypothesis=row[columns.hypothesis].strip(),
+                    label=label, premise_parse=_parse(row, columns.premise_parse, where, index + 1),
+                    hypothesis_parse=_parse(row, columns.hypothesis_parse, where, index + 1), path=where,
+                    line=index + 1)
+
+    taken = take_labelled(enumerate(dataset), to_pair, limit)
+    pairs = taken.pairs
     if not pairs:
         raise InputError(f"no labelled pairs in split {name}", path=repo)
     check_pairs(pairs)
     return SourceSplit(pairs=pairs, split=name, source=repo, fingerprint=f"hub:{dataset._fingerprint}",
-                       rows_read=read, dropped_no_gold=dropped, limited=limited, declaration=source)
+                       rows_read=taken.read, dropped_no_gold=taken.dropped, limited=taken.limited,
+                       declaration=source)
 
 
 def _label_names(feature, columns: Columns, where: str) -> tuple[str, ...]:

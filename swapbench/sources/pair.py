@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from .declaration import Source
+
+Row = TypeVar("Row")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +38,28 @@ class SourceSplit:
     @property
     def has_premise_parses(self) -> bool:
         return bool(self.pairs) and all(p.premise_parse for p in self.pairs)
+
+
+@dataclass
+class Taken:
+    pairs: list[Pair]
+    read: int  # rows read, those without gold label included
+    dropped: int  # rows without gold label
+    limited: bool  # rows were left unread because `limit` pairs were taken
+
+
+def take_labelled(rows: Iterable[Row], to_pair: Callable[[Row], Pair | None], limit: int | None) -> Taken:
+    """Pairs made from `rows` in order, up to `limit`; a row that `to_pair` makes no pair of (no gold label) is
+    counted as dropped."""
+    taken = Taken([], 0, 0, False)
+    for row in rows:
+        taken.read += 1
+        pair = to_pair(row)
+        if pair is None:
+            taken.dropped += 1
+            continue
+        if limit is not None and len(taken.pairs) >= limit:
+            taken.limited = True
+            break
+        taken.pairs.append(pair)
+    return taken

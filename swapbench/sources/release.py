@@ -18,7 +18,7 @@ from ..core.jsonl import read_objects, split_lines
 from ..core.labels import LABEL_NAMES
 from ..core.treebank import spells, tree_words
 from .declaration import Source
-from .pair import Pair, SourceSplit
+from .pair import Pair, SourceSplit, take_labelled
 
 NO_GOLD = "-"
 FILE_SUFFIXES = (".jsonl", ".txt", ".gz")
@@ -65,25 +65,14 @@ def read_release_file(source: Source, path: Path, split: str, limit: int | None 
         raise InputError(f"not UTF-8 text: {err.reason} at byte {err.start}", path=str(path), line=line) from err
     is_tsv = path.name.removesuffix(".gz").endswith(".txt")
     rows = _tsv_rows(source, text, path) if is_tsv else _jsonl_rows(source, text, path)
-    pairs: list[Pair] = []
-    read = dropped = 0
-    limited = False
-    for line, row in rows:
-        read += 1
-        pair = _pair_from_row(row, path, line)
-        if pair is None:
-            dropped += 1
-            continue
-        if limit is not None and len(pairs) >= limit:
-            limited = True
-            break
-        pairs.append(pair)
+    taken = take_labelled(rows, lambda numbered: _pair_from_row(numbered[1], path, numbered[0]), limit)
+    pairs = taken.pairs
     if not pairs:
         raise InputError(f"no labelled {source.short_name} pairs in the file", path=str(path))
     check_pairs(pairs)
     return SourceSplit(pairs=pairs, split=source.split(split), source=str(path),
-                       fingerprint="sha256:" + hashlib.sha256(raw).hexdigest(), rows_read=read,
-                       dropped_no_gold=dropped, limited=limited, declaration=source)
+                       fingerprint="sha256:" + hashlib.sha256(raw).hexdigest(), rows_read=taken.read,
+                       dropped_no_gold=taken.dropped, limited=taken.limited, declaration=source)
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -134,7 +134,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     from ..evaluation.data import open_benchmark
     from ..evaluation.pipeline import EvalOptions, evaluate, scored_pairs
     from ..evaluation.provenance import device_name, git_state
-    from ..evaluation.report import predictions_path, read_predictions
+    from ..results.files import predictions_path, read_predictions
     from .report import write_report
 
     unknown = [e for e in options.encodings if e not in ENCODINGS]

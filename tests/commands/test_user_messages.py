@@ -19,7 +19,7 @@ from swapbench.commands.main import main, make_parser
 from swapbench.core.errors import SwapbenchError
 from swapbench.evaluation.finetune import DataChoice
 from swapbench.evaluation.pipeline import EvalOptions, announce_fine_tuning
-from swapbench.evaluation.report import default_output, model_slug
+from swapbench.results.files import default_output, model_slug
 from swapbench.evaluation.finetune import reference_recipe
 from swapbench.results.schema import EvalResults
 from swapbench.zoo.report import epochs_chosen

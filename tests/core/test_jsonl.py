@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from swapbench.core.errors import InputError
-from swapbench.evaluation.report import read_predictions
+from swapbench.results.files import read_predictions
 from swapbench.core.jsonl import dumps_lines, read_file_objects, read_objects
 
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from swapbench.core import fingerprint
-from swapbench.dataset import output
+from swapbench.results import build_record
 from swapbench.dataset.pipeline import BuildOptions, build
 from swapbench.commands.main import main
 from swapbench.core.errors import InputError, SwapbenchError
@@ -51,7 +51,7 @@ def test_card_and_build_info_describe_the_build(built):
     assert [c["config_name"] for c in header["configs"]] == CONFIGS
     assert header["configs"][0]["data_files"] == [{"split": "test", "path": "shuffle-3/test-*.parquet"}]
     assert "Parser: `ptb`" in card and "Seed: 0" in card and "chen-etal-2023-locality" in card
-    info = output.BuildInfo.model_validate_json((built / "build_info.json").read_text())
+    info = build_record.BuildInfo.model_validate_json((built / "build_info.json").read_text())
     assert (info.rows_read, info.dropped_no_gold, info.pairs, info.unique_premises) == (8, 1, 7, 5)
     counts = {c.name: (c.rows, c.not_applicable) for c in info.configs}
     assert counts == {"shuffle-3": (5, 2), "shuffle-4": (1, 6), "shuffle-5": (3, 4), "shuffle-random": (7, 0)}

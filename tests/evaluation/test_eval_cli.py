@@ -18,7 +18,7 @@ from transformers import DebertaV2Config, RoFormerConfig
 from swapbench.commands.main import main
 from swapbench.results import schema
 from swapbench.evaluation.results import configuration_result
-from swapbench.evaluation.report import read_predictions
+from swapbench.results.files import read_predictions
 from swapbench.results.schema import EvalResults
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}

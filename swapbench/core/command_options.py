@@ -1,0 +1,211 @@
+"""A command's options, defined once: one pydantic model whose fields carry type, default, range and help.
+
+The command line's arguments and the Python API's keyword arguments are both made from the model, so that an
+option is spelled in one place and means the same thing in both:
+
+    class ProbeOptions(CommandOptions):
+        model: str = option(positional=True, metavar="MODEL", help="Hugging Face model id or local folder")
+        words: int = option(100, ge=1, help="words drawn from the vocabulary")
+        seed: int = option(0, ge=0, le=SEED_MAX, help="seed of the word draw")
+
+    add_arguments(parser, ProbeOptions)             # --words N, --seed N, with argparse types from the ranges
+    options = from_arguments(ProbeOptions, args)    # the model, validated once
+    options = ProbeOptions.from_keywords(words=20)  # the API: the same validation, errors named as options
+
+A value out of range fails on the command line with argparse's usage message and exit code 2, built from the same
+bounds that pydantic checks for the API. A list option takes a comma-separated string on the command line, and a
+list or a comma-separated string from the API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal
+
+import annotated_types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+
+from .errors import SwapbenchError
+from .options import comma_separated, integer, number
+
+_CLI = "cli"  # the key of a field's command-line settings in its json_schema_extra
+
+
+def option(default: Any = ..., *, help: str, flag: str | None = None, metavar: str | None = None,
+           positional: bool = False, negative: str | None = None, group: str | None = None,
+           parse: Any = None, choices: tuple | None = None, cli: bool = True, **constraints) -> Any:
+    """A field of a CommandOptions model.
+
+    `help`: the option's help (its default is appended when it has one); `flag`: the command-line spelling
+    (default --field-name); `positional`: a positional argument; `negative`: for a bool that defaults to True,
+    the flag that turns it off (e.g. --no-probe); `group`: the argparse group it is listed under; `parse`: an
+    argparse type of its own, where the field's range cannot say it (a device name); `choices`: the values a
+    string takes; `cli`: False for a field the API takes but the command line does not (what the command fills
+    in itself). `constraints`: pydantic's ge, gt, le, lt, min_length...
+    """
+    extra = {"flag": flag, "metavar": metavar, "positional": positional, "negative": negative, "group": group,
+             "parse": parse, "choices": choices, "cli": cli}
+    return Field(default, description=help, json_schema_extra={_CLI: extra}, **constraints)
+
+
+class CommandOptions(BaseModel):
+    """The options of one command. Unknown keywords are refused, naming the ones there are."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_default=False)
+
+    @classmethod
+    def from_keywords(cls, **keywords):
+        """The model from the API's keyword arguments; a bad value is a SwapbenchError naming the option."""
+        unknown = sorted(set(keywords) - set(cls.model_fields))
+        if unknown:
+            raise SwapbenchError(f"unknown option{'s' * (len(unknown) > 1)} {', '.join(unknown)}: expected one of "
+                                 f"{', '.join(cls.model_fields)}")
+        try:
+            return cls(**keywords)
+        except ValidationError as err:
+            raise SwapbenchError(describe_errors(cls, err)) from None
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _comma_lists(cls, value, info):
+        """A list option given as one string, from the API as from the command line: "shuffle-3,shuffle-4"."""
+        if isinstance(value, str) and _is_list(cls.model_fields[info.field_name].annotation):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+
+def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
+    """pydantic's errors, each named by the option's command-line flag: "--limit: Input should be ..."."""
+    problems = []
+    for error in err.errors(include_url=False):
+        name = str(error["loc"][0]) if error["loc"] else ""
+        where = flag_of(name, model.model_fields[name]) if name in model.model_fields else name or "options"
+        given = "" if error["type"] == "missing" or "input" not in error else f" {error['input']!r}"
+        problems.append(f"{where}{given}: {error['msg']}")
+    return "; ".join(problems)
+
+
+def settings(field: FieldInfo) -> dict:
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    return extra.get(_CLI, {"cli": False})
+
+
+def flag_of(name: str, field: FieldInfo) -> str:
+    cli = settings(field)
+    if cli.get("positional"):
+        return cli.get("metavar") or name.upper()
+    return cli.get("flag") or "--" + name.replace("_", "-")
+
+
+def _is_list(annotation) -> bool:
+    return typing.get_origin(_without_none(annotation)) is list
+
+
+def _without_none(annotation):
+    """X for `X | None`; the annotation itself otherwise."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def _bounds(field: FieldInfo) -> dict:
+    found = {}
+    for meta in field.metadata:
+        for key in ("ge", "gt", "le", "lt"):
+            value = getattr(meta, key, None)
+            if value is not None and isinstance(meta, (annotated_types.Ge, annotated_types.Gt, annotated_types.Le,
+                                                       annotated_types.Lt)):
+                found[key] = value
+    return found
+
+
+def _argparse_type(kind, field: FieldInfo):
+    """The argparse type of a scalar: an integer or number checked against the field's own bounds."""
+    bounds = _bounds(field)
+    if kind is int:
+        if "gt" in bounds or "lt" in bounds:
+            raise TypeError("integer options take ge/le bounds")
+        return integer(bounds.get("ge", -(2**63)), bounds.get("le")) if bounds else int
+    if kind is float:
+        if not bounds:
+            return float
+        low = bounds.get("ge", bounds.get("gt", float("-inf")))
+        high = bounds.get("le", bounds.get("lt"))
+        return number(low, high, above="gt" in bounds, below="lt" in bounds)
+    if kind is Path:
+        return Path
+    return None
+
+
+def add_arguments(parser: argparse.ArgumentParser, model: type[CommandOptions], *,
+                  groups: dict[str, Any] | None = None, skip: tuple[str, ...] = ()) -> None:
+    """One argument per field of `model` that the command line takes; `groups`: argparse groups by name (made
+    on first use otherwise), so a command can order and describe them."""
+    groups = groups if groups is not None else {}
+    for name, field in model.model_fields.items():
+        cli = settings(field)
+        if not cli.get("cli") or name in skip:
+            continue
+        group_name = cli.get("group")
+        target = parser
+        if group_name:
+            if group_name not in groups:
+                groups[group_name] = parser.add_argument_group(group_name)
+            target = groups[group_name]
+        _add_one(target, name, field, cli)
+
+
+def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
+    annotation = _without_none(field.annotation)
+    default = None if field.is_required() else field.default
+    help_text = field.description or ""
+    kwargs: dict[str, Any] = {"dest": name}
+    if annotation is bool:
+        if cli.get("negative"):
+            target.add_argument(cli["negative"], action="store_false", help=help_text, **kwargs)
+        else:
+            target.add_argument(flag_of(name, field), action="store_true", help=help_text, **kwargs)
+        target.set_defaults(**{name: default})
+        return
+    choices = cli.get("choices")
+    if typing.get_origin(annotation) is Literal:
+        choices = typing.get_args(annotation)
+    if cli.get("parse") is not None:
+        kwargs["type"] = cli["parse"]
+    elif _is_list(annotation):
+        kwargs["type"] = comma_separated(str)
+        kwargs.setdefault("metavar", cli.get("metavar") or "A,B,...")
+    else:
+        kind = _argparse_type(annotation, field)
+        if kind is not None:
+            kwargs["type"] = kind
+    if choices:
+        kwargs["choices"] = choices
+    if cli.get("metavar"):
+        kwargs["metavar"] = cli["metavar"]
+    if default not in (None, False, ...) and "(default" not in help_text:
+        shown = ",".join(map(str, default)) if isinstance(default, (list, tuple)) else default
+        help_text = f"{help_text} (default: {shown})"
+    kwargs["help"] = help_text.replace("%", "%%")
+    if cli.get("positional"):
+        kwargs.pop("dest")
+        target.add_argument(name, **kwargs)
+        return
+    kwargs["default"] = default
+    if field.is_required():
+        kwargs["required"] = True
+    target.add_argument(flag_of(name, field), **kwargs)
+
+
+def from_arguments(model: type[CommandOptions], args: argparse.Namespace, **filled):
+    """The model from parsed arguments (the fields the command line takes) and `filled` (what the command
+    fills in itself, e.g. the command line it ran)."""
+    values = {name: getattr(args, name) for name, field in model.model_fields.items()
+              if settings(field).get("cli") and hasattr(args, name)}
+    return model.from_keywords(**values, **filled)

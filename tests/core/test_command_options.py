@@ -1,0 +1,63 @@
+"""One options model gives a command its arguments and the API its keywords, with the same bounds."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from swapbench.core.command_options import CommandOptions, add_arguments, from_arguments, option
+from swapbench.core.errors import SwapbenchError
+
+
+class Toy(CommandOptions):
+    model: str = option(positional=True, metavar="MODEL", help="model id")
+    words: int = option(100, ge=1, help="words drawn")
+    rate: float = option(0.5, gt=0, lt=1, help="a rate")
+    out: Path | None = option(None, help="folder")
+    configs: list[str] | None = option(None, help="configurations")
+    probe: bool = option(True, negative="--no-probe", help="skip the probe")
+    mode: Literal["a", "b"] = option("a", group="scoring", help="mode")
+    command: list[str] = option([], cli=False, help="the command line that ran")
+
+
+@pytest.fixture
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toy")
+    add_arguments(parser, Toy)
+    return parser
+
+
+def test_the_command_line_and_the_api_give_the_same_model(parser):
+    args = parser.parse_args(["m", "--words", "5", "--configs", "s-3, s-4", "--no-probe", "--out", "o"])
+    from_cli = from_arguments(Toy, args, command=["toy"])
+    from_api = Toy.from_keywords(model="m", words=5, configs="s-3,s-4", probe=False, out=Path("o"), command=["toy"])
+    assert from_cli == from_api
+    assert from_api.configs == ["s-3", "s-4"] and from_api.mode == "a"
+    assert Toy.from_keywords(model="m", configs=["x"]).configs == ["x"]
+
+
+def test_help_shows_defaults_choices_and_groups(parser):
+    text = parser.format_help()
+    assert "words drawn (default: 100)" in text and "{a,b}" in text and "scoring:" in text
+    assert "--command" not in text  # filled in by the command, not typed
+
+
+def test_a_bound_is_checked_on_both_paths_and_named_as_the_option(parser, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        parser.parse_args(["m", "--words", "0"])
+    assert exit_.value.code == 2
+    assert "argument --words: 0 is out of range: expected an integer >= 1" in capsys.readouterr().err
+    with pytest.raises(SwapbenchError, match=r"--words 0: Input should be greater than or equal to 1"):
+        Toy.from_keywords(model="m", words=0)
+    with pytest.raises(SwapbenchError, match=r"--rate 1.0: Input should be less than 1"):
+        Toy.from_keywords(model="m", rate=1.0)
+
+
+def test_unknown_and_missing_keywords_are_refused_by_name():
+    with pytest.raises(SwapbenchError, match="unknown option wordz: expected one of model, words"):
+        Toy.from_keywords(model="m", wordz=1)
+    with pytest.raises(SwapbenchError, match="MODEL: Field required"):
+        Toy.from_keywords(words=3)
