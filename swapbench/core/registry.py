@@ -1,4 +1,5 @@
-"""One registry per extension point: sources, variants, parsers, labelers, zoo encodings, encoding families.
+"""One registry per extension point: sources, variants, parsers, labelers, zoo encodings, encoding families,
+scorers.
 
 An extension is one module and one registration:
 
@@ -94,3 +95,4 @@ PARSERS: Registry = Registry("constituency parser", "--parser")
 LABELERS: Registry = Registry("role labeler", "--srl")
 ENCODINGS: Registry = Registry("zoo encoding", "--encodings")
 FAMILIES: Registry = Registry("positional-encoding family")
+SCORERS: Registry = Registry("scorer", "--mode")  # swapbench.evaluation.scorers
