@@ -6,6 +6,7 @@ non-pad token."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS
@@ -20,7 +21,7 @@ SNLI_TRAIN_PAIRS = 549_367
                        "on its last non-pad token (also named finetune)")
 class ClassifierScorer(Scorer):
     mode = "fine-tuned"
-    owns = {"finetune": "--finetune", "label_map": "--label-map"}
+    owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map"}
 
     def prepare(self, run: Run) -> Prepared | None:
         from ...core.labels import LABEL_NAMES

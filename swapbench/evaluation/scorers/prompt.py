@@ -4,6 +4,8 @@ are cached, keyed by the model, the prompt and the pairs."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS
 from .base import Prepared, Run, Scorer, Scores
@@ -13,7 +15,7 @@ from .base import Prepared, Run, Scorer, Scores
                                  "verbalizer after a prompt (--template, --verbalizers, --shots)")
 class PromptScorer(Scorer):
     mode = "prompted"
-    owns = {"template": "--template", "verbalizers": "--verbalizers", "shots": "--shots"}
+    owns: ClassVar[dict[str, str]] = {"template": "--template", "verbalizers": "--verbalizers", "shots": "--shots"}
 
     def prepare(self, run: Run) -> Prepared:
         from ...models.loading import load_causal_lm, load_config, model_revision
