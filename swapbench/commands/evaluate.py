@@ -29,6 +29,8 @@ def add_training_data_arguments(group) -> None:
 
 
 def add_eval(subparsers) -> None:
+    from ..evaluation.scorers import mode_help
+
     p = subparsers.add_parser(
         "eval", help="score an NLI model on every configuration; fine-tune a base model first",
         description="Score MODEL (Hub id or local folder) on the original and perturbed pairs of every "
@@ -54,10 +56,8 @@ def add_eval(subparsers) -> None:
                       help="score only the first N rows of each configuration (smoke runs). It limits scoring "
                            "only: fine-tuning still reads its whole training data (--train-limit limits those). "
                            "Recorded in the results (dataset.limit); the leaderboard refuses limited runs")
-    p.add_argument("--mode", choices=("finetune", "prompt"), default="finetune",
-                   help="finetune (default): score with a classification head, fine-tuning a base model first "
-                        "(decoder-only models get a head on their last non-pad token); prompt: score a decoder-only "
-                        "language model by the log-likelihood of each label's verbalizer after a prompt")
+    p.add_argument("--mode", default="classifier", metavar="MODE",
+                   help="how the pairs are scored: " + mode_help().replace("%", "%%") + " (default: classifier)")
     prompt = p.add_argument_group("prompting (--mode prompt)")
     prompt.add_argument("--template", type=Path, metavar="FILE",
                         help="prompt template file naming {premise} and {hypothesis} (default: lm-evaluation-"

@@ -1,4 +1,5 @@
-"""One registry per extension point: sources, variants, parsers, labelers, zoo encodings, encoding families.
+"""One registry per extension point: sources, variants, parsers, labelers, zoo encodings, encoding families,
+scorers.
 
 An extension is one module and one registration:
 
@@ -117,3 +118,4 @@ PARSERS: Registry = Registry("constituency parser", "--parser", group="swapbench
 LABELERS: Registry = Registry("role labeler", "--srl", group="swapbench.labelers")
 ENCODINGS: Registry = Registry("zoo encoding", "--encodings", group="swapbench.encodings")
 FAMILIES: Registry = Registry("positional-encoding family", group="swapbench.families")
+SCORERS: Registry = Registry("scorer", "--mode", group="swapbench.scorers")  # swapbench.evaluation.scorers

@@ -46,15 +46,6 @@ def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | No
                        min_train_loss=min_loss)
 
 
-def with_training(health: ModelHealth, fine_tuning: FineTuningInfo, classes: int) -> ModelHealth:
-    """`health` with the training-loss check added, for a model whose training is known only after scoring (the
-    zoo's, trained from scratch and scored as a classifier)."""
-    reasons, lowest = loss_at_chance(fine_tuning.history, classes)
-    reasons = [*health.reasons, *reasons]
-    return health.model_copy(update={"at_chance": bool(reasons), "reasons": reasons, "min_train_loss": lowest,
-                                     "checks": list(dict.fromkeys([*health.checks, LOSS_CHECK]))})
-
-
 def loss_at_chance(history: list[EpochLog] | list[dict], classes: int) -> tuple[list[str], float | None]:
     """The reason, if the training loss never left chance, and the lowest loss (None without one).
 

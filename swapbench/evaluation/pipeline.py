@@ -1,5 +1,6 @@
-"""`swapbench eval` end to end: data -> model (fine-tuned first if it is a base model) -> probe -> scores ->
-figures -> results file, predictions file and table."""
+"""`swapbench eval` end to end: data -> the model, as its scorer prepares it (fine-tuned first if it is a base
+model, ...) -> probe -> scores -> figures -> results file, predictions file and table. The scorer is the one
+registered for --mode (swapbench.evaluation.scorers); nothing here depends on which it is."""
 
 from __future__ import annotations
 
@@ -18,24 +19,22 @@ from rich.markup import escape
 from ..core.errors import SwapbenchError
 from ..core.files import check_writable
 from ..core.hub_access import check_model, hub_commit
-from ..core.labels import LABEL_NAMES
 from ..results.build_record import BUILD_INFO
-from ..core.paths import default_cache_dir
 from ..core.progress import progress_bar
 from ..core.version import __version__
 from .data import Benchmark, open_benchmark
-from .finetune import INFO_FILE, DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
+from .finetune import DataChoice, ScoredPairs, premise_key
 from .health import model_health
-from ..models.label_map import LabelMap
-from ..models.loading import (LoadedModel, choose_device, choose_dtype, is_classifier, load_causal_lm, load_classifier,
-                     load_config, map_labels, model_revision)
+from ..models.loading import LoadedModel, choose_device, choose_dtype
 from ..models.positional import architecture_kind, read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
 from ..results.files import default_output, predictions_path, render_predictions, write_results
 from .report import print_table
-from .results import configuration_result, distinct_pairs, prediction_rows, score_benchmark
-from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
-                     ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
+from .results import configuration_result, distinct_pairs, prediction_rows
+from .scorers import Run, Scorer, scorer_for
+from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode, ModelInfo,
+                     ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings,
+                     dataset_fingerprint)
 
 
 @dataclass
@@ -52,7 +51,7 @@ class EvalOptions:
     allow_missing: bool = False  # score a classifier whose checkpoint does not load whole, and record it
     trust_remote_code: bool = False  # run the model's own code (auto_map), e.g. for ALiBi BERTs
     finetune: bool = False  # fine-tune even a model that already is a sequence classifier
-    mode: str = "finetune"  # "finetune": score with a classification head; "prompt": score verbalizers (decoders)
+    mode: str = "finetune"  # a name in SCORERS (swapbench.evaluation.scorers): finetune (= classifier), prompt
     template: Path | None = None  # --mode prompt: a template file; None: lm-eval's MNLI prompt
     verbalizers: str | None = None  # --mode prompt: LABEL=WORD,...; None: True, Neither, False
     shots: int = 0  # --mode prompt: k examples drawn from the training split
@@ -85,13 +84,15 @@ class HelperProcess(Exception):
     """This process helped a distributed fine-tuning and stops there: only the main process scores and writes."""
 
 
-def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation:
+def evaluate(options: EvalOptions, console: Console | None = None, scorer: Scorer | None = None) -> Evaluation:
     """Run the evaluation and write its results; HelperProcess on the non-main processes of a distributed
-    fine-tuning once their part is done."""
+    fine-tuning once their part is done. The pairs are scored by the scorer registered for options.mode, or by
+    `scorer`, given by a caller that scores and records its own way (the zoo)."""
     console = console or Console(stderr=True)
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     if options.limit is not None and options.limit < 1:
         raise SwapbenchError("--limit must be at least 1")
+    scorer = scorer_for(options, scorer)
     check_model(options.model, options.revision)
     path = options.output or default_output(options.model, options.data, started_at,
                                             hub_commit(options.model, options.revision) or options.revision)
@@ -103,33 +104,22 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
     warn_unverified(benchmark, console)
     device = choose_device(options.device)
     dtype = choose_dtype(device, options.dtype)
-    prepared = prepare_model(options, benchmark, device, dtype, console)
+    run = Run(options, benchmark, device, dtype, console)
+    prepared = scorer.prepare(run)
     if prepared is None:
         raise HelperProcess
-    loaded, revision, fine_tuning, tune_seconds = prepared
+    loaded, fine_tuning = prepared.loaded, prepared.fine_tuning
 
     probe, probe_seconds = run_probe(loaded, options, console) if options.probe else (None, 0.0)
 
     pairs = distinct_pairs(benchmark)
-    prompt_info = None
     with progress_bar(enabled=options.progress, console=console) as progress:
         task = progress.add_task("scoring", total=len(pairs))
-        advance = lambda n: progress.advance(task, n)  # noqa: E731
-        if options.mode == "prompt":
-            predictions, scored, prompt_info, max_tokens = score_prompted(loaded, revision, options, benchmark, pairs,
-                                                                         dtype, advance, console)
-            rows = prediction_rows(benchmark, pairs, predictions, loaded.labels)
-        else:
-            max_tokens = options.max_length
-            rows, scored = score_benchmark(
-                loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=options.max_length,
-                batch_size=options.eval_batch_size, progress=advance)
-    if scored.truncated:
-        prompted = options.mode == "prompt"
-        limit = f"the model's {max_tokens}" if prompted else f"--max-length {max_tokens}"
-        cut = "cut from the left to fit the model" if prompted else "truncated"
-        console.print(f"[yellow]Warning:[/] {scored.truncated} of {len(pairs)} distinct pairs are longer than "
-                      f"{limit} tokens and were {cut}")
+        scores = scorer.score(run, prepared, pairs, lambda n: progress.advance(task, n))
+    rows = prediction_rows(benchmark, pairs, scores.predictions, loaded.labels)
+    if scores.truncated:
+        console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
+                      f"{scores.truncation}")
     results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
                                                  non_entailment_view=config.non_entailment_view,
                                                  seed=options.seed, resamples=options.bootstrap)
@@ -139,7 +129,8 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
                                                        path)
     commit, dirty = git_state()
     eval_results = EvalResults(
-        model=model_info(options.model, revision, loaded, fine_tuning, probe, prompt_info),
+        model=model_info(prepared.name or options.model, prepared.revision, loaded, fine_tuning, probe,
+                         scores.prompt, scorer.mode),
         dataset=dataset_info(benchmark),
         results=results,
         health=model_health((row for config_rows in rows.values() for row in config_rows), fine_tuning,
@@ -152,11 +143,11 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
             seeds=Seeds(bootstrap=options.seed, fine_tuning=fine_tuning.recipe.seed if fine_tuning else None,
                         probe=options.seed if probe else None),
             scoring=ScoringInfo(unique_pairs=len(pairs), pairs=2 * sum(len(r) for r in rows.values()),
-                                max_length=max_tokens, truncated=scored.truncated,
-                                batch_size=scored.batch_size, batch_size_requested=options.eval_batch_size,
-                                forward_passes=getattr(scored, "forwards", None)),
-            timings=Timings(fine_tuning=tune_seconds, probe=probe_seconds, scoring=scored.seconds,
-                            total=time.perf_counter() - began),
+                                max_length=scores.max_tokens, truncated=scores.truncated,
+                                batch_size=scores.batch_size, batch_size_requested=options.eval_batch_size,
+                                forward_passes=scores.forwards),
+            timings=Timings(fine_tuning=prepared.train_seconds, probe=probe_seconds, scoring=scores.seconds,
+                            total=time.perf_counter() - began + prepared.earlier_seconds),
             command=options.command, started_at=started_at))
     print_table(eval_results, slices=options.slices)
     save(eval_results, predictions_text, path)
@@ -195,132 +186,6 @@ def save(results: EvalResults, predictions: str, path: Path) -> None:
                          f"with {predictions_path(fallback).name} beside it") from error
 
 
-def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.device, dtype: torch.dtype,
-                  console: Console) -> tuple[LoadedModel, str | None, FineTuningInfo | None, float] | None:
-    """The model to score, its revision, its fine-tuning (if done here) and the seconds spent training in this
-    run; None on the non-main processes of a distributed fine-tuning."""
-    config = load_config(options.model, options.revision, options.trust_remote_code)
-    if options.mode == "prompt":
-        if options.finetune or options.label_map:
-            raise SwapbenchError("--mode prompt scores the language model itself: --finetune and --label-map do not "
-                                 "apply")
-        if architecture_kind(config) != "decoder":
-            raise SwapbenchError(f"--mode prompt needs a decoder-only language model; {options.model} is an "
-                                 f"{architecture_kind(config)} ({config.model_type})")
-        loaded = load_causal_lm(options.model, config, revision=options.revision, device=device, dtype=dtype,
-                                trust_remote_code=options.trust_remote_code)
-        return loaded, model_revision(options.model, config), None, 0.0
-    if options.template or options.verbalizers or options.shots:
-        raise SwapbenchError("--template, --verbalizers and --shots are for --mode prompt")
-    if not options.finetune and is_classifier(config):
-        labels = map_labels(config, options.label_map, options.force)  # refuses before the weights are loaded
-        loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device, dtype=dtype,
-                                 trust_remote_code=options.trust_remote_code, allow_missing=options.allow_missing)
-        return (loaded, model_revision(options.model, config, options.revision), recorded_training(options.model),
-                0.0)
-    if options.label_map:
-        raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's labels")
-    recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
-                              batch_size=options.batch_size, max_length=options.max_length, seed=options.seed)
-    console.print(announce_fine_tuning(options, recipe, is_classifier(config), device))
-    tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
-                     scored=scored_pairs(benchmark),
-                     cache_dir=options.cache_dir or default_cache_dir(), device=device, dtype=dtype,
-                     progress=options.progress, console=console)
-    if not tuned.main_process:
-        return None
-    loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)), LabelMap(LABEL_NAMES, source="fine-tuned"),
-                             device=device, dtype=dtype)
-    return loaded, tuned.info.base_revision, tuned.info, 0.0 if tuned.info.reused else tuned.info.train_seconds
-
-
-# SNLI 1.0's training split: its labelled pairs, for the estimate given before they are read.
-SNLI_TRAIN_PAIRS = 549_367
-
-
-def announce_fine_tuning(options: EvalOptions, recipe, classifier: bool, device: torch.device) -> str:
-    """What is about to happen, said before the training data are read: a base model is fine-tuned first."""
-    from .finetune import describe_device
-    from .trainer import optimisation_steps
-
-    why = "--finetune was given" if classifier else "it is a base model, not a sequence classifier"
-    data = options.training
-    if data.train_limit:
-        pairs, size = data.train_limit, f"the first {data.train_limit} pairs of"
-    elif data.train_source is None and data.train_split == "train":
-        pairs, size = SNLI_TRAIN_PAIRS, f"the whole training split (SNLI: {SNLI_TRAIN_PAIRS:,} pairs) of"
-    else:
-        pairs, size = None, f"the {data.train_split} split of"
-    source = data.train_source or "$SWAPBENCH_SNLI_DIR or the Hub"
-    estimate = (f"about {optimisation_steps(pairs, recipe.batch_size, recipe.epochs):,} optimiser steps"
-                if pairs else "the steps are counted once the data are read")
-    hint = "" if data.train_limit else " (--train-limit N trains on fewer pairs)"
-    return (f"{escape(options.model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
-            f"epoch{'s' * (recipe.epochs != 1)} on {size} {escape(str(source))}{hint}, in batches of "
-            f"{recipe.batch_size} on {describe_device(device)}: {estimate}. The checkpoint is cached and reused.")
-
-
-def score_prompted(loaded: LoadedModel, revision: str | None, options: EvalOptions, benchmark: Benchmark,
-                   pairs: list[tuple[str, str]], dtype: torch.dtype, progress, console: Console):
-    """Predicted label index of each pair by its verbalizers' log-likelihood, the scorer's report, the prompt's
-    record and the prompt length limit; the scores come from the cache when this prompt scored these pairs."""
-    from ..sources import load_split
-    from .finetune import describe
-    from .prompting import (DEFAULT_TEMPLATE, SCORE_METHOD, SHOT_SEPARATOR, PromptScores, PromptSpec, cache_key,
-                            cache_path, draw_shots, encode_prompts, model_max_tokens, pairs_fingerprint,
-                            parse_verbalizers, read_cached, read_template, render, score_prompts, shots_text,
-                            write_cached)
-
-    template = read_template(options.template) if options.template else DEFAULT_TEMPLATE
-    spec = PromptSpec(template=template, verbalizers=parse_verbalizers(options.verbalizers), shots=options.shots,
-                      seed=options.seed, template_source=str(options.template) if options.template else
-                      PromptSpec.__dataclass_fields__["template_source"].default)
-    examples, source = [], None
-    if spec.shots:
-        choice = options.training
-        pool = load_split(choice.train_source, choice.train_split, choice.train_limit, option="--train-source",
-                          columns=choice.columns)
-        where = f"{pool.source}, {pool.split}"
-        scored = scored_pairs(benchmark)
-        examples, set_apart = draw_shots(pool.pairs, spec.shots, spec.seed, scored.pair_ids, scored.premises,
-                                         premise_key, where)
-        if set_apart:
-            console.print(f"Set apart {set_apart} few-shot candidates whose premise is also a scored premise")
-        source = describe(pool.pairs, pool.source, pool.split, choice.train_limit, held_out=False)
-    shots = shots_text(spec, examples)
-    max_tokens = model_max_tokens(loaded.model) or 4096
-    key = cache_key({"model": options.model, "revision": revision, "dtype": str(dtype), "template": spec.template,
-                     "verbalizers": spec.verbalizers, "shots": spec.shots, "seed": spec.seed,
-                     "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR,
-                     "max_tokens": max_tokens, "pairs": pairs_fingerprint(pairs)})
-    path = cache_path(options.cache_dir or default_cache_dir(), options.model, key)
-    encoded = encode_prompts(loaded.tokenizer, [shots + render(spec, p, h) for p, h in pairs], spec, max_tokens)
-    cached = read_cached(path, len(pairs))
-    if cached is not None:
-        console.print(f"Reusing the prompted scores {path}")
-        progress(len(pairs))
-        result = PromptScores(loglik=cached, batch_size=0, truncated=encoded.truncated, seconds=0.0, forwards=0)
-    else:
-        result = score_prompts(loaded.model, loaded.tokenizer, encoded, batch_size=options.eval_batch_size,
-                               progress=progress)
-        write_cached(path, result.loglik)
-    info = PromptInfo(template=spec.template, template_source=spec.template_source, verbalizers=spec.verbalizers,
-                      score=SCORE_METHOD, shots=spec.shots, seed=spec.seed, separator=SHOT_SEPARATOR,
-                      examples=[p.pair_id for p in examples], example_source=source, cache_key=key,
-                      reused=cached is not None)
-    return result.predictions, result, info, max_tokens
-
-
-def recorded_training(model: str) -> FineTuningInfo | None:
-    """How swapbench trained a checkpoint scored as it is (swapbench_finetune.json, which a cached fine-tuning and
-    a zoo encoder both carry); None for any other model."""
-    folder = Path(model)
-    if (folder / INFO_FILE).is_file():
-        info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
-        return info.model_copy(update={"checkpoint": str(folder), "reused": True})
-    return None
-
-
 def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tuple[ProbeInfo, float]:
     from ..probing import ProbeError, probe_model
     from ..probing.run import ADD_SPECIAL_TOKENS, flat_warning
@@ -345,14 +210,14 @@ def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tu
 
 
 def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning: FineTuningInfo | None,
-               probe: ProbeInfo | None, prompt: PromptInfo | None = None) -> ModelInfo:
+               probe: ProbeInfo | None, prompt: PromptInfo | None, mode: Mode) -> ModelInfo:
     return ModelInfo(
         name_or_path=name, revision=revision, model_type=loaded.config.model_type,
         architecture=type(loaded.model).__name__,
         num_parameters=sum(p.numel() for p in loaded.model.parameters()),
         label_names=list(loaded.labels.names), label_view=loaded.labels.view,
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
-        architecture_kind=architecture_kind(loaded.config), mode="prompted" if prompt else "fine-tuned",
+        architecture_kind=architecture_kind(loaded.config), mode=mode,
         prompt=prompt, fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning,
         probe=probe, weights=loaded.weights)
 

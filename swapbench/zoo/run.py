@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..core.errors import SwapbenchError
-from ..evaluation.health import with_training
+from ..evaluation.scorers import Prepared
+from ..evaluation.scorers.classifier import ClassifierScorer
 from ..core.version import __version__
-from ..results.schema import EvalResults
 from ..core.registry import ENCODINGS
 from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, order_sensitivity, relabelled,
                       run_records, summarize_encoding)
@@ -107,23 +107,24 @@ def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, scored, devi
     return folder, record, False
 
 
-def mark_zoo_run(results: EvalResults, record: TrainingRecord, checkpoint: Path, reused: bool) -> EvalResults:
-    """The eval results of a zoo checkpoint, named for its encoding and set-up and carrying this run's training
-    record (validated again)."""
-    setup = setup_name(record.recipe)
-    name = f"swapbench-zoo/{record.encoding}" + ("" if setup == PLAIN else f"@{setup}")
-    training = zoo_training(record, checkpoint, reused)
-    model = results.model.model_copy(update={"name_or_path": name, "fine_tuned": False, "fine_tuning": training,
-                                              "label_map_source": "fine-tuned"})
-    provenance = results.provenance
-    train_seconds = 0.0 if reused else record.train_seconds
-    provenance = provenance.model_copy(update={
-        "seeds": provenance.seeds.model_copy(update={"fine_tuning": record.recipe.training.seed}),
-        "timings": provenance.timings.model_copy(update={"fine_tuning": train_seconds,
-                                                         "total": provenance.timings.total + train_seconds})})
-    health = with_training(results.health, training, len(model.label_names))
-    marked = results.model_copy(update={"model": model, "provenance": provenance, "health": health})
-    return EvalResults.model_validate(marked.model_dump())
+class ZooScorer(ClassifierScorer):
+    """Scores a zoo checkpoint as the classifier it is, and has evaluate() record it as the zoo's: named for its
+    encoding and set-up, carrying this run's training record (trained from scratch: not fine-tuned), its seed,
+    and its training time when it was trained in this run."""
+
+    def __init__(self, record: TrainingRecord, checkpoint: Path, reused: bool):
+        self.record, self.checkpoint, self.reused = record, checkpoint, reused
+
+    def prepare(self, run) -> Prepared:
+        prepared = super().prepare(run)
+        setup = setup_name(self.record.recipe)
+        train_seconds = 0.0 if self.reused else self.record.train_seconds
+        # Its labels are those of the zoo's training, whatever names the saved config gives them.
+        labels = replace(prepared.loaded.labels, source="fine-tuned")
+        return replace(prepared, loaded=replace(prepared.loaded, labels=labels),
+                       fine_tuning=zoo_training(self.record, self.checkpoint, self.reused),
+                       train_seconds=train_seconds, earlier_seconds=train_seconds,
+                       name=f"swapbench-zoo/{self.record.encoding}" + ("" if setup == PLAIN else f"@{setup}"))
 
 
 def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
@@ -162,23 +163,20 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
                 checkpoint, record, reused = checkpoint_for(encoding, recipe, options.work, scored=scored,
                                                             device=options.device, progress=options.progress, log=log)
                 where = Path(setup) / encoding / f"seed-{seed}.json"
-                evaluated = evaluate(EvalOptions(
+                results, results_path = evaluate(EvalOptions(
                     model=str(checkpoint), data=options.data, configs=options.configs, limit=options.limit,
                     max_length=max_length, device=options.device, seed=seed, bootstrap=options.bootstrap,
                     probe_words=options.probe_words, probe_length=max_length, progress=options.progress,
-                    output=options.work / "results" / where, command=options.command))
-                if evaluated is None:
-                    raise SwapbenchError("`swapbench zoo run` scores in one process; it got no results")
-                scored_results, results_path = evaluated
-                results = mark_zoo_run(scored_results, record, checkpoint, reused)
+                    output=options.work / "results" / where, command=options.command),
+                    scorer=ZooScorer(record, checkpoint, reused))
                 (out / where).parent.mkdir(parents=True, exist_ok=True)
                 (out / where).write_text(results.model_dump_json(indent=2) + "\n", encoding="utf-8")
                 changed = order_sensitivity(read_predictions(predictions_path(results_path)))
-                probe = results.model.probe
+                probe, timings = results.model.probe, results.provenance.timings
                 runs.append((SeedRun(seed=seed, results=str(where),
                                      best_validation_accuracy=record.best_validation_accuracy,
                                      train_seconds=0.0 if reused else record.train_seconds,
-                                     eval_seconds=scored_results.provenance.timings.total,
+                                     eval_seconds=timings.total - timings.fine_tuning,
                                      locality=probe.locality if probe else None,
                                      symmetry=probe.symmetry if probe else None, changed=changed), results))
                 every.append(results)
@@ -201,4 +199,4 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     return summary
 
 
-__all__ = ["ZooRunOptions", "mark_zoo_run", "parse_setup", "run_zoo", "same_encoding_settings"]
+__all__ = ["ZooRunOptions", "ZooScorer", "parse_setup", "run_zoo", "same_encoding_settings"]

@@ -18,7 +18,8 @@ from swapbench.dataset import curate
 from swapbench.commands.main import main, make_parser
 from swapbench.core.errors import SwapbenchError
 from swapbench.evaluation.finetune import DataChoice
-from swapbench.evaluation.pipeline import EvalOptions, announce_fine_tuning
+from swapbench.evaluation.pipeline import EvalOptions
+from swapbench.evaluation.scorers.classifier import announce_fine_tuning
 from swapbench.results.files import default_output, model_slug
 from swapbench.evaluation.finetune import reference_recipe
 from swapbench.results.schema import EvalResults

@@ -60,7 +60,12 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     assert summary.seeds == [0, 1] and summary.configurations == SHUFFLES.split(",")
     for encoding in summary.encodings:
         files = [EvalResults.model_validate_json((out / run.results).read_text()) for run in encoding.runs]
-        for seed, results in zip((0, 1), files):
+        for seed, run, results in zip((0, 1), encoding.runs, files):
+            # evaluate() itself wrote the zoo's results, through the zoo's scorer: the work folder's copy is the same
+            assert EvalResults.model_validate_json((work / "results" / run.results).read_text()) == results
+            assert results.health.checks.count("training loss") == 1
+            assert results.provenance.timings.fine_tuning == run.train_seconds > 0
+            assert results.provenance.seeds.fine_tuning == seed
             model = results.model
             assert model.name_or_path == f"swapbench-zoo/{encoding.encoding}"
             # trained from scratch: not fine-tuned, and the base is the model type, not prose
@@ -98,7 +103,7 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     rerun = ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8"))
     assert all(run.train_seconds == 0 for e in rerun.encodings for run in e.runs)
     reused = EvalResults.model_validate_json((out / "random" / "alibi" / "seed-1.json").read_text())
-    assert reused.model.fine_tuning.reused
+    assert reused.model.fine_tuning.reused and reused.provenance.timings.fine_tuning == 0
 
     # `zoo report` recomputes zoo.json from the results files, redraws the table between its markers and keeps
     # the notes around them.

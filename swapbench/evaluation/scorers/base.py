@@ -1,0 +1,113 @@
+"""What a scorer is: how `swapbench eval` gets a label for every distinct pair from a model (`--mode`).
+
+A scoring mode is one module that subclasses `Scorer` and registers it in swapbench.core.registry.SCORERS under
+the name `--mode` takes. The pipeline looks the scorer up and calls it in order, knowing no mode itself:
+
+    check(options)                  refuse options that do not apply, before anything is read or loaded
+    prepare(run)                    the model to score (loaded; fine-tuned first, ...) and what the results record
+                                    of it: revision, training, the name it goes by
+    score(run, prepared, pairs, …)  the output index predicted for every distinct pair, and the scoring's record
+
+Options that only one mode takes are declared in its `owns`; every other mode refuses them, so a new mode's
+options need no edit anywhere else. This module loads nothing heavy: the command line reads the registry to list
+the modes each time it is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from ...core.errors import SwapbenchError
+from ...core.registry import SCORERS
+
+if TYPE_CHECKING:
+    import torch
+    from rich.console import Console
+
+    from ...models.loading import LoadedModel
+    from ...results.schema import FineTuningInfo, Mode, PromptInfo
+    from ..data import Benchmark
+
+
+@dataclass
+class Run:
+    """What every step of a scorer is given: the options, the benchmark read, where and how the model runs."""
+
+    options: object  # the EvalOptions of this evaluation
+    benchmark: Benchmark
+    device: torch.device
+    dtype: torch.dtype
+    console: Console
+
+
+@dataclass
+class Prepared:
+    """The model to score and what the results say about it."""
+
+    loaded: LoadedModel
+    revision: str | None  # model.revision: the Hub commit, or the sha256 of a local folder's files
+    fine_tuning: FineTuningInfo | None = None  # its training: done in this run, or the checkpoint's own record
+    train_seconds: float = 0.0  # provenance.timings.fine_tuning: seconds this run spent training it
+    # Of train_seconds, those spent before evaluate() began (a zoo encoder is trained, then scored): they are
+    # added to the total, which otherwise counts from the start of evaluate().
+    earlier_seconds: float = 0.0
+    name: str | None = None  # model.name_or_path; None: the model as given on the command line
+
+
+@dataclass
+class Scores:
+    """The output index predicted for each distinct pair, and what the results record of the scoring."""
+
+    predictions: Sequence[int]  # one per distinct pair, in their order
+    truncated: int  # pairs cut to fit max_tokens
+    batch_size: int  # the batch size in use at the end (0: nothing was run, the scores were cached)
+    seconds: float
+    max_tokens: int  # the length limit applied: provenance.scoring.max_length
+    # How the warning about cut pairs goes on after "N of M distinct pairs are ...".
+    truncation: str
+    forwards: int | None = None  # forward passes run, when the scorer counts them
+    prompt: PromptInfo | None = None  # the prompt, for a scorer of mode "prompted"
+
+
+class Scorer:
+    """One scoring mode. Subclasses set `mode` and `owns`, and implement `prepare` and `score`; the registered
+    class is instantiated once per evaluation, with no arguments."""
+
+    mode: ClassVar[Mode] = "fine-tuned"  # model.mode in the results: how the labels were read off the model
+    owns: ClassVar[dict[str, str]] = {}  # option field -> its flag, for the options only this mode takes
+
+    def check(self, options) -> None:
+        """Refuse options this mode cannot honour; called before the data are read or the model loaded."""
+
+    def prepare(self, run: Run) -> Prepared | None:
+        """The model to score; None on the helper processes of a distributed training, which stop there."""
+        raise NotImplementedError
+
+    def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]],
+              progress: Callable[[int], None]) -> Scores:
+        """Score every (premise, hypothesis) of `pairs`, calling `progress(n)` as n more are done."""
+        raise NotImplementedError
+
+
+def scorer_for(options, scorer: Scorer | None = None) -> Scorer:
+    """The scorer of `options.mode` (or `scorer`, given by a caller that scores its own way, such as the zoo),
+    once the options it does not take are refused."""
+    scorer = scorer if scorer is not None else SCORERS.get(options.mode)()
+    for entry in SCORERS:
+        if isinstance(scorer, entry.value):
+            continue
+        foreign = [flag for key, flag in entry.value.owns.items()
+                   if key not in scorer.owns and getattr(options, key, None)]
+        if foreign:
+            flags = " and ".join([", ".join(foreign[:-1]), foreign[-1]] if len(foreign) > 1 else foreign)
+            raise SwapbenchError(f"{flags} {'is' if len(foreign) == 1 else 'are'} for --mode {entry.name}, "
+                                 f"not --mode {options.mode}")
+    scorer.check(options)
+    return scorer
+
+
+def mode_help() -> str:
+    """Every registered mode with its help, for the command line."""
+    return SCORERS.help_text()
