@@ -17,6 +17,7 @@ from swapbench.core.command_options import CommandOptions, option
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.registry import VARIANTS
 from swapbench.dataset.options import build_options_model
+from swapbench.results.build_record import BuildInfo
 from swapbench.variants import make_variant
 from swapbench.variants.base import Perturbed, Variant
 from swapbench.variants.randomness import example_rng
@@ -102,6 +103,9 @@ def test_the_toy_takes_its_option_through_the_api_and_only_its_factory_receives_
     words = rows["hypothesis"][0].split()
     assert set(rows["repeats"]) == {3} and len(words) > 3 and words == words[:len(words) // 3] * 3
     assert "toy_repeats" not in make_variant("shuffle-3").options.model_dump()
+    # a record written before variants recorded their options still loads
+    older = built.info.model_dump(mode="json", exclude={"variant_options"})
+    assert BuildInfo.model_validate(older).variant_options == {}
 
     card = (built.path / "README.md").read_text(encoding="utf-8")
     assert "## Echoes" in card and f"`{toy}` said each hypothesis 3 times." in card
