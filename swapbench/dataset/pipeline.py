@@ -98,13 +98,13 @@ def check_options(options: BuildOptions, declared_source: Source | None = None) 
         if name not in VARIANTS:
             raise SwapbenchError(f"--variants: unknown variant {name!r}: {expected()}")
     built = {declared(name) for name in names}
-    for entry, kind in kinds.items():
+    for entry_name, kind in kinds.items():  # an option that changes nothing without its variant is refused
         for field in kind.refused_without:
             model = kind.options_model()
             value = getattr(options, field, None)
             if kind not in built and value is not None and value != model.model_fields[field].default \
                     and not any(field in other.refused_without for other in built):
-                raise SwapbenchError(f"{flag_of(field, model.model_fields[field])} applies to {entry}, which "
+                raise SwapbenchError(f"{flag_of(field, model.model_fields[field])} applies to {entry_name}, which "
                                      "--variants leaves out")
     if options.push_to_hub:
         try:

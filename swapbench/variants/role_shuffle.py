@@ -80,6 +80,7 @@ class RoleShuffle(Variant):
     Options = RoleShuffleOptions
     refused_without = ("sr_selection",)
     needs_docs = True  # the role labeler reads the Docs the spaCy parser made
+    judged = True  # a sample of its swaps is judged by hand for validity (VALIDITY): the card has a section for it
     column_descriptions = {
         "swapped_side": "shuffle-sr: the sentence whose roles were exchanged, premise or hypothesis",
         "verb": "shuffle-sr: the verb whose agent and patient were exchanged",
@@ -142,8 +143,6 @@ class RoleShuffle(Variant):
         if cls.judged:
             sections[f"Validity of {config.name}'s labels"] = _validity_lines(config, validity)
         return sections
-
-    judged = True  # a sample of its swaps is judged by hand for validity (VALIDITY)
 
     def __init__(self, srl: str = "auto", selection: Path | None = None, spacy_model: str | None = None,
                  labeler: RoleLabeler | None = None, order: str = ORDERS[0]):
