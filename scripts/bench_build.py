@@ -31,7 +31,7 @@ from pathlib import Path
 from nltk import Tree
 from rich.console import Console
 
-from swapbench.dataset.pipeline import BuildOptions, build
+from swapbench.dataset.pipeline import build, build_options
 from swapbench.parsing.spacy_parser import load_english
 from swapbench.sources import find_split_file
 from swapbench.sources.snli import SNLI
@@ -98,15 +98,16 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        ptb_options = BuildOptions(split=args.split, source=str(path), out=tmp / "ptb", parser="ptb", variants=VARIANTS)
+        ptb_options = build_options(split=args.split, source=str(path), out=tmp / "ptb", parser="ptb",
+                                    variants=VARIANTS)
         t, _ = side_by_side({"baseline": lambda: timed(lambda: read_and_parse_trees(path)),
                              "build": lambda: timed(lambda: build(ptb_options, console=QUIET))}, args.repeat)
         console.print(f"ptb   : read + parse the trees {t['baseline']:.2f} s | build {t['build']:.2f} s | "
                       f"ratio {t['build'] / t['baseline']:.2f} (goal <= 1.2)")
         premises, labelled = _sentences(path)
         distinct = list(dict.fromkeys(premises))
-        sr_options = BuildOptions(split=args.split, source=str(path), out=tmp / "sr", parser="ptb",
-                                  variants=["shuffle-sr"])
+        sr_options = build_options(split=args.split, source=str(path), out=tmp / "sr", parser="ptb",
+                                   variants=["shuffle-sr"])
         t, _ = side_by_side({"baseline": lambda: spacy_parse(labelled),
                              "build": lambda: timed(lambda: build(sr_options, console=QUIET))}, args.repeat)
         console.print(f"shuffle-sr (ptb, default role labeler): nlp.pipe over the {len(labelled)} distinct sentences "
@@ -118,8 +119,8 @@ def main() -> None:
         sr_caches = iter(range(args.repeat))
 
         def spacy_sr_build():
-            options = BuildOptions(split=args.split, source=str(path), out=tmp / "sr-spacy", parser="spacy",
-                                   variants=["shuffle-sr"], cache_dir=tmp / f"sr-cache-{next(sr_caches)}")
+            options = build_options(split=args.split, source=str(path), out=tmp / "sr-spacy", parser="spacy",
+                                    variants=["shuffle-sr"], cache_dir=tmp / f"sr-cache-{next(sr_caches)}")
             return timed(lambda: build(options, console=QUIET))
 
         t, _ = side_by_side({"baseline": lambda: spacy_parse(run_once), "build": spacy_sr_build}, args.repeat)
@@ -130,8 +131,8 @@ def main() -> None:
         caches = iter(range(args.repeat))
 
         def spacy_build():  # an empty cache each time: every distinct premise is parsed
-            options = BuildOptions(split=args.split, source=str(path), out=tmp / "spacy", parser="spacy",
-                                   variants=VARIANTS, cache_dir=tmp / f"cache-{next(caches)}")
+            options = build_options(split=args.split, source=str(path), out=tmp / "spacy", parser="spacy",
+                                    variants=VARIANTS, cache_dir=tmp / f"cache-{next(caches)}")
             return timed(lambda: build(options, console=QUIET)[1])
 
         t, results = side_by_side({"baseline": lambda: spacy_parse(premises),

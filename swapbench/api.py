@@ -10,8 +10,8 @@ commands of the same names do, and hand back what they wrote with its tables as 
     run.examples                  # one row per scored pair, as in the predictions file
     swapbench.probe("bert-base-uncased", words=20).layers
 
-The keyword arguments are the fields of each command's options (`BuildOptions`, `EvalOptions`); the command-line
-help describes them. Nothing heavy is imported until a function is called.
+The keyword arguments are the fields of each command's options (`swapbench.dataset.options.build_options_model()`,
+`EvalOptions`); the command-line help describes them. Nothing heavy is imported until a function is called.
 """
 
 from __future__ import annotations
@@ -125,20 +125,20 @@ def _path(value) -> Path | None:
 
 
 def build(*, split: str = "test", source: str | Path | None = None, out: str | Path | None = None,
-          variants: list[str] | None = None, **options) -> Built:
+          variants: list[str] | str | None = None, **options) -> Built:
     """Build the word-swap configurations of one split (`swapbench build`) and return the folder written.
 
     `source`: a file, a folder or a Hub id (None: $SWAPBENCH_SNLI_DIR, then the Hub); `out`: the folder to write
-    (default data/snli-SPLIT); `variants`: configuration names (default: the command's). Any other field of
-    `swapbench.dataset.pipeline.BuildOptions` may be given by name: parser, seed, limit, srl, overwrite, ...
+    (default data/snli-SPLIT); `variants`: configuration names, a list or "shuffle-3,shuffle-sr" (default: the
+    command's). The other keywords are the command's options, named as its flags are (`--no-cache` is
+    use_cache=False): parser, seed, limit, overwrite, ..., and each registered variant's own (shuffle_scope, srl,
+    sr_order, sr_selection, ...); `swapbench build --help` lists them. They are checked as the command line's are.
     """
-    from .dataset.pipeline import BuildOptions
     from .dataset.pipeline import build as run_build
+    from .dataset.pipeline import build_options
 
-    if variants is not None:
-        options["variants"] = list(variants)
-    path, info = run_build(BuildOptions(split=split, source=None if source is None else str(source),
-                                        out=_path(out), **options))
+    path, info = run_build(build_options(split=split, source=None if source is None else str(source), out=out,
+                                         variants=variants, **options))
     return Built(Path(path), info)
 
 

@@ -1,13 +1,20 @@
 """One registry per extension point: sources, variants, parsers, labelers, zoo encodings, encoding families,
 scorers.
 
-An extension is one module and one registration:
+An extension is one module and one registration. A variant registers its class, which declares what it takes
+and writes (swapbench/variants/base.py: its options, columns, tags, card sections):
 
     from swapbench.core.registry import VARIANTS
+    from swapbench.variants.base import Perturbed, Variant
 
-    @VARIANTS.register("shuffle-reverse", help="every sentence read backwards")
-    def make_reverse(**options):
-        return Reverse()
+    @VARIANTS.register("shuffle-reverse", help="every premise read backwards")
+    class Reverse(Variant):
+        name = "shuffle-reverse"
+        description = "premise tokens in reverse order; label unchanged"
+
+        def apply(self, pair, parse, rng):
+            order = list(range(len(parse.tokens)))[::-1]
+            return Perturbed(" ".join(parse.tokens[k] for k in order), pair.hypothesis, pair.label, order, [])
 
 The command line builds its choices and help from the registries when it is called, so an entry registered by
 any imported module (a test's, a user's) appears there with no edit to the package. A name may also be a family

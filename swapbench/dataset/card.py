@@ -16,11 +16,11 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from ..core.hub_access import is_hub_id
 from ..results.build_record import CARD, BuildInfo, ConfigInfo
 from ..sources import Source, source_named
+from ..variants import declared
+from ..variants.role_shuffle import VALIDITY, read_validity  # noqa: F401  (where the card reads it by default)
 
 SOURCE_FILE_SUFFIXES = (".jsonl", ".txt", ".gz", ".zip")  # a source named so is a file, even where it is absent
 REPO_PLACEHOLDER = "OWNER/NAME"  # in the card's usage example; the Hub repo id replaces it when pushed
-# The validity of shuffle-sr's labels, as judged by people on a sample (written by the roles annotation work).
-VALIDITY = Path(__file__).resolve().parent.parent / "data" / "annotations" / "shuffle-sr-validity.json"
 
 PAPER_CITATION = """\
 @inproceedings{chen-etal-2023-locality,
@@ -74,29 +74,17 @@ COLUMNS = {
     "permutation": "for premise shuffles, token k of `premise` is token `permutation[k]` of `original_premise` "
                    "(split on spaces); empty for shuffle-sr",
     "tags": "slice tags: accuracy can be broken down by them (see Slice tags)",
-    "moved_spans": "shuffle-N: the constituents whose words were shuffled, each with its label (NP, VP, PP, ADVP, "
-                   "ADJP), token span [start, end) in `original_premise` and text",
-    "swapped_side": "shuffle-sr: the sentence whose roles were exchanged, premise or hypothesis",
-    "verb": "shuffle-sr: the verb whose agent and patient were exchanged",
-    "verb_index": "shuffle-sr: its token index in the swapped sentence",
-    "agent": "shuffle-sr: the agent's text and token span [start, end) in the original sentence",
-    "patient": "shuffle-sr: the patient's text and token span [start, end) in the original sentence",
-    "labeler": "shuffle-sr: the role labeler that found the roles",
-    "binary_label": "shuffle-sr: the label in the binary view (entailment, non-entailment); always non-entailment",
 }
-TAG_KINDS = {
-    "moved": ("moved:N", "shuffle-N: N constituents were shuffled in the premise"),
-    "label": ("label:X", "shuffle-N: a constituent with label X (NP, VP, PP, ADVP, ADJP) was shuffled"),
-    "words": ("words:N", "shuffle-random: the premise's N words (punctuation excluded) were shuffled"),
-    "side": ("side:S", "shuffle-sr: the roles were exchanged in the premise or the hypothesis"),
-    "construction": ("construction:C", "shuffle-sr: the grammatical construction of the swapped clause"),
-    "labeler": ("labeler:L", "shuffle-sr: the role labeler that found the roles"),
-    "coordination": ("coordination", "shuffle-sr: the agent or the patient holds a coordination ('a man and a "
-                                     "woman')"),
-    "pronoun-case": ("pronoun-case", "shuffle-sr: a pronoun changed case with its role ('he' / 'him')"),
-    "fallback": ("fallback", "shuffle-sr: not the first swap the algorithm picked, which a filter dropped, but a "
-                             "later verb or the other sentence"),
-}
+
+
+def _kinds(info: BuildInfo) -> list[type]:
+    """The classes that declare the build's configurations, each once, in configuration order."""
+    return list(dict.fromkeys(declared(c.name) for c in info.configs))
+
+
+def tag_kinds(info: BuildInfo) -> dict[str, tuple[str, str]]:
+    """What each kind of slice tag means, as the build's variants declare it."""
+    return {kind: meaning for variant in _kinds(info) for kind, meaning in variant.tag_descriptions.items()}
 
 
 def tag_kind(tag: str) -> str:
@@ -146,13 +134,6 @@ def card_data(info: BuildInfo, features: dict[str, dict]) -> DatasetCardData:
         dataset_info=[dataset_info_yaml(c, info.split, features[c.name]) for c in info.configs])
 
 
-def read_validity(path: Path = VALIDITY) -> dict | None:
-    """The measured validity of shuffle-sr's labels, when a file records it."""
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None = None,
                 validity: dict | None = None) -> DatasetCard:
     """The card of a build; `example`: one row of its first configuration; `validity`: read_validity()."""
@@ -179,15 +160,9 @@ def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None
     lines += _fields(info, features)
     lines += _slice_tags(info)
     lines += _how_built(info, source)
-    lines += _candidate_counts(info)
-    lines += _validity(info, validity)
-    lines += ["", "## Limitations", "",
-              "- Shuffled premises are often ungrammatical, and shuffles inside a constituent can keep or change "
-              "the meaning; the label is carried over unchanged, so some shuffle-N labels are wrong."]
-    if any(c.name == "shuffle-sr" for c in info.configs):
-        lines.append("- shuffle-sr's roles come from an automatic role labeler and its swaps from rules; its filters "
-                     "drop the swaps that most often go wrong, not all of them, so some of its contradiction labels "
-                     "are wrong (see its validity above).")
+    lines += _variant_sections(info, validity)
+    lines += ["", "## Limitations", ""]
+    lines += [f"- {limit}" for limit in dict.fromkeys(x for kind in _kinds(info) for x in kind.card_limitations)]
     lines += [f"- Only pairs with a gold label are used; configurations are small subsets of {source.short_name} "
               f"{split}, and inherit its biases and annotation artefacts (e.g. hypothesis-only cues).",
               "- Tokenization follows the parser: `premise` and `original_premise` are tokens joined by spaces, "
@@ -213,7 +188,9 @@ def _fields(info: BuildInfo, features: dict[str, dict]) -> list[str]:
         having = [c.name for c in info.configs if name in features[c.name]]
         where = "all" if len(having) == len(info.configs) else ", ".join(having)
         kind = _feature_type(next(features[c][name] for c in having))
-        lines.append(f"| `{name}` | {kind} | {where} | {COLUMNS.get(name, 'a column of the variant')} |")
+        meaning = COLUMNS.get(name) or next((declared(c).column_descriptions[name] for c in having
+                                             if name in declared(c).column_descriptions), "a column of the variant")
+        lines.append(f"| `{name}` | {kind} | {where} | {meaning} |")
     return lines
 
 
@@ -238,7 +215,8 @@ def _slice_tags(info: BuildInfo) -> list[str]:
     kinds = sorted({tag_kind(t) for c in tagged for t in c.tag_counts})
     lines = ["", "## Slice tags", "", "Each row's `tags` lets accuracy be broken down (`swapbench eval --slices`).",
              "", "| tag | meaning |", "|---|---|"]
-    lines += [f"| `{TAG_KINDS.get(kind, (kind, ''))[0]}` | {TAG_KINDS.get(kind, ('', 'a tag of the variant'))[1]} |"
+    described = tag_kinds(info)
+    lines += [f"| `{described.get(kind, (kind, ''))[0]}` | {described.get(kind, ('', 'a tag of the variant'))[1]} |"
               for kind in kinds]
     lines += ["", "Rows per tag:", ""]
     for config in tagged:
@@ -256,18 +234,10 @@ def _how_built(info: BuildInfo, source: Source) -> list[str]:
              f"- Parser: `{info.parser}` (`{info.parser_version}`), {info.unique_premises} distinct premises parsed"
              + (" (the constituency trees supplied with the source)." if info.parser == "ptb" else "."),
              f"- Seed: {info.seed}. Each pair's shuffle is drawn from a generator seeded by the seed, the variant "
-             "and the pairID, so the output does not depend on order or parallelism.",
-             f"- Constituency shuffles move words inside {'every' if info.shuffle_scope == 'all' else 'one'} "
-             "NP/VP/PP/ADVP/ADJP constituent of exactly N words (`--shuffle-scope "
-             f"{info.shuffle_scope}`); punctuation never counts as a word and stays in place. The shuffled order "
-             "always differs from the original."]
-    if info.role_labeler:
-        lines.append(f"- Role labeler of shuffle-sr: `--srl {info.role_labeler}`.")
+             "and the pairID, so the output does not depend on order or parallelism."]
+    lines += list(dict.fromkeys(line for kind in _kinds(info) for line in kind.card_notes(info)))
     if info.spacy_pipelines:
         lines.append(f"- spaCy pipelines run: {', '.join(f'`{p}`' for p in info.spacy_pipelines)}.")
-    if info.sr_selection:
-        lines.append(f"- shuffle-sr kept only the swaps accepted in the curation file "
-                     f"`{Path(info.sr_selection.path).name}` ({info.sr_selection.sha256}).")
     lines += [f"- swapbench {info.swapbench_version}; the build's full record is `build_info.json`, beside this "
               "card: `swapbench eval` checks each configuration's content fingerprint against it."]
     if info.parser_agreement:
@@ -279,49 +249,13 @@ def _how_built(info: BuildInfo, source: Source) -> list[str]:
     return lines
 
 
-def _candidate_counts(info: BuildInfo) -> list[str]:
-    """Candidates, filtered and kept pairs, with each drop reason the build recorded, for variants that count them."""
-    lines = []
-    for config in (c for c in info.configs if "candidates" in c.extra):
-        x = config.extra
-        lines += ["", f"### Filters of `{config.name}`", "",
-                  f"Role labeler `{x.get('labeler')}`: {x['candidates']} of {x.get('entailment_pairs', '?')} "
-                  f"entailment pairs had a swappable verb (candidates); {x['filtered']} {'was' if x['filtered'] == 1 else 'were'} dropped by the filters; "
-                  f"{x['final']} kept"
-                  + (f", {x['fallbacks']} of them through a later verb or the other sentence when the first "
-                     "swap was dropped" if x.get("fallbacks") else "") + "."]
-        by_labeler = x.get("sentences_by_labeler") or {}
-        if by_labeler:
-            lines.append("Sentences whose roles each labeler found: "
-                         + ", ".join(f"`{name}` {count}" for name, count in by_labeler.items())
-                         + (f"; {x['sentences_without_roles']} without roles" if x.get("sentences_without_roles")
-                            else "") + ".")
-        if x.get("selection"):
-            sel = x["selection"]
-            lines.append(f"A curation file (`{Path(sel['file']).name}`) kept only accepted swaps: {sel['rejected']} "
-                         f"rejected, {sel['undecided']} undecided, {sel['stale']} judged on a different swap.")
-        reasons, described = x.get("drop_reasons", {}), x.get("filters", {})
-        lines += ["", "| reason | dropped | why |", "|---|---:|---|"]
-        for name in dict.fromkeys([*described, *reasons]):
-            lines.append(f"| `{name}` | {reasons.get(name, 0)} | {described.get(name, 'no description recorded')} |")
-    return ["", "## Candidates and filters", *lines] if lines else []
-
-
-def _validity(info: BuildInfo, validity: dict | None) -> list[str]:
-    sr = next((c for c in info.configs if c.name == "shuffle-sr"), None)
-    if sr is None:
-        return []
-    lines = ["", "## Validity of shuffle-sr's labels", ""]
-    if validity is None:
-        return lines + ["Validity was not measured for this build: no judged sample of its swaps was recorded, so "
-                        "the share of its rows that are true contradictions is unknown."]
-    lines.append(f"{validity['valid']} of {validity['judged']} judged swaps are valid contradictions: validity "
-                 f"{validity['validity']:.3f} (95% interval {validity['low']:.3f} to {validity['high']:.3f}); "
-                 f"measured with `{validity['command']}`.")
-    if validity.get("build_fingerprint") != sr.fingerprint:
-        lines.append(f"The sample was judged on a build whose shuffle-sr fingerprint is "
-                     f"{validity.get('build_fingerprint')}, not this one's ({sr.fingerprint}).")
-    return lines
+def _variant_sections(info: BuildInfo, validity: dict | None) -> list[str]:
+    """The sections each configuration's variant writes, those of the same title under one heading."""
+    sections: dict[str, list[str]] = {}
+    for config in info.configs:
+        for title, body in declared(config.name).card_sections(config, info, validity).items():
+            sections.setdefault(title, []).extend(body)
+    return [line for title, body in sections.items() for line in ["", f"## {title}", *body]]
 
 
 def first_row(folder: Path, config: str, split: str) -> dict | None:

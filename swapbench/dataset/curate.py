@@ -20,7 +20,6 @@ from rich.table import Table
 from ..core.errors import SwapbenchError
 from ..core.selection import Decision, append_decision, read_selection
 
-CONFIG = "shuffle-sr"
 ANSWERS = {"a": "accept", "accept": "accept", "r": "reject", "reject": "reject", "s": "skip", "skip": "skip",
            "q": "quit", "quit": "quit"}
 PROMPT = "a = accept, r = reject, s = skip, q = quit > "
@@ -43,8 +42,13 @@ def run_curate(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_rows(dataset: Path, config: str = CONFIG) -> list[dict]:
+def read_rows(dataset: Path, config: str | None = None) -> list[dict]:
+    """The rows of `config`, by default the role swap's (whose rows name the swapped side)."""
     import pyarrow.parquet as pq
+
+    from ..variants.role_shuffle import RoleShuffle  # here: the command line starts without the variants
+
+    config = config or RoleShuffle.name
 
     files = sorted((Path(dataset) / config).glob("*.parquet"))
     if not files:

@@ -10,7 +10,6 @@ import contextlib
 import gc
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
@@ -20,66 +19,45 @@ from huggingface_hub.utils import validate_repo_id
 from rich.console import Console
 
 from .card import write_card
+from .options import BuildOptions, build_options
+from ..core.command_options import flag_of
 from ..core.destination import atomic_directory
 from ..core.errors import InputError, SwapbenchError
 from ..core.fingerprint import content_fingerprint
 from ..core.labels import LABEL_NAMES
 from ..results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
 from .output import common_features, write_config
-from ..core.options import SEED_MAX
 from ..core.paths import default_cache_dir
 from ..core.progress import progress_bar
 from ..parsing import AUTO, ParseCache, ParseFailure, make_parser, parse_with_cache, parser_choices
 from ..parsing.base import ConstituencyParser, Parse
 from ..parsing.spacy_pipeline import shared_pipelines
-from ..roles import check_labeler
-from ..core.selection import SelectionFile
-from ..sources import Columns, Pair, SourceSplit, load_split, output_stem, source_of
-from ..core.registry import PARSERS
-from ..variants import DEFAULT_VARIANTS, SCOPES, Variant, expected, make_variant
+from ..sources import Pair, Source, SourceSplit, load_split, output_stem, resolve, source_of
+from ..core.registry import PARSERS, VARIANTS
+from ..variants import DEFAULT_VARIANTS, Variant, create_variant, declared, expected, variant_type
 from ..variants.base import Perturbed
 from ..variants.randomness import example_rng
 from ..variants.originals import hypothesis_renderer, render_original
-from ..variants.role_shuffle import RoleShuffle
 
 
-@dataclass
-class BuildOptions:
-    split: str = "test"
-    source: str | None = None  # see sources.loading; None: $SWAPBENCH_SNLI_DIR, then the SNLI 1.0 release archive
-    columns: Columns | None = None  # the columns of a hub:ORG/NAME source
-    out: Path | None = None  # default: data/<source>-<split>, e.g. data/snli-test
-    parser: str = AUTO
-    variants: list[str] | None = None  # None: DEFAULT_VARIANTS, leaving out those no pair read applies to
-    seed: int = 0
-    shuffle_scope: str = "all"
-    limit: int | None = None
-    cache_dir: Path | None = None  # default: ~/.cache/swapbench
-    use_cache: bool = True
-    spacy_model: str | None = None
-    benepar_model: str | None = None
-    push_to_hub: str | None = None
-    srl: str = "auto"  # shuffle-sr's role labeler: auto, spacy, tree or frames:FILE
-    sr_selection: Path | None = None  # shuffle-sr keeps only the pairs accepted in this curation file
-    sr_order: str = "hypothesis-first"  # shuffle-sr's side order; premise-first is the reference paper's
-    overwrite: bool = False  # replace whatever is at `out`, not only an earlier build
-
-
-def default_out(source: str | None, split: str, columns: Columns | None = None) -> Path:
-    declared = source_of(source, columns)
-    return Path("data") / f"{output_stem(declared)}-{declared.split(split)}"
+def default_out(source: str | None, split: str, columns=None, *, declared_source: Source | None = None) -> Path:
+    """data/<source>-<split>; `declared_source`: source_of(source, columns), when the caller has it."""
+    declared_source = declared_source or source_of(source, columns)
+    return Path("data") / f"{output_stem(declared_source)}-{declared_source.split(split)}"
 
 
 def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, BuildInfo]:
-    variants = check_options(options)
-    out = options.out or default_out(options.source, options.split, options.columns)
+    """Build what `options` (build_options(...), or BuildOptions for the build's own options alone) asks for."""
+    resolved = resolve(options.source, columns=options.columns)  # once: every step below takes this one
+    variants = check_options(options, resolved.source)
+    out = options.out or default_out(options.source, options.split, declared_source=resolved.source)
     console = console or Console(stderr=True)
     with _collector_skips_long_lived_objects() as freeze:
         # Entered before the source is read, so that a destination it must refuse is refused at once.
-        # One spaCy pipeline for the parser and the role labeler; Docs kept for the labeler when shuffle-sr is built.
+        # One spaCy pipeline for the parser and the role labeler; Docs kept when a variant reads them.
         with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, \
-                shared_pipelines(keep_docs=any(isinstance(v, RoleShuffle) for v in variants)):
-            info = _build(options, variants, staging, console, freeze)
+                shared_pipelines(keep_docs=any(v.needs_docs for v in variants)):
+            info = _build(options, variants, staging, console, freeze, resolved)
     count = len(info.configs)
     console.print(f"Wrote {count} configuration{'s' * (count != 1)} to {out}.")
     if options.push_to_hub:
@@ -93,40 +71,53 @@ def variant_names(options: BuildOptions) -> list[str]:
     return list(DEFAULT_VARIANTS) if options.variants is None else options.variants
 
 
-def check_options(options: BuildOptions) -> list[Variant]:
-    """Refuse a bad option before any work, naming it and what it allows; returns the variants."""
-    source_of(options.source, options.columns).split(options.split)
+def _own(kind, options: BuildOptions):
+    """A variant's own options among the build's (already validated by the build's model); defaults for those a
+    model without the variant's fields lacks."""
+    model = kind.options_model()
+    return model.model_construct(**{name: getattr(options, name) for name in model.model_fields
+                                    if hasattr(options, name)})
+
+
+def check_options(options: BuildOptions, declared_source: Source | None = None) -> list[Variant]:
+    """Refuse a bad option before any work, naming it and what it allows; returns the variants. The options'
+    model has checked each value's type and range; here, what depends on the registries and on each other."""
+    (declared_source or source_of(options.source, options.columns)).split(options.split)
     if options.parser != AUTO and options.parser not in PARSERS:
         raise SwapbenchError(f"--parser {options.parser}: expected one of {', '.join(parser_choices())}")
-    if options.shuffle_scope not in SCOPES:
-        raise SwapbenchError(f"--shuffle-scope {options.shuffle_scope}: expected one of {', '.join(SCOPES)}")
-    if options.limit is not None and options.limit < 1:
-        raise SwapbenchError(f"--limit {options.limit}: the number of labelled pairs to use must be at least 1")
-    if not 0 <= options.seed <= SEED_MAX:
-        raise SwapbenchError(f"--seed {options.seed}: must be from 0 to {SEED_MAX}")
-    check_labeler(options.srl)
+    kinds = {entry.name: variant_type(entry.value) for entry in VARIANTS}
+    for kind in dict.fromkeys(kinds.values()):  # every variant's options, built or not
+        kind.check(_own(kind, options))
     names = variant_names(options)
     if not names:
         raise SwapbenchError(f"--variants: no variant given; {expected()}")
     repeated = [name for name, count in Counter(names).items() if count > 1]
     if repeated:
         raise SwapbenchError(f"--variants: {', '.join(repeated)} given more than once")
-    if options.sr_selection is not None and RoleShuffle.name not in names:
-        raise SwapbenchError(f"--sr-selection applies to {RoleShuffle.name}, which --variants leaves out")
+    for name in names:
+        if name not in VARIANTS:
+            raise SwapbenchError(f"--variants: unknown variant {name!r}: {expected()}")
+    built = {declared(name) for name in names}
+    for entry_name, kind in kinds.items():  # an option that changes nothing without its variant is refused
+        for field in kind.refused_without:
+            model = kind.options_model()
+            value = getattr(options, field, None)
+            if kind not in built and value is not None and value != model.model_fields[field].default \
+                    and not any(field in other.refused_without for other in built):
+                raise SwapbenchError(f"{flag_of(field, model.model_fields[field])} applies to {entry_name}, which "
+                                     "--variants leaves out")
     if options.push_to_hub:
         try:
             validate_repo_id(options.push_to_hub)
         except HFValidationError as err:
             raise SwapbenchError(f"--push-to-hub {options.push_to_hub}: {err}") from err
-    return [make_variant(name, scope=options.shuffle_scope, srl=options.srl, sr_selection=options.sr_selection,
-                         sr_order=options.sr_order,
-                         spacy_model=options.spacy_model) for name in names]
+    return [create_variant(name, _own(declared(name), options)) for name in names]
 
 
 def _build(options: BuildOptions, variants: list[Variant], staging: Path, console: Console,
-           freeze: Callable[[], None]) -> BuildInfo:
+           freeze: Callable[[], None], resolved=None) -> BuildInfo:
     snli = load_split(options.source, options.split, options.limit, columns=options.columns,
-                      cache_dir=options.cache_dir)
+                      cache_dir=options.cache_dir, resolved=resolved)
     console.print(f"Read {len(snli.pairs)} labelled pairs from {snli.source} "
                   f"({snli.dropped_no_gold} without gold label dropped).")
     parser = make_parser(options.parser, snli.has_premise_parses, options.spacy_model, options.benepar_model)
@@ -170,11 +161,12 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
                      source_fingerprint=snli.fingerprint,
                      rows_read=snli.rows_read, dropped_no_gold=snli.dropped_no_gold, pairs=len(snli.pairs),
                      limit=options.limit, parser=parser.name, parser_version=parser.version,
-                     unique_premises=len(parses), seed=options.seed,
-                     shuffle_scope=options.shuffle_scope, configs=infos, parser_agreement=agreement,
+                     unique_premises=len(parses), seed=options.seed, configs=infos, parser_agreement=agreement,
                      spacy_pipelines=sorted({p for p in (parser.spacy_pipeline, *(v.spacy_pipeline for v in variants))
                                              if p}),
-                     **_role_settings(options, [v.name for v in variants]))
+                     variant_options={v.name: v.options.model_dump(mode="json") for v in variants
+                                      if v.options is not None and type(v.options).model_fields},
+                     **_records(options, variants))
     features = {name: {**common_features(), **variant.extra_features}
                 for name, (_, variant) in columns_by_config.items()}
     for config in info.configs:
@@ -185,12 +177,13 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     return info
 
 
-def _role_settings(options: BuildOptions, variants: list[str]) -> dict:
-    """shuffle-sr's labeler and curation file, when it was built."""
-    if "shuffle-sr" not in variants:
-        return {}
-    selection = SelectionFile.of(options.sr_selection) if options.sr_selection else None
-    return {"role_labeler": options.srl, "sr_selection": selection}
+def _records(options: BuildOptions, variants: list[Variant]) -> dict:
+    """What each registered variant sets in the build record, given the build's options and whether it was built."""
+    built = {type(v) for v in variants}
+    record: dict = {}
+    for kind in dict.fromkeys(variant_type(entry.value) for entry in VARIANTS):
+        record.update(kind.record(_own(kind, options), built=kind in built))
+    return record
 
 
 def input_field(parser: ConstituencyParser) -> str:
@@ -313,4 +306,4 @@ def _collector_skips_long_lived_objects():
         gc.unfreeze()
 
 
-__all__ = ["BuildOptions", "SwapbenchError", "build", "default_out"]
+__all__ = ["BuildOptions", "SwapbenchError", "build", "build_options", "default_out"]

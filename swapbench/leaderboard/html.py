@@ -221,7 +221,7 @@ def render_html(board: Board, reference: Reference) -> str:
     families = sorted({row.family for row in board.rows})
     options = "".join(f'<option value="{escape(f)}">{escape(f)}</option>' for f in families)
     fingerprint = reference.fingerprint_of(reference.configurations)
-    plotted = escape(board.plotted or "shuffle-sr")
+    plotted = escape(board.plotted_name)
     reported = board.reported
     reported_note = "" if reported is None else (
         f'<p class="note">Rows in grey italics, marked “{escape(reported.note)}”, are figures copied from '

@@ -57,7 +57,7 @@ def reported_note(board: Board) -> list[str]:
 def render_readme(board: Board, reference: Reference) -> str:
     configs = ", ".join(f"`{name}` {c.rows} rows ({c.fingerprint[:19]}…)" for name, c in reference.configurations.items())
     relabelled = ", ".join(f"`{c}`" for c in board.relabelled) or "none"
-    plotted = board.plotted or "shuffle-sr"
+    plotted = board.plotted_name
     lines = [
         "# swapbench leaderboard", "",
         "How NLI models take word swaps, after Table 3 of Chen, Varoquaux and Suchanek, *The Locality and Symmetry "

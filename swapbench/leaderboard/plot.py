@@ -52,7 +52,7 @@ def plot_svg(board: Board) -> str:
             note.set_gid(f"pt-{row.family}-{i}-label")
         ax.axhline(0, color="#999999", linewidth=0.8, zorder=1)
         ax.set_xlabel("symmetry of the positional attention (1 = left and right alike)")
-        ax.set_ylabel(f"Δ {board.plotted or 'shuffle-sr'} (accuracy points)")
+        ax.set_ylabel(f"Δ {board.plotted_name} (accuracy points)")
         ax.grid(True, color="#e5e5e5", zorder=0)
         if points:
             pad = max(0.02, (max(xs) - min(xs)) * 0.1)
@@ -62,7 +62,7 @@ def plot_svg(board: Board) -> str:
             ax.set_ylim(min(ys) - pad, max(ys) + pad)
             ax.legend(title="positional encoding", loc="best", frameon=False, fontsize=7.5)
         else:
-            ax.text(0.5, 0.5, f"no model has both a symmetry and a Δ {board.plotted or 'shuffle-sr'}",
+            ax.text(0.5, 0.5, f"no model has both a symmetry and a Δ {board.plotted_name}",
                     ha="center", transform=ax.transAxes)
         figure.tight_layout()
         out = io.StringIO()

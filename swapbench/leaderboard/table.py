@@ -285,6 +285,11 @@ class Board:
         """The configuration plotted against symmetry: the first that swaps roles (shuffle-sr)."""
         return self.relabelled[0] if self.relabelled else None
 
+    @property
+    def plotted_name(self) -> str:
+        """The plotted configuration as the page names it; none on the board: what it would be."""
+        return self.plotted or "of a role swap"
+
 
 def make_board(stored: list[Stored], reference: Reference, reported: Reported | None = None) -> Board:
     shuffles, relabelled, original_from = configurations(reference, stored, reported)

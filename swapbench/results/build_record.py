@@ -42,7 +42,8 @@ class BuildInfo(BaseModel):
     parser_version: str = Field(description="backend model and rules version")
     unique_premises: int = Field(description="distinct premises parsed")
     seed: int
-    shuffle_scope: str = Field(description="'all' constituents of N words shuffled, or 'one'")
+    shuffle_scope: str = Field(default="all", description="'all' constituents of N words shuffled, or 'one' "
+                                                          "(--shuffle-scope)")
     configs: list[ConfigInfo]
     parser_agreement: dict | None = Field(default=None, description="spacy projection vs the supplied PTB trees")
     role_labeler: str | None = Field(default=None, description="--srl of shuffle-sr, when it was built")
@@ -50,6 +51,8 @@ class BuildInfo(BaseModel):
                                        "version) any step ran: the parser, shuffle-sr's role labeler")
     sr_selection: SelectionFile | None = Field(default=None, description="the curation file shuffle-sr kept its "
                                                                          "swaps by (--sr-selection)")
+    variant_options: dict[str, dict] = Field(default_factory=dict, description="each configuration's own options "
+                                             "(its variant's), by configuration name; absent from older builds")
 
 
 def card_configs(folder: Path) -> list[dict]:

@@ -108,10 +108,10 @@ def source_of(text: str | os.PathLike | None, columns: Columns | None = None, op
 
 def load_split(text: str | os.PathLike | None, split: str, limit: int | None = None, option: str = "--source",
                columns: Columns | None = None, *, cache_dir: Path | None = None,
-               progress: bool = True) -> SourceSplit:
+               progress: bool = True, resolved: Resolved | None = None) -> SourceSplit:
     """One split of the source `text` names (see the module's docstring); `option` is the command-line option that
-    names the source, for the messages."""
-    resolved = resolve(text, option, columns)
+    names the source, for the messages. `resolved`: resolve(text, option, columns), when the caller has it."""
+    resolved = resolved or resolve(text, option, columns)
     source = resolved.source
     source.split(split)  # validates the name before anything is read
     if resolved.kind == "hub":

@@ -1,12 +1,21 @@
-"""The interface of a perturbation: given a pair and its parse, a perturbed row or None when it does not apply."""
+"""The interface of a perturbation: given a pair and its parse, a perturbed row or None when it does not apply.
+
+A variant owns itself: besides `apply`, its class declares the options it takes (`Options`, a CommandOptions
+model: the build's command line and API take them, and only this variant's `create` receives them), the columns and
+slice tags it adds with what they mean, its sections of the dataset card, whether it needs the spaCy Docs of the
+sentences, and what it records in the build record. The build, the card and the leaderboard ask the class; none
+of them names a variant.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import datasets
 
+from ..core.command_options import CommandOptions
 from ..parsing.base import Parse
 from ..sources.pair import Pair
 from .randomness import ExampleRandom
@@ -26,10 +35,63 @@ class Perturbed:
     original_hypothesis: str | None = None
 
 
+if TYPE_CHECKING:
+    from ..results.build_record import BuildInfo, ConfigInfo
+
+
+class NoOptions(CommandOptions):
+    """The options of a variant that takes none."""
+
+
 class Variant(ABC):
     name: str
     description: str
     spacy_pipeline: str | None = None  # the spaCy pipeline prepare() ran (pipeline_version), if any
+    options: CommandOptions | None = None  # its own options, as make_variant received them
+
+    # The variant's own options. A field named as one of the build's own options (spacy_model) is not a new
+    # option: the variant receives the build's value.
+    Options: ClassVar[type[CommandOptions]] = NoOptions
+    # Options that change nothing unless this variant is built: given to a build without it, they are refused.
+    refused_without: ClassVar[tuple[str, ...]] = ()
+    needs_docs: ClassVar[bool] = False  # prepare() reads the spaCy Docs of the sentences: the build keeps them
+    column_descriptions: ClassVar[dict[str, str]] = {}  # what each of extra_features' columns holds, for the card
+    # Slice tags by kind (the part before ":"): (the tag as the card shows it, what it means).
+    tag_descriptions: ClassVar[dict[str, tuple[str, str]]] = {}
+    card_limitations: ClassVar[tuple[str, ...]] = ()  # bullets of the card's Limitations when it is built
+    usage: ClassVar[str | None] = None  # how error messages list the name, when it is a family (shuffle-N)
+
+    @classmethod
+    def options_model(cls) -> type[CommandOptions]:
+        """The options model, made when the command line or the API call is (a help may list a registry)."""
+        return cls.Options
+
+    @classmethod
+    def create(cls, name: str, options: CommandOptions) -> Variant:
+        """The variant `name` (a member of the family, for a pattern entry) from its own options."""
+        return cls()
+
+    @classmethod
+    def check(cls, options: CommandOptions) -> None:
+        """Refuse a bad value of its options before any work, whether or not the build makes this variant."""
+
+    @classmethod
+    def record(cls, options: CommandOptions, built: bool) -> dict[str, Any]:
+        """Fields of the build record (BuildInfo) this variant sets; `built`: whether the build made it."""
+        return {}
+
+    @classmethod
+    def card_notes(cls, info: BuildInfo) -> list[str]:
+        """Bullets of the card's "How the data were built", when the build made this variant."""
+        return []
+
+    @classmethod
+    def card_sections(cls, config: ConfigInfo, info: BuildInfo, validity: dict | None = None
+                      ) -> dict[str, list[str]]:
+        """The card's sections about one configuration of this variant, by title: the lines of configurations
+        with the same title are gathered under one heading. `validity`: the judged validity of a role swap's
+        labels, where a file records it."""
+        return {}
 
     @property
     def extra_features(self) -> dict[str, datasets.Feature]:

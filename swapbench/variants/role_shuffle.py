@@ -14,17 +14,21 @@ measurement.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
+from typing import Literal
 
 import datasets
+from pydantic import create_model
 
+from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
 from ..parsing.base import Parse
-from ..core.registry import VARIANTS
-from ..roles import RoleLabeler, RoleParse, Sentence, make_labeler
+from ..core.registry import LABELERS, VARIANTS
+from ..roles import RoleLabeler, RoleParse, Sentence, check_labeler, make_labeler
 from ..roles.base import Span
-from ..core.selection import read_selection
+from ..core.selection import SelectionFile, read_selection
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
 from .randomness import ExampleRandom
@@ -41,10 +45,104 @@ RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise
                "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap")
 
 
+# The validity of shuffle-sr's labels, as judged by people on a sample (written by `swapbench curate --measure`).
+VALIDITY = Path(__file__).resolve().parents[2] / "data" / "annotations" / "shuffle-sr-validity.json"
+
+
+class RoleOptions(CommandOptions):
+    """The options of every role swap."""
+
+    srl: str = option("auto", metavar="LABELER", help="shuffle-sr's semantic-role labeler")
+    sr_order: Literal["hypothesis-first", "premise-first"] = option(
+        ORDERS[0], help="which sentence shuffle-sr swaps first: the hypothesis (default), or the premise as the "
+                        "reference paper's Algorithm 1 does")
+    spacy_model: str | None = option(None, help="the build's --spacy-model")
+
+
+class RoleShuffleOptions(RoleOptions):
+    sr_selection: Path | None = option(None, metavar="FILE", help="shuffle-sr keeps only the pairs accepted in this "
+                                                                  "file (written by `swapbench curate`)")
+
+
+def read_validity(path: Path = VALIDITY) -> dict | None:
+    """The measured validity of shuffle-sr's labels, when a file records it."""
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@VARIANTS.register("shuffle-sr", help="agent and patient of one verb exchanged in an entailment pair; label "
+                                     "contradiction (--srl, --sr-selection)")
 class RoleShuffle(Variant):
     name = "shuffle-sr"
     description = ("agent and patient of one verb exchanged in the hypothesis, else the premise when the hypothesis "
                    "asserts the swapped relation, of an entailment pair; label contradiction")
+    Options = RoleShuffleOptions
+    refused_without = ("sr_selection",)
+    needs_docs = True  # the role labeler reads the Docs the spaCy parser made
+    judged = True  # a sample of its swaps is judged by hand for validity (VALIDITY): the card has a section for it
+    column_descriptions = {
+        "swapped_side": "shuffle-sr: the sentence whose roles were exchanged, premise or hypothesis",
+        "verb": "shuffle-sr: the verb whose agent and patient were exchanged",
+        "verb_index": "shuffle-sr: its token index in the swapped sentence",
+        "agent": "shuffle-sr: the agent's text and token span [start, end) in the original sentence",
+        "patient": "shuffle-sr: the patient's text and token span [start, end) in the original sentence",
+        "labeler": "shuffle-sr: the role labeler that found the roles",
+        "binary_label": "shuffle-sr: the label in the binary view (entailment, non-entailment); always non-entailment",
+    }
+    tag_descriptions = {
+        "side": ("side:S", "shuffle-sr: the roles were exchanged in the premise or the hypothesis"),
+        "construction": ("construction:C", "shuffle-sr: the grammatical construction of the swapped clause"),
+        "labeler": ("labeler:L", "shuffle-sr: the role labeler that found the roles"),
+        "coordination": ("coordination", "shuffle-sr: the agent or the patient holds a coordination ('a man and a "
+                                         "woman')"),
+        "pronoun-case": ("pronoun-case", "shuffle-sr: a pronoun changed case with its role ('he' / 'him')"),
+        "fallback": ("fallback", "shuffle-sr: not the first swap the algorithm picked, which a filter dropped, but a "
+                                 "later verb or the other sentence"),
+    }
+    card_limitations = ("shuffle-sr's roles come from an automatic role labeler and its swaps from rules; its "
+                        "filters drop the swaps that most often go wrong, not all of them, so some of its "
+                        "contradiction labels are wrong (see its validity above).",)
+
+    @classmethod
+    def options_model(cls) -> type[CommandOptions]:
+        # --srl lists the labelers registered when the command line is made
+        labelers = LABELERS.help_text()
+        return create_model(cls.Options.__name__, __base__=cls.Options, srl=(str, option(
+            "auto", metavar="LABELER", help=f"shuffle-sr's semantic-role labeler (default: auto): {labelers}")))
+
+    @classmethod
+    def create(cls, name: str, options: RoleShuffleOptions) -> RoleShuffle:
+        return cls(srl=options.srl, selection=options.sr_selection, spacy_model=options.spacy_model,
+                   order=options.sr_order)
+
+    @classmethod
+    def check(cls, options: RoleOptions) -> None:
+        check_labeler(options.srl)
+
+    @classmethod
+    def record(cls, options: RoleShuffleOptions, built: bool) -> dict:
+        if not built:
+            return {}
+        selection = SelectionFile.of(options.sr_selection) if options.sr_selection else None
+        return {"role_labeler": options.srl, "sr_selection": selection}
+
+    @classmethod
+    def card_notes(cls, info) -> list[str]:
+        lines = []
+        if info.role_labeler:
+            lines.append(f"- Role labeler of shuffle-sr: `--srl {info.role_labeler}`.")
+        if info.sr_selection:
+            lines.append(f"- shuffle-sr kept only the swaps accepted in the curation file "
+                         f"`{Path(info.sr_selection.path).name}` ({info.sr_selection.sha256}).")
+        return lines
+
+    @classmethod
+    def card_sections(cls, config, info, validity: dict | None = None) -> dict[str, list[str]]:
+        sections = {"Candidates and filters": _filter_lines(config)} if "candidates" in config.extra else {}
+        if cls.judged:
+            sections[f"Validity of {config.name}'s labels"] = _validity_lines(config, validity)
+        return sections
 
     def __init__(self, srl: str = "auto", selection: Path | None = None, spacy_model: str | None = None,
                  labeler: RoleLabeler | None = None, order: str = ORDERS[0]):
@@ -179,16 +277,48 @@ class RoleShuffle(Variant):
         return stats
 
 
-@VARIANTS.register(RoleShuffle.name, help="agent and patient of one verb exchanged in an entailment pair; label "
-                                          "contradiction (--srl, --sr-selection)")
-def make_role_shuffle(name: str, srl: str = "auto", sr_selection: Path | None = None,
-                      spacy_model: str | None = None, sr_order: str = ORDERS[0], **options) -> RoleShuffle:
-    return RoleShuffle(srl=srl, selection=sr_selection, spacy_model=spacy_model, order=sr_order)
-
-
 def _sentences(pair: Pair) -> tuple[Sentence, Sentence]:
     return Sentence(pair.premise, pair.premise_parse), Sentence(pair.hypothesis, pair.hypothesis_parse)
 
 
 def _span(roles: RoleParse, span: Span) -> dict:
     return {"text": roles.text(span), "start": span.start, "end": span.end}
+
+
+def _filter_lines(config) -> list[str]:
+    """Candidates, filtered and kept pairs, with each drop reason the build recorded."""
+    x = config.extra
+    lines = ["", f"### Filters of `{config.name}`", "",
+             f"Role labeler `{x.get('labeler')}`: {x['candidates']} of {x.get('entailment_pairs', '?')} "
+             f"entailment pairs had a swappable verb (candidates); {x['filtered']} "
+             f"{'was' if x['filtered'] == 1 else 'were'} dropped by the filters; {x['final']} kept"
+             + (f", {x['fallbacks']} of them through a later verb or the other sentence when the first "
+                "swap was dropped" if x.get("fallbacks") else "") + "."]
+    by_labeler = x.get("sentences_by_labeler") or {}
+    if by_labeler:
+        lines.append("Sentences whose roles each labeler found: "
+                     + ", ".join(f"`{name}` {count}" for name, count in by_labeler.items())
+                     + (f"; {x['sentences_without_roles']} without roles" if x.get("sentences_without_roles")
+                        else "") + ".")
+    if x.get("selection"):
+        sel = x["selection"]
+        lines.append(f"A curation file (`{Path(sel['file']).name}`) kept only accepted swaps: {sel['rejected']} "
+                     f"rejected, {sel['undecided']} undecided, {sel['stale']} judged on a different swap.")
+    reasons, described = x.get("drop_reasons", {}), x.get("filters", {})
+    lines += ["", "| reason | dropped | why |", "|---|---:|---|"]
+    for name in dict.fromkeys([*described, *reasons]):
+        lines.append(f"| `{name}` | {reasons.get(name, 0)} | {described.get(name, 'no description recorded')} |")
+    return lines
+
+
+def _validity_lines(config, validity: dict | None) -> list[str]:
+    if validity is None:
+        return ["", "Validity was not measured for this build: no judged sample of its swaps was recorded, so "
+                "the share of its rows that are true contradictions is unknown."]
+    lines = ["", f"{validity['valid']} of {validity['judged']} judged swaps are valid contradictions: validity "
+             f"{validity['validity']:.3f} (95% interval {validity['low']:.3f} to {validity['high']:.3f}); "
+             f"measured with `{validity['command']}`."]
+    if validity.get("build_fingerprint") != config.fingerprint:
+        lines.append(f"The sample was judged on a build whose {config.name} fingerprint is "
+                     f"{validity.get('build_fingerprint')}, not this one's ({config.fingerprint}).")
+    return lines

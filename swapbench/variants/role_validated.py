@@ -11,23 +11,33 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.registry import VARIANTS
-from .role_shuffle import ORDERS, RoleShuffle
+from .role_shuffle import RoleOptions, RoleShuffle
 
 DECISIONS = Path(__file__).resolve().parents[2] / "data" / "annotations" / "shuffle-sr-selection.jsonl"
 
 
+@VARIANTS.register("shuffle-sr-validated", help="the shuffle-sr swaps accepted by hand in data/annotations/")
 class ValidatedRoleShuffle(RoleShuffle):
     name = "shuffle-sr-validated"
     description = "the shuffle-sr swaps judged valid by hand (data/annotations/shuffle-sr-selection.jsonl)"
+    Options = RoleOptions  # shuffle-sr's, less --sr-selection: its selection is the committed decisions
+    refused_without = ()
+    judged = False
+
+    @classmethod
+    def create(cls, name: str, options: RoleOptions) -> ValidatedRoleShuffle:
+        return cls(srl=options.srl, selection=DECISIONS, spacy_model=options.spacy_model, order=options.sr_order)
+
+    @classmethod
+    def record(cls, options: RoleOptions, built: bool) -> dict:
+        return {}  # shuffle-sr records the labeler; this variant's options are in the record's variant_options
+
+    @classmethod
+    def card_notes(cls, info) -> list[str]:
+        return []
 
     def statistics(self) -> dict:
         stats = super().statistics()
         if self.selection_path == DECISIONS:  # the card names the committed file, not this checkout's path
             stats["selection"]["file"] = str(DECISIONS.relative_to(DECISIONS.parents[2]))
         return stats
-
-
-@VARIANTS.register("shuffle-sr-validated", help="the shuffle-sr swaps accepted by hand in data/annotations/")
-def make_validated(name: str, srl: str = "auto", spacy_model: str | None = None, sr_order: str = ORDERS[0],
-                   selection: Path = DECISIONS, **_) -> ValidatedRoleShuffle:
-    return ValidatedRoleShuffle(srl=srl, selection=selection, spacy_model=spacy_model, order=sr_order)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import datasets
 
+from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
 from ..parsing.base import Constituent, Parse
 from ..core.registry import VARIANTS
@@ -31,6 +34,14 @@ def shuffle_positions(positions: tuple[int, ...], folded: tuple[str, ...], permu
     return True
 
 
+class ShuffleOptions(CommandOptions):
+    shuffle_scope: Literal["all", "one"] = option(
+        "all", help="shuffle every constituent of N words in a premise (all), or one drawn at random (one)")
+
+
+@VARIANTS.register("shuffle-N", pattern=r"shuffle-(0|[1-9][0-9]*)",
+                   help=f"words shuffled inside NP/VP/PP/ADVP/ADJP constituents of exactly N words "
+                        f"({MIN_WORDS} <= N <= {MAX_WORDS}; --shuffle-scope: every one or one)")
 class ConstituencyShuffle(Variant):
     """shuffle-N: words move only among themselves inside NP/VP/PP/ADVP/ADJP constituents of exactly N words.
 
@@ -48,6 +59,38 @@ class ConstituencyShuffle(Variant):
         self.name = f"shuffle-{size}"
         self.description = (f"words shuffled inside {'every' if scope == 'all' else 'one'} NP/VP/PP/ADVP/ADJP "
                             f"constituent of exactly {size} words; label unchanged")
+
+    Options = ShuffleOptions
+    usage = f"shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS})"
+    column_descriptions = {"moved_spans": "shuffle-N: the constituents whose words were shuffled, each with its "
+                                          "label (NP, VP, PP, ADVP, ADJP), token span [start, end) in "
+                                          "`original_premise` and text"}
+    tag_descriptions = {
+        "moved": ("moved:N", "shuffle-N: N constituents were shuffled in the premise"),
+        "label": ("label:X", "shuffle-N: a constituent with label X (NP, VP, PP, ADVP, ADJP) was shuffled")}
+    card_limitations = ("Shuffled premises are often ungrammatical, and shuffles inside a constituent can keep or "
+                        "change the meaning; the label is carried over unchanged, so some shuffle-N labels are "
+                        "wrong.",)
+
+    @classmethod
+    def create(cls, name: str, options: ShuffleOptions) -> ConstituencyShuffle:
+        size = int(VARIANTS.lookup(name)[1].group(1))
+        if not MIN_WORDS <= size <= MAX_WORDS:
+            raise SwapbenchError(f"--variants: {name!r} asks for constituents of {size} words; a constituency "
+                                 f"shuffle takes constituents of at least {MIN_WORDS} words and at most {MAX_WORDS}")
+        return cls(size, scope=options.shuffle_scope)
+
+    @classmethod
+    def record(cls, options: ShuffleOptions, built: bool) -> dict:
+        # Recorded whether or not a shuffle-N was built: the results file and the leaderboard's reference carry it.
+        return {"shuffle_scope": options.shuffle_scope}
+
+    @classmethod
+    def card_notes(cls, info) -> list[str]:
+        return [f"- Constituency shuffles move words inside {'every' if info.shuffle_scope == 'all' else 'one'} "
+                "NP/VP/PP/ADVP/ADJP constituent of exactly N words (`--shuffle-scope "
+                f"{info.shuffle_scope}`); punctuation never counts as a word and stays in place. The shuffled order "
+                "always differs from the original."]
 
     @property
     def extra_features(self):
@@ -74,11 +117,14 @@ class ConstituencyShuffle(Variant):
         return _perturbed(pair, parse, permutation, tags, {"moved_spans": moved})
 
 
+@VARIANTS.register("shuffle-random", help="every premise word shuffled, punctuation in place (the baseline)")
 class RandomShuffle(Variant):
     """shuffle-random: every word of the premise shuffled, punctuation kept in place; the baseline."""
 
     name = "shuffle-random"
     description = "all premise words shuffled, punctuation kept in place; label unchanged"
+    tag_descriptions = {"words": ("words:N", "shuffle-random: the premise's N words (punctuation excluded) were "
+                                             "shuffled")}
 
     def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:
         positions = parse.word_positions
@@ -93,22 +139,3 @@ def _perturbed(pair: Pair, parse: Parse, permutation: list[int], tags: list[str]
     tokens = parse.tokens
     return Perturbed(" ".join([tokens[k] for k in permutation]), pair.hypothesis, pair.label, permutation, tags,
                      extra or {})
-
-
-@VARIANTS.register("shuffle-N", pattern=r"shuffle-(0|[1-9][0-9]*)",
-                   help=f"words shuffled inside NP/VP/PP/ADVP/ADJP constituents of exactly N words "
-                        f"({MIN_WORDS} <= N <= {MAX_WORDS}; --shuffle-scope: every one or one)")
-def make_constituency_shuffle(name: str, scope: str = "all", **options) -> ConstituencyShuffle:
-    size = int(VARIANTS.lookup(name)[1].group(1))
-    if not MIN_WORDS <= size <= MAX_WORDS:
-        raise SwapbenchError(f"--variants: {name!r} asks for constituents of {size} words; a constituency "
-                             f"shuffle takes constituents of at least {MIN_WORDS} words and at most {MAX_WORDS}")
-    return ConstituencyShuffle(size, scope=scope)
-
-
-make_constituency_shuffle.usage = f"shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS})"  # type: ignore[attr-defined]
-
-
-@VARIANTS.register(RandomShuffle.name, help="every premise word shuffled, punctuation in place (the baseline)")
-def make_random_shuffle(name: str, **options) -> RandomShuffle:
-    return RandomShuffle()

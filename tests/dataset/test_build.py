@@ -9,7 +9,7 @@ import yaml
 
 from swapbench.core import fingerprint
 from swapbench.results import build_record
-from swapbench.dataset.pipeline import BuildOptions, build
+from swapbench.dataset.pipeline import build, build_options
 from swapbench.commands.main import main
 from swapbench.core.errors import InputError, SwapbenchError
 from swapbench.core.labels import LABEL_NAMES
@@ -78,9 +78,9 @@ def test_same_seed_same_output_regardless_of_pair_order(tmp_path, fixtures):
     (tmp_path / "reversed").mkdir()
     (tmp_path / "reversed" / "snli_1.0_test.jsonl").write_text("\n".join(reversed(lines)) + "\n")
     options = dict(use_cache=False, variants=CONFIGS)
-    forward = build(BuildOptions(source=str(fixtures), out=tmp_path / "a", **options))[0]
-    backward = build(BuildOptions(source=str(tmp_path / "reversed"), out=tmp_path / "b", **options))[0]
-    other_seed = build(BuildOptions(source=str(fixtures), out=tmp_path / "c", seed=1, **options))[0]
+    forward = build(build_options(source=str(fixtures), out=tmp_path / "a", **options))[0]
+    backward = build(build_options(source=str(tmp_path / "reversed"), out=tmp_path / "b", **options))[0]
+    other_seed = build(build_options(source=str(fixtures), out=tmp_path / "c", seed=1, **options))[0]
     for config in CONFIGS:
         by_id = lambda folder: {r["pair_id"]: r["premise"] for r in load(folder, config)}  # noqa: E731
         assert by_id(forward) == by_id(backward)
@@ -89,7 +89,7 @@ def test_same_seed_same_output_regardless_of_pair_order(tmp_path, fixtures):
 
 def test_a_failed_build_leaves_the_previous_output_intact(tmp_path, fixtures, monkeypatch):
     out = tmp_path / "out"
-    build(BuildOptions(source=str(fixtures), out=out, use_cache=False, variants=["shuffle-random"]))
+    build(build_options(source=str(fixtures), out=out, use_cache=False, variants=["shuffle-random"]))
     before = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
     def interrupted(*args, **kwargs):
@@ -97,7 +97,7 @@ def test_a_failed_build_leaves_the_previous_output_intact(tmp_path, fixtures, mo
 
     monkeypatch.setattr("swapbench.dataset.pipeline.write_config", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        build(BuildOptions(source=str(fixtures), out=out, use_cache=False, variants=CONFIGS))
+        build(build_options(source=str(fixtures), out=out, use_cache=False, variants=CONFIGS))
     assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
 
@@ -105,7 +105,7 @@ def test_a_failed_build_leaves_the_previous_output_intact(tmp_path, fixtures, mo
 def test_the_garbage_collector_is_left_as_it_was(tmp_path, fixtures, monkeypatch):
     import swapbench.dataset.pipeline
 
-    options = BuildOptions(source=str(fixtures), out=tmp_path / "out", use_cache=False, variants=["shuffle-random"])
+    options = build_options(source=str(fixtures), out=tmp_path / "out", use_cache=False, variants=["shuffle-random"])
     frozen_while_applying = []
     apply_variant = swapbench.dataset.pipeline.apply_variant
 
@@ -143,7 +143,7 @@ def test_a_malformed_tree_is_reported_with_file_and_line(tmp_path, fixtures, cap
     source = tmp_path / "snli_1.0_test.jsonl"
     source.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError) as caught:
-        build(BuildOptions(source=str(source), out=tmp_path / "out", parser="ptb"))
+        build(build_options(source=str(source), out=tmp_path / "out", parser="ptb"))
     assert (caught.value.path, caught.value.line) == (str(source), 5)
     assert main(["build", "--source", str(source), "--out", str(tmp_path / "out")]) == 2
     assert f"{source}:5: malformed bracketed parse" in capsys.readouterr().err.replace("\n", "")
@@ -160,8 +160,8 @@ def test_ptb_parser_needs_supplied_trees(tmp_path, fixtures, capsys):
 
 
 def test_spacy_backend_builds_and_measures_agreement(tmp_path, fixtures):
-    out, info = build(BuildOptions(source=str(fixtures), out=tmp_path / "spacy", parser="spacy",
-                                   cache_dir=tmp_path / "cache", variants=["shuffle-3", "shuffle-random"]))
+    out, info = build(build_options(source=str(fixtures), out=tmp_path / "spacy", parser="spacy",
+                                    cache_dir=tmp_path / "cache", variants=["shuffle-3", "shuffle-random"]))
     assert info.parser == "spacy" and info.parser_agreement["sentences"] == 5
     assert 0 < info.parser_agreement["precision"] <= 1 and 0 < info.parser_agreement["recall"] <= 1
     assert "Parser agreement" in (out / "README.md").read_text()
@@ -176,8 +176,8 @@ def test_hub_push_reads_configurations_from_the_card(built):
 
 
 def test_full_snli_test_split_with_supplied_trees(tmp_path, shared_snli):
-    out, info = build(BuildOptions(source=str(shared_snli), split="test", out=tmp_path / "snli", parser="ptb",
-                                   variants=CONFIGS))
+    out, info = build(build_options(source=str(shared_snli), split="test", out=tmp_path / "snli", parser="ptb",
+                                    variants=CONFIGS))
     assert (info.rows_read, info.dropped_no_gold, info.pairs, info.unique_premises) == (10000, 176, 9824, 3323)
     counts = {c.name: c.rows for c in info.configs}
     assert counts["shuffle-random"] == 9824
@@ -213,20 +213,20 @@ def test_full_snli_test_split_with_supplied_trees(tmp_path, shared_snli):
 def test_a_folder_rebuilt_in_place_loads_the_new_rows(tmp_path, fixtures):
     out = tmp_path / "snli-test"
     options = dict(source=str(fixtures), out=out, use_cache=False, variants=["shuffle-random"])
-    build(BuildOptions(seed=0, **options))
+    build(build_options(seed=0, **options))
     first = load(out, "shuffle-random")["premise"]
-    build(BuildOptions(seed=5, **options))
+    build(build_options(seed=5, **options))
     assert load(out, "shuffle-random")["premise"] != first
 
 
 def test_a_default_variant_that_applies_to_no_pair_is_left_out_and_a_named_one_is_refused(tmp_path, fixtures,
                                                                                              capsys):
     # The fixture's pair IDs are none of the hand decisions that shuffle-sr-validated keeps.
-    out, info = build(BuildOptions(source=str(fixtures), out=tmp_path / "default", use_cache=False))
+    out, info = build(build_options(source=str(fixtures), out=tmp_path / "default", use_cache=False))
     names = [c.name for c in info.configs]
     assert "shuffle-sr-validated" not in names and {"shuffle-3", "shuffle-random", "shuffle-sr"} <= set(names)
     assert "Left out shuffle-sr-validated: no pair read applies to it." in capsys.readouterr().err
     with pytest.raises(SwapbenchError, match="shuffle-sr-validated would have no rows"):
-        build(BuildOptions(source=str(fixtures), out=tmp_path / "named", use_cache=False,
-                           variants=["shuffle-random", "shuffle-sr-validated"]))
+        build(build_options(source=str(fixtures), out=tmp_path / "named", use_cache=False,
+                            variants=["shuffle-random", "shuffle-sr-validated"]))
     assert not (tmp_path / "named").exists()

@@ -63,7 +63,7 @@ def test_unknown_variants_are_refused_with_what_there_is(toy_variant):
         make_variant("shuffle-x")
     with pytest.raises(SwapbenchError, match="constituents of 1 words"):
         make_variant("shuffle-1")
-    assert make_variant("shuffle-12", scope="one").scope == "one"
+    assert make_variant("shuffle-12", shuffle_scope="one").scope == "one"
 
 
 def test_a_variant_whose_rows_lack_a_declared_column_is_refused(fixtures, tmp_path):

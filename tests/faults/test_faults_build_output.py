@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from swapbench.dataset.pipeline import BuildOptions, build
+from swapbench.dataset.pipeline import build, build_options
 from swapbench.commands.main import main
 from swapbench.results.build_record import BUILD_INFO
 
@@ -246,8 +246,8 @@ def test_without_an_atomic_exchange_the_build_is_swapped_in_by_two_renames(previ
         raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
 
     monkeypatch.setattr("swapbench.core.destination._exchange", no_exchange)
-    build(BuildOptions(source=str(FIXTURES), out=previous_build, variants=["shuffle-random"], use_cache=False,
-                       seed=6))
+    build(build_options(source=str(FIXTURES), out=previous_build, variants=["shuffle-random"], use_cache=False,
+                        seed=6))
     assert seed_of(previous_build) == 6 and leftovers(previous_build) == []
 
 
@@ -255,11 +255,11 @@ SWAPPER = """
 import sys
 from pathlib import Path
 from rich.console import Console
-from swapbench.dataset.pipeline import BuildOptions, build
+from swapbench.dataset.pipeline import build, build_options
 
 source, out, rounds = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 for seed in range(1, rounds + 1):
-    build(BuildOptions(source=source, out=out, variants=["shuffle-random"], use_cache=False, seed=seed),
+    build(build_options(source=source, out=out, variants=["shuffle-random"], use_cache=False, seed=seed),
           console=Console(quiet=True))
 """
 

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from roles_helpers import FIXTURES, english
-from swapbench.dataset.pipeline import BuildOptions, build
+from swapbench.dataset.pipeline import build, build_options
 from swapbench.core.errors import InputError
 from swapbench.roles.base import Sentence, Span
 from swapbench.roles.frames import FramesRoles, bio_spans
@@ -33,8 +33,8 @@ def test_frames_are_matched_by_text_and_by_drops_from_the_passive_agent():
 
 
 def test_build_with_frames(tmp_path):
-    out, info = build(BuildOptions(source=str(FIXTURES / "snli_roles.jsonl"), out=tmp_path / "out",
-                                   variants=["shuffle-sr"], srl=f"frames:{FRAMES}"))
+    out, info = build(build_options(source=str(FIXTURES / "snli_roles.jsonl"), out=tmp_path / "out",
+                                    variants=["shuffle-sr"], srl=f"frames:{FRAMES}"))
     rows = {r["pair_id"]: r for r in pq.read_table(next((out / "shuffle-sr").glob("*.parquet"))).to_pylist()}
     assert {k: (r["swapped_side"], r["premise"] if r["swapped_side"] == "premise" else r["hypothesis"])
             for k, r in rows.items()} == {"rl2#0r1e": ("hypothesis", "A ball chases a dog .")}

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from roles_helpers import FIXTURES
-from swapbench.dataset.pipeline import BuildOptions, build
+from swapbench.dataset.pipeline import build, build_options
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.selection import Decision, append_decision
 from swapbench.variants import DEFAULT_VARIANTS, make_variant
@@ -44,8 +44,8 @@ def test_shuffle_sr_is_built_by_default_and_named_like_the_others():
 
 def test_build_on_hand_written_pairs(tmp_path):
     # the reference paper's order: the premise first, where the hypothesis grounds its swap
-    out, info = build(BuildOptions(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"],
-                                   sr_order="premise-first"))
+    out, info = build(build_options(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"],
+                                    sr_order="premise-first"))
     rows = rows_of(out)
     check_invariants(rows)
     assert set(rows) == {"rl1#0r1e", "rl2#0r1e", "rl6#0r1e"}  # rl3 is neutral, rl4 filtered, rl5 copula only
@@ -74,7 +74,7 @@ def test_build_on_hand_written_pairs(tmp_path):
 
 
 def test_the_default_order_swaps_the_hypothesis_first(tmp_path):
-    out, info = build(BuildOptions(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"]))
+    out, info = build(build_options(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"]))
     rows = rows_of(out)
     check_invariants(rows)
     assert {pair_id: row["swapped_side"] for pair_id, row in rows.items()} == {
@@ -85,14 +85,14 @@ def test_the_default_order_swaps_the_hypothesis_first(tmp_path):
 
 
 def test_validated_configuration_keeps_the_accepted_swaps_of_its_decisions(tmp_path):
-    from swapbench.variants.role_validated import DECISIONS, make_validated
+    from swapbench.variants.role_validated import DECISIONS, ValidatedRoleShuffle
 
     assert DECISIONS.is_file()
     selection = tmp_path / "decisions.jsonl"
     selection.write_text('{"pair_id": "rl1#0r1e", "decision": "accept", "side": "hypothesis"}\n'
                          '{"pair_id": "rl2#0r1e", "decision": "reject", "side": "hypothesis"}\n'
                          '{"pair_id": "rl6#0r1e", "decision": "accept", "side": "premise"}\n')
-    variant = make_validated("shuffle-sr-validated", selection=selection)
+    variant = ValidatedRoleShuffle(selection=selection)
     assert variant.name == "shuffle-sr-validated"
     assert make_variant("shuffle-sr-validated").selection_path == DECISIONS
     from swapbench.sources import load_split
@@ -110,20 +110,20 @@ def test_tree_labelers_need_trees(tmp_path):
     plain.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if "parse" not in k}) + "\n"
                              for line in SOURCE.read_text().splitlines()))
     with pytest.raises(SwapbenchError, match="--srl tree needs constituency trees"):
-        build(BuildOptions(source=str(plain), out=tmp_path / "out", variants=["shuffle-sr"], srl="tree",
-                           parser="spacy"))
+        build(build_options(source=str(plain), out=tmp_path / "out", variants=["shuffle-sr"], srl="tree",
+                            parser="spacy"))
 
 
 def test_selection_keeps_only_accepted_swaps_that_still_read_the_same(tmp_path):
-    out, _ = build(BuildOptions(source=str(SOURCE), out=tmp_path / "all", variants=["shuffle-sr"]))
+    out, _ = build(build_options(source=str(SOURCE), out=tmp_path / "all", variants=["shuffle-sr"]))
     rows = rows_of(out)
     selection = tmp_path / "selection.jsonl"
     for pair_id, decision in (("rl1#0r1e", "accept"), ("rl2#0r1e", "reject")):
         append_decision(selection, Decision(pair_id, decision, rows[pair_id]["premise"], rows[pair_id]["hypothesis"]))
     append_decision(selection, Decision("rl6#0r1e", "accept", "A different swap .", rows["rl6#0r1e"]["hypothesis"]))
 
-    kept, info = build(BuildOptions(source=str(SOURCE), out=tmp_path / "kept", variants=["shuffle-sr"],
-                                    sr_selection=selection))
+    kept, info = build(build_options(source=str(SOURCE), out=tmp_path / "kept", variants=["shuffle-sr"],
+                                     sr_selection=selection))
     assert set(rows_of(kept)) == {"rl1#0r1e"}
     assert info.configs[0].extra["selection"] == {"file": str(selection), "decisions": 3, "undecided": 0,
                                                   "rejected": 1, "stale": 1}
@@ -131,8 +131,8 @@ def test_selection_keeps_only_accepted_swaps_that_still_read_the_same(tmp_path):
 
 @pytest.mark.integration
 def test_full_snli_test_split_with_spacy_roles(shared_snli, tmp_path, capsys):
-    out, info = build(BuildOptions(source=str(shared_snli), split="test", out=tmp_path / "out",
-                                   variants=["shuffle-sr"], srl="spacy"))
+    out, info = build(build_options(source=str(shared_snli), split="test", out=tmp_path / "out",
+                                    variants=["shuffle-sr"], srl="spacy"))
     stats = info.configs[0].extra
     with capsys.disabled():
         print(f"\nshuffle-sr, SNLI test, --srl spacy: {stats['entailment_pairs']} entailment pairs, "
