@@ -91,6 +91,8 @@ def test_the_extending_examples_run_and_register_what_they_say():
         [parse] = PTBParser().parse_many([tree])
         row = make_variant("shuffle-reverse").apply(pair, parse, example_rng(0, "x1", "shuffle-reverse"))
         assert row.premise == "cat a chases dog A ." and row.permutation == [4, 3, 2, 1, 0, 5]
+        kept = make_variant("shuffle-reverse", reverse_keep_first=True).apply(pair, parse, None)
+        assert kept.premise == "A cat a chases dog ."
         [flat] = PARSERS.get("flat")(has_parses=False, spacy_model=None, benepar_model=None).parse_many(
             ["A dog chases a cat."])
         assert flat.tokens == ("A", "dog", "chases", "a", "cat", ".") and flat.punct[-1]
