@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from swapbench.core.plugins import PluginError, load_plugins
-from swapbench.core.registry import Registry
+from swapbench.core.registry import SOURCES, Registry
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -127,8 +127,16 @@ def test_a_broken_plugin_is_named_without_a_traceback(broken):
     assert done.returncode == 0 and "brokennli" not in done.stdout and "snli:" in done.stdout
 
 
+@pytest.fixture
+def forgets_the_toy_plugin():
+    """Importing the plugin here registers its source in this process's SOURCES: later tests must not see it."""
+    yield
+    SOURCES.remove("toynli")
+    sys.modules.pop("toynli_plugin", None)
+
+
 @pytest.mark.integration
-def test_a_registry_loads_its_group_once_and_lazily(good, monkeypatch):
+def test_a_registry_loads_its_group_once_and_lazily(good, monkeypatch, forgets_the_toy_plugin):
     monkeypatch.delenv("SWAPBENCH_NO_PLUGINS", raising=False)
     monkeypatch.syspath_prepend(str(good))
     registry = Registry("toy", group="swapbench.plugin_test")
