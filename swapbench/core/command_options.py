@@ -39,27 +39,30 @@ from .options import comma_separated, integer, number
 _CLI = "cli"  # the key of a field's command-line settings in its json_schema_extra
 
 
-def option(default: Any = ..., *, help: str, flag: str | None = None, metavar: str | None = None,
-           positional: bool = False, negative: str | None = None, group: str | None = None,
-           parse: Any = None, choices: tuple | typing.Callable[[], typing.Iterable] | None = None, cli: bool = True,
-           deprecated: str | None = None, required: bool = False, **constraints) -> Any:
+def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: str | None = None,
+           metavar: str | None = None, positional: bool = False, negative: str | None = None,
+           group: str | None = None, parse: Any = None,
+           choices: tuple | typing.Callable[[], typing.Iterable] | None = None, cli: bool = True,
+           deprecated: str | None = None, required: bool = False, repeat: bool = False, **constraints) -> Any:
     """A field of a CommandOptions model.
 
-    `help`: the option's help (its default is appended when it has one); `flag`: the command-line spelling
-    (default --field-name); `positional`: a positional argument; `negative`: for a bool that defaults to True,
-    the flag that turns it off (e.g. --no-probe); `group`: the argparse group it is listed under; `parse`: an
-    argparse type of its own, where the field's range cannot say it (a device name); `choices`: the values a
-    string (or each item of a list) takes, checked on both paths, or a function giving them when the parser is
-    built (what a registry lists then); `cli`: False for a field the API takes but the command line does not
-    (what the command fills in itself); `deprecated`: the option's old flag, still taken with a warning, and its
-    old keyword (the flag's words joined by _) in the API; `required`: the command line must give it, though the
-    API need not (where the API's default means "do not", e.g. write no files). `constraints`: pydantic's ge, gt,
-    le, lt, min_length...
+    `help`: the option's help (its default is appended when it has one), or a function giving it when the parser
+    is built (what a registry lists then); `flag`: the command-line spelling (default --field-name);
+    `positional`: a positional argument; `negative`: for a bool that defaults to True, the flag that turns it off
+    (e.g. --no-probe); `group`: the argparse group it is listed under; `parse`: an argparse type of its own, where
+    the field's range cannot say it (a device name); `choices`: the values a string (or each item of a list)
+    takes, checked on both paths, or a function giving them when the parser is built; `cli`: False for a field
+    the API takes but the command line does not (what the command fills in itself); `deprecated`: the option's
+    old flag, still taken with a warning, and its old keyword (the flag's words joined by _) in the API;
+    `required`: the command line must give it, though the API need not (where the API's default means "do
+    not", e.g. write no files); `repeat`: a list option given as one flag per item (--encoding-option A=1
+    --encoding-option B=2) rather than comma-separated. `constraints`: pydantic's ge, gt, le, lt, min_length...
     """
     extra = {"flag": flag, "metavar": metavar, "positional": positional, "negative": negative, "group": group,
              "parse": parse, "choices": choices, "cli": cli, "deprecated": deprecated,
-             "required": required}
-    return Field(default, description=help, json_schema_extra={_CLI: extra}, **constraints)
+             "required": required, "repeat": repeat, "help": help if callable(help) else None}
+    return Field(default, description=None if callable(help) else help, json_schema_extra={_CLI: extra},
+                 **constraints)
 
 
 class CommandOptions(BaseModel):
@@ -218,7 +221,7 @@ def add_arguments(parser: argparse.ArgumentParser, model: type[CommandOptions], 
 def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
     annotation = _without_none(field.annotation)
     default = None if field.is_required() else field.default
-    help_text = field.description or ""
+    help_text = cli["help"]() if cli.get("help") else field.description or ""
     kwargs: dict[str, Any] = {"dest": name}
     if annotation is bool:
         if cli.get("negative"):
@@ -232,9 +235,12 @@ def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
         choices = typing.get_args(annotation)
     if cli.get("parse") is not None:
         kwargs["type"] = cli["parse"]
+    elif _is_list(annotation) and cli.get("repeat"):
+        kwargs["action"] = "append"  # (argparse copies the default list before it appends)
     elif _is_list(annotation):
-        kwargs["type"] = comma_separated(str)
+        kwargs["type"] = comma_separated(_one_of(choices) if choices else str)
         kwargs.setdefault("metavar", cli.get("metavar") or "A,B,...")
+        choices = None  # (argparse would look for the whole list among them)
     else:
         kind = _argparse_type(annotation, field)
         if kind is not None:
@@ -260,6 +266,15 @@ def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
         alias = {key: value for key, value in kwargs.items() if key not in ("help", "default", "required")}
         target.add_argument(cli["deprecated"], action=_Deprecated, new=flag_of(name, field),
                             default=argparse.SUPPRESS, help=f"deprecated: use {flag_of(name, field)}", **alias)
+
+
+def _one_of(choices: tuple):
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(map(str, choices))})")
+        return text
+
+    return parse
 
 
 def from_arguments(model: type[CommandOptions], args: argparse.Namespace, **filled):

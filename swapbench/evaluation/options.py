@@ -37,8 +37,8 @@ class TrainingDataOptions(CommandOptions):
 
     train_source: str | None = option(
         None, group=TRAINING_DATA,
-        help=source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive") + "; also the pool of --shots "
-                                                                                      "examples")
+        help=lambda: source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive") + "; also the pool of "
+                                                                                              "--shots examples")
     train_split: str = option("train", group=TRAINING_DATA, choices=split_names,
                               help="split of the training source; dev and validation name the same split")
     train_limit: int | None = option(None, ge=1, group=TRAINING_DATA, help="use only the first N training pairs")

@@ -84,10 +84,10 @@ def evaluate(options: EvalOptions, console: Console | None = None) -> Evaluation
                 loaded.model, loaded.tokenizer, benchmark, pairs, loaded.labels, max_length=max_tokens,
                 batch_size=options.eval_batch_size, progress=advance)
     if scored.truncated:
-        prompted = options.mode == "prompt"
-        limit = f"the model's {max_tokens}" if prompted and max_tokens != options.max_length else \
-            f"--max-length {max_tokens}"
-        cut = "cut from the left" + (" to fit the model" if "model's" in limit else "") if prompted else "truncated"
+        limit, cut = f"--max-length {max_tokens}", "truncated"
+        if options.mode == "prompt":
+            limit, cut = ((limit, "cut from the left") if max_tokens == options.max_length else
+                          (f"the model's {max_tokens}", "cut from the left to fit the model"))
         console.print(f"[yellow]Warning:[/] {scored.truncated} of {len(pairs)} distinct pairs are longer than "
                       f"{limit} tokens and were {cut}")
     results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
