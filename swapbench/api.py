@@ -11,7 +11,8 @@ commands of the same names do, and hand back what they wrote with its tables as 
     swapbench.probe("bert-base-uncased", words=20).layers
 
 The keyword arguments are the fields of each command's options (`swapbench.dataset.options.build_options_model()`,
-`EvalOptions`); the command-line help describes them. Nothing heavy is imported until a function is called.
+`EvalOptions`, `ProbeOptions`), from which the command line's options are made too; the command-line help
+describes them. Nothing heavy is imported until a function is called.
 """
 
 from __future__ import annotations
@@ -146,33 +147,34 @@ def evaluate(model: str | Path, data: str | Path, *, output: str | Path | None =
     """Score `model` (Hub id or folder) on the built dataset `data` (folder or Hub id), as `swapbench eval`
     does, and write the results file (`output`, default results/MODEL/...) and its predictions beside it.
 
-    Any other field of `swapbench.evaluation.pipeline.EvalOptions` may be given by name: configs (a list), limit,
-    finetune, probe, device, seed, bootstrap, progress, ...
+    The other keywords are `swapbench eval`'s options by their field names in
+    `swapbench.evaluation.options.EvalOptions`, checked as the command line checks them: configs (a list or
+    "a,b"), limit, finetune, train_batch_size, max_length, probe, device, seed, bootstrap, progress, ...
     """
     from .commands.main import load_model_types
-    from .evaluation.pipeline import EvalOptions
+    from .evaluation.options import EvalOptions
     from .evaluation.pipeline import evaluate as run_evaluation
 
-    load_model_types()
-
     options.setdefault("command", ["swapbench.evaluation", str(model), str(data)])
-    results, path = run_evaluation(EvalOptions(model=str(model), data=str(data), output=_path(output), **options))
+    checked = EvalOptions.from_keywords(model=str(model), data=str(data), output=output, **options)
+    load_model_types()
+    results, path = run_evaluation(checked)
     return Evaluated(results, path)
 
 
-def probe(model: str | Path, *, words: int = 100, length: int = 128, seed: int = 0, revision: str | None = None,
-          add_special_tokens: bool = False, batch_size: int = 8, trust_remote_code: bool = False,
-          progress: bool = True, out: str | Path | None = None) -> Probed:
+def probe(model: str | Path, **options) -> Probed:
     """Measure the locality and symmetry of `model`'s positional attention, as `swapbench probe` does; with
-    `out`, also write probe.json and the heatmaps there."""
-    from .commands.main import load_model_types
-    from .commands.probe import write_probe
-    from .probing.loading import load_model, model_revision
-    from .probing.run import probe_model
+    `out`, also write probe.json and the heatmaps there.
 
+    The keywords are `swapbench probe`'s options by their field names in `swapbench.probing.options.ProbeOptions`,
+    checked as the command line checks them: words, length, seed, revision, add_special_tokens,
+    probe_batch_size (batch_size: its old name), trust_remote_code, progress, out.
+    """
+    from .commands.main import load_model_types
+    from .commands.probe import probe as run_probe
+    from .probing.options import ProbeOptions
+
+    checked = ProbeOptions.from_keywords(model=str(model), **options)
     load_model_types()
-    loaded, tokenizer = load_model(str(model), revision, trust_remote_code)
-    result = probe_model(loaded, tokenizer, n_words=words, length=length, seed=seed,
-                         add_special_tokens=add_special_tokens, progress=progress, batch_size=batch_size)
-    result = result.model_copy(update={"model": str(model), "revision": model_revision(str(model), loaded)})
-    return Probed(result, write_probe(result, Path(out)) if out is not None else [])
+    result, files = run_probe(checked)
+    return Probed(result, files)

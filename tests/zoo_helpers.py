@@ -56,6 +56,6 @@ def setting(tmp_path_factory) -> dict[str, Path]:
 
 def recipe_options(setting, epochs: int = 1) -> list[str]:
     return ["--layers", "1", "--hidden", "16", "--heads", "2", "--epochs", str(epochs), "--lr", "1e-2",
-            "--batch-size", "8", "--max-length", "32", "--tokenizer", str(setting["tokenizer"]),
+            "--train-batch-size", "8", "--max-length", "32", "--tokenizer", str(setting["tokenizer"]),
             "--train-source", str(setting["train"]), "--val-source", str(setting["validation"]),
             "--device", "cpu", "--no-progress"]

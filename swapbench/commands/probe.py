@@ -8,18 +8,16 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ..core.command_options import add_arguments, from_arguments
 from ..core.files import check_writable
-from ..core.options import integer, positive_int, seed
 from ..probing.errors import ProbeError
-from ..probing.run import MIN_LENGTH
+from ..probing.options import ProbeOptions
 from ..probing.result import ProbeResult
 
 PROBE_JSON = "probe.json"
 AVERAGE_PNG = "positional_attention.png"
 LAYERS_PNG = "positional_attention_layers.png"
 OFFSETS_PNG = "positional_attention_offsets.png"
-
-probe_length = integer(MIN_LENGTH)
 
 
 def add_probe(subparsers) -> None:
@@ -29,21 +27,7 @@ def add_probe(subparsers) -> None:
                                           "profile by offset. Decoder-only models are probed under their causal "
                                           "mask: symmetry is then null, and left decay (a swapbench extension) "
                                           "describes how attention falls off to the left.")
-    p.add_argument("model", metavar="MODEL", help="Hugging Face model id or local folder")
-    p.add_argument("--out", type=Path, required=True, help="folder for probe.json and the figures")
-    p.add_argument("--revision", help="Hub revision (branch, tag or commit) of MODEL")
-    p.add_argument("--words", type=positive_int, default=100,
-                   help="words drawn from the vocabulary (default: %(default)s)")
-    p.add_argument("--length", type=probe_length, default=128,
-                   help="copies of the word per sequence (default: %(default)s)")
-    p.add_argument("--seed", type=seed, default=0, help="seed of the word draw (default: %(default)s)")
-    p.add_argument("--add-special-tokens", action="store_true",
-                   help="frame each sequence with the tokenizer's special tokens ([CLS] ... [SEP]); not the "
-                        "board's framing (see README)")
-    p.add_argument("--trust-remote-code", action="store_true",
-                   help="run the model's own code shipped with it (auto_map), e.g. for an ALiBi BERT")
-    p.add_argument("--batch-size", type=positive_int, default=8,
-                   help="sequences per forward pass (default: %(default)s)")
+    add_arguments(p, ProbeOptions)
     p.set_defaults(run=run_probe, loads_models=True)
 
 
@@ -59,19 +43,28 @@ def write_probe(result: ProbeResult, out: Path) -> list[Path]:
     return [json_path, *paths]
 
 
-def run_probe(args: argparse.Namespace) -> int:
+def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
+    """Probe the model the options name; with options.out, write probe.json and the figures there too."""
     from ..probing.loading import load_model, model_revision
-    from ..probing.run import flat_warning, probe_model
+    from ..probing.run import probe_model
 
-    if args.out.exists() and not args.out.is_dir():
-        raise ProbeError(f"--out {args.out} exists and is not a folder")
-    check_writable(args.out / PROBE_JSON, "--out")
+    if options.out is not None:
+        if options.out.exists() and not options.out.is_dir():
+            raise ProbeError(f"--out {options.out} exists and is not a folder")
+        check_writable(options.out / PROBE_JSON, "--out")
+    model, tokenizer = load_model(options.model, options.revision, options.trust_remote_code)
+    result = probe_model(model, tokenizer, n_words=options.words, length=options.length, seed=options.seed,
+                         add_special_tokens=options.add_special_tokens, batch_size=options.probe_batch_size,
+                         progress=options.progress)
+    result = result.model_copy(update={"model": options.model, "revision": model_revision(options.model, model)})
+    return result, write_probe(result, options.out) if options.out is not None else []
+
+
+def run_probe(args: argparse.Namespace) -> int:
+    from ..probing.run import flat_warning
+
     console = Console()
-    model, tokenizer = load_model(args.model, args.revision, args.trust_remote_code)
-    result = probe_model(model, tokenizer, n_words=args.words, length=args.length, seed=args.seed,
-                         add_special_tokens=args.add_special_tokens, batch_size=args.batch_size)
-    result = result.model_copy(update={"model": args.model, "revision": model_revision(args.model, model)})
-    paths = write_probe(result, args.out)
+    result, paths = probe(from_arguments(ProbeOptions, args))
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
     symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"
     console.print(f"locality {result.locality:.1%}, symmetry {symmetry_text}, spread {result.spread:.3f}, "

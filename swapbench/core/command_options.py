@@ -14,14 +14,18 @@ option is spelled in one place and means the same thing in both:
 
 A value out of range fails on the command line with argparse's usage message and exit code 2, built from the same
 bounds that pydantic checks for the API. A list option takes a comma-separated string on the command line, and a
-list or a comma-separated string from the API.
+list or a comma-separated string from the API. An option renamed keeps its old spelling working for a while
+(`deprecated="--batch-size"`): on the command line, and as the old keyword in the API, each with a warning that
+names the new one.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import types
 import typing
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,21 +39,30 @@ from .options import comma_separated, integer, number
 _CLI = "cli"  # the key of a field's command-line settings in its json_schema_extra
 
 
-def option(default: Any = ..., *, help: str, flag: str | None = None, metavar: str | None = None,
-           positional: bool = False, negative: str | None = None, group: str | None = None,
-           parse: Any = None, choices: tuple | None = None, cli: bool = True, **constraints) -> Any:
+def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: str | None = None,
+           metavar: str | None = None, positional: bool = False, negative: str | None = None,
+           group: str | None = None, parse: Any = None,
+           choices: tuple | typing.Callable[[], typing.Iterable] | None = None, cli: bool = True,
+           deprecated: str | None = None, required: bool = False, repeat: bool = False, **constraints) -> Any:
     """A field of a CommandOptions model.
 
-    `help`: the option's help (its default is appended when it has one); `flag`: the command-line spelling
-    (default --field-name); `positional`: a positional argument; `negative`: for a bool that defaults to True,
-    the flag that turns it off (e.g. --no-probe); `group`: the argparse group it is listed under; `parse`: an
-    argparse type of its own, where the field's range cannot say it (a device name); `choices`: the values a
-    string takes; `cli`: False for a field the API takes but the command line does not (what the command fills
-    in itself). `constraints`: pydantic's ge, gt, le, lt, min_length...
+    `help`: the option's help (its default is appended when it has one), or a function giving it when the parser
+    is built (what a registry lists then); `flag`: the command-line spelling (default --field-name);
+    `positional`: a positional argument; `negative`: for a bool that defaults to True, the flag that turns it off
+    (e.g. --no-probe); `group`: the argparse group it is listed under; `parse`: an argparse type of its own, where
+    the field's range cannot say it (a device name); `choices`: the values a string (or each item of a list)
+    takes, checked on both paths, or a function giving them when the parser is built; `cli`: False for a field
+    the API takes but the command line does not (what the command fills in itself); `deprecated`: the option's
+    old flag, still taken with a warning, and its old keyword (the flag's words joined by _) in the API;
+    `required`: the command line must give it, though the API need not (where the API's default means "do
+    not", e.g. write no files); `repeat`: a list option given as one flag per item (--encoding-option A=1
+    --encoding-option B=2) rather than comma-separated. `constraints`: pydantic's ge, gt, le, lt, min_length...
     """
     extra = {"flag": flag, "metavar": metavar, "positional": positional, "negative": negative, "group": group,
-             "parse": parse, "choices": choices, "cli": cli}
-    return Field(default, description=help, json_schema_extra={_CLI: extra}, **constraints)
+             "parse": parse, "choices": choices, "cli": cli, "deprecated": deprecated,
+             "required": required, "repeat": repeat, "help": help if callable(help) else None}
+    return Field(default, description=None if callable(help) else help, json_schema_extra={_CLI: extra},
+                 **constraints)
 
 
 class CommandOptions(BaseModel):
@@ -60,6 +73,7 @@ class CommandOptions(BaseModel):
     @classmethod
     def from_keywords(cls, **keywords):
         """The model from the API's keyword arguments; a bad value is a SwapbenchError naming the option."""
+        keywords = _renamed(cls, keywords)
         unknown = sorted(set(keywords) - set(cls.model_fields))
         if unknown:
             raise SwapbenchError(f"unknown option{'s' * (len(unknown) > 1)} {', '.join(unknown)}: expected one of "
@@ -76,6 +90,49 @@ class CommandOptions(BaseModel):
         if isinstance(value, str) and _is_list(cls.model_fields[info.field_name].annotation):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _in_choices(cls, value, info):
+        """The choices the command line checks, checked for the API too."""
+        choices = choices_of(cls.model_fields[info.field_name])
+        if choices is None or value is None:
+            return value
+        wrong = [item for item in (value if isinstance(value, list) else [value]) if item not in choices]
+        if wrong:
+            raise ValueError(f"{', '.join(map(repr, wrong))} is not one of {', '.join(map(str, choices))}")
+        return value
+
+
+def _renamed(model: type[CommandOptions], keywords: dict) -> dict:
+    """The keywords with an option's old keyword given its new name, and a DeprecationWarning that says so."""
+    renamed = dict(keywords)
+    for name, field in model.model_fields.items():
+        old = settings(field).get("deprecated")
+        old_keyword = old.lstrip("-").replace("-", "_") if old else None
+        if old_keyword and old_keyword in renamed and old_keyword not in model.model_fields:
+            if name in renamed:
+                raise SwapbenchError(f"{old_keyword} is the old name of {name}: give one of them")
+            warnings.warn(f"{old_keyword} is deprecated: use {name}", DeprecationWarning, stacklevel=3)
+            renamed[name] = renamed.pop(old_keyword)
+    return renamed
+
+
+def choices_of(field: FieldInfo) -> tuple | None:
+    choices = settings(field).get("choices")
+    return tuple(choices()) if callable(choices) else choices
+
+
+class _Deprecated(argparse.Action):
+    """An option's old flag: stores the value under the new one's name and says, on one line, to use the new one."""
+
+    def __init__(self, *args, new: str, **kwargs):
+        self.new = new
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"warning: {option_string} is deprecated: use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
 
 
 def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
@@ -164,7 +221,7 @@ def add_arguments(parser: argparse.ArgumentParser, model: type[CommandOptions], 
 def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
     annotation = _without_none(field.annotation)
     default = None if field.is_required() else field.default
-    help_text = field.description or ""
+    help_text = cli["help"]() if cli.get("help") else field.description or ""
     kwargs: dict[str, Any] = {"dest": name}
     if annotation is bool:
         if cli.get("negative"):
@@ -173,14 +230,17 @@ def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
             target.add_argument(flag_of(name, field), action="store_true", help=help_text, **kwargs)
         target.set_defaults(**{name: default})
         return
-    choices = cli.get("choices")
+    choices = choices_of(field)
     if typing.get_origin(annotation) is Literal:
         choices = typing.get_args(annotation)
     if cli.get("parse") is not None:
         kwargs["type"] = cli["parse"]
+    elif _is_list(annotation) and cli.get("repeat"):
+        kwargs["action"] = "append"  # (argparse copies the default list before it appends)
     elif _is_list(annotation):
-        kwargs["type"] = comma_separated(str)
+        kwargs["type"] = comma_separated(_one_of(choices) if choices else str)
         kwargs.setdefault("metavar", cli.get("metavar") or "A,B,...")
+        choices = None  # (argparse would look for the whole list among them)
     else:
         kind = _argparse_type(annotation, field)
         if kind is not None:
@@ -189,7 +249,8 @@ def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
         kwargs["choices"] = choices
     if cli.get("metavar"):
         kwargs["metavar"] = cli["metavar"]
-    if default not in (None, False, ...) and "(default" not in help_text:
+    shown_default = default is not None and default is not ... and default != [] and not isinstance(default, bool)
+    if shown_default and "(default" not in help_text:  # (0 is shown: `0 in (None, False)` would hide it)
         shown = ",".join(map(str, default)) if isinstance(default, (list, tuple)) else default
         help_text = f"{help_text} (default: {shown})"
     kwargs["help"] = help_text.replace("%", "%%")
@@ -198,9 +259,22 @@ def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
         target.add_argument(name, **kwargs)
         return
     kwargs["default"] = default
-    if field.is_required():
+    if field.is_required() or cli.get("required"):
         kwargs["required"] = True
     target.add_argument(flag_of(name, field), **kwargs)
+    if cli.get("deprecated"):
+        alias = {key: value for key, value in kwargs.items() if key not in ("help", "default", "required")}
+        target.add_argument(cli["deprecated"], action=_Deprecated, new=flag_of(name, field),
+                            default=argparse.SUPPRESS, help=f"deprecated: use {flag_of(name, field)}", **alias)
+
+
+def _one_of(choices: tuple):
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(map(str, choices))})")
+        return text
+
+    return parse
 
 
 def from_arguments(model: type[CommandOptions], args: argparse.Namespace, **filled):

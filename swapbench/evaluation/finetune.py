@@ -257,7 +257,7 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
 
     processes = world_size()
     if recipe.batch_size % processes:
-        raise SwapbenchError(f"--batch-size {recipe.batch_size} does not split evenly over {processes} processes")
+        raise SwapbenchError(f"--train-batch-size {recipe.batch_size} does not split evenly over {processes} processes")
     local = cache_only(base)
     # A decoder-only model classifies from its last non-pad token: it needs a pad token and right padding.
     tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local))

@@ -4,10 +4,8 @@ registered for --mode (swapbench.evaluation.scorers); nothing here depends on wh
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
@@ -23,8 +21,9 @@ from ..results.build_record import BUILD_INFO
 from ..core.progress import progress_bar
 from ..core.version import __version__
 from .data import Benchmark, open_benchmark
-from .finetune import DataChoice, ScoredPairs, premise_key
+from .finetune import ScoredPairs, premise_key
 from .health import model_health
+from .options import EvalOptions
 from ..models.loading import LoadedModel, choose_device, choose_dtype
 from ..models.positional import architecture_kind, read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
@@ -35,44 +34,6 @@ from .scorers import Run, Scorer, scorer_for
 from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode, ModelInfo,
                      ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings,
                      dataset_fingerprint)
-
-
-@dataclass
-class EvalOptions:
-    model: str
-    data: str = "data/snli-test"
-    data_revision: str | None = None
-    configs: list[str] | None = None  # None: every configuration
-    split: str | None = None  # None: the split the dataset was built from
-    limit: int | None = None
-    revision: str | None = None
-    label_map: str | None = None
-    force: bool = False  # --label-map may override the labels the model names itself
-    allow_missing: bool = False  # score a classifier whose checkpoint does not load whole, and record it
-    trust_remote_code: bool = False  # run the model's own code (auto_map), e.g. for ALiBi BERTs
-    finetune: bool = False  # fine-tune even a model that already is a sequence classifier
-    mode: str = "finetune"  # a name in SCORERS (swapbench.evaluation.scorers): finetune (= classifier), prompt
-    template: Path | None = None  # --mode prompt: a template file; None: lm-eval's MNLI prompt
-    verbalizers: str | None = None  # --mode prompt: LABEL=WORD,...; None: True, Neither, False
-    shots: int = 0  # --mode prompt: k examples drawn from the training split
-    training: DataChoice = field(default_factory=DataChoice)
-    epochs: int | None = None
-    learning_rate: float | None = None
-    batch_size: int | None = None
-    max_length: int = 128
-    eval_batch_size: int | None = None  # None: automatic, with back-off on out-of-memory
-    device: str | None = None
-    dtype: str | None = None
-    seed: int = 0
-    bootstrap: int = 10_000
-    probe: bool = True
-    probe_words: int = 100
-    probe_length: int = 128
-    slices: bool = False  # print the per-slice table too
-    cache_dir: Path | None = None
-    output: Path | None = None
-    progress: bool = True
-    command: list[str] = field(default_factory=lambda: list(sys.argv))
 
 
 class Evaluation(NamedTuple):
@@ -90,8 +51,6 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
     `scorer`, given by a caller that scores and records its own way (the zoo)."""
     console = console or Console(stderr=True)
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
-    if options.limit is not None and options.limit < 1:
-        raise SwapbenchError("--limit must be at least 1")
     scorer = scorer_for(options, scorer)
     check_model(options.model, options.revision)
     path = options.output or default_output(options.model, options.data, started_at,
@@ -110,7 +69,8 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
         raise HelperProcess
     loaded, fine_tuning = prepared.loaded, prepared.fine_tuning
 
-    probe, probe_seconds = run_probe(loaded, options, console) if options.probe else (None, 0.0)
+    probe, probe_seconds = run_probe(loaded, probe_settings(options), options.probe_batch_size, options.progress,
+                                     console) if options.probe else (None, 0.0)
 
     pairs = distinct_pairs(benchmark)
     with progress_bar(enabled=options.progress, console=console) as progress:
@@ -186,15 +146,22 @@ def save(results: EvalResults, predictions: str, path: Path) -> None:
                          f"with {predictions_path(fallback).name} beside it") from error
 
 
-def run_probe(loaded: LoadedModel, options: EvalOptions, console: Console) -> tuple[ProbeInfo, float]:
-    from ..probing import ProbeError, probe_model
-    from ..probing.run import ADD_SPECIAL_TOKENS, flat_warning
+def probe_settings(options: EvalOptions) -> ProbeSettings:
+    from ..probing.run import ADD_SPECIAL_TOKENS
 
-    settings = ProbeSettings(n_words=options.probe_words, length=options.probe_length, seed=options.seed,
-                             add_special_tokens=ADD_SPECIAL_TOKENS)
+    return ProbeSettings(n_words=options.probe_words, length=options.probe_length, seed=options.seed,
+                         add_special_tokens=ADD_SPECIAL_TOKENS)
+
+
+def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, progress: bool,
+              console: Console) -> tuple[ProbeInfo, float]:
+    from ..probing import ProbeError, probe_model
+    from ..probing.run import flat_warning
+
     began = time.perf_counter()
     try:
-        result = probe_model(loaded.model, loaded.tokenizer, progress=options.progress, **settings.model_dump())
+        result = probe_model(loaded.model, loaded.tokenizer, progress=progress, batch_size=batch_size,
+                             **settings.model_dump())
     except ProbeError as err:
         raise SwapbenchError(f"the probe cannot run on this model: {err} (--no-probe skips it)") from err
     symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"

@@ -15,9 +15,8 @@ stay in the work folder: they are derived from SNLI.
 
 from __future__ import annotations
 
-import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from ..evaluation.scorers import Prepared
 from ..evaluation.scorers.classifier import ClassifierScorer
 from ..core.version import __version__
 from ..core.registry import ENCODINGS
+from .options import ZooRunOptions
 from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, order_sensitivity, relabelled,
                       run_records, summarize_encoding)
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
@@ -49,24 +49,6 @@ def parse_setup(text: str) -> tuple[str, bool]:
 
 def setup_name(recipe: ZooRecipe) -> str:
     return "+".join([recipe.token_embeddings] + ([ROLE_SWAPS] if recipe.role_swaps else []))
-
-
-@dataclass
-class ZooRunOptions:
-    recipe: ZooRecipe
-    data: str
-    out: Path  # results files, zoo.json, README.md table and PNG figure
-    work: Path  # checkpoints and predictions
-    encodings: list[str] = field(default_factory=lambda: ENCODINGS.names())
-    seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
-    setups: list[str] | None = None  # None: the recipe's own
-    configs: list[str] | None = None
-    limit: int | None = None
-    bootstrap: int = 10_000
-    probe_words: int = 100
-    device: str | None = None
-    progress: bool = True
-    command: list[str] = field(default_factory=lambda: list(sys.argv))
 
 
 def with_seed(recipe: ZooRecipe, seed: int) -> ZooRecipe:

@@ -172,7 +172,8 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
     training = recipe.training
     processes = world_size()
     if training.batch_size % processes:
-        raise SwapbenchError(f"batch size {training.batch_size} does not split evenly over {processes} processes")
+        raise SwapbenchError(f"--train-batch-size {training.batch_size} does not split evenly over {processes} "
+                             "processes")
     train_pairs, train_info, val_pairs, val_info = load_training_data(recipe.data_choice(), training.seed)
     overlap = None
     if scored is not None:

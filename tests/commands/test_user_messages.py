@@ -18,7 +18,6 @@ from swapbench.dataset import curate
 from swapbench.commands.main import main, make_parser
 from swapbench.core.errors import SwapbenchError
 from swapbench.evaluation.finetune import DataChoice
-from swapbench.evaluation.pipeline import EvalOptions
 from swapbench.evaluation.scorers.classifier import announce_fine_tuning
 from swapbench.results.files import default_output, model_slug
 from swapbench.evaluation.finetune import reference_recipe
@@ -55,13 +54,13 @@ def test_fine_tuning_of_the_whole_train_split_is_announced_with_steps_and_device
     import torch
 
     recipe = reference_recipe()
-    text = announce_fine_tuning(EvalOptions(model="bert-base-uncased"), recipe, classifier=False,
+    text = announce_fine_tuning("bert-base-uncased", DataChoice(), recipe, classifier=False,
                                 device=torch.device("cpu"))
     assert "bert-base-uncased is fine-tuned before it is scored (it is a base model" in text
     assert "549,367 pairs" in text and "about 51,504 optimiser steps" in text and "the CPU" in text
     assert "--train-limit" in text
-    limited = announce_fine_tuning(EvalOptions(model="m", finetune=True, training=DataChoice(train_limit=1000)),
-                                   recipe, classifier=True, device=torch.device("cpu"))
+    limited = announce_fine_tuning("m", DataChoice(train_limit=1000), recipe, classifier=True,
+                                   device=torch.device("cpu"))
     assert "--finetune was given" in limited and "first 1000 pairs" in limited
     assert "about 96 optimiser steps" in limited  # ceil(1000 / 32) * 3
 
@@ -73,7 +72,7 @@ def test_fine_tuning_progress_and_logs_go_to_stderr_and_the_report_is_printed_on
     capfd.readouterr()
     output = tmp_path / "r.json"
     rc = main(["eval", str(base), "--data", str(dataset), "--output", str(output), "--no-probe",
-               "--train-source", str(train), "--val-holdout", "8", "--epochs", "2", "--batch-size", "8",
+               "--train-source", str(train), "--val-holdout", "8", "--epochs", "2", "--train-batch-size", "8",
                "--cache-dir", str(tmp_path / "cache")])
     out, raw_err = capfd.readouterr()
     err = " ".join(raw_err.split())  # rich wraps lines at the width of a non-terminal

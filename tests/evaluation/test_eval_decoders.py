@@ -227,7 +227,7 @@ def test_cli_fine_tunes_a_decoder_with_a_head_on_its_last_token(dataset, tmp_pat
     base = save_decoder(tmp_path / "gpt2-base", "gpt2", head="base", padding_side="left")
     train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
     results = run_eval(base, dataset, tmp_path / "r.json", "--train-source", str(train), "--val-holdout", "8",
-                       "--epochs", "1", "--batch-size", "8", "--cache-dir", str(tmp_path / "cache"), "--no-probe")
+                       "--epochs", "1", "--train-batch-size", "8", "--cache-dir", str(tmp_path / "cache"), "--no-probe")
     model = results.model
     assert (model.architecture_kind, model.mode, model.fine_tuned) == ("decoder", "fine-tuned", True)
     assert model.architecture == "GPT2ForSequenceClassification"
@@ -268,3 +268,17 @@ def test_the_other_decoder_families_by_config():
     no_alibi = MptConfig(attn_config={"alibi": False})
     from swapbench.models.positional import unimplemented_positional_encoding
     assert "always adds ALiBi" in unimplemented_positional_encoding(no_alibi)
+
+
+def test_cli_prompts_are_cut_to_max_length_when_it_is_given(lms, dataset, tmp_path, capsys):
+    whole = run_eval(lms["gpt2"], dataset, tmp_path / "a.json", "--mode", "prompt", "--no-probe",
+                     "--cache-dir", str(tmp_path / "c"))
+    assert whole.provenance.scoring.max_length == model_max_tokens(
+        AutoModelForCausalLM.from_pretrained(lms["gpt2"])) and whole.provenance.scoring.truncated == 0
+    capsys.readouterr()
+    cut = run_eval(lms["gpt2"], dataset, tmp_path / "b.json", "--mode", "prompt", "--no-probe", "--max-length", "12",
+                   "--cache-dir", str(tmp_path / "c"))
+    assert cut.provenance.scoring.max_length == 12 and cut.provenance.scoring.truncated > 0
+    assert cut.model.prompt.cache_key != whole.model.prompt.cache_key  # other prompts, other scores
+    said = " ".join(capsys.readouterr().err.split())
+    assert "are longer than --max-length 12 tokens and were cut from the left" in said

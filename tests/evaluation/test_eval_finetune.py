@@ -24,7 +24,7 @@ def setup(tmp_path, dataset):
 
 def evaluate(base, train, data, cache, output, *extra):
     argv = ["eval", str(base), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-            "--train-source", str(train), "--val-holdout", "8", "--epochs", "2", "--batch-size", "8",
+            "--train-source", str(train), "--val-holdout", "8", "--epochs", "2", "--train-batch-size", "8",
             "--cache-dir", str(cache), *extra]
     assert main(argv) == 0
     return EvalResults.model_validate_json(output.read_text())

@@ -76,7 +76,7 @@ def test_a_zoo_checkpoint_scored_as_is_keeps_its_training(tmp_path, dataset):
     out, tokenizer = tmp_path / "zoo", tmp_path / "tokenizer"
     save_tokenizer(tokenizer)
     assert main(["zoo", "train", "none", "--out", str(out), "--layers", "1", "--hidden", "16", "--heads", "2",
-                 "--epochs", "1", "--batch-size", "8", "--max-length", "32",
+                 "--epochs", "1", "--train-batch-size", "8", "--max-length", "32",
                  "--tokenizer", str(tokenizer),
                  "--train-source", str(write_training_file(tmp_path / "train.jsonl", "t")),
                  "--val-holdout", "6",

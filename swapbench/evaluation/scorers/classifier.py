@@ -44,8 +44,10 @@ class ClassifierScorer(Scorer):
             raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's "
                                  "labels")
         recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
-                                  batch_size=options.batch_size, max_length=options.max_length, seed=options.seed)
-        run.console.print(announce_fine_tuning(options, recipe, is_classifier(config), device))
+                                  batch_size=options.train_batch_size, max_length=options.train_max_length,
+                                  seed=options.seed)
+        run.console.print(announce_fine_tuning(options.model, options.training, recipe, is_classifier(config),
+                                                device))
         tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
                          scored=scored_pairs(run.benchmark), cache_dir=options.cache_dir or default_cache_dir(),
                          device=device, dtype=dtype, progress=options.progress, console=run.console)
@@ -57,9 +59,10 @@ class ClassifierScorer(Scorer):
                         train_seconds=0.0 if tuned.info.reused else tuned.info.train_seconds)
 
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:
+        from ..options import DEFAULT_MAX_LENGTH
         from ..scoring import predict
 
-        loaded, max_length = prepared.loaded, run.options.max_length
+        loaded, max_length = prepared.loaded, run.options.max_length or DEFAULT_MAX_LENGTH
         scored = predict(loaded.model, loaded.tokenizer, pairs, max_length=max_length,
                          batch_size=run.options.eval_batch_size, progress=progress)
         return Scores(predictions=scored.predictions, truncated=scored.truncated, batch_size=scored.batch_size,
@@ -80,7 +83,7 @@ def recorded_training(model: str):
     return None
 
 
-def announce_fine_tuning(options, recipe, classifier: bool, device) -> str:
+def announce_fine_tuning(model: str, data, recipe, classifier: bool, device) -> str:
     """What is about to happen, said before the training data are read: a base model is fine-tuned first."""
     from rich.markup import escape
 
@@ -88,7 +91,6 @@ def announce_fine_tuning(options, recipe, classifier: bool, device) -> str:
     from ..trainer import optimisation_steps
 
     why = "--finetune was given" if classifier else "it is a base model, not a sequence classifier"
-    data = options.training
     if data.train_limit:
         pairs, size = data.train_limit, f"the first {data.train_limit} pairs of"
     elif data.train_source is None and data.train_split == "train":
@@ -99,6 +101,6 @@ def announce_fine_tuning(options, recipe, classifier: bool, device) -> str:
     estimate = (f"about {optimisation_steps(pairs, recipe.batch_size, recipe.epochs):,} optimiser steps"
                 if pairs else "the steps are counted once the data are read")
     hint = "" if data.train_limit else " (--train-limit N trains on fewer pairs)"
-    return (f"{escape(options.model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
+    return (f"{escape(model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
             f"epoch{'s' * (recipe.epochs != 1)} on {size} {escape(str(source))}{hint}, in batches of "
             f"{recipe.batch_size} on {describe_device(device)}: {estimate}. The checkpoint is cached and reused.")

@@ -62,6 +62,8 @@ class PromptScorer(Scorer):
             source = describe(pool.pairs, pool.source, pool.split, choice.train_limit, held_out=False)
         shots = shots_text(spec, examples)
         max_tokens = model_max_tokens(loaded.model) or 4096
+        if options.max_length:  # --max-length cuts prompts (from the left) as the model's own length does
+            max_tokens = min(max_tokens, options.max_length)
         key = cache_key({"model": options.model, "revision": prepared.revision, "dtype": str(run.dtype),
                          "template": spec.template, "verbalizers": spec.verbalizers, "shots": spec.shots,
                          "seed": spec.seed, "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR,
@@ -83,5 +85,6 @@ class PromptScorer(Scorer):
                           reused=cached is not None)
         return Scores(predictions=result.predictions, truncated=result.truncated, batch_size=result.batch_size,
                       seconds=result.seconds, max_tokens=max_tokens, forwards=result.forwards, prompt=info,
-                      truncation=f"longer than the model's {max_tokens} tokens and were cut from the left to fit the "
-                                 "model")
+                      truncation=(f"longer than --max-length {max_tokens} tokens and were cut from the left"
+                                  if max_tokens == options.max_length else f"longer than the model's {max_tokens} "
+                                  "tokens and were cut from the left to fit the model"))

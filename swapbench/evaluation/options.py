@@ -1,0 +1,207 @@
+"""The options of `swapbench eval`, defined once: the command line's arguments and `swapbench.evaluate`'s keywords
+are both made from `EvalOptions` (see core.command_options), and validated there once.
+
+One name, one meaning: the training batch is --train-batch-size, the scoring batch --eval-batch-size, the probe's
+--probe-batch-size; the fine-tuning's truncation is --train-max-length, the scoring's --max-length.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError, field_validator, model_validator
+
+from ..core.command_options import CommandOptions, option
+from ..core.labels import LABEL_NAMES
+from ..core.options import MIN_MAX_LENGTH, SEED_MAX, device_problem
+from ..core.options import device as device_name
+from ..probing.options import PROBE_BATCH_SIZE
+from ..probing.run import MIN_LENGTH
+from ..sources import Columns
+from ..sources.options import canonical_split, source_help, split_names
+from .finetune import DataChoice
+from .scorers import mode_help
+
+# The scoring truncation when --max-length is not given: a classifier's pairs are cut to this many tokens; a
+# prompt is cut (from the left) to the model's own context length instead.
+DEFAULT_MAX_LENGTH = 128
+
+TRAINING_DATA = "training data"
+COLUMNS = ("premise", "hypothesis", "label", "label_names", "pair_id")
+
+
+class TrainingDataOptions(CommandOptions):
+    """Where training and validation pairs come from; shared by `swapbench eval` and `swapbench zoo train|run`."""
+
+    train_source: str | None = option(
+        None, group=TRAINING_DATA,
+        help=lambda: source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive") + "; also the pool of "
+                                                                                              "--shots examples")
+    train_split: str = option("train", group=TRAINING_DATA, choices=split_names,
+                              help="split of the training source; dev and validation name the same split")
+    train_limit: int | None = option(None, ge=1, group=TRAINING_DATA, help="use only the first N training pairs")
+    val_source: str | None = option(None, group=TRAINING_DATA,
+                                    help="validation source (default: the training source)")
+    val_split: str = option("validation", group=TRAINING_DATA, choices=split_names,
+                            help="validation split; dev and validation name the same split")
+    val_limit: int | None = option(None, ge=1, group=TRAINING_DATA, help="use only the first N validation pairs")
+    val_holdout: int | None = option(None, ge=1, group=TRAINING_DATA, metavar="N",
+                                     help="hold N training pairs out as validation instead of reading a validation "
+                                          "split")
+
+    @property
+    def training(self) -> DataChoice:
+        return DataChoice(train_source=self.train_source, train_split=self.train_split, train_limit=self.train_limit,
+                          val_source=self.val_source, val_split=self.val_split, val_limit=self.val_limit,
+                          val_holdout=self.val_holdout)
+
+
+class ColumnOptions(CommandOptions):
+    """The columns of a hub:ORG/NAME training source (eval's; the zoo reads SNLI's layout only)."""
+
+    premise: str | None = option(None, group=TRAINING_DATA, metavar="COLUMN",
+                                 help="premise column of a hub:ORG/NAME source (default: premise)")
+    hypothesis: str | None = option(None, group=TRAINING_DATA, metavar="COLUMN",
+                                    help="hypothesis column of a hub:ORG/NAME source (default: hypothesis)")
+    label: str | None = option(None, group=TRAINING_DATA, metavar="COLUMN",
+                               help="label column of a hub:ORG/NAME source (default: label)")
+    label_names: list[str] | None = option(
+        None, group=TRAINING_DATA, metavar="NAMES",
+        help=f"the label column's classes in index order, each one of {', '.join(LABEL_NAMES)} or '-' (no gold "
+             "label) (default: its ClassLabel names)")
+    pair_id: str | None = option(None, group=TRAINING_DATA, metavar="COLUMN",
+                                 help="pair-ID column of a hub:ORG/NAME source (default: ids <NAME>-<split>-<row "
+                                      "index>)")
+
+    @field_validator("label_names", mode="after")
+    @classmethod
+    def _known_label_names(cls, value):
+        if value is None:
+            return value
+        try:
+            Columns(label_names=tuple(value))  # its own check: each name an NLI label or '-'
+        except ValidationError as err:
+            raise ValueError(err.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        return value
+
+    @property
+    def columns(self) -> Columns | None:
+        """The columns of a hub:ORG/NAME source the options give; None when none was given."""
+        given = {name: getattr(self, name) for name in COLUMNS if getattr(self, name) is not None}
+        if "label_names" in given:
+            given["label_names"] = tuple(given["label_names"])
+        return Columns(**given) if given else None
+
+
+class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the last base's fields first)
+    """`swapbench eval MODEL [options]`, and `swapbench.evaluate(model, data, **options)`."""
+
+    model: str = option(positional=True, metavar="MODEL", help="Hub model id or local folder")
+    revision: str | None = option(None, help="model revision (branch, tag or commit) on the Hub")
+    allow_missing: bool = option(False, help="score a classifier whose checkpoint does not load whole (weights newly "
+                                             "initialised or left unused); recorded in the results and shown on the "
+                                             "board")
+    trust_remote_code: bool = option(False, help="run the model's own code shipped with it (auto_map), e.g. for an "
+                                                 "ALiBi BERT")
+    mode: str = option("classifier", metavar="MODE", help=lambda: "how the pairs are scored: " + mode_help())
+
+    data: str = option("data/snli-test", group="data",
+                       help="dataset folder written by `swapbench build`, or a Hub dataset id")
+    data_revision: str | None = option(None, group="data", help="Hub dataset revision")
+    configs: list[str] | None = option(None, group="data", help="comma-separated configurations to score "
+                                                                "(default: all)")
+    split: str | None = option(None, group="data", choices=split_names, metavar="SPLIT",
+                               help="split to score, named as `swapbench build` names it: dev (= validation) and the "
+                                    "others (default: the split the dataset was built from)")
+    limit: int | None = option(None, ge=1, group="data",
+                               help="score only the first N rows of each configuration (smoke runs). It limits "
+                                    "scoring only: fine-tuning still reads its whole training data (--train-limit "
+                                    "limits those). Recorded in the results (dataset.limit); the leaderboard refuses "
+                                    "limited runs")
+
+    template: Path | None = option(None, group="prompting", metavar="FILE",
+                                   help="prompt template file naming {premise} and {hypothesis} (default: lm-"
+                                        "evaluation-harness's MNLI prompt: '{premise}\\nQuestion: {hypothesis} True, "
+                                        "False or Neither?\\nAnswer:')")
+    verbalizers: str | None = option(None, group="prompting", metavar="MAP",
+                                     help="the word scored for each label (default: entailment=True,neutral=Neither,"
+                                          "contradiction=False), each after a space")
+    shots: int = option(0, ge=0, group="prompting", metavar="K",
+                        help="solved examples before each prompt, drawn with --seed from --train-source/"
+                             "--train-split, never from the scored pairs")
+
+    label_map: str | None = option(None, group="labels", metavar="MAP",
+                                   help="model outputs to NLI labels when config.id2label cannot tell, e.g. "
+                                        "0=entailment,1=neutral,2=contradiction or LABEL_0=entailment,LABEL_1="
+                                        "not_entailment; refused for a model whose own label names map otherwise, "
+                                        "unless --force")
+    force: bool = option(False, group="labels", help="let --label-map override the labels the model names itself")
+
+    finetune: bool = option(False, group="fine-tuning",
+                            help="fine-tune even when MODEL already is a sequence classifier")
+    epochs: int | None = option(None, ge=1, group="fine-tuning", help="default: 3")
+    learning_rate: float | None = option(None, gt=0, flag="--lr", group="fine-tuning",
+                                         help="learning rate (default: 2e-5)")
+    train_batch_size: int | None = option(None, ge=1, group="fine-tuning", deprecated="--batch-size",
+                                          help="training batch over all devices (default: 32)")
+    train_max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="fine-tuning",
+                                          help="truncate training and validation pairs to N tokens (default: 128); "
+                                               "--max-length is the scoring's")
+    cache_dir: Path | None = option(None, group="fine-tuning",
+                                    help="fine-tuned checkpoints go here (default: $SWAPBENCH_CACHE_DIR or "
+                                         "~/.cache/swapbench)")
+
+    max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="scoring",
+                                    help=f"truncate scored pairs to N tokens (default: {DEFAULT_MAX_LENGTH}; --mode "
+                                         "prompt: the model's context length, prompts cut from the left); "
+                                         "--train-max-length is the fine-tuning's")
+    eval_batch_size: int | None = option(None, ge=1, group="scoring",
+                                         help="scoring batch size (default: automatic, halved on out-of-memory)")
+    device: str | None = option(None, parse=device_name, group="scoring",
+                                help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)")
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = option(
+        "auto", group="scoring", help="auto: bf16 (else fp16) on GPU, float32 on CPU")
+    seed: int = option(0, ge=0, le=SEED_MAX, group="scoring", help="seed of fine-tuning, bootstrap and probe")
+    bootstrap: int = option(10_000, ge=1, group="scoring", help="bootstrap resamples")
+    probe: bool = option(True, negative="--no-probe", group="scoring", help="skip the locality/symmetry probe")
+    probe_words: int = option(100, ge=1, group="scoring", help="probe words")
+    probe_length: int = option(128, ge=MIN_LENGTH, group="scoring", help="probe sequence length")
+    probe_batch_size: int = option(PROBE_BATCH_SIZE, ge=1, group="scoring", help="probe sequences per forward pass")
+    slices: bool = option(False, group="scoring",
+                          help="also print accuracy and Δ per slice tag (label:NP, moved:2, side:hypothesis, ...)")
+    output: Path | None = option(None, group="scoring",
+                                 help="results file (default: results/<model>/results_<data>_<time>.json, <model> "
+                                      "naming the Hub id and revision, or the local folder's path); the predictions "
+                                      "go beside it")
+    progress: bool = option(True, negative="--no-progress", group="scoring",
+                            help="no progress bars at all (swapbench's, the datasets, weight-loading and download "
+                                 "bars); messages and the training's log lines still go to stderr")
+    command: list[str] | None = option(None, cli=False, help="the command line that ran, recorded in the results "
+                                                            "(default: this process's)")
+
+    @field_validator("split", mode="after")
+    @classmethod
+    def _canonical_split(cls, value):
+        """dev is SNLI's validation split: the build names it so."""
+        return canonical_split(value) if value else value
+
+    @field_validator("device", mode="after")
+    @classmethod
+    def _usable_device(cls, value):
+        problem = device_problem(value) if value else None
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @model_validator(mode="after")
+    def _command_line(self):
+        if self.command is None:
+            self.command = list(sys.argv)
+        return self
+
+    @property
+    def training(self) -> DataChoice:
+        return replace(super().training, columns=self.columns)

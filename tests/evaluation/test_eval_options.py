@@ -1,0 +1,107 @@
+"""`swapbench eval`'s options are made from one model: the command line and `swapbench.evaluate` take the same
+options, check them the same way, and name a bad one the same way; renamed options keep their old spelling."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from eval_models import save_base, save_classifier, write_training_file
+
+import swapbench
+from swapbench.commands.main import main, make_parser
+from swapbench.core.command_options import from_arguments
+from swapbench.core.errors import SwapbenchError
+from swapbench.evaluation.options import EvalOptions
+from swapbench.results.schema import EvalResults
+
+NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
+
+
+def subparser(command: str) -> argparse.ArgumentParser:
+    actions = make_parser([command])._subparsers._group_actions[0]
+    return actions.choices[command]
+
+
+def options_of(parser: argparse.ArgumentParser) -> set[str]:
+    """The destinations of the parser's arguments, aliases and --help left out."""
+    return {action.dest for action in parser._actions if action.dest != "help"}
+
+
+def parse_eval(*argv: str) -> EvalOptions:
+    args = make_parser(["eval"]).parse_args(["eval", "MODEL", *argv])
+    return from_arguments(EvalOptions, args, command=["test"])
+
+
+def test_the_command_line_and_the_api_take_the_same_options():
+    typed = {name for name, field in EvalOptions.model_fields.items() if name != "command"}
+    assert options_of(subparser("eval")) == typed
+    assert {"train_batch_size", "eval_batch_size", "probe_batch_size", "train_max_length", "max_length"} <= typed
+    assert "batch_size" not in typed  # one name per meaning
+
+
+def test_defaults_are_the_same_from_both_paths():
+    assert parse_eval() == EvalOptions.from_keywords(model="MODEL", command=["test"])
+
+
+def test_an_out_of_range_value_is_named_the_same_from_the_command_line_and_the_api(capsys):
+    for flag, keyword, value, bound in [("--max-length", "max_length", 2, 8), ("--train-max-length",
+                                         "train_max_length", 7, 8), ("--train-batch-size", "train_batch_size", 0, 1),
+                                        ("--probe-batch-size", "probe_batch_size", 0, 1), ("--limit", "limit", 0, 1)]:
+        with pytest.raises(SystemExit):
+            parse_eval(flag, str(value))
+        assert f"argument {flag}: {value} is out of range: expected an integer >= {bound}" in capsys.readouterr().err
+        with pytest.raises(SwapbenchError, match=f"^{flag} {value}: Input should be greater than or equal to {bound}"):
+            EvalOptions.from_keywords(model="m", **{keyword: value})
+
+
+def test_a_choice_is_checked_on_both_paths():
+    with pytest.raises(SystemExit):
+        parse_eval("--train-split", "dve")
+    with pytest.raises(SwapbenchError, match="--train-split 'dve': Value error, 'dve' is not one of train"):
+        EvalOptions.from_keywords(model="m", train_split="dve")
+    assert EvalOptions.from_keywords(model="m", split="dev").split == "validation"
+    assert parse_eval("--split", "dev").split == "validation"
+
+
+def test_the_old_batch_size_still_sets_the_training_batch_and_warns(capsys):
+    options = parse_eval("--batch-size", "16")
+    assert options.train_batch_size == 16 and options.eval_batch_size is None
+    assert capsys.readouterr().err.strip() == "warning: --batch-size is deprecated: use --train-batch-size"
+    assert parse_eval("--train-batch-size", "16") == options
+    with pytest.warns(DeprecationWarning, match="batch_size is deprecated: use train_batch_size"):
+        assert EvalOptions.from_keywords(model="MODEL", batch_size=16, command=["test"]) == options
+    with pytest.raises(SwapbenchError, match="batch_size is the old name of train_batch_size"):
+        EvalOptions.from_keywords(model="m", batch_size=16, train_batch_size=8)
+
+
+def test_the_old_batch_size_on_the_command_line_trains_in_batches_of_it(tmp_path, build_fixture_dataset, capsys):
+    base = save_base(tmp_path / "base")
+    train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
+    data = build_fixture_dataset(["shuffle-3"])
+    assert main(["eval", str(base), "--data", str(data), "--output", str(tmp_path / "r.json"), "--no-progress",
+                 "--no-probe", "--train-source", str(train), "--val-holdout", "8", "--epochs", "1",
+                 "--batch-size", "4", "--train-max-length", "24", "--max-length", "40",
+                 "--cache-dir", str(tmp_path / "cache"), "--bootstrap", "100"]) == 0
+    assert "warning: --batch-size is deprecated: use --train-batch-size" in capsys.readouterr().err
+    results = EvalResults.model_validate_json((tmp_path / "r.json").read_text())
+    recipe = results.model.fine_tuning.recipe
+    assert (recipe.batch_size, recipe.max_length) == (4, 24)  # the recipe's max_length: the fine-tuning's
+    assert results.provenance.scoring.max_length == 40
+
+
+def test_the_api_takes_configs_as_a_string_or_a_list(tmp_path, build_fixture_dataset):
+    model = save_classifier(tmp_path / "bert", NLI)
+    data = build_fixture_dataset(["shuffle-3", "shuffle-random"])
+    one = swapbench.evaluate(model, data, output=tmp_path / "one.json", configs="shuffle-3", probe=False,
+                             bootstrap=100, progress=False)
+    assert list(one.results.results) == ["shuffle-3"]
+    both = swapbench.evaluate(model, data, output=tmp_path / "both.json", configs=["shuffle-random", "shuffle-3"],
+                              probe=False, bootstrap=100, progress=False, max_length=16)
+    assert sorted(both.results.results) == ["shuffle-3", "shuffle-random"]
+    assert both.results.provenance.scoring.max_length == 16
+    with pytest.raises(SwapbenchError, match=r"^--max-length 4: Input should be greater than or equal to 8"):
+        swapbench.evaluate(model, data, output=tmp_path / "no.json", max_length=4)
+    with pytest.raises(SwapbenchError, match="unknown option batch: expected one of"):
+        swapbench.evaluate(model, data, output=tmp_path / "no.json", batch=4)
+    assert not (tmp_path / "no.json").exists()
