@@ -8,7 +8,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from ..leaderboard import DEFAULT_BOARD
+from ..core.command_options import add_arguments, from_arguments
+from ..leaderboard.options import LeaderboardOptions, SubmitOptions
 
 
 def add_submit(subparsers) -> None:
@@ -17,10 +18,7 @@ def add_submit(subparsers) -> None:
         description="Validate RESULTS (the schema, its version, ranges, deltas, the reference dataset, "
                     "duplicates), store it under BOARD/results/ with a normalized name and rebuild the board. "
                     "A refused file is reported with every problem and changes nothing.")
-    p.add_argument("results", type=Path, nargs="+", metavar="RESULTS", help="results file(s) of `swapbench eval`")
-    p.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="leaderboard folder (default: %(default)s)")
-    p.add_argument("--replace", action="store_true", help="replace the board's file for the same model and revision")
-    p.add_argument("--check", action="store_true", help="only validate; store nothing")
+    add_arguments(p, SubmitOptions)
     p.set_defaults(run=run_submit)
 
 
@@ -28,10 +26,7 @@ def add_leaderboard(subparsers) -> None:
     p = subparsers.add_parser(
         "leaderboard", help="rebuild the leaderboard (README.md, leaderboard.csv, index.html) from its results",
         description="Rebuild BOARD/README.md, BOARD/leaderboard.csv and BOARD/index.html from BOARD/results/.")
-    p.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="leaderboard folder (default: %(default)s)")
-    p.add_argument("--check", action="store_true", help="validate every stored results file; rebuild nothing")
-    p.add_argument("--set-reference", type=Path, metavar="DATA",
-                   help="first write BOARD/reference.json from this `swapbench build` output folder")
+    add_arguments(p, LeaderboardOptions)
     p.set_defaults(run=run_leaderboard)
 
 
@@ -44,18 +39,19 @@ def _report(console: Console, title: str, problems) -> None:
 def run_submit(args: argparse.Namespace) -> int:
     from ..leaderboard.board import check, submit
 
-    _check_board_found(args.board)
+    options = from_arguments(SubmitOptions, args)
+    _check_board_found(options.board)
     console = Console(soft_wrap=True)  # long hashes stay on one line
     refused = 0
-    for path in args.results:
-        verdict, stored = (check(path, args.board, replace=args.replace), path) if args.check else \
-            submit(path, args.board, replace=args.replace)
+    for path in options.results:
+        verdict, stored = (check(path, options.board, replace=options.replace), path) if options.check else \
+            submit(path, options.board, replace=options.replace)
         if not verdict.accepted:
             refused += 1
             _report(console, f"{path}: refused, {len(verdict.problems)} problem(s):", verdict.problems)
             continue
         migrated = f" (migrated {', '.join(verdict.migrated)})" if verdict.migrated else ""
-        if args.check:
+        if options.check:
             console.print(f"{escape(str(path))}: valid{migrated}", highlight=False)
         else:
             replaced = f", replacing {', '.join(p.name for p in verdict.replaces)}" if verdict.replaces else ""
@@ -80,18 +76,19 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     from ..leaderboard.board import check_board, rebuild
     from ..leaderboard.reference import reference_from_build, write_reference
 
+    options = from_arguments(LeaderboardOptions, args)
     console = Console(soft_wrap=True)  # long hashes stay on one line
-    if args.set_reference:
-        path = write_reference(args.board, reference_from_build(args.set_reference))
+    if options.set_reference:
+        path = write_reference(options.board, reference_from_build(options.set_reference))
         console.print(f"wrote {escape(str(path))}", highlight=False)
-    if args.check:
-        problems = check_board(args.board)
+    if options.check:
+        problems = check_board(options.board)
         for name, found in problems.items():
             if found:
                 _report(console, f"{name}: {len(found)} problem(s):", found)
         bad = sum(bool(found) for found in problems.values())
         console.print(f"{len(problems) - bad} of {len(problems)} results files valid", highlight=False)
         return 1 if bad else 0
-    for path in rebuild(args.board):
+    for path in rebuild(options.board):
         console.print(f"wrote {escape(str(path))}", highlight=False)
     return 0

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from .build import add_build
-from ..dataset.curate import add_curate
+from .curate import add_curate
 from ..core.errors import SwapbenchError
 from .evaluate import add_eval
 from .leaderboard import add_leaderboard, add_submit

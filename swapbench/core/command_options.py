@@ -235,6 +235,12 @@ def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
         choices = typing.get_args(annotation)
     if cli.get("parse") is not None:
         kwargs["type"] = cli["parse"]
+    elif _is_list(annotation) and cli.get("positional"):
+        kwargs["nargs"] = "+"  # RESULTS [RESULTS ...]: one argument per item
+        item = typing.get_args(_without_none(annotation))[0]
+        kinds = {Path: Path, int: int, float: float}
+        if item in kinds:
+            kwargs["type"] = kinds[item]
     elif _is_list(annotation) and cli.get("repeat"):
         kwargs["action"] = "append"  # (argparse copies the default list before it appends)
     elif _is_list(annotation):

@@ -8,7 +8,6 @@ accepted swaps.
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from pathlib import Path
 from typing import Callable
@@ -17,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
 from ..core.selection import Decision, append_decision, read_selection
 
@@ -25,21 +25,13 @@ ANSWERS = {"a": "accept", "accept": "accept", "r": "reject", "reject": "reject",
 PROMPT = "a = accept, r = reject, s = skip, q = quit > "
 
 
-def add_curate(subparsers) -> None:
-    p = subparsers.add_parser("curate", help="accept or reject shuffle-sr swaps one by one",
-                              description="Show each shuffle-sr swap beside its original and record accept/reject "
-                                          "decisions in a JSON-lines file; rerun to resume where you stopped.")
-    p.add_argument("dataset", type=Path, help="a folder written by `swapbench build`")
-    p.add_argument("--selection", type=Path, required=True,
-                   help="the decisions file, created or extended (give it to `swapbench build --sr-selection`)")
-    p.add_argument("--without-text", action="store_true",
-                   help="record only pair id, swapped side and decision, not the sentences (a file to publish)")
-    p.set_defaults(run=run_curate)
-
-
-def run_curate(args: argparse.Namespace) -> int:
-    curate(read_rows(args.dataset), args.selection, Console(), with_text=not args.without_text)
-    return 0
+class CurateOptions(CommandOptions):
+    dataset: Path = option(positional=True, metavar="DATASET", help="a folder written by `swapbench build`")
+    selection: Path = option(help="the decisions file, created or extended (give it to `swapbench build "
+                                  "--sr-selection`)")
+    with_text: bool = option(True, negative="--without-text",
+                             help="record only pair id, swapped side and decision, not the sentences (a file to "
+                                  "publish)")
 
 
 def read_rows(dataset: Path, config: str | None = None) -> list[dict]:

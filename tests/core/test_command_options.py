@@ -61,3 +61,17 @@ def test_unknown_and_missing_keywords_are_refused_by_name():
         Toy.from_keywords(model="m", wordz=1)
     with pytest.raises(SwapbenchError, match="MODEL: Field required"):
         Toy.from_keywords(words=3)
+
+
+class Files(CommandOptions):
+    results: list[Path] = option(positional=True, metavar="RESULTS", help="results files")
+
+
+def test_a_list_positional_takes_one_argument_per_item():
+    parser = argparse.ArgumentParser(prog="files")
+    add_arguments(parser, Files)
+    options = from_arguments(Files, parser.parse_args(["a.json", "b.json"]))
+    assert options.results == [Path("a.json"), Path("b.json")]
+    assert Files.from_keywords(results=[Path("a.json")]).results == [Path("a.json")]
+    with pytest.raises(SystemExit):
+        parser.parse_args([])

@@ -1,0 +1,24 @@
+"""`swapbench curate DATASET --selection FILE`: judge shuffle-sr's swaps one at a time (dataset/curate.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from ..core.command_options import add_arguments, from_arguments
+from ..dataset.curate import CurateOptions, curate, read_rows
+
+
+def add_curate(subparsers) -> None:
+    p = subparsers.add_parser("curate", help="accept or reject shuffle-sr swaps one by one",
+                              description="Show each shuffle-sr swap beside its original and record accept/reject "
+                                          "decisions in a JSON-lines file; rerun to resume where you stopped.")
+    add_arguments(p, CurateOptions)
+    p.set_defaults(run=run_curate)
+
+
+def run_curate(args: argparse.Namespace) -> int:
+    options = from_arguments(CurateOptions, args)
+    curate(read_rows(options.dataset), options.selection, Console(), with_text=options.with_text)
+    return 0
