@@ -161,7 +161,7 @@ def small_decoder(kind: str, texts: list[str], seed: int):
 def decoder_case(args) -> int:
     from swapbench.models.loading import prepare_tokenizer
     from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, DEFAULT_VERBALIZERS, PromptSpec, encode_prompts,
-                                              render, score_naive, score_prompts, shots_text)
+                                                render, score_naive, score_prompts, shots_text)
 
     pairs = load_snli(args.snli, args.split, args.pairs).pairs
     shots = load_snli(args.snli, "dev", args.shots).pairs if args.shots else []

@@ -1,4 +1,4 @@
-"""The Python API, for notebooks: `swapbench.dataset.pipeline`, `swapbench.evaluation` and `swapbench.probing` do what the
+"""The Python API, for notebooks: `swapbench.build`, `swapbench.evaluate` and `swapbench.probe` do what the
 commands of the same names do, and hand back what they wrote with its tables as pandas DataFrames.
 
     import swapbench
@@ -155,7 +155,7 @@ def evaluate(model: str | Path, data: str | Path, *, output: str | Path | None =
     from .evaluation.options import EvalOptions
     from .evaluation.pipeline import evaluate as run_evaluation
 
-    options.setdefault("command", ["swapbench.evaluation", str(model), str(data)])
+    options.setdefault("command", ["swapbench.evaluate", str(model), str(data)])
     checked = EvalOptions.from_keywords(model=str(model), data=str(data), output=output, **options)
     load_model_types()
     results, path = run_evaluation(checked)

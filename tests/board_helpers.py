@@ -6,13 +6,12 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from swapbench.results.schema import (ConfidenceInterval, ConfigurationData, ConfigurationResult, DatasetInfo,
-                                       EpochLog, EvalResults, FineTuningInfo, McNemar, ModelHealth, ModelInfo,
-                                       OverlapCheck,
-                                       PositionalEncodingInfo,
-                                       PredictionsFile, ProbeInfo, ProbeSettings, Provenance, Recipe, ScoringInfo,
-                                       Seeds, SliceResult, Timings, TrainingData, dataset_fingerprint)
 from swapbench.leaderboard.reference import Reference, ReferenceConfiguration, write_reference
+from swapbench.results.schema import (ConfidenceInterval, ConfigurationData, ConfigurationResult, DatasetInfo, EpochLog,
+                                      EvalResults, FineTuningInfo, McNemar, ModelHealth, ModelInfo, OverlapCheck,
+                                      PositionalEncodingInfo, PredictionsFile, ProbeInfo, ProbeSettings, Provenance,
+                                      Recipe, ScoringInfo, Seeds, SliceResult, Timings, TrainingData,
+                                      dataset_fingerprint)
 
 REPO = Path(__file__).resolve().parents[1]
 ROWS = {"shuffle-3": 90, "shuffle-4": 70, "shuffle-5": 60, "shuffle-random": 100, "shuffle-sr": 20}

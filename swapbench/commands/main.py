@@ -11,13 +11,13 @@ import threading
 from rich.console import Console
 from rich.markup import escape
 
+from ..core.errors import SwapbenchError
+from ..core.version import __version__
 from .build import add_build
 from .curate import add_curate
-from ..core.errors import SwapbenchError
 from .evaluate import add_eval
 from .leaderboard import add_leaderboard, add_submit
 from .probe import add_probe
-from ..core.version import __version__
 from .zoo import ZOO_HELP, add_zoo
 
 COMMANDS = (add_build, add_probe, add_eval, add_curate, add_submit, add_leaderboard, add_zoo)

@@ -127,7 +127,8 @@ def card_data(info: BuildInfo, features: dict[str, dict]) -> DatasetCardData:
     return DatasetCardData(
         pretty_name=f"swapbench: word-order probes of {source.short_name}", license=source.license,
         language=["en"], size_categories=[size_category(sum(c.rows for c in info.configs))],
-        source_datasets=[f"extended|{source.hub_id}"] if source.hub_id else None, task_categories=["text-classification"],
+        source_datasets=[f"extended|{source.hub_id}"] if source.hub_id else None,
+        task_categories=["text-classification"],
         task_ids=["natural-language-inference"], tags=["word-order", "positional-encoding", "swapbench"],
         configs=[{"config_name": c.name, "data_files": [{"split": info.split, "path": data_files(c.name, info.split)}]}
                  for c in info.configs],

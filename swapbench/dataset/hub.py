@@ -14,10 +14,10 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from pydantic import ValidationError
 from rich.console import Console
 
-from ..core.version import __version__
-from .card import REPO_PLACEHOLDER
 from ..core.errors import SwapbenchError
+from ..core.version import __version__
 from ..results.build_record import BUILD_INFO, CARD, BuildInfo, card_configs
+from .card import REPO_PLACEHOLDER
 
 
 def published_files(folder: Path) -> list[str]:

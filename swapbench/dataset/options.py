@@ -58,9 +58,9 @@ def _registry_fields() -> dict:
                                help=f"constituency backend: {parser_help()} (default: {AUTO}; benepar runs only in "
                                     "its own environment, transformers<5: make setup-benepar)")),
         # parse=str: an empty list is an option's value ("no variant given"), not argparse's error
-        "variants": (list[str] | None, option(None, parse=str, help=f"comma-separated, from: {VARIANTS.help_text()} (default: "
-                                                         f"{','.join(DEFAULT_VARIANTS)}; a default one that applies "
-                                                         "to no pair read is left out)")),
+        "variants": (list[str] | None, option(
+            None, parse=str, help=f"comma-separated, from: {VARIANTS.help_text()} (default: "
+                                  f"{','.join(DEFAULT_VARIANTS)}; a default one that applies to no pair read is left out)")),
     }
 
 

@@ -18,26 +18,26 @@ from huggingface_hub.errors import HFValidationError
 from huggingface_hub.utils import validate_repo_id
 from rich.console import Console
 
-from .card import write_card
-from .options import BuildOptions, build_options
 from ..core.command_options import flag_of
 from ..core.destination import atomic_directory
 from ..core.errors import InputError, SwapbenchError
 from ..core.fingerprint import content_fingerprint
 from ..core.labels import LABEL_NAMES
-from ..results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
-from .output import common_features, write_config
 from ..core.paths import default_cache_dir
 from ..core.progress import progress_bar
+from ..core.registry import PARSERS, VARIANTS
 from ..parsing import AUTO, ParseCache, ParseFailure, make_parser, parse_with_cache, parser_choices
 from ..parsing.base import ConstituencyParser, Parse
 from ..parsing.spacy_pipeline import shared_pipelines
+from ..results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
 from ..sources import Pair, Source, SourceSplit, load_split, output_stem, resolve, source_of
-from ..core.registry import PARSERS, VARIANTS
 from ..variants import DEFAULT_VARIANTS, Variant, create_variant, declared, expected, variant_type
 from ..variants.base import Perturbed
-from ..variants.randomness import example_rng
 from ..variants.originals import hypothesis_renderer, render_original
+from ..variants.randomness import example_rng
+from .card import write_card
+from .options import BuildOptions, build_options
+from .output import common_features, write_config
 
 
 def default_out(source: str | None, split: str, columns=None, *, declared_source: Source | None = None) -> Path:

@@ -12,8 +12,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..core.errors import InputError, SwapbenchError
-from ..core.hub_access import is_hub_id
 from ..core.fingerprint import content_fingerprint
+from ..core.hub_access import is_hub_id
 from ..results.build_record import BUILD_INFO, BuildInfo, card_configs
 
 

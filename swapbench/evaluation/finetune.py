@@ -35,10 +35,10 @@ from ..core.fingerprint import content_fingerprint
 from ..core.hub_access import cache_only
 from ..core.labels import LABEL_NAMES
 from ..core.text import slug
-from ..sources import HUB_PREFIX, Columns, Pair, load_split
-from ..models.loading import (check_positional_support, check_weights, is_head, load_config, model_revision, prepare_tokenizer,
-                     weight_problems)
+from ..models.loading import (check_positional_support, check_weights, is_head, load_config, model_revision,
+                              prepare_tokenizer, weight_problems)
 from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
+from ..sources import HUB_PREFIX, Columns, Pair, load_split
 
 INFO_FILE = "swapbench_finetune.json"
 CACHE_FORMAT = 2  # bump when a change of this module makes old checkpoints unfit

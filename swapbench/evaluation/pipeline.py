@@ -17,23 +17,23 @@ from rich.markup import escape
 from ..core.errors import SwapbenchError
 from ..core.files import check_writable
 from ..core.hub_access import check_model, hub_commit
-from ..results.build_record import BUILD_INFO
 from ..core.progress import progress_bar
 from ..core.version import __version__
+from ..models.loading import LoadedModel, choose_device, choose_dtype
+from ..models.positional import architecture_kind, read_positional_encoding
+from ..results.build_record import BUILD_INFO
+from ..results.files import default_output, predictions_path, render_predictions, write_results
+from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode, ModelInfo,
+                              ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings,
+                              dataset_fingerprint)
 from .data import Benchmark, open_benchmark
 from .finetune import ScoredPairs, premise_key
 from .health import model_health
 from .options import EvalOptions
-from ..models.loading import LoadedModel, choose_device, choose_dtype
-from ..models.positional import architecture_kind, read_positional_encoding
 from .provenance import device_name, git_state, package_versions, platform_string
-from ..results.files import default_output, predictions_path, render_predictions, write_results
 from .report import print_table
 from .results import configuration_result, distinct_pairs, prediction_rows
 from .scorers import Run, Scorer, scorer_for
-from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode, ModelInfo,
-                     ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings,
-                     dataset_fingerprint)
 
 
 class Evaluation(NamedTuple):

@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .data import Benchmark
 from ..models.label_map import LabelMap
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
-                     PredictionRow, SliceResult)
+                              PredictionRow, SliceResult)
+from .data import Benchmark
 from .scoring import Scored, predict
 from .stats import CI_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, paired_figures
 

@@ -9,9 +9,9 @@ from . import RESULTS_DIR
 from .html import render_html
 from .markdown import render_csv, render_readme
 from .reference import Reference, load_reference
-from .store import Identity, all_or_nothing, board_identities, load_board, normalized_name, results_files, \
-    write_atomically
 from .reported import load_reported
+from .store import (Identity, all_or_nothing, board_identities, load_board, normalized_name, results_files,
+                    write_atomically)
 from .table import make_board
 from .validate import Problem, Verdict, validate
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from pydantic import Field, ValidationError
 
 from ..core.errors import SwapbenchError
+from ..core.strict import Strict
 from ..results.build_record import BUILD_INFO, BuildInfo, settings_model
 from ..results.schema import dataset_fingerprint
-from ..core.strict import Strict
 from .store import write_atomically
 
 REFERENCE_FILE = "reference.json"

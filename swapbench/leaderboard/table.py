@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
 from ..core.registry import VARIANTS
 from ..core.text import percent, points
+from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
 from .reference import Reference
 from .reported import Reported
 from .store import Stored, model_label, training_tag

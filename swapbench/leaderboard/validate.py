@@ -19,8 +19,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..results.schema import REFERENCE_RECIPE, TOLERANCE, EvalResults
 from ..probing.run import ADD_SPECIAL_TOKENS
+from ..results.schema import REFERENCE_RECIPE, TOLERANCE, EvalResults
 from ..sources import DEFAULT_SOURCE, default_source
 from .migrate import UnknownVersion, migrate
 from .reference import Reference

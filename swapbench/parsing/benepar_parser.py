@@ -12,9 +12,9 @@ from pathlib import Path
 
 from ..core.errors import SwapbenchError
 from ..core.fingerprint import file_sha256
+from ..core.registry import PARSERS
 from .base import ConstituencyParser, MalformedInput, Parse
 from .ptb import parse_tree
-from ..core.registry import PARSERS
 from .spacy_pipeline import pipeline_version, spacy_docs
 
 DEFAULT_MODEL = "benepar_en3"

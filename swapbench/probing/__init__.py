@@ -3,8 +3,8 @@
 from .attenuated import attenuated_matrix
 from .errors import MatrixError, ProbeError
 from .metrics import locality, symmetry
-from .run import probe_model
 from .result import LayerMetrics, ProbeResult
+from .run import probe_model
 
 __all__ = ["LayerMetrics", "MatrixError", "ProbeError", "ProbeResult", "attenuated_matrix", "locality",
            "probe_model", "symmetry"]

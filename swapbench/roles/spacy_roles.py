@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..parsing.spacy_pipeline import SpacyDocs, spacy_docs
 from ..core.registry import LABELERS
+from ..parsing.spacy_pipeline import SpacyDocs, spacy_docs
 from .base import RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
 if TYPE_CHECKING:  # spaCy takes seconds to import: a build that labels nothing goes without it

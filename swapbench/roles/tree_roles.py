@@ -17,8 +17,8 @@ reliable (agreement.py).
 
 from __future__ import annotations
 
-from ..parsing.ptb import Node, is_punctuation, read_tree, spells
 from ..core.registry import LABELERS
+from ..parsing.ptb import Node, is_punctuation, read_tree, spells
 from .base import POSSESSIVE_RELATIVE, RELATIVE_PRONOUNS, Frame, RoleLabeler, RoleParse, Sentence, Span, trimmed
 
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"})

@@ -24,11 +24,11 @@ from pydantic import create_model
 
 from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
-from ..parsing.base import Parse
 from ..core.registry import LABELERS, VARIANTS
+from ..core.selection import SelectionFile, read_selection
+from ..parsing.base import Parse
 from ..roles import RoleLabeler, RoleParse, Sentence, check_labeler, make_labeler
 from ..roles.base import Span
-from ..core.selection import SelectionFile, read_selection
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
 from .randomness import ExampleRandom

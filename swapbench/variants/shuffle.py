@@ -8,8 +8,8 @@ import datasets
 
 from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
-from ..parsing.base import Constituent, Parse
 from ..core.registry import VARIANTS
+from ..parsing.base import Constituent, Parse
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
 from .randomness import ExampleRandom, changed_order

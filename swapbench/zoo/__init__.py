@@ -4,8 +4,8 @@ on every word-swap variant, so that differences between encoders come from the e
 Importing this package registers the zoo with the rest of swapbench and with transformers, so that nothing else
 names it: model_type "swapbench-zoo" with transformers' Auto classes (a saved checkpoint loads with
 AutoModelForSequenceClassification.from_pretrained), its positional-encoding family in
-`swapbench.core.registry.FAMILIES`, and the built-in encodings in `swapbench.core.registry.ENCODINGS` (a new encoding is one
-module that calls `swapbench.zoo.encodings.register`).
+`swapbench.core.registry.FAMILIES`, and the built-in encodings in `swapbench.core.registry.ENCODINGS` (a new
+encoding is one module that calls `swapbench.zoo.encodings.register`).
 """
 
 from .names import MODEL_TYPE

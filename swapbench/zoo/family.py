@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..models.positional import ConfigReading, register
 from ..core.registry import ENCODINGS
+from ..models.positional import ConfigReading, register
 from .names import MODEL_TYPE
 
 

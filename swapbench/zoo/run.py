@@ -21,10 +21,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..core.errors import SwapbenchError
+from ..core.registry import ENCODINGS
+from ..core.version import __version__
 from ..evaluation.scorers import Prepared
 from ..evaluation.scorers.classifier import ClassifierScorer
-from ..core.version import __version__
-from ..core.registry import ENCODINGS
 from .options import ZooRunOptions
 from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, order_sensitivity, relabelled,
                       run_records, summarize_encoding)

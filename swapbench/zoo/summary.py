@@ -19,10 +19,10 @@ from pathlib import Path
 from pydantic import Field
 
 from ..core.errors import SwapbenchError
-from ..results.schema import EvalResults
-from ..leaderboard.store import read_results
 from ..core.registry import ENCODINGS
 from ..core.strict import Strict
+from ..leaderboard.store import read_results
+from ..results.schema import EvalResults
 from .train import ZooRecipe
 
 SUMMARY_FILE = "zoo.json"

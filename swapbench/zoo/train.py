@@ -24,12 +24,12 @@ from rich.console import Console
 
 from ..core.destination import atomic_directory, check_replaceable
 from ..core.errors import SwapbenchError
-from ..evaluation.finetune import (INFO_FILE, DataChoice, ScoredPairs, epoch_history, load_training_data,
-                                  separate_from_scored, snli_trainer, world_size)
-from ..results.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from ..core.labels import LABEL_NAMES
 from ..core.registry import ENCODINGS
 from ..core.strict import Strict
+from ..evaluation.finetune import (INFO_FILE, DataChoice, ScoredPairs, epoch_history, load_training_data,
+                                   separate_from_scored, snli_trainer, world_size)
+from ..results.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from .names import MODEL_TYPE
 from .role_swaps import RoleSwapRecord, role_swaps
 

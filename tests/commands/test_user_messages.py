@@ -14,13 +14,13 @@ import transformers
 from eval_models import save_base, save_classifier, write_training_file
 from rich.console import Console
 
-from swapbench.dataset import curate
 from swapbench.commands.main import main, make_parser
 from swapbench.core.errors import SwapbenchError
+from swapbench.dataset import curate
 from swapbench.evaluation.finetune import DataChoice
+from swapbench.evaluation.finetune import reference_recipe
 from swapbench.evaluation.scorers.classifier import announce_fine_tuning
 from swapbench.results.files import default_output, model_slug
-from swapbench.evaluation.finetune import reference_recipe
 from swapbench.results.schema import EvalResults
 from swapbench.zoo.report import epochs_chosen
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from swapbench.core.errors import InputError
-from swapbench.results.files import read_predictions
 from swapbench.core.jsonl import dumps_lines, read_file_objects, read_objects
+from swapbench.results.files import read_predictions
 
 
 def test_objects_come_with_their_line_numbers_blank_lines_skipped():

@@ -7,12 +7,12 @@ import datasets
 import pytest
 import yaml
 
-from swapbench.core import fingerprint
-from swapbench.results import build_record
-from swapbench.dataset.pipeline import build, build_options
 from swapbench.commands.main import main
+from swapbench.core import fingerprint
 from swapbench.core.errors import InputError, SwapbenchError
 from swapbench.core.labels import LABEL_NAMES
+from swapbench.dataset.pipeline import build, build_options
+from swapbench.results import build_record
 
 CONFIGS = ["shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random"]
 

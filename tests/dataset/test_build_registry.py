@@ -10,9 +10,9 @@ import pytest
 
 from swapbench.commands.main import main
 from swapbench.core.errors import SwapbenchError
+from swapbench.core.registry import PARSERS, VARIANTS
 from swapbench.parsing import make_parser, parser_choices
 from swapbench.parsing.ptb import PTBParser
-from swapbench.core.registry import PARSERS, VARIANTS
 from swapbench.variants import expected, make_variant
 from swapbench.variants.base import Perturbed, Variant
 

@@ -17,12 +17,12 @@ import yaml
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, DatasetCard, DatasetCardData
 from hub_server import FakeHub
 
-from swapbench.dataset.card import VALIDITY, read_validity, render_card, source_name, tag_sort_key, write_card
 from swapbench.core.errors import SwapbenchError
-from swapbench.results.schema import EvalResults
+from swapbench.dataset.card import VALIDITY, read_validity, render_card, source_name, tag_sort_key, write_card
 from swapbench.dataset.hub import commit_operations, published_files, push_folder
 from swapbench.dataset.output import common_features
 from swapbench.results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
+from swapbench.results.schema import EvalResults
 
 CONFIGS = ["shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random"]
 DATA_FILES = [f"{c}/test-00000-of-00001.parquet" for c in CONFIGS]

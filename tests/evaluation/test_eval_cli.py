@@ -16,8 +16,8 @@ from pydantic import BaseModel, ValidationError
 from transformers import DebertaV2Config, RoFormerConfig
 
 from swapbench.commands.main import main
-from swapbench.results import schema
 from swapbench.evaluation.results import configuration_result
+from swapbench.results import schema
 from swapbench.results.files import read_predictions
 from swapbench.results.schema import EvalResults
 

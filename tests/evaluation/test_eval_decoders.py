@@ -13,13 +13,13 @@ from transformers import AutoModel, AutoModelForCausalLM, AutoModelForSequenceCl
 
 from swapbench.commands.main import main
 from swapbench.core.errors import SwapbenchError
+from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, PromptSpec, draw_shots, encode_prompts, model_max_tokens,
+                                            parse_verbalizers, render, score_naive, score_prompts)
+from swapbench.evaluation.scoring import predict
 from swapbench.models.loading import prepare_tokenizer
 from swapbench.models.positional import architecture_kind, read_positional_encoding
-from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, PromptSpec, draw_shots, encode_prompts,
-                                          model_max_tokens, parse_verbalizers, render, score_naive, score_prompts)
-from swapbench.results.schema import EvalResults
-from swapbench.evaluation.scoring import predict
 from swapbench.probing import probe_model
+from swapbench.results.schema import EvalResults
 from swapbench.sources import Pair
 
 PAIRS = [("A man runs in the park.", "A man runs"), ("A dog sleeps.", "Some people eat outside."),

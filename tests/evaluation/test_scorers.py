@@ -12,10 +12,10 @@ from eval_models import save_classifier
 from swapbench.commands.main import main
 from swapbench.core.registry import SCORERS
 from swapbench.evaluation.data import open_benchmark
-from swapbench.results.files import predictions_path, read_predictions
 from swapbench.evaluation.scorers import Prepared, Scorer, Scores
 from swapbench.evaluation.scorers.classifier import ClassifierScorer
 from swapbench.evaluation.scorers.prompt import PromptScorer
+from swapbench.results.files import predictions_path, read_predictions
 from swapbench.results.schema import EvalResults
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}

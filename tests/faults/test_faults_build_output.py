@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from swapbench.dataset.pipeline import build, build_options
 from swapbench.commands.main import main
+from swapbench.dataset.pipeline import build, build_options
 from swapbench.results.build_record import BUILD_INFO
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

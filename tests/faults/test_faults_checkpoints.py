@@ -10,8 +10,8 @@ from eval_models import save_base, save_classifier, write_training_file
 from safetensors.torch import load_file, save_file
 
 from swapbench.commands.main import main
-from swapbench.results.schema import EvalResults
 from swapbench.leaderboard.table import training_text
+from swapbench.results.schema import EvalResults
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 POSITIONS = "bert.embeddings.position_embeddings.weight"

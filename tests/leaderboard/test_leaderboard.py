@@ -17,11 +17,10 @@ from pathlib import Path
 import pytest
 
 from swapbench.commands.main import main
-from swapbench.results.schema import (EpochLog, EvalResults, ModelInfo,
-                                       dataset_fingerprint)
 from swapbench.leaderboard.board import check_board, rebuild
 from swapbench.leaderboard.migrate import MIGRATIONS, known_versions, migrate
 from swapbench.leaderboard.reference import ReferenceConfiguration, write_reference
+from swapbench.results.schema import EpochLog, EvalResults, ModelInfo, dataset_fingerprint
 
 from board_helpers import (COMMITTED, ROWS, empty_board, fingerprint, healthy, make_reference,  # noqa: F401
                            make_results, markdown_rows, save)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from swapbench.parsing.parseval import agreement, char_offsets
 from swapbench.parsing.base import Constituent, Parse
 from swapbench.parsing.cache import ParseCache, parse_with_cache
+from swapbench.parsing.parseval import agreement, char_offsets
 from swapbench.parsing.ptb import PTBParser, base_label
 
 TREE = ("(ROOT (S (NP-SBJ (NP (DT A) (NN woman)) (PRN (-LRB- -LRB-) (VP (VBG wearing) (NP (DT a) (NN hat))) "

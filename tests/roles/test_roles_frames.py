@@ -8,8 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from roles_helpers import FIXTURES, english
-from swapbench.dataset.pipeline import build, build_options
 from swapbench.core.errors import InputError
+from swapbench.dataset.pipeline import build, build_options
 from swapbench.roles.base import Sentence, Span
 from swapbench.roles.frames import FramesRoles, bio_spans
 

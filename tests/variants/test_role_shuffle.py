@@ -8,9 +8,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from roles_helpers import FIXTURES
-from swapbench.dataset.pipeline import build, build_options
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.selection import Decision, append_decision
+from swapbench.dataset.pipeline import build, build_options
 from swapbench.variants import DEFAULT_VARIANTS, make_variant
 
 SOURCE = FIXTURES / "snli_roles.jsonl"

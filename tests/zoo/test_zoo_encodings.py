@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
+from swapbench.core.registry import ENCODINGS
 from swapbench.probing import attenuated_matrix
 from swapbench.zoo.config import ZooConfig
-from swapbench.core.registry import ENCODINGS
 from swapbench.zoo.encodings import LayerScores, ModelPositions
 from swapbench.zoo.encodings.absolute import LearnedAbsolute, Sinusoidal, sinusoidal_table
 from swapbench.zoo.encodings.alibi import Alibi, alibi_slopes

@@ -24,8 +24,8 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, Bert
 from word_tokenizer import bert_tokenizer
 
 from swapbench.commands.main import main
-from swapbench.results.schema import EvalResults
 from swapbench.core.labels import LABEL_NAMES
+from swapbench.results.schema import EvalResults
 from swapbench.zoo.modeling import ZooConfig, ZooForSequenceClassification
 
 SHUFFLES = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random")

@@ -13,8 +13,8 @@ from torch import nn
 from transformers import AutoModelForSequenceClassification
 
 from swapbench.commands.main import main
-from swapbench.results.schema import EvalResults
 from swapbench.core.registry import ENCODINGS
+from swapbench.results.schema import EvalResults
 from swapbench.zoo.encodings import Encoding, ModelPositions, register
 from swapbench.zoo.encodings.base import relative_positions
 from swapbench.zoo.summary import ZooSummary

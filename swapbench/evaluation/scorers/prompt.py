@@ -38,10 +38,10 @@ class PromptScorer(Scorer):
         from ...sources import load_split
         from ..finetune import describe, premise_key
         from ..pipeline import scored_pairs
-        from ..prompting import (DEFAULT_TEMPLATE, SCORE_METHOD, SHOT_SEPARATOR, PromptScores, PromptSpec,
-                                 cache_key, cache_path, draw_shots, encode_prompts, model_max_tokens,
-                                 pairs_fingerprint, parse_verbalizers, read_cached, read_template, render,
-                                 score_prompts, shots_text, write_cached)
+        from ..prompting import (DEFAULT_TEMPLATE, SCORE_METHOD, SHOT_SEPARATOR, PromptScores, PromptSpec, cache_key,
+                                 cache_path, draw_shots, encode_prompts, model_max_tokens, pairs_fingerprint,
+                                 parse_verbalizers, read_cached, read_template, render, score_prompts, shots_text,
+                                 write_cached)
 
         options, loaded, console = run.options, prepared.loaded, run.console
         template = read_template(options.template) if options.template else DEFAULT_TEMPLATE
