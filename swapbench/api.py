@@ -136,7 +136,7 @@ def build(*, split: str = "test", source: str | Path | None = None, out: str | P
     sr_order, sr_selection, ...); `swapbench build --help` lists them. They are checked as the command line's are.
     """
     from .dataset.pipeline import build as run_build
-    from .dataset.pipeline import build_options
+    from .dataset.options import build_options
 
     path, info = run_build(build_options(split=split, source=None if source is None else str(source), out=out,
                                          variants=variants, **options))

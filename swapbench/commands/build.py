@@ -15,7 +15,7 @@ from rich.console import Console
 def add_build(subparsers) -> None:
     from ..core.command_options import add_arguments
     from ..dataset.options import build_options_model
-    from ..sources.options import add_column_arguments
+    from ..sources.options import ColumnOptions
 
     p = subparsers.add_parser("build", help="build the perturbed SNLI (or other NLI) dataset",
                               description="Read an NLI source (SNLI by default), parse premises and write one dataset "
@@ -23,7 +23,7 @@ def add_build(subparsers) -> None:
     model = build_options_model()
     p.set_defaults(run=run_build, options_model=model)
     add_arguments(p, model)
-    add_column_arguments(p.add_argument_group("columns of a hub:ORG/NAME source"))
+    add_arguments(p, ColumnOptions)
 
 
 def run_build(args: argparse.Namespace) -> int:

@@ -141,6 +141,9 @@ def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
     for error in err.errors(include_url=False):
         name = str(error["loc"][0]) if error["loc"] else ""
         where = flag_of(name, model.model_fields[name]) if name in model.model_fields else name or "options"
+        if error["type"] == "value_error":  # a validator's own message, which names the value itself
+            problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
+            continue
         given = "" if error["type"] == "missing" or "input" not in error else f" {error['input']!r}"
         problems.append(f"{where}{given}: {error['msg']}")
     return "; ".join(problems)

@@ -12,16 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ValidationError, field_validator, model_validator
+from pydantic import field_validator, model_validator
 
 from ..core.command_options import CommandOptions, option
-from ..core.labels import LABEL_NAMES
 from ..core.options import MIN_MAX_LENGTH, SEED_MAX, device_problem
 from ..core.options import device as device_name
 from ..probing.options import PROBE_BATCH_SIZE
 from ..probing.run import MIN_LENGTH
-from ..sources import Columns
-from ..sources.options import canonical_split, source_help, split_names
+from ..sources.options import ColumnOptions, canonical_split, source_help, split_names
 from .finetune import DataChoice
 from .scorers import mode_help
 
@@ -30,7 +28,6 @@ from .scorers import mode_help
 DEFAULT_MAX_LENGTH = 128
 
 TRAINING_DATA = "training data"
-COLUMNS = ("premise", "hypothesis", "label", "label_names", "pair_id")
 
 
 class TrainingDataOptions(CommandOptions):
@@ -57,43 +54,6 @@ class TrainingDataOptions(CommandOptions):
         return DataChoice(train_source=self.train_source, train_split=self.train_split, train_limit=self.train_limit,
                           val_source=self.val_source, val_split=self.val_split, val_limit=self.val_limit,
                           val_holdout=self.val_holdout)
-
-
-class ColumnOptions(CommandOptions):
-    """The columns of a hub:ORG/NAME training source (eval's; the zoo reads SNLI's layout only)."""
-
-    premise: str | None = option(None, group=TRAINING_DATA, metavar="COLUMN",
-                                 help="premise column of a hub:ORG/NAME source (default: premise)")
-    hypothesis: str | None = option(None, group=TRAINING_DATA, metavar="COLUMN",
-                                    help="hypothesis column of a hub:ORG/NAME source (default: hypothesis)")
-    label: str | None = option(None, group=TRAINING_DATA, metavar="COLUMN",
-                               help="label column of a hub:ORG/NAME source (default: label)")
-    label_names: list[str] | None = option(
-        None, group=TRAINING_DATA, metavar="NAMES",
-        help=f"the label column's classes in index order, each one of {', '.join(LABEL_NAMES)} or '-' (no gold "
-             "label) (default: its ClassLabel names)")
-    pair_id: str | None = option(None, group=TRAINING_DATA, metavar="COLUMN",
-                                 help="pair-ID column of a hub:ORG/NAME source (default: ids <NAME>-<split>-<row "
-                                      "index>)")
-
-    @field_validator("label_names", mode="after")
-    @classmethod
-    def _known_label_names(cls, value):
-        if value is None:
-            return value
-        try:
-            Columns(label_names=tuple(value))  # its own check: each name an NLI label or '-'
-        except ValidationError as err:
-            raise ValueError(err.errors()[0]["msg"].removeprefix("Value error, ")) from None
-        return value
-
-    @property
-    def columns(self) -> Columns | None:
-        """The columns of a hub:ORG/NAME source the options give; None when none was given."""
-        given = {name: getattr(self, name) for name in COLUMNS if getattr(self, name) is not None}
-        if "label_names" in given:
-            given["label_names"] = tuple(given["label_names"])
-        return Columns(**given) if given else None
 
 
 class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the last base's fields first)

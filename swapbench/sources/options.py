@@ -1,20 +1,19 @@
-"""The command-line options that choose a source, shared by `swapbench build` and `swapbench eval`; their choices
-and help come from `registry.SOURCES`."""
+"""The options that choose a source and read its columns, shared by `swapbench build` and `swapbench eval`; their
+choices and help come from `registry.SOURCES`."""
 
 from __future__ import annotations
 
 import argparse
 
-from pydantic import ValidationError
+from pydantic import ValidationError, field_validator
 
-from ..core.errors import SwapbenchError
+from ..core.command_options import CommandOptions, from_arguments, option
 from ..core.labels import LABEL_NAMES
-from ..core.options import comma_separated
 from ..core.registry import SOURCES
 from .declaration import Columns
 
-COLUMN_FIELDS = (("premise", "premise"), ("hypothesis", "hypothesis"), ("label", "label"),
-                 ("label_names", "label-names"), ("pair_id", "pair-id"))
+COLUMN_FIELDS = ("premise", "hypothesis", "label", "label_names", "pair_id")
+COLUMNS_GROUP = "columns of a hub:ORG/NAME source"
 
 
 def split_names() -> list[str]:
@@ -48,26 +47,44 @@ def source_help(default: str = "") -> str:
             + (f" (default: {default})" if default else ""))
 
 
-def add_column_arguments(group) -> None:
-    """--premise, --hypothesis, --label, --label-names, --pair-id: the columns of a hub:ORG/NAME source."""
-    group.add_argument("--premise", metavar="COLUMN", help="premise column of a hub:ORG/NAME source (default: premise)")
-    group.add_argument("--hypothesis", metavar="COLUMN",
-                       help="hypothesis column of a hub:ORG/NAME source (default: hypothesis)")
-    group.add_argument("--label", metavar="COLUMN", help="label column of a hub:ORG/NAME source (default: label)")
-    group.add_argument("--label-names", metavar="NAMES", type=comma_separated(str),
-                       help="the label column's classes in index order, each one of "
-                            f"{', '.join(LABEL_NAMES)} or '-' (no gold label) (default: its ClassLabel names)")
-    group.add_argument("--pair-id", metavar="COLUMN",
-                       help="pair-ID column of a hub:ORG/NAME source (default: ids <NAME>-<split>-<row index>)")
+class ColumnOptions(CommandOptions):
+    """--premise, --hypothesis, --label, --label-names, --pair-id: the columns of a hub:ORG/NAME source, which
+    `swapbench build` reads and `swapbench eval` trains on (the zoo reads SNLI's layout only)."""
+
+    premise: str | None = option(None, group=COLUMNS_GROUP, metavar="COLUMN",
+                                 help="premise column of a hub:ORG/NAME source (default: premise)")
+    hypothesis: str | None = option(None, group=COLUMNS_GROUP, metavar="COLUMN",
+                                    help="hypothesis column of a hub:ORG/NAME source (default: hypothesis)")
+    label: str | None = option(None, group=COLUMNS_GROUP, metavar="COLUMN",
+                               help="label column of a hub:ORG/NAME source (default: label)")
+    label_names: list[str] | None = option(
+        None, group=COLUMNS_GROUP, metavar="NAMES",
+        help=f"the label column's classes in index order, each one of {', '.join(LABEL_NAMES)} or '-' (no gold "
+             "label) (default: its ClassLabel names)")
+    pair_id: str | None = option(None, group=COLUMNS_GROUP, metavar="COLUMN",
+                                 help="pair-ID column of a hub:ORG/NAME source (default: ids <NAME>-<split>-<row "
+                                      "index>)")
+
+    @field_validator("label_names", mode="after")
+    @classmethod
+    def _known_label_names(cls, value):
+        if value is None:
+            return value
+        try:
+            Columns(label_names=tuple(value))  # its own check: each name an NLI label or '-'
+        except ValidationError as err:
+            raise ValueError(err.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        return value
+
+    @property
+    def columns(self) -> Columns | None:
+        """The columns of a hub:ORG/NAME source the options give; None when none was given."""
+        given = {name: getattr(self, name) for name in COLUMN_FIELDS if getattr(self, name) is not None}
+        if "label_names" in given:
+            given["label_names"] = tuple(given["label_names"])
+        return Columns(**given) if given else None
 
 
 def columns_from(args: argparse.Namespace) -> Columns | None:
-    """The column mapping the options give; None when none of them was given."""
-    given = {field: getattr(args, field) for field, _ in COLUMN_FIELDS if getattr(args, field, None) is not None}
-    if not given:
-        return None
-    try:
-        return Columns(**given)
-    except ValidationError as err:
-        problem = err.errors()[0]
-        raise SwapbenchError(f"--label-names: {problem['msg'].removeprefix('Value error, ')}") from err
+    """The column mapping the parsed options give; None when none of them was given."""
+    return from_arguments(ColumnOptions, args).columns

@@ -58,7 +58,7 @@ def test_an_out_of_range_value_is_named_the_same_from_the_command_line_and_the_a
 def test_a_choice_is_checked_on_both_paths():
     with pytest.raises(SystemExit):
         parse_eval("--train-split", "dve")
-    with pytest.raises(SwapbenchError, match="--train-split 'dve': Value error, 'dve' is not one of train"):
+    with pytest.raises(SwapbenchError, match="--train-split: 'dve' is not one of train"):
         EvalOptions.from_keywords(model="m", train_split="dve")
     assert EvalOptions.from_keywords(model="m", split="dev").split == "validation"
     assert parse_eval("--split", "dev").split == "validation"
