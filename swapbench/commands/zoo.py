@@ -166,6 +166,7 @@ def run_scales(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from ..core.text import portable
     from ..zoo.report import write_report
     from ..zoo.summary import SUMMARY_FILE, merge_summaries, read_summary, refresh_summary
 
@@ -173,7 +174,8 @@ def run_report(args: argparse.Namespace) -> int:
     if args.merge:
         summary = merge_summaries(summary, args.folder, args.merge)
     summary = refresh_summary(summary, args.folder)
-    (args.folder / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    (args.folder / SUMMARY_FILE).write_text(portable(summary.model_dump_json(indent=2), keep=2) + "\n",
+                                            encoding="utf-8")
     for path in [args.folder / SUMMARY_FILE, *write_report(summary, args.folder)]:
         Console().print(f"wrote {path}")
     return 0

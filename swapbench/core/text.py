@@ -47,3 +47,24 @@ def percent(fraction: float) -> str:
     from below (a spread's lower bound) is 0.0, never -0.0."""
     text = f"{100 * fraction:.1f}"
     return "0.0" if text == "-0.0" else text
+
+
+# A path of the machine that wrote a file: absolute, home- or dot-relative, standing on its own or after "=" or a
+# quote (so "owner/name" Hub ids and URLs are left alone).
+_MACHINE_PATH = re.compile(r"""(?<![\w:/.~…-])(?:~|\.{1,2})?/[^\s'"`),]*""")
+
+
+def portable(text: str | None, keep: int = 1) -> str | None:
+    """`text` with every path of this machine in it cut to its last `keep` components: "…/snli_1.0". For a file
+    that is published (a board, a zoo): applied to a JSON file's text, it cuts the paths inside its strings and
+    leaves every other byte as it was."""
+    if text is None:
+        return None
+
+    def cut(match: re.Match) -> str:
+        parts = [part for part in match.group(0).split("/") if part not in ("", ".", "..", "~")]
+        if "site-packages" in parts:  # an installed package's files: named by the package, wherever it is
+            return "…/" + "/".join(parts[parts.index("site-packages"):])
+        return "…/" + "/".join(parts[-keep:]) if parts else match.group(0)
+
+    return _MACHINE_PATH.sub(cut, text)

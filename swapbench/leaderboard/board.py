@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.errors import SwapbenchError
+from ..core.text import portable
 from . import RESULTS_DIR
 from .html import render_html
 from .markdown import render_csv, render_readme
@@ -55,7 +56,8 @@ def submit(path: Path, board: Path, *, replace: bool = False) -> tuple[Verdict, 
         with all_or_nothing([target, *verdict.replaces, *(board / name for name in OUTPUTS)]):
             for old in verdict.replaces:
                 old.unlink()
-            write_atomically(target, data)
+            # The board is published: the stored copy names no path of the submitter's machine.
+            write_atomically(target, portable(data.decode("utf-8"), keep=2).encode("utf-8"))
             rebuild(board)
     except SwapbenchError as err:
         raise SwapbenchError(f"{err}; nothing was submitted, the board is as it was") from err

@@ -42,12 +42,17 @@ class Identity:
         return text + (f", trained here (cache key {self.fine_tuning[:12]})" if self.fine_tuning else "")
 
 
+def is_local_path(name_or_path: str) -> bool:
+    """A folder rather than a Hub id: absolute, dot-relative, or a path a published copy cut ("…/name")."""
+    return PurePath(name_or_path).is_absolute() or name_or_path.startswith((".", "…"))
+
+
 def model_label(name_or_path: str) -> str:
     """A Hub id as is; a local folder by its last parts (what follows site-packages/ for a packaged model)."""
     path = PurePath(name_or_path)
     if "site-packages" in path.parts:
         return "/".join(path.parts[path.parts.index("site-packages") + 1:])
-    if path.is_absolute() or name_or_path.startswith("."):
+    if is_local_path(name_or_path):
         return "/".join(path.parts[-2:])
     return name_or_path
 

@@ -24,7 +24,7 @@ from ..core.text import percent, points
 from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
 from .reference import Reference
 from .reported import Reported
-from .store import Stored, model_label, training_tag
+from .store import Stored, is_local_path, model_label, training_tag
 
 # Where a future results schema records the architecture (encoder / decoder) and the mode (fine-tuned /
 # prompted) of the scored model; the board shows each column once some row has it.
@@ -76,8 +76,8 @@ def display_name(model: ModelInfo) -> str:
     path = PurePath(model.name_or_path)
     if "site-packages" in path.parts:
         return path.parts[path.parts.index("site-packages") + 1].replace("_", "-")
-    if path.is_absolute() or model.name_or_path.startswith("."):
-        parts = [p for p in path.parts if p not in ("/", ".", "..")]
+    if is_local_path(model.name_or_path):
+        parts = [p for p in path.parts if p not in ("/", ".", "..", "…")]
         while len(parts) > 1 and parts[-1].lower() in GENERIC_FOLDERS:
             parts.pop()
         return parts[-1] if parts else model.name_or_path

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..core.errors import SwapbenchError
+from ..core.text import portable
 from ..core.registry import ENCODINGS
 from ..core.version import __version__
 from ..evaluation.scorers import Prepared
@@ -152,7 +153,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
                     output=options.work / "results" / where, command=options.command),
                     scorer=ZooScorer(record, checkpoint, reused))
                 (out / where).parent.mkdir(parents=True, exist_ok=True)
-                (out / where).write_text(results.model_dump_json(indent=2) + "\n", encoding="utf-8")
+                (out / where).write_text(portable(results.model_dump_json(indent=2), keep=2) + "\n", encoding="utf-8")
                 changed = order_sensitivity(read_predictions(predictions_path(results_path)))
                 probe, timings = results.model.probe, results.provenance.timings
                 runs.append((SeedRun(seed=seed, results=str(where),
@@ -176,7 +177,8 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
         device_name=device_name(torch.device(last.provenance.device)), torch_threads=torch.get_num_threads(),
         swapbench_version=__version__, git_commit=commit, started_at=started_at, command=options.command,
         runs=run_records(every))
-    (out / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    (out / SUMMARY_FILE).write_text(portable(summary.model_dump_json(indent=2), keep=2) + "\n",
+                                    encoding="utf-8")
     write_report(summary, out)
     return summary
 

@@ -130,6 +130,19 @@ def test_check_mode_validates_without_storing(tmp_path, board, capsys):
     assert not (board / "results").exists()
 
 
+def test_the_stored_copy_names_no_path_of_the_submitters_machine(tmp_path, board, capsys):
+    data = make_results("/home/me/models/bert/model", trained_on="/home/me/snli_1.0/snli_1.0_dev.jsonl.gz")
+    data["provenance"]["command"] = ["swapbench", "eval", "/home/me/models/bert/model", "--output=/scratch/me/r.json"]
+    assert main(["submit", str(save(data, tmp_path / "r.json")), "--board", str(board)]) == 0
+    [stored] = (board / "results").glob("*.json")
+    text = stored.read_text(encoding="utf-8")
+    assert "/home/" not in text and "/scratch" not in text
+    kept = json.loads(text)
+    assert kept["model"]["name_or_path"] == "…/bert/model"
+    assert kept["provenance"]["command"][-1] == "--output=…/me/r.json"
+    assert "bert" in (board / "README.md").read_text(encoding="utf-8")  # the folder still names the model
+
+
 def version_1_0(data: dict) -> dict:
     """The same file as schema 1.0 wrote it: no clusters, slices, test method or health."""
     old = copy.deepcopy(data)
