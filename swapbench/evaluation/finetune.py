@@ -20,13 +20,16 @@ import os
 import shutil
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from rich.console import Console
+from rich.markup import escape
 
 from ..core.compat import dtype_argument
 from ..core.destination import atomic_directory
@@ -38,7 +41,7 @@ from ..core.text import slug
 from ..models.loading import (check_positional_support, check_weights, is_head, load_config, model_revision,
                               prepare_tokenizer, weight_problems)
 from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
-from ..sources import HUB_PREFIX, Columns, Pair, load_split
+from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
 
 INFO_FILE = "swapbench_finetune.json"
 CACHE_FORMAT = 2  # bump when a change of this module makes old checkpoints unfit
@@ -117,9 +120,13 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
     return kept["train"], infos["train"], kept["validation"], infos["validation"], check
 
 
-def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
+def load_training_data(choice: DataChoice, seed: int, warn: Callable[[str], None] | None = None
+                       ) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
+    """The training and validation pairs `choice` names; `warn` hears of a split read whole that holds fewer pairs
+    than its source declares (a cut copy of the release)."""
     train = load_split(choice.train_source, choice.train_split, choice.train_limit, option="--train-source",
                        columns=choice.columns)
+    report_shortfall(train, "training", choice.train_limit, warn)
     train_pairs = train.pairs
     if choice.val_holdout:
         train_pairs, val_pairs = hold_out_premises(train_pairs, choice.val_holdout, seed)
@@ -128,6 +135,7 @@ def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], Train
         val_text = choice.val_source or choice.train_source
         val = load_split(val_text, choice.val_split, choice.val_limit, option="--val-source",
                          columns=choice.columns if str(val_text or "").startswith(HUB_PREFIX) else None)
+        report_shortfall(val, "validation", choice.val_limit, warn)
         val_pairs, val_source, val_split, val_limit = val.pairs, val.source, val.split, choice.val_limit
         shared_ids = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
         shared_premises = {premise_key(p.premise) for p in val_pairs} & {premise_key(p.premise) for p in train_pairs}
@@ -138,6 +146,13 @@ def load_training_data(choice: DataChoice, seed: int) -> tuple[list[Pair], Train
                                  "data")
     return (train_pairs, describe(train_pairs, train.source, train.split, choice.train_limit, held_out=False),
             val_pairs, describe(val_pairs, val_source, val_split, val_limit, held_out=bool(choice.val_holdout)))
+
+
+def report_shortfall(split: SourceSplit, role: str, limit: int | None, warn: Callable[[str], None] | None) -> None:
+    problem = split.shortfall()
+    if problem and warn:
+        asked = f" (--{'train' if role == 'training' else 'val'}-limit {limit:,} asked for more)" if limit else ""
+        warn(f"the {role} data are not the whole split: {problem}{asked}")
 
 
 def hold_out_premises(pairs: list[Pair], wanted: int, seed: int) -> tuple[list[Pair], list[Pair]]:
@@ -183,11 +198,15 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     (stderr by default)."""
     console = console or Console(stderr=True)
     log = console.print
+
+    def warn(message: str) -> None:
+        console.print(f"[yellow]Warning:[/] {escape(message)}", highlight=False)
+
     config = load_config(base, revision)
     check_positional_support(base, config, trust_remote_code=False)
     base_revision = model_revision(base, config, revision)
     try:
-        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed)
+        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed, warn=warn)
     except SwapbenchError as err:
         raise SwapbenchError(f"{base} is fine-tuned on SNLI before it is scored (it is a base model, or --finetune "
                              f"was given), but its training data cannot be used: {err}") from err
@@ -207,12 +226,13 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     from .trainer import optimisation_steps  # here: it imports transformers
 
     steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)
-    log(f"Fine-tuning {base} on {train_info.n} pairs of {train_info.source} ({train_info.split}), "
-        f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in batches of {recipe.batch_size}: about {steps} "
-        f"optimiser steps on {describe_device(device)}; validation: {val_info.n} pairs; checkpoint: {folder}")
+    log(f"Fine-tuning {base} on {train_info.n:,} pairs of {train_info.source} ({train_info.split}), "
+        f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in batches of {recipe.batch_size}: {steps:,} optimiser "
+        f"steps on {describe_device(device)}, timed over the first few; validation: {val_info.n:,} pairs; "
+        f"checkpoint: {folder}", highlight=False)
     started = time.perf_counter()
     trainer = make_trainer(base, revision, recipe, train_pairs, val_pairs, folder.with_name(f".{folder.name}.work"),
-                           device, dtype, progress, console)
+                           device, dtype, progress, console, slow_hint=partial(cutting_hint, recipe))
     trainer.train()
     history = epoch_history(trainer.state.log_history)
     best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)
@@ -249,8 +269,18 @@ def describe_device(device: torch.device) -> str:
     return str(device)
 
 
+def cutting_hint(recipe: Recipe, seconds_per_step: float) -> str:
+    """How to shorten a fine-tuning that takes hours on a CPU, at the pace measured."""
+    pairs = int(3600 / seconds_per_step / recipe.epochs) * recipe.batch_size  # what an hour trains on
+    pairs = pairs // 100 * 100 if pairs >= 1000 else pairs
+    return (f"To cut it (Ctrl-C stops this run): --train-limit N trains on the first N pairs ({recipe.epochs} "
+            f"epoch{'s' * (recipe.epochs != 1)} of about {pairs:,} pairs take an hour here), a GPU (--device cuda) "
+            "takes minutes, and a checkpoint already fine-tuned on SNLI is scored as it is, without training")
+
+
 def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair],
-                 work: Path, device: torch.device, dtype: torch.dtype, progress: bool, console: Console):
+                 work: Path, device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
+                 slow_hint: Callable[[float], str] | None = None):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from .trainer import once_reported
@@ -275,19 +305,22 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
         check_weights(base, weights, allow_missing=False)
         return model
 
-    return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress, console)
+    return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress, console,
+                        slow_hint=slow_hint)
 
 
 def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair], work: Path,
                  device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
-                 eval_batch_size: int = 64, description: str = "fine-tuning"):
+                 eval_batch_size: int = 64, description: str = "fine-tuning",
+                 slow_hint: Callable[[float], str] | None = None):
     """The Trainer of swapbench's recipes (fine-tuning here, the zoo's training from scratch): `recipe` on the
-    pairs, evaluated and saved every epoch, the best epoch by validation accuracy kept; its progress and log lines
-    on `console` (stderr)."""
-    from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
+    pairs, evaluated and saved every epoch, the best epoch by validation accuracy kept; its progress, log lines and
+    the time it takes (measured over its first steps; `slow_hint` says how to cut hours on a CPU) on `console`
+    (stderr)."""
+    from transformers import DataCollatorWithPadding, TrainingArguments
 
     from ..core.compat import trainer_tokenizer_argument, warmup_arguments
-    from .trainer import show_progress
+    from .trainer import LossKeepingTrainer, TimeEstimate, show_progress
 
     on_gpu = device.type == "cuda"
     args = TrainingArguments(
@@ -300,12 +333,13 @@ def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair],
         seed=recipe.seed, data_seed=recipe.seed, report_to="none", disable_tqdm=True,
         use_cpu=device.type == "cpu", bf16=on_gpu and dtype == torch.bfloat16,
         fp16=on_gpu and dtype == torch.float16)
-    trainer = Trainer(model_init=model_init, args=args, **trainer_tokenizer_argument(tokenizer),
-                      data_collator=DataCollatorWithPadding(tokenizer),
-                      train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length),
-                      eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length),
-                      compute_metrics=accuracy_metrics)
-    show_progress(trainer, console, progress, description=description)
+    trainer = LossKeepingTrainer(model_init=model_init, args=args, **trainer_tokenizer_argument(tokenizer),
+                                 data_collator=DataCollatorWithPadding(tokenizer),
+                                 train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length),
+                                 eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length),
+                                 compute_metrics=accuracy_metrics)
+    estimate = TimeEstimate(console, describe_device(device), on_cpu=device.type == "cpu", slow_hint=slow_hint)
+    show_progress(trainer, console, progress, description=description, estimate=estimate)
     return trainer
 
 

@@ -2,7 +2,8 @@
 swapbench.core.compat).
 
 - Progress: the Trainer's own tqdm bars (nested, written with cursor-up escapes) and its `{'loss': ...}` lines
-  (printed to stdout) are replaced by one rich bar and readable log lines, both on stderr.
+  (printed to stdout) are replaced by one rich bar (on a terminal) or plain lines at intervals (in a log file), and
+  readable log lines, all on stderr; the time the training takes is said from its first steps.
 - The checkpoint's loading report is printed once, although the Trainer calls `model_init` twice (once when it
   is made, once more when training starts, after seeding).
 """
@@ -12,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import time
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
-from transformers import TrainerCallback
+from transformers import Trainer, TrainerCallback
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
 
@@ -42,24 +45,115 @@ def describe_log(logs: dict) -> str | None:
     return (f"epoch {epoch:g}: " if isinstance(epoch, (int, float)) else "") + ", ".join(parts)
 
 
-class RichProgress(TrainerCallback):
-    """The training steps as one rich bar, and each log as a line above it, on `console` (stderr)."""
+def format_duration(seconds: float) -> str:
+    """"2 h 05 min", "14 min", "40 s": a time to the precision a reader plans with."""
+    if seconds >= 3600:
+        hours, minutes = divmod(round(seconds / 60), 60)
+        return f"{hours} h {minutes:02d} min"
+    if seconds >= 60:
+        return f"{round(seconds / 60)} min"
+    return f"{max(round(seconds), 1)} s"
 
-    def __init__(self, console: Console, enabled: bool, description: str = "fine-tuning"):
-        self.console, self.enabled, self.description = console, enabled, description
+
+def format_rate(seconds_per_step: float) -> str:
+    return (f"{seconds_per_step:.2g} s a step" if seconds_per_step >= 1
+            else f"{1 / seconds_per_step:.3g} steps a second")
+
+
+class LossTally:
+    """The loss of each training batch since the tally was last read, summed where it was computed: reading it
+    (a GPU sync) happens once per progress line, not once per step."""
+
+    def __init__(self):
+        self.total, self.batches = None, 0
+
+    def add(self, loss) -> None:
+        loss = loss.detach()
+        self.total = loss if self.total is None else self.total + loss
+        self.batches += 1
+
+    def take(self) -> float | None:
+        """The mean batch loss since the last take; None when no batch was trained since."""
+        if not self.batches:
+            return None
+        mean = float(self.total) / self.batches
+        self.total, self.batches = None, 0
+        return mean
+
+
+class LossKeepingTrainer(Trainer):
+    """The Trainer, keeping each batch's loss for the progress lines (its own logs give one per epoch)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.loss_tally = LossTally()
+
+    def training_step(self, *args, **kwargs):  # its parameters differ between transformers 4 and 5
+        loss = super().training_step(*args, **kwargs)
+        self.loss_tally.add(loss)
+        return loss
+
+
+# A progress line at most this often, in steps and in seconds both: every ~30 s on a GPU's fast steps, every 10
+# steps (about 45 s for a base model) on a CPU's slow ones.
+EVERY_STEPS = 10
+EVERY_SECONDS = 30.0
+
+
+class TrainingProgress(TrainerCallback):
+    """The training's progress on `console` (stderr): a rich bar on a terminal, else (a log file, --no-progress)
+    a plain line every `every_steps` steps or `every_seconds` seconds, whichever is sparser, with the loss, the
+    pace and the time left; the Trainer's logs (the epochs' losses and validation) as lines of their own."""
+
+    def __init__(self, console: Console, bar: bool, description: str = "fine-tuning", tally: LossTally | None = None,
+                 every_steps: int | None = None, every_seconds: float | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.console, self.description, self.tally, self.clock = console, description, tally, clock
+        self.use_bar = bar and console.is_terminal
+        self.every_steps = EVERY_STEPS if every_steps is None else every_steps
+        self.every_seconds = EVERY_SECONDS if every_seconds is None else every_seconds
         self.bar: Progress | None = None
         self.task = None
+        self.started = self.last_time = 0.0
+        self.last_step = 0
 
     def on_train_begin(self, args, state, control, **kwargs):
-        if self.enabled and state.is_world_process_zero:
+        self.started = self.last_time = self.clock()
+        self.last_step = state.global_step
+        if self.use_bar and state.is_world_process_zero:
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), TimeRemainingColumn(), console=self.console)
+                                TextColumn("{task.fields[loss]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                                console=self.console)
             self.bar.start()
-            self.task = self.bar.add_task(self.description, total=state.max_steps)
+            self.task = self.bar.add_task(self.description, total=state.max_steps, loss="")
 
     def on_step_end(self, args, state, control, **kwargs):
+        if not state.is_world_process_zero:
+            return
+        now = self.clock()
+        due = (state.global_step - self.last_step >= self.every_steps and now - self.last_time >= self.every_seconds)
         if self.bar is not None:
-            self.bar.update(self.task, completed=state.global_step)
+            loss = self.tally.take() if due and self.tally else None
+            self.bar.update(self.task, completed=state.global_step,
+                            **({"loss": f"loss {loss:.4g}"} if loss is not None else {}))
+        elif due:
+            self.console.print(escape(self.describe_step(state, now)), highlight=False, soft_wrap=True)
+        if due:
+            self.last_step, self.last_time = state.global_step, now
+
+    def describe_step(self, state, now: float) -> str:
+        """e.g. "fine-tuning: step 120 of 51,504 (epoch 0.007), loss 1.099, 0.22 steps a second, 9 min so far,
+        about 65 h 10 min left"."""
+        step, total, elapsed = state.global_step, state.max_steps, now - self.started
+        parts = [f"{self.description}: step {step:,} of {total:,} (epoch {state.epoch or 0:.3g})"]
+        loss = self.tally.take() if self.tally else None
+        if loss is not None:
+            parts.append(f"loss {loss:.4g}")
+        if step and elapsed > 0:
+            per_step = elapsed / step  # validation passes included, as they recur
+            parts += [format_rate(per_step), f"{format_duration(elapsed)} so far",
+                      f"about {format_duration(per_step * (total - step))} left"]
+        return ", ".join(parts)
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         line = describe_log(logs or {})
@@ -72,11 +166,58 @@ class RichProgress(TrainerCallback):
             self.bar = None
 
 
-def show_progress(trainer, console: Console, enabled: bool, description: str = "fine-tuning") -> None:
-    """Replace the Trainer's tqdm bars and printed logs by RichProgress."""
+class TimeEstimate(TrainerCallback):
+    """The training's time, said once from the pace of its first steps on the device it runs on: the first step
+    (which warms the device up) is left out, then at least `first_steps` more are timed, until `min_seconds` have
+    passed or `most_steps` were timed. `slow_hint(seconds_per_step)` says how to cut a run on a CPU that would
+    take more than an hour."""
+
+    def __init__(self, console: Console, device: str, on_cpu: bool,
+                 slow_hint: Callable[[float], str] | None = None, first_steps: int = 3, min_seconds: float = 10.0,
+                 most_steps: int = 10, clock: Callable[[], float] = time.monotonic):
+        self.console, self.device, self.on_cpu, self.slow_hint, self.clock = console, device, on_cpu, slow_hint, clock
+        self.first_steps, self.min_seconds, self.most_steps = first_steps, min_seconds, most_steps
+        self.began = self.start_time = 0.0
+        self.start_step: int | None = None
+        self.said = False
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self.began = self.clock()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self.said or not state.is_world_process_zero:
+            return
+        now, step = self.clock(), state.global_step
+        if self.start_step is None:
+            self.start_step, self.start_time = step, now
+            return
+        timed, seconds = step - self.start_step, now - self.start_time
+        if timed < self.first_steps or (seconds < self.min_seconds and timed < self.most_steps):
+            return
+        self.said = True
+        if step >= state.max_steps:
+            return  # trained already
+        self.console.print(escape(self.estimate(seconds / timed, step, state.max_steps, now - self.began)),
+                           highlight=False)
+
+    def estimate(self, per_step: float, step: int, steps: int, elapsed: float) -> str:
+        total = elapsed + per_step * (steps - step)
+        text = (f"About {steps:,} optimiser steps, measured {per_step:.3g} s/step on {self.device} (steps "
+                f"{self.start_step + 1}-{step}): about {format_duration(total)} in all, the validation after each "
+                "epoch not counted")
+        if self.on_cpu and total > 3600 and self.slow_hint:
+            text += ". " + self.slow_hint(per_step)
+        return text
+
+
+def show_progress(trainer, console: Console, enabled: bool, description: str = "fine-tuning",
+                  estimate: TimeEstimate | None = None) -> None:
+    """Replace the Trainer's tqdm bars and printed logs by TrainingProgress, and add `estimate`."""
     trainer.remove_callback(ProgressCallback)
     trainer.remove_callback(PrinterCallback)
-    trainer.add_callback(RichProgress(console, enabled, description))
+    trainer.add_callback(TrainingProgress(console, enabled, description, getattr(trainer, "loss_tally", None)))
+    if estimate is not None:
+        trainer.add_callback(estimate)
 
 
 @contextlib.contextmanager

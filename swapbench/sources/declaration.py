@@ -62,6 +62,9 @@ class Source(BaseModel):
                                       description="sha256 of extracted release files, by file name")
     splits: dict[str, str] = Field(description="canonical (Hub) split name -> the release file's split name")
     aliases: dict[str, str] = Field(default_factory=dict, description="other accepted split names -> canonical")
+    split_pairs: dict[str, int] = Field(default_factory=dict,
+                                        description="labelled pairs of each canonical split as released (rows "
+                                                    "without a gold label not counted): a copy with fewer is cut")
     fields: tuple[str, ...] = Field(("gold_label", "pairID", "sentence1", "sentence2"),
                                     description="fields every release row has")
     extra_fields: tuple[str, ...] = Field((), description="further fields of the release, kept by no stage")
@@ -77,6 +80,9 @@ class Source(BaseModel):
         unknown = [a for a, c in self.aliases.items() if c not in self.splits]
         if unknown:
             raise ValueError(f"aliases {', '.join(unknown)} name no split")
+        unknown = [name for name in self.split_pairs if name not in self.splits]
+        if unknown:
+            raise ValueError(f"split_pairs {', '.join(unknown)} name no split")
         if self.archive_url and not self.release:
             raise ValueError("an archive needs the release's name")
         return self
@@ -98,6 +104,10 @@ class Source(BaseModel):
         """The release file's name for split `name` (SNLI: validation -> dev)."""
         canonical = self.split(name)
         return self.splits.get(canonical, canonical)
+
+    def declared_pairs(self, name: str) -> int | None:
+        """The labelled pairs split `name` has as released; None where the declaration does not say."""
+        return self.split_pairs.get(self.split(name))
 
     def file_stem(self, name: str) -> str:
         return f"{self.file_prefix}{self.file_split(name)}"

@@ -73,7 +73,8 @@ def load_hub(source: Source, repo: str, split: str, limit: int | None, tried: st
     check_pairs(pairs)
     return SourceSplit(pairs=pairs, split=name, source=repo, fingerprint=f"hub:{dataset._fingerprint}",
                        rows_read=taken.read, dropped_no_gold=taken.dropped, limited=taken.limited,
-                       declaration=source)
+                       declaration=source,
+                       declared_pairs=source.declared_pairs(name) if revision else None)  # the declared copy
 
 
 def _label_names(feature, columns: Columns, where: str) -> tuple[str, ...]:

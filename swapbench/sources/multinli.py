@@ -35,6 +35,7 @@ MULTINLI = Source(
     checksums={},  # no copy of the release was at hand to record them from
     splits={"train": "train", "validation_matched": "dev_matched", "validation_mismatched": "dev_mismatched"},
     aliases={"dev_matched": "validation_matched", "dev_mismatched": "validation_mismatched"},
+    split_pairs={"train": 392_702, "validation_matched": 9_815, "validation_mismatched": 9_832},
     extra_fields=("promptID", "genre", "annotator_labels", "sentence1_parse", "sentence2_parse",
                   "sentence1_binary_parse", "sentence2_binary_parse"),
     pair_ids="the release's pairID (promptID plus the label's initial), also on the Hub",

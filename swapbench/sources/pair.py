@@ -34,10 +34,22 @@ class SourceSplit:
     dropped_no_gold: int
     limited: bool = False
     declaration: Source | None = None  # the source read: name, citation, licence, Hub id (for the card)
+    # The labelled pairs of the split these data say they are (a release file named for it, the declared Hub
+    # copy), as its source declares them; None for data that claim no declared split.
+    declared_pairs: int | None = None
 
     @property
     def has_premise_parses(self) -> bool:
         return bool(self.pairs) and all(p.premise_parse for p in self.pairs)
+
+    def shortfall(self) -> str | None:
+        """Why these data are not the whole split they say they are, when they were read to their end and hold
+        fewer pairs than their source declares (a cut copy such as SNLI's train_first1024); None otherwise."""
+        if self.declared_pairs is None or self.limited or len(self.pairs) >= self.declared_pairs:
+            return None
+        release = (self.declaration.release or self.declaration.short_name) if self.declaration else "its source"
+        return (f"{self.source} holds {len(self.pairs):,} labelled pairs, but {release}'s {self.split} split has "
+                f"{self.declared_pairs:,}: it is a cut copy of that split")
 
 
 @dataclass

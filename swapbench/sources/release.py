@@ -70,9 +70,11 @@ def read_release_file(source: Source, path: Path, split: str, limit: int | None 
     if not pairs:
         raise InputError(f"no labelled {source.short_name} pairs in the file", path=str(path))
     check_pairs(pairs)
+    named = release_split_of(source, path) == source.file_split(split)  # a file of another name claims no split
     return SourceSplit(pairs=pairs, split=source.split(split), source=str(path),
                        fingerprint="sha256:" + hashlib.sha256(raw).hexdigest(), rows_read=taken.read,
-                       dropped_no_gold=taken.dropped, limited=taken.limited, declaration=source)
+                       dropped_no_gold=taken.dropped, limited=taken.limited, declaration=source,
+                       declared_pairs=source.declared_pairs(split) if named else None)
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -37,6 +37,7 @@ SNLI = Source(
     },
     splits={"train": "train", "validation": "dev", "test": "test"},
     aliases={"dev": "validation"},
+    split_pairs={"train": 549_367, "validation": 9_842, "test": 9_824},  # of 550,152 and 10,000 rows
     extra_fields=("captionID", "annotator_labels", "sentence1_parse", "sentence2_parse", "sentence1_binary_parse",
                   "sentence2_binary_parse"),
     pair_ids="the release's pairID (captionID#rN plus the label's initial); the Hub copy has none: "

@@ -174,7 +174,8 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
     if training.batch_size % processes:
         raise SwapbenchError(f"--train-batch-size {training.batch_size} does not split evenly over {processes} "
                              "processes")
-    train_pairs, train_info, val_pairs, val_info = load_training_data(recipe.data_choice(), training.seed)
+    train_pairs, train_info, val_pairs, val_info = load_training_data(recipe.data_choice(), training.seed,
+                                                                      warn=lambda text: log(f"Warning: {text}"))
     overlap = None
     if scored is not None:
         train_pairs, train_info, val_pairs, val_info, overlap = separate_from_scored(

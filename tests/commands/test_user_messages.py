@@ -50,19 +50,23 @@ def help_of(command: str) -> str:
 
 # Fine-tuning: announced, its progress and log lines on stderr, the loading report once.
 
-def test_fine_tuning_of_the_whole_train_split_is_announced_with_steps_and_device():
+def test_fine_tuning_is_announced_with_its_data_and_device_and_no_size_it_has_not_read(monkeypatch):
+    """The pairs are counted once read: a folder of SNLI files may hold a cut copy of the train split."""
     import torch
 
     recipe = reference_recipe()
+    monkeypatch.setenv("SWAPBENCH_SNLI_DIR", "snli-files")
     text = announce_fine_tuning("bert-base-uncased", DataChoice(), recipe, classifier=False,
                                 device=torch.device("cpu"))
     assert "bert-base-uncased is fine-tuned before it is scored (it is a base model" in text
-    assert "549,367 pairs" in text and "about 51,504 optimiser steps" in text and "the CPU" in text
-    assert "--train-limit" in text
+    assert "3 epochs on the train split of $SWAPBENCH_SNLI_DIR (snli-files)" in text and "the CPU" in text
+    assert "549,367" not in text and "optimiser steps" not in text and "counted once read" in text
+    monkeypatch.delenv("SWAPBENCH_SNLI_DIR")
+    assert "the train split of the SNLI 1.0 release archive" in announce_fine_tuning(
+        "m", DataChoice(), recipe, classifier=False, device=torch.device("cpu"))
     limited = announce_fine_tuning("m", DataChoice(train_limit=1000), recipe, classifier=True,
                                    device=torch.device("cpu"))
-    assert "--finetune was given" in limited and "first 1000 pairs" in limited
-    assert "about 96 optimiser steps" in limited  # ceil(1000 / 32) * 3
+    assert "--finetune was given" in limited and "at most the first 1,000 pairs of the train split" in limited
 
 
 def test_fine_tuning_progress_and_logs_go_to_stderr_and_the_report_is_printed_once(dataset, tmp_path, capfd,
@@ -80,7 +84,7 @@ def test_fine_tuning_progress_and_logs_go_to_stderr_and_the_report_is_printed_on
     assert "is fine-tuned before it is scored" in err and "optimiser steps on the CPU" in err
     assert err.index("is fine-tuned before it is scored") < err.index("epoch 1: loss")
     assert "epoch 2: validation loss" in err and "validation accuracy" in err
-    assert "fine-tuning" in err  # the rich bar
+    assert "Fine-tuning" in err and not re.search(r"fine-tuning\s+━", raw_err)  # a log file gets no bar
     assert "\x1b[A" not in raw_err + out
     # stdout holds the results table and nothing of the training
     assert "'loss'" not in out and "epoch 1" not in out and "━" not in out and "%|" not in out

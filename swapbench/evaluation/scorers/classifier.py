@@ -5,15 +5,13 @@ non-pad token."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import ClassVar
 
 from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS
 from .base import Prepared, Run, Scorer, Scores
-
-# SNLI 1.0's training split: its labelled pairs, for the estimate given before they are read.
-SNLI_TRAIN_PAIRS = 549_367
 
 
 @SCORERS.register("classifier", pattern="classifier|finetune",
@@ -84,23 +82,22 @@ def recorded_training(model: str):
 
 
 def announce_fine_tuning(model: str, data, recipe, classifier: bool, device) -> str:
-    """What is about to happen, said before the training data are read: a base model is fine-tuned first."""
+    """What is about to happen, said before the training data are read: a base model is fine-tuned first. The
+    pairs are counted, and the time measured, once they are read (a folder of SNLI files may hold a cut copy)."""
     from rich.markup import escape
 
+    from ...sources import default_source
     from ..finetune import describe_device
-    from ..trainer import optimisation_steps
 
     why = "--finetune was given" if classifier else "it is a base model, not a sequence classifier"
-    if data.train_limit:
-        pairs, size = data.train_limit, f"the first {data.train_limit} pairs of"
-    elif data.train_source is None and data.train_split == "train":
-        pairs, size = SNLI_TRAIN_PAIRS, f"the whole training split (SNLI: {SNLI_TRAIN_PAIRS:,} pairs) of"
+    size = f"at most the first {data.train_limit:,} pairs of " if data.train_limit else ""
+    if data.train_source:
+        source = data.train_source
     else:
-        pairs, size = None, f"the {data.train_split} split of"
-    source = data.train_source or "$SWAPBENCH_SNLI_DIR or the Hub"
-    estimate = (f"about {optimisation_steps(pairs, recipe.batch_size, recipe.epochs):,} optimiser steps"
-                if pairs else "the steps are counted once the data are read")
-    hint = "" if data.train_limit else " (--train-limit N trains on fewer pairs)"
+        snli = default_source()
+        folder = os.environ.get(snli.dir_env) if snli.dir_env else None
+        source = f"${snli.dir_env} ({folder})" if folder else f"the {snli.release} release archive"
     return (f"{escape(model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
-            f"epoch{'s' * (recipe.epochs != 1)} on {size} {escape(str(source))}{hint}, in batches of "
-            f"{recipe.batch_size} on {describe_device(device)}: {estimate}. The checkpoint is cached and reused.")
+            f"epoch{'s' * (recipe.epochs != 1)} on {size}the {data.train_split} split of {escape(str(source))}, in "
+            f"batches of {recipe.batch_size} on {describe_device(device)}. The pairs are counted once read, and the "
+            "time measured over the first steps. The checkpoint is cached and reused.")
