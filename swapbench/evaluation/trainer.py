@@ -151,8 +151,9 @@ class TrainingProgress(TrainerCallback):
             parts.append(f"loss {loss:.4g}")
         if step and elapsed > 0:
             per_step = elapsed / step  # validation passes included, as they recur
-            parts += [format_rate(per_step), f"{format_duration(elapsed)} so far",
-                      f"about {format_duration(per_step * (total - step))} left"]
+            parts += [format_rate(per_step), f"{format_duration(elapsed)} so far"]
+            if step < total:
+                parts.append(f"about {format_duration(per_step * (total - step))} left")
         return ", ".join(parts)
 
     def on_log(self, args, state, control, logs=None, **kwargs):
@@ -198,7 +199,7 @@ class TimeEstimate(TrainerCallback):
         if step >= state.max_steps:
             return  # trained already
         self.console.print(escape(self.estimate(seconds / timed, step, state.max_steps, now - self.began)),
-                           highlight=False)
+                           highlight=False, soft_wrap=True)  # one line, as a log file is searched
 
     def estimate(self, per_step: float, step: int, steps: int, elapsed: float) -> str:
         total = elapsed + per_step * (steps - step)

@@ -98,6 +98,8 @@ def test_plain_lines_come_at_the_sparser_of_the_step_and_time_intervals(tmp_path
     fast.on_train_begin(None, TrainerState(), None)
     assert fast.describe_step(TrainerState(max_steps=1000, global_step=500, epoch=1.0), clock.now + 10) == \
         "fine-tuning: step 500 of 1,000 (epoch 1), 50 steps a second, 10 s so far, about 10 s left"
+    assert fast.describe_step(TrainerState(max_steps=1000, global_step=1000, epoch=2.0), clock.now + 20) == \
+        "fine-tuning: step 1,000 of 1,000 (epoch 2), 50 steps a second, 20 s so far"
 
 
 def test_a_terminal_gets_the_bar_and_no_plain_lines(tmp_path):
@@ -141,6 +143,6 @@ def test_eval_in_a_log_file_times_the_training_warns_of_a_cut_split_and_logs_pro
     lines = [line for line in raw_err.splitlines() if line.startswith("fine-tuning: step ")]
     assert [line.split(" (")[0] for line in lines[:3]] == ["fine-tuning: step 5 of 40", "fine-tuning: step 10 of 40",
                                                            "fine-tuning: step 15 of 40"]
-    assert all(", loss " in line and " left" in line for line in lines)
+    assert all(", loss " in line and " so far" in line for line in lines) and " left" in lines[0]
     assert not [line for line in raw_err.splitlines() if "fine-tuning" in line and "━" in line]  # no bar drawn at
     # the end of a log file
