@@ -131,6 +131,7 @@ def test_eval_in_a_log_file_times_the_training_warns_of_a_cut_split_and_logs_pro
     out, raw_err = capfd.readouterr()
     err = " ".join(raw_err.split())
     assert rc == 0, err
+    assert "step" not in out and "Warning" not in out  # stdout holds the results table alone
     announced = err.index("is fine-tuned before it is scored")
     assert "549,367" not in err[:err.index("Warning")]  # no size claimed before the data are read
     warning = err.index("Warning: the training data are not the whole split")
