@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.fields import FieldInfo
 
 from .errors import SwapbenchError
-from .options import comma_separated, integer, number
+from .options import comma_separated, integer, number, out_of_range
 
 _CLI = "cli"  # the key of a field's command-line settings in its json_schema_extra
 
@@ -193,7 +193,8 @@ class _Deprecated(argparse.Action):
 
 
 def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
-    """pydantic's errors, each named by the option's command-line flag: "--limit: Input should be ..."."""
+    """pydantic's errors, each named by the option's command-line flag: "--limit: 0 is out of range: expected an integer
+    >= 1", as the command line says it."""
     problems = []
     for error in err.errors(include_url=False):
         name = str(error["loc"][0]) if error["loc"] else ""
@@ -201,9 +202,30 @@ def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
         if error["type"] == "value_error":  # a validator's own message, which names the value itself
             problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
             continue
+        ranged = _range_problem(model.model_fields[name], error) if len(error["loc"]) == 1 and \
+            name in model.model_fields else None
+        if ranged:  # in the command line's words
+            problems.append(f"{where}: {ranged}")
+            continue
         given = "" if error["type"] == "missing" or "input" not in error else f" {error['input']!r}"
         problems.append(f"{where}{given}: {error['msg']}")
     return "; ".join(problems)
+
+
+_NUMBER_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number",
+                  "int_parsing", "int_type", "int_from_float", "float_parsing", "float_type"}
+
+
+def _range_problem(field: FieldInfo, error: dict) -> str | None:
+    """A number out of its range, or no number, said as the command line says it ("0 is out of range: expected
+    an integer >= 1"); None for any other error."""
+    kind = _without_none(field.annotation)
+    if error["type"] not in _NUMBER_ERRORS or kind not in (int, float) or "input" not in error:
+        return None
+    bounds = _bounds(field)
+    low = bounds.get("ge", bounds.get("gt", float("-inf") if bounds else None))
+    return out_of_range(kind, error["input"], low, bounds.get("le", bounds.get("lt")), above="gt" in bounds,
+                        below="lt" in bounds)
 
 
 def settings(field: FieldInfo) -> dict:

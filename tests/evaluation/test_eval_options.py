@@ -51,7 +51,7 @@ def test_an_out_of_range_value_is_named_the_same_from_the_command_line_and_the_a
         with pytest.raises(SystemExit):
             parse_eval(flag, str(value))
         assert f"argument {flag}: {value} is out of range: expected an integer >= {bound}" in capsys.readouterr().err
-        with pytest.raises(SwapbenchError, match=f"^{flag} {value}: Input should be greater than or equal to {bound}"):
+        with pytest.raises(SwapbenchError, match=f"^{flag}: {value} is out of range: expected an integer >= {bound}$"):
             EvalOptions.from_keywords(model="m", **{keyword: value})
 
 
@@ -100,8 +100,8 @@ def test_the_api_takes_configs_as_a_string_or_a_list(tmp_path, build_fixture_dat
                               probe=False, bootstrap=100, progress=False, max_length=16)
     assert sorted(both.results.results) == ["shuffle-3", "shuffle-random"]
     assert both.results.provenance.scoring.max_length == 16
-    with pytest.raises(SwapbenchError, match=r"^--max-length 4: Input should be greater than or equal to 8"):
+    with pytest.raises(SwapbenchError, match=r"^--max-length: 4 is out of range: expected an integer >= 8$"):
         swapbench.evaluate(model, data, output=tmp_path / "no.json", max_length=4)
-    with pytest.raises(SwapbenchError, match="unknown option batch: expected one of"):
+    with pytest.raises(SwapbenchError, match=r"unknown option batch \(did you mean train_batch_size\?\): expected one of"):
         swapbench.evaluate(model, data, output=tmp_path / "no.json", batch=4)
     assert not (tmp_path / "no.json").exists()
