@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 import types
 import typing
@@ -92,8 +93,11 @@ class CommandOptions(BaseModel):
     @classmethod
     def _comma_lists(cls, value, info):
         """A list option given as one string, from the API as from the command line: "shuffle-3,shuffle-4"."""
-        if isinstance(value, str) and _is_list(cls.model_fields[info.field_name].annotation):
+        annotation = cls.model_fields[info.field_name].annotation
+        if isinstance(value, str) and _is_list(annotation):
             return [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, os.PathLike) and _without_none(annotation) is str:
+            return os.fspath(value)  # a source or a model named by a Path, as a notebook has it
         return value
 
     @field_validator("*", mode="after")
@@ -158,6 +162,11 @@ def _by_field_name(model: type[CommandOptions], keywords: dict) -> dict:
             raise SwapbenchError(f"{keyword}: expected True or False, not {value!r}")
         named[name] = not value if negated else value
     return named
+
+
+def keywords_of(model: type[CommandOptions]) -> set[str]:
+    """Every keyword the API takes for `model`: its fields' names, its flags' (lr, no_probe) and old names."""
+    return {*model.model_fields, *flag_keywords(model), *_deprecated(model)}
 
 
 def _unknown(model: type[CommandOptions], unknown: list[str]) -> str:
