@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
-
-import json
 
 import pytest
 from eval_models import save_base, save_classifier, write_training_file

@@ -75,9 +75,9 @@ BAD_OPTIONS = [
      "--train-batch-size: 0 is out of range: expected an integer >= 1"),
     (["--seed", "-1"], {"seed": -1}, "--seed: -1 is out of range: expected an integer >= 0 and <= 4294967295"),
     (["--epochs", "x"], {"epochs": "x"}, "--epochs: 'x' is not an integer: expected an integer >= 1"),
-    (["--epochs", "1"], {"epochs": 1}, "already is a sequence classifier, which is scored as it is: --epochs would be "
-                                       "ignored. Add --finetune to fine-tune it on them before it is scored, or leave "
-                                       "it out"),
+    (["--epochs", "1"], {"epochs": 1}, ("already is a sequence classifier, which is scored as it is: --epochs would "
+                                        "be ignored. Add --finetune to fine-tune it on them before it is scored, or "
+                                        "leave it out")),
     (["--train-source", TRAIN, "--train-limit", "8"], {"train_source": TRAIN, "train_limit": 8},
      "--train-source and --train-limit would be ignored. Add --finetune"),
     (["--val-split", "test", "--lr", "1e-4"], {"val_split": "test", "lr": 1e-4},
@@ -96,7 +96,9 @@ BAD_OPTIONS = [
 @pytest.mark.parametrize("argv, keywords, message", BAD_OPTIONS, ids=[" ".join(map(str, c[0])) for c in BAD_OPTIONS])
 def test_a_bad_option_is_refused_with_the_same_message_from_the_command_line_and_the_api(argv, keywords, message,
                                                                                          scored, tmp_path, capsys):
-    given = lambda value: str(scored["train"]) if value is TRAIN else value  # noqa: E731
+    def given(value):
+        return str(scored["train"]) if value is TRAIN else value
+
     output = tmp_path / "r.json"
     try:
         rc = main(["eval", str(scored["model"]), "--data", str(scored["data"]), "--output", str(output), "--no-probe",
