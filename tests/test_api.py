@@ -156,3 +156,17 @@ def test_a_base_model_is_fine_tuned_from_the_api_by_keywords(built, tmp_path):
     assert run.results.model.fine_tuned and tuning.base_model == str(base)
     assert (tuning.recipe.epochs, tuning.recipe.learning_rate, tuning.recipe.batch_size) == (1, 1e-4, 8)
     assert tuning.train.limit == 40 and tuning.train.n + tuning.validation.n == 40 and tuning.validation.held_out
+
+
+def test_build_takes_the_column_flags_as_keywords():
+    from swapbench.dataset.options import build_options
+    from swapbench.sources import Columns
+
+    options = build_options(source="hub:org/nli", premise="sentence1", label_names="entailment,neutral,contradiction",
+                            no_cache=True)
+    assert options.columns == Columns(premise="sentence1", label_names=("entailment", "neutral", "contradiction"))
+    assert options.use_cache is False
+    with pytest.raises(SwapbenchError, match="premise and columns name the same columns"):
+        build_options(premise="sentence1", columns=Columns(premise="p"))
+    with pytest.raises(SwapbenchError, match=r"^--label-names: "):
+        build_options(label_names="entailment,maybe")
