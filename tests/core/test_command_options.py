@@ -82,7 +82,7 @@ def test_a_flag_s_name_is_a_keyword_with_the_flag_s_meaning():
         Flagged.from_keywords(no_progress=True, progress=True)
     with pytest.raises(SwapbenchError, match=r"^no_progress: expected True or False, not 'yes'"):
         Flagged.from_keywords(no_progress="yes")
-    with pytest.raises(SwapbenchError, match=r"^--lr: 0 is out of range: expected a number > 0$"):  # checked as the field
+    with pytest.raises(SwapbenchError, match=r"^--lr: 0 is out of range: expected a number > 0$"):  # as the field
         Flagged.from_keywords(lr=0)
     with pytest.raises(SwapbenchError, match="unknown option no_internal"):  # the command line has no flag for it
         Flagged.from_keywords(no_internal=True)
