@@ -10,13 +10,17 @@ commands of the same names do, and hand back what they wrote with its tables as 
     run.examples                  # one row per scored pair, as in the predictions file
     swapbench.probe("bert-base-uncased", words=20).layers
 
-The keyword arguments are the fields of each command's options (`swapbench.dataset.options.build_options_model()`,
-`EvalOptions`, `ProbeOptions`), from which the command line's options are made too; the command-line help
-describes them. Nothing heavy is imported until a function is called.
+Every flag of a command is a keyword of its function, named as the flag with dashes as underscores (`lr=1e-4`,
+`no_probe=True`, `train_limit=500`) or as its field in the command's options model
+(`swapbench.dataset.options.build_options_model()`, `EvalOptions`, `ProbeOptions`), from which the command line's
+options are made too: the command-line help describes them, and a bad value is refused with the command line's
+message. Nothing heavy is imported until a function is called.
 """
 
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -121,8 +125,15 @@ class Probed:
         return pd.DataFrame([layer.model_dump() for layer in self.result.per_layer])
 
 
-def _path(value) -> Path | None:
-    return None if value is None else Path(value)
+def _name(value, what: str) -> str:
+    """A model's or a dataset's name as the commands take it: a Hub id or a folder."""
+    if isinstance(value, (str, os.PathLike)):
+        return str(value)
+    from .core.errors import SwapbenchError
+
+    raise SwapbenchError(f"{what}: expected a Hub id or a folder (a str or a Path), not {type(value).__name__}"
+                         + (" (swapbench.evaluate takes a transformers model object, with tokenizer=...)"
+                            if what == "model" else ""))
 
 
 def build(*, split: str = "test", source: str | Path | None = None, out: str | Path | None = None,
@@ -131,50 +142,118 @@ def build(*, split: str = "test", source: str | Path | None = None, out: str | P
 
     `source`: a file, a folder or a Hub id (None: $SWAPBENCH_SNLI_DIR, then the Hub); `out`: the folder to write
     (default data/snli-SPLIT); `variants`: configuration names, a list or "shuffle-3,shuffle-sr" (default: the
-    command's). The other keywords are the command's options, named as its flags are (`--no-cache` is
-    use_cache=False): parser, seed, limit, overwrite, ..., and each registered variant's own (shuffle_scope, srl,
-    sr_order, sr_selection, ...); `swapbench build --help` lists them. They are checked as the command line's are.
+    command's). Every other flag of `swapbench build --help` is a keyword, named as the flag with dashes as
+    underscores, or as its field (`no_cache=True` or `use_cache=False`): parser, seed, limit, overwrite, ..., and
+    each registered variant's own (shuffle_scope, srl, sr_order, sr_selection, ...). They are checked as the
+    command line checks them.
     """
     from .dataset.pipeline import build as run_build
     from .dataset.options import build_options
 
-    path, info = run_build(build_options(split=split, source=None if source is None else str(source), out=out,
-                                         variants=variants, **options))
+    path, info = run_build(build_options(split=split, source=None if source is None else _name(source, "source"),
+                                         out=out, variants=variants, **options))
     return Built(Path(path), info)
 
 
-def evaluate(model: str | Path, data: str | Path, *, output: str | Path | None = None, **options) -> Evaluated:
-    """Score `model` (Hub id or folder) on the built dataset `data` (folder or Hub id), as `swapbench eval`
-    does, and write the results file (`output`, default results/MODEL/...) and its predictions beside it.
+def evaluate(model, data: str | Path, *, output: str | Path | None = None, tokenizer=None,
+             **options) -> Evaluated:
+    """Score `model` on the built dataset `data` (folder or Hub id), as `swapbench eval` does, and write the
+    results file (`output`, default results/MODEL/...) and its predictions beside it.
 
-    The other keywords are `swapbench eval`'s options by their field names in
-    `swapbench.evaluation.options.EvalOptions`, checked as the command line checks them: configs (a list or
-    "a,b"), limit, finetune, train_batch_size, max_length, probe, device, seed, bootstrap, progress, ...
+    `model`: a Hub id or a folder; or a transformers model object (PreTrainedModel) with its `tokenizer`, which is
+    saved to a temporary folder and scored from there, and recorded under the name it was loaded as
+    (config._name_or_path, else its class) at revision "in-memory:sha256:..." (the sha256 of the saved files):
+    such results identify the weights but not where to find them, and the leaderboard refuses them.
+
+    Every flag of `swapbench eval --help` is a keyword, named as the flag with dashes as underscores or as its
+    field in `swapbench.evaluation.options.EvalOptions`, and checked as the command line checks it: `lr=1e-4` or
+    `learning_rate=1e-4`, `no_probe=True` or `probe=False`, configs (a list or "a,b"), limit, train_source,
+    train_limit, epochs, finetune, max_length, device, seed, bootstrap, no_progress, ...  A base model is
+    fine-tuned first on `train_source` (SNLI's train split by default); training options given for a model that
+    already is a classifier are refused unless `finetune=True`.
     """
     from .commands.main import load_model_types
+    from .core.errors import SwapbenchError
+    from .evaluation import in_memory
     from .evaluation.options import EvalOptions
     from .evaluation.pipeline import evaluate as run_evaluation
 
-    options.setdefault("command", ["swapbench.evaluate", str(model), str(data)])
-    checked = EvalOptions.from_keywords(model=str(model), data=str(data), output=output, **options)
     load_model_types()
-    results, path = run_evaluation(checked)
+    data = _name(data, "data")
+    if not isinstance(model, (str, os.PathLike)) and in_memory.is_model_object(model):
+        return _evaluate_in_memory(model, tokenizer, data, output, options)
+    if tokenizer is not None:
+        raise SwapbenchError("tokenizer= is for a model object; a Hub id or a folder brings its own tokenizer")
+    model = _name(model, "model")
+    options.setdefault("command", ["swapbench.evaluate", model, data])
+    checked = EvalOptions.from_keywords(model=model, data=data, output=output, **options)
+    with _library_bars(checked.progress):
+        results, path = run_evaluation(checked)
     return Evaluated(results, path)
+
+
+def _evaluate_in_memory(model, tokenizer, data: str, output, options: dict) -> Evaluated:
+    from datetime import datetime, timezone
+
+    from .core.errors import SwapbenchError
+    from .evaluation import in_memory
+    from .evaluation.options import EvalOptions
+    from .evaluation.pipeline import evaluate as run_evaluation
+    from .results.files import default_output
+    from .results.schema import IN_MEMORY
+
+    name = in_memory.recorded_name(model)
+    options.setdefault("command", ["swapbench.evaluate", name, data])
+    output = output or default_output(name, data, datetime.now(timezone.utc), IN_MEMORY.rstrip(":"))
+    checked = EvalOptions.from_keywords(model=name, data=data, output=output, **options)  # refused before saving
+    if checked.revision:
+        raise SwapbenchError("--revision names a Hub commit; a model object has none")
+    with in_memory.temporary_folder() as folder, _library_bars(checked.progress):
+        saved = in_memory.save(model, tokenizer, Path(folder) / "model")
+        scorer = in_memory.in_memory_scorer(checked.mode, saved, name)
+        results, path = run_evaluation(checked.model_copy(update={"model": str(saved)}), scorer=scorer)
+    return Evaluated(results, path)
+
+
+@contextmanager
+def _library_bars(progress: bool):
+    """progress=False silences the libraries' bars, as --no-progress does, for this call only: a notebook's
+    later cells keep theirs."""
+    if progress:
+        yield
+        return
+    import datasets
+    import huggingface_hub.utils
+    import transformers
+
+    from .commands.evaluate import silence_library_bars
+
+    shown = (datasets.is_progress_bar_enabled(), transformers.utils.logging.is_progress_bar_enabled(),
+             not huggingface_hub.utils.are_progress_bars_disabled())
+    silence_library_bars()
+    try:
+        yield
+    finally:
+        for on, enable in zip(shown, (datasets.enable_progress_bars, transformers.utils.logging.enable_progress_bar,
+                                      huggingface_hub.utils.enable_progress_bars)):
+            if on:
+                enable()
 
 
 def probe(model: str | Path, **options) -> Probed:
     """Measure the locality and symmetry of `model`'s positional attention, as `swapbench probe` does; with
     `out`, also write probe.json and the heatmaps there.
 
-    The keywords are `swapbench probe`'s options by their field names in `swapbench.probing.options.ProbeOptions`,
-    checked as the command line checks them: words, length, seed, revision, add_special_tokens,
-    probe_batch_size (batch_size: its old name), trust_remote_code, progress, out.
+    `model`: a Hub id or a folder. Every flag of `swapbench probe --help` is a keyword, named as the flag with
+    dashes as underscores or as its field in `swapbench.probing.options.ProbeOptions`, and checked as the command
+    line checks it: words, length, seed, revision, add_special_tokens, probe_batch_size (batch_size: its old
+    name), trust_remote_code, no_progress (or progress=False), out.
     """
     from .commands.main import load_model_types
     from .commands.probe import probe as run_probe
     from .probing.options import ProbeOptions
 
-    checked = ProbeOptions.from_keywords(model=str(model), **options)
+    checked = ProbeOptions.from_keywords(model=_name(model, "model"), **options)
     load_model_types()
     result, files = run_probe(checked)
     return Probed(result, files)

@@ -13,7 +13,9 @@ option is spelled in one place and means the same thing in both:
     options = ProbeOptions.from_keywords(words=20)  # the API: the same validation, errors named as options
 
 A value out of range fails on the command line with argparse's usage message and exit code 2, built from the same
-bounds that pydantic checks for the API. A list option takes a comma-separated string on the command line, and a
+bounds that pydantic checks for the API. An API keyword is the field's name or its flag's, dashes as underscores
+(`learning_rate=` or `lr=` for --lr; `probe=False` or `no_probe=True` for --no-probe); an unknown one is refused
+naming the nearest there is. A list option takes a comma-separated string on the command line, and a
 list or a comma-separated string from the API. An option renamed keeps its old spelling working for a while
 (`deprecated="--batch-size"`): on the command line, and as the old keyword in the API, each with a warning that
 names the new one.
@@ -22,6 +24,8 @@ names the new one.
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
 import types
 import typing
@@ -34,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.fields import FieldInfo
 
 from .errors import SwapbenchError
-from .options import comma_separated, integer, number
+from .options import comma_separated, integer, number, out_of_range
 
 _CLI = "cli"  # the key of a field's command-line settings in its json_schema_extra
 
@@ -72,12 +76,14 @@ class CommandOptions(BaseModel):
 
     @classmethod
     def from_keywords(cls, **keywords):
-        """The model from the API's keyword arguments; a bad value is a SwapbenchError naming the option."""
-        keywords = _renamed(cls, keywords)
+        """The model from the API's keyword arguments; a bad value is a SwapbenchError naming the option.
+
+        A keyword is a field's name or its flag's, dashes as underscores: `lr=1e-4` is learning_rate=1e-4, and
+        `no_probe=True` is probe=False, as the command line has it."""
+        keywords = _by_field_name(cls, keywords)
         unknown = sorted(set(keywords) - set(cls.model_fields))
         if unknown:
-            raise SwapbenchError(f"unknown option{'s' * (len(unknown) > 1)} {', '.join(unknown)}: expected one of "
-                                 f"{', '.join(cls.model_fields)}")
+            raise SwapbenchError(_unknown(cls, unknown))
         try:
             return cls(**keywords)
         except ValidationError as err:
@@ -87,8 +93,11 @@ class CommandOptions(BaseModel):
     @classmethod
     def _comma_lists(cls, value, info):
         """A list option given as one string, from the API as from the command line: "shuffle-3,shuffle-4"."""
-        if isinstance(value, str) and _is_list(cls.model_fields[info.field_name].annotation):
+        annotation = cls.model_fields[info.field_name].annotation
+        if isinstance(value, str) and _is_list(annotation):
             return [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, os.PathLike) and _without_none(annotation) is str:
+            return os.fspath(value)  # a source or a model named by a Path, as a notebook has it
         return value
 
     @field_validator("*", mode="after")
@@ -104,18 +113,75 @@ class CommandOptions(BaseModel):
         return value
 
 
-def _renamed(model: type[CommandOptions], keywords: dict) -> dict:
-    """The keywords with an option's old keyword given its new name, and a DeprecationWarning that says so."""
-    renamed = dict(keywords)
+def _keyword(flag: str) -> str:
+    """The API's keyword for a command-line flag: --no-probe is no_probe."""
+    return flag.lstrip("-").replace("-", "_")
+
+
+def flag_keywords(model: type[CommandOptions]) -> dict[str, tuple[str, bool]]:
+    """The keywords spelled as a flag is where that differs from the field's name: keyword -> (field, whether
+    it is the negative of a bool, as no_probe is of probe). A deprecated flag is not among them (_deprecated)."""
+    found = {}
     for name, field in model.model_fields.items():
-        old = settings(field).get("deprecated")
-        old_keyword = old.lstrip("-").replace("-", "_") if old else None
-        if old_keyword and old_keyword in renamed and old_keyword not in model.model_fields:
-            if name in renamed:
-                raise SwapbenchError(f"{old_keyword} is the old name of {name}: give one of them")
-            warnings.warn(f"{old_keyword} is deprecated: use {name}", DeprecationWarning, stacklevel=3)
-            renamed[name] = renamed.pop(old_keyword)
-    return renamed
+        cli = settings(field)
+        if not cli.get("cli") or cli.get("positional"):
+            continue
+        for flag, negated in ((cli.get("flag"), False), (cli.get("negative"), True)):
+            keyword = _keyword(flag) if flag else None
+            if keyword and keyword not in model.model_fields:
+                found[keyword] = (name, negated)
+    return found
+
+
+def _deprecated(model: type[CommandOptions]) -> dict[str, str]:
+    """The old keyword of each renamed option (its old flag's words joined by _) -> the field's name."""
+    return {_keyword(old): name for name, field in model.model_fields.items()
+            if (old := settings(field).get("deprecated")) and _keyword(old) not in model.model_fields}
+
+
+def _by_field_name(model: type[CommandOptions], keywords: dict) -> dict:
+    """The keywords with each given as its field's name: a flag's spelling turned into the field (no_progress=True
+    into progress=False), an old name into its new one with a DeprecationWarning. One option given under two
+    names is refused."""
+    named = dict(keywords)
+    for old, name in _deprecated(model).items():
+        if old in named:
+            if name in named:
+                raise SwapbenchError(f"{old} is the old name of {name}: give one of them")
+            warnings.warn(f"{old} is deprecated: use {name}", DeprecationWarning, stacklevel=3)
+            named[name] = named.pop(old)
+    for keyword, (name, negated) in flag_keywords(model).items():
+        if keyword not in named:
+            continue
+        if name in named:
+            field = model.model_fields[name]
+            flag = settings(field)["negative"] if negated else flag_of(name, field)
+            raise SwapbenchError(f"{keyword} and {name} are the same option ({flag}): give one of them")
+        value = named.pop(keyword)
+        if negated and not isinstance(value, bool):
+            raise SwapbenchError(f"{keyword}: expected True or False, not {value!r}")
+        named[name] = not value if negated else value
+    return named
+
+
+def keywords_of(model: type[CommandOptions]) -> set[str]:
+    """Every keyword the API takes for `model`: its fields' names, its flags' (lr, no_probe) and old names."""
+    return {*model.model_fields, *flag_keywords(model), *_deprecated(model)}
+
+
+def _unknown(model: type[CommandOptions], unknown: list[str]) -> str:
+    """Unknown keywords named, each with the nearest option there is, and the options there are."""
+    current = [*model.model_fields, *flag_keywords(model)]
+    described = []
+    for keyword in unknown:
+        near = difflib.get_close_matches(keyword, current, n=1) or difflib.get_close_matches(
+            keyword, list(_deprecated(model)), n=1)
+        near = [_deprecated(model).get(match, match) for match in near]
+        described.append(f"{keyword} (did you mean {near[0]}?)" if near else keyword)
+    aliases = flag_keywords(model)
+    flags = f"; or named as a flag: {', '.join(aliases)}" if aliases else ""
+    return (f"unknown option{'s' * (len(unknown) > 1)} {', '.join(described)}: expected one of "
+            f"{', '.join(model.model_fields)}{flags}")
 
 
 def choices_of(field: FieldInfo) -> tuple | None:
@@ -136,7 +202,8 @@ class _Deprecated(argparse.Action):
 
 
 def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
-    """pydantic's errors, each named by the option's command-line flag: "--limit: Input should be ..."."""
+    """pydantic's errors, each named by the option's command-line flag: "--limit: 0 is out of range: expected an integer
+    >= 1", as the command line says it."""
     problems = []
     for error in err.errors(include_url=False):
         name = str(error["loc"][0]) if error["loc"] else ""
@@ -144,9 +211,30 @@ def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
         if error["type"] == "value_error":  # a validator's own message, which names the value itself
             problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
             continue
+        ranged = _range_problem(model.model_fields[name], error) if len(error["loc"]) == 1 and \
+            name in model.model_fields else None
+        if ranged:  # in the command line's words
+            problems.append(f"{where}: {ranged}")
+            continue
         given = "" if error["type"] == "missing" or "input" not in error else f" {error['input']!r}"
         problems.append(f"{where}{given}: {error['msg']}")
     return "; ".join(problems)
+
+
+_NUMBER_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number",
+                  "int_parsing", "int_type", "int_from_float", "float_parsing", "float_type"}
+
+
+def _range_problem(field: FieldInfo, error: dict) -> str | None:
+    """A number out of its range, or no number, said as the command line says it ("0 is out of range: expected
+    an integer >= 1"); None for any other error."""
+    kind = _without_none(field.annotation)
+    if error["type"] not in _NUMBER_ERRORS or kind not in (int, float) or "input" not in error:
+        return None
+    bounds = _bounds(field)
+    low = bounds.get("ge", bounds.get("gt", float("-inf") if bounds else None))
+    return out_of_range(kind, error["input"], low, bounds.get("le", bounds.get("lt")), above="gt" in bounds,
+                        below="lt" in bounds)
 
 
 def settings(field: FieldInfo) -> dict:

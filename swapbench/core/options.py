@@ -23,20 +23,37 @@ def _bounds(minimum: float, maximum: float | None, above: bool, below: bool) -> 
     return f"{low} and {'<' if below else '<='} {maximum}"
 
 
-def _ranged(kind: type, noun: str, minimum: float, maximum: float | None, above: bool,
-            below: bool) -> Callable[[str], float]:
-    expected = f"{noun} {_bounds(minimum, maximum, above, below)}"
+def out_of_range(kind: type, given, minimum: float | None, maximum: float | None = None, *, above: bool = False,
+                 below: bool = False) -> str:
+    """What is wrong with `given` for an option of `kind` (int or float) in this range: "0 is out of range:
+    expected an integer >= 1", or "'x' is not an integer: ..."; the API's messages say it in the same words."""
+    noun = "an integer" if kind is int else "a number"
+    expected = noun if minimum is None else f"{noun} {_bounds(minimum, maximum, above, below)}"
+    wrong = f"{given!r} is not {noun}: expected {expected}"
+    if isinstance(given, str):
+        try:
+            value = kind(given)
+        except ValueError:
+            return wrong
+    elif isinstance(given, bool) or not isinstance(given, int if kind is int else (int, float)):
+        return wrong
+    else:
+        value = given
+    shown = value if kind is int else given  # an integer as read ("05" is 5), a number as typed
+    return f"{shown} is out of range: expected {expected}"
 
+
+def _ranged(kind: type, minimum: float, maximum: float | None, above: bool, below: bool) -> Callable[[str], float]:
     def parse(text: str):
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}: expected {expected}") from None
+            raise argparse.ArgumentTypeError(out_of_range(kind, text, minimum, maximum, above=above,
+                                                          below=below)) from None
         too_low = value <= minimum if above else value < minimum
         too_high = maximum is not None and (value >= maximum if below else value > maximum)
         if not math.isfinite(value) or too_low or too_high:
-            shown = value if kind is int else text  # an integer as read ("05" is 5), a number as typed
-            raise argparse.ArgumentTypeError(f"{shown} is out of range: expected {expected}")
+            raise argparse.ArgumentTypeError(out_of_range(kind, text, minimum, maximum, above=above, below=below))
         return value
 
     return parse
@@ -44,13 +61,13 @@ def _ranged(kind: type, noun: str, minimum: float, maximum: float | None, above:
 
 def integer(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     """An integer from `minimum` to `maximum`, both included (no upper bound when None)."""
-    return _ranged(int, "an integer", minimum, maximum, False, False)
+    return _ranged(int, minimum, maximum, False, False)
 
 
 def number(minimum: float, maximum: float | None = None, *, above: bool = False,
            below: bool = False) -> Callable[[str], float]:
     """A finite number from `minimum` to `maximum`; `above` and `below` leave out the bound itself."""
-    return _ranged(float, "a number", minimum, maximum, above, below)
+    return _ranged(float, minimum, maximum, above, below)
 
 
 def comma_separated(item: Callable[[str], object]) -> Callable[[str], list]:

@@ -21,7 +21,7 @@ from ..core.options import SEED_MAX
 from ..core.registry import VARIANTS
 from ..parsing import AUTO, parser_choices, parser_help
 from ..sources import Columns
-from ..sources.options import source_help, split_help, split_names
+from ..sources.options import COLUMN_FIELDS, ColumnOptions, source_help, split_help, split_names
 from ..variants import DEFAULT_VARIANTS, variant_type
 
 
@@ -93,5 +93,11 @@ def build_options_model() -> type[BuildOptions]:
 
 
 def build_options(**keywords) -> BuildOptions:
-    """The options of a build from keywords, validated once (a SwapbenchError names a bad one by its flag)."""
+    """The options of a build from keywords, validated once (a SwapbenchError names a bad one by its flag); the
+    columns of a hub:ORG/NAME source are keywords too (premise=..., label_names=...), as they are flags."""
+    named = {name: keywords.pop(name) for name in COLUMN_FIELDS if name in keywords}
+    if named:
+        if keywords.get("columns") is not None:
+            raise SwapbenchError(f"{', '.join(named)} and columns name the same columns: give one of them")
+        keywords["columns"] = ColumnOptions.from_keywords(**named).columns
     return build_options_model().from_keywords(**keywords)

@@ -6,8 +6,9 @@ neither the current one nor one that migrate.py can bring up to it; `swapbench e
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
 reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs) or on data
 not verified against their build_info.json; its training data were not checked against the scored data, or overlap
-them; pairs were truncated under the reference max length; the probe was framed otherwise than the board's rows; or
-the same model and revision is on the board already (unless replace is asked for).
+them; pairs were truncated under the reference max length; the probe was framed otherwise than the board's rows; the
+model was scored from memory, not from files anyone can find again; or the same model and revision is on the board
+already (unless replace is asked for).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..probing.run import ADD_SPECIAL_TOKENS
-from ..results.schema import REFERENCE_RECIPE, TOLERANCE, EvalResults
+from ..results.schema import IN_MEMORY, REFERENCE_RECIPE, TOLERANCE, EvalResults
 from ..sources import DEFAULT_SOURCE, default_source
 from .migrate import UnknownVersion, migrate
 from .reference import Reference
@@ -87,6 +88,7 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
     problems += training_overlap(data)
     problems += truncation(data)
     problems += probe_framing(data)
+    problems += in_memory(data)
     itself = itself.resolve() if itself else None
     identity = Identity.of(data)
     duplicates = [path for path, other in board if other == identity and path.resolve() != itself]
@@ -237,6 +239,17 @@ def probe_framing(data: dict) -> list[Problem]:
                     f"probed {'with' if framed else 'without'} the tokenizer's special tokens; the board's rows are "
                     f"probed {'with' if ADD_SPECIAL_TOKENS else 'without'} them, and the framing changes symmetry "
                     "and locality: probe again with `swapbench eval` defaults, or --no-probe")]
+
+
+def in_memory(data: dict) -> list[Problem]:
+    """A model scored from a Python object: its revision identifies the weights, but nothing says where they are."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    revision = model.get("revision")
+    if not (isinstance(revision, str) and revision.startswith(IN_MEMORY)):
+        return []
+    return [Problem("model.revision", f"{revision}: the model was handed to swapbench.evaluate as an object, so "
+                                      "nobody can load what was scored again. Save it (save_pretrained) or push it "
+                                      "to the Hub, and evaluate that folder or Hub id")]
 
 
 def training_overlap(data: dict) -> list[Problem]:

@@ -22,6 +22,8 @@ from .build_record import settings_model
 
 SCHEMA_VERSION = "2.1"  # 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
+# model.revision of a model handed to swapbench.evaluate as an object: "in-memory:sha256:..." of its saved files.
+IN_MEMORY = "in-memory:"
 
 LabelView = Literal["3-way", "binary"]
 
@@ -200,8 +202,11 @@ Mode = Literal["fine-tuned", "prompted"]
 
 class ModelInfo(Strict):
     name_or_path: str = Field(description="Hub id or local folder as given; for a model fine-tuned here, the "
-                                          "base model")
-    revision: str | None = Field(description="Hub commit of the model, or sha256 of a local folder's files")
+                                          "base model; for a model object, the name it was loaded under "
+                                          "(config._name_or_path) or its class")
+    revision: str | None = Field(description="Hub commit of the model, or sha256 of a local folder's files; for a "
+                                             "model handed to swapbench.evaluate as an object, in-memory:sha256:... "
+                                             "of the files it was saved as (the board refuses it)")
     model_type: str = Field(description="config.model_type")
     architecture: str = Field(description="class of the model that was scored")
     num_parameters: int = Field(ge=1, description="parameters of the scored model, classifier head included")

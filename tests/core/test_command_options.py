@@ -50,17 +50,42 @@ def test_a_bound_is_checked_on_both_paths_and_named_as_the_option(parser, capsys
         parser.parse_args(["m", "--words", "0"])
     assert exit_.value.code == 2
     assert "argument --words: 0 is out of range: expected an integer >= 1" in capsys.readouterr().err
-    with pytest.raises(SwapbenchError, match=r"--words 0: Input should be greater than or equal to 1"):
+    with pytest.raises(SwapbenchError, match=r"^--words: 0 is out of range: expected an integer >= 1$"):
         Toy.from_keywords(model="m", words=0)
-    with pytest.raises(SwapbenchError, match=r"--rate 1.0: Input should be less than 1"):
+    with pytest.raises(SwapbenchError, match=r"^--rate: 1.0 is out of range: expected a number > 0 and < 1$"):
         Toy.from_keywords(model="m", rate=1.0)
 
 
 def test_unknown_and_missing_keywords_are_refused_by_name():
-    with pytest.raises(SwapbenchError, match="unknown option wordz: expected one of model, words"):
+    with pytest.raises(SwapbenchError, match=r"^unknown option wordz \(did you mean words\?\): expected one of "
+                                             r"model, words, .*; or named as a flag: no_probe$"):
         Toy.from_keywords(model="m", wordz=1)
+    with pytest.raises(SwapbenchError, match=r"^unknown options no_prob \(did you mean no_probe\?\), zzz: "):
+        Toy.from_keywords(model="m", zzz=1, no_prob=True)
     with pytest.raises(SwapbenchError, match="MODEL: Field required"):
         Toy.from_keywords(words=3)
+
+
+class Flagged(CommandOptions):
+    learning_rate: float = option(0.1, gt=0, flag="--lr", help="learning rate")
+    progress: bool = option(True, negative="--no-progress", help="no bars")
+    internal: bool = option(True, cli=False, help="what the command fills in")
+
+
+def test_a_flag_s_name_is_a_keyword_with_the_flag_s_meaning():
+    assert Flagged.from_keywords(lr=0.5) == Flagged.from_keywords(learning_rate=0.5)
+    assert Flagged.from_keywords(no_progress=True).progress is False
+    assert Flagged.from_keywords(no_progress=False).progress is True
+    with pytest.raises(SwapbenchError, match=r"^lr and learning_rate are the same option \(--lr\): give one"):
+        Flagged.from_keywords(lr=0.5, learning_rate=0.5)
+    with pytest.raises(SwapbenchError, match=r"^no_progress and progress are the same option \(--no-progress\)"):
+        Flagged.from_keywords(no_progress=True, progress=True)
+    with pytest.raises(SwapbenchError, match=r"^no_progress: expected True or False, not 'yes'"):
+        Flagged.from_keywords(no_progress="yes")
+    with pytest.raises(SwapbenchError, match=r"^--lr: 0 is out of range: expected a number > 0$"):  # as the field
+        Flagged.from_keywords(lr=0)
+    with pytest.raises(SwapbenchError, match="unknown option no_internal"):  # the command line has no flag for it
+        Flagged.from_keywords(no_internal=True)
 
 
 class Files(CommandOptions):

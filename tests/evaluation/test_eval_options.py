@@ -51,8 +51,88 @@ def test_an_out_of_range_value_is_named_the_same_from_the_command_line_and_the_a
         with pytest.raises(SystemExit):
             parse_eval(flag, str(value))
         assert f"argument {flag}: {value} is out of range: expected an integer >= {bound}" in capsys.readouterr().err
-        with pytest.raises(SwapbenchError, match=f"^{flag} {value}: Input should be greater than or equal to {bound}"):
+        with pytest.raises(SwapbenchError, match=f"^{flag}: {value} is out of range: expected an integer >= {bound}$"):
             EvalOptions.from_keywords(model="m", **{keyword: value})
+
+
+@pytest.fixture(scope="module")
+def scored(build_fixture_dataset, tmp_path_factory):
+    """A dataset, a classifier and a training file, shared by the cases below."""
+    root = tmp_path_factory.mktemp("options")
+    return {"data": build_fixture_dataset(["shuffle-3"]), "model": save_classifier(root / "bert", NLI),
+            "train": write_training_file(root / "snli" / "snli_1.0_train.jsonl", "train")}
+
+
+TRAIN = object()  # stands for the training file, made by the fixture
+
+# Each bad option as the command line takes it and as swapbench.evaluate takes it (the flag's name as keyword),
+# with the message both give. The model is a classifier, so training options are refused there.
+BAD_OPTIONS = [
+    (["--limit", "0"], {"limit": 0}, "--limit: 0 is out of range: expected an integer >= 1"),
+    (["--lr", "0"], {"lr": 0}, "--lr: 0 is out of range: expected a number > 0"),
+    (["--max-length", "4"], {"max_length": 4}, "--max-length: 4 is out of range: expected an integer >= 8"),
+    (["--train-batch-size", "0"], {"train_batch_size": 0},
+     "--train-batch-size: 0 is out of range: expected an integer >= 1"),
+    (["--seed", "-1"], {"seed": -1}, "--seed: -1 is out of range: expected an integer >= 0 and <= 4294967295"),
+    (["--epochs", "x"], {"epochs": "x"}, "--epochs: 'x' is not an integer: expected an integer >= 1"),
+    (["--epochs", "1"], {"epochs": 1}, ("already is a sequence classifier, which is scored as it is: --epochs would "
+                                        "be ignored. Add --finetune to fine-tune it on them before it is scored, or "
+                                        "leave it out")),
+    (["--train-source", TRAIN, "--train-limit", "8"], {"train_source": TRAIN, "train_limit": 8},
+     "--train-source and --train-limit would be ignored. Add --finetune"),
+    (["--val-split", "test", "--lr", "1e-4"], {"val_split": "test", "lr": 1e-4},
+     "--val-split and --lr would be ignored. Add --finetune"),
+    (["--mode", "prompt", "--finetune"], {"mode": "prompt", "finetune": True},
+     "--finetune is for --mode classifier, not --mode prompt"),
+    (["--mode", "prompt", "--epochs", "2"], {"mode": "prompt", "epochs": 2},
+     "--epochs is for --mode classifier, not --mode prompt"),
+    (["--mode", "prompt", "--train-limit", "5"], {"mode": "prompt", "train_limit": 5},
+     "--train-limit is not read by --mode prompt, which trains nothing"),
+    (["--label-map", "0=contradiction,1=neutral,2=entailment"], {"label_map": "0=contradiction,1=neutral,2=entailment"},
+     "overrides the labels the model names itself in config.id2label"),
+]
+
+
+@pytest.mark.parametrize("argv, keywords, message", BAD_OPTIONS, ids=[" ".join(map(str, c[0])) for c in BAD_OPTIONS])
+def test_a_bad_option_is_refused_with_the_same_message_from_the_command_line_and_the_api(argv, keywords, message,
+                                                                                         scored, tmp_path, capsys):
+    def given(value):
+        return str(scored["train"]) if value is TRAIN else value
+
+    output = tmp_path / "r.json"
+    try:
+        rc = main(["eval", str(scored["model"]), "--data", str(scored["data"]), "--output", str(output), "--no-probe",
+                   "--no-progress", *map(given, argv)])
+    except SystemExit as exit_:  # argparse's: a value its type refuses
+        rc = exit_.code
+    assert rc == 2
+    assert message in " ".join(capsys.readouterr().err.split())
+    with pytest.raises(SwapbenchError) as caught:
+        swapbench.evaluate(scored["model"], scored["data"], output=output, no_probe=True, no_progress=True,
+                           **{key: given(value) for key, value in keywords.items()})
+    assert message in str(caught.value)
+    assert not output.exists()
+
+
+def test_training_options_are_taken_for_a_classifier_with_finetune_and_for_a_prompt_s_shots():
+    assert parse_eval("--finetune", "--epochs", "1", "--lr", "1e-4").epochs == 1  # (refused at prepare otherwise)
+    from swapbench.evaluation.scorers import scorer_for
+
+    shots = EvalOptions.from_keywords(model="m", mode="prompt", shots=2, train_split="dev", train_limit=50,
+                                      command=["test"])
+    assert scorer_for(shots).mode == "prompted"  # the pool of the shots: not refused
+
+
+def test_flag_names_are_keywords_with_the_flag_s_meaning():
+    from_cli = parse_eval("--lr", "1e-4", "--no-probe", "--no-progress", "--train-batch-size", "8")
+    assert EvalOptions.from_keywords(model="MODEL", lr=1e-4, no_probe=True, no_progress=True, train_batch_size=8,
+                                     command=["test"]) == from_cli
+    assert EvalOptions.from_keywords(model="MODEL", learning_rate=1e-4, probe=False, progress=False,
+                                     train_batch_size=8, command=["test"]) == from_cli
+    with pytest.raises(SwapbenchError, match=r"^no_probe and probe are the same option \(--no-probe\): give one"):
+        EvalOptions.from_keywords(model="m", no_probe=True, probe=False)
+    with pytest.raises(SwapbenchError, match=r"^unknown option learning_rat \(did you mean learning_rate\?\)"):
+        EvalOptions.from_keywords(model="m", learning_rat=1e-4)
 
 
 def test_a_choice_is_checked_on_both_paths():
@@ -100,8 +180,8 @@ def test_the_api_takes_configs_as_a_string_or_a_list(tmp_path, build_fixture_dat
                               probe=False, bootstrap=100, progress=False, max_length=16)
     assert sorted(both.results.results) == ["shuffle-3", "shuffle-random"]
     assert both.results.provenance.scoring.max_length == 16
-    with pytest.raises(SwapbenchError, match=r"^--max-length 4: Input should be greater than or equal to 8"):
+    with pytest.raises(SwapbenchError, match=r"^--max-length: 4 is out of range: expected an integer >= 8$"):
         swapbench.evaluate(model, data, output=tmp_path / "no.json", max_length=4)
-    with pytest.raises(SwapbenchError, match="unknown option batch: expected one of"):
+    with pytest.raises(SwapbenchError, match=r"unknown option batch \(did you mean train_batch_size\?\): expected"):
         swapbench.evaluate(model, data, output=tmp_path / "no.json", batch=4)
     assert not (tmp_path / "no.json").exists()

@@ -53,6 +53,13 @@ def test_a_missing_required_key_is_named(tmp_path, board, capsys):
                                                       "results.shuffle-4.accuracy_original: required key missing"]
 
 
+def test_a_model_scored_from_memory_is_refused(tmp_path, board, capsys):
+    data = make_results("org/model")
+    data["model"]["revision"] = "in-memory:sha256:" + "0" * 64
+    [problem] = refusal(tmp_path, board, capsys, data)
+    assert problem.startswith("model.revision: in-memory:sha256:000") and "save_pretrained" in problem
+
+
 def test_an_unknown_schema_version_is_refused(tmp_path, board, capsys):
     data = make_results("org/model")
     data["schema_version"] = "9.9"

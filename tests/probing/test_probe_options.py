@@ -40,7 +40,7 @@ def test_an_out_of_range_value_is_named_the_same_from_the_command_line_and_the_a
         with pytest.raises(SystemExit):
             parse_probe(flag, str(value))
         assert f"argument {flag}: {value} is out of range: expected an integer >= {bound}" in capsys.readouterr().err
-        with pytest.raises(SwapbenchError, match=f"^{flag} {value}: Input should be greater than or equal to {bound}"):
+        with pytest.raises(SwapbenchError, match=f"^{flag}: {value} is out of range: expected an integer >= {bound}$"):
             ProbeOptions.from_keywords(model="m", **{keyword: value})
 
 
@@ -64,7 +64,7 @@ def test_the_probe_runs_the_same_from_the_command_line_and_the_api(tmp_path, cap
     from_api = probed.result.model_dump(mode="json")
     for key in ("locality", "symmetry", "spread", "n_words", "length", "seed"):
         assert from_api[key] == pytest.approx(from_cli[key]), key
-    with pytest.raises(SwapbenchError, match=r"^--length 2: Input should be greater than or equal to 3"):
+    with pytest.raises(SwapbenchError, match=r"^--length: 2 is out of range: expected an integer >= 3$"):
         swapbench.probe(model, length=2)
-    with pytest.raises(SwapbenchError, match="unknown option wordz: expected one of"):
+    with pytest.raises(SwapbenchError, match=r"unknown option wordz \(did you mean words\?\): expected one of"):
         swapbench.probe(model, wordz=2)

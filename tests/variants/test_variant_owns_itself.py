@@ -112,7 +112,7 @@ def test_the_toy_takes_its_option_through_the_api_and_only_its_factory_receives_
     assert "| `repeats` | int32 | toy-echo | toy-echo: how many times the hypothesis is said |" in card
     assert "| `echo:N` | toy-echo: the hypothesis said N times |" in card
 
-    with pytest.raises(SwapbenchError, match=r"--toy-repeats 9: Input should be less than or equal to 5"):
+    with pytest.raises(SwapbenchError, match=r"--toy-repeats: 9 is out of range: expected an integer >= 1 and <= 5"):
         swapbench.build(source=fixtures, out=tmp_path / "bad", variants=[toy], toy_repeats=9)
     with pytest.raises(SwapbenchError, match="--toy-repeats applies to toy-echo, which --variants leaves out"):
         swapbench.build(source=fixtures, out=tmp_path / "bad", variants=["shuffle-3"], toy_repeats=2)

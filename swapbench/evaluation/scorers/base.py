@@ -101,11 +101,32 @@ def scorer_for(options, scorer: Scorer | None = None) -> Scorer:
         foreign = [flag for key, flag in entry.value.owns.items()
                    if key not in scorer.owns and getattr(options, key, None)]
         if foreign:
-            flags = " and ".join([", ".join(foreign[:-1]), foreign[-1]] if len(foreign) > 1 else foreign)
-            raise SwapbenchError(f"{flags} {'is' if len(foreign) == 1 else 'are'} for --mode {entry.name}, "
+            raise SwapbenchError(f"{listed(foreign)} {'is' if len(foreign) == 1 else 'are'} for --mode {entry.name}, "
                                  f"not --mode {options.mode}")
     scorer.check(options)
     return scorer
+
+
+def listed(flags: Sequence[str]) -> str:
+    """"--a", "--a and --b", "--a, --b and --c"."""
+    return " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
+
+
+def given(options, names) -> list[str]:
+    """The flags of those of `names` that `options` hold other than at their default (a split compared by its
+    canonical name: dev is validation), so that a scorer can refuse options it would not read."""
+    from ...core.command_options import flag_of
+    from ...sources.options import canonical_split
+
+    fields = type(options).model_fields
+    flags = []
+    for name in names:
+        value, default = getattr(options, name), fields[name].default
+        if isinstance(value, str) and isinstance(default, str):
+            value, default = canonical_split(value), canonical_split(default)
+        if value != default:
+            flags.append(flag_of(name, fields[name]))
+    return flags
 
 
 def mode_help() -> str:

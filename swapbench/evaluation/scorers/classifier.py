@@ -11,7 +11,12 @@ from typing import ClassVar
 
 from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS
-from .base import Prepared, Run, Scorer, Scores
+from .base import Prepared, Run, Scorer, Scores, given, listed
+
+# The fine-tuning's settings: no other mode trains, so they are this mode's own (a classifier used as is refuses
+# them in prepare, once its config says it is one).
+RECIPE = {"epochs": "--epochs", "learning_rate": "--lr", "train_batch_size": "--train-batch-size",
+          "train_max_length": "--train-max-length"}
 
 
 @SCORERS.register("classifier", pattern="classifier|finetune",
@@ -19,7 +24,7 @@ from .base import Prepared, Run, Scorer, Scores
                        "on its last non-pad token (also named finetune)")
 class ClassifierScorer(Scorer):
     mode = "fine-tuned"
-    owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map"}
+    owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map", **RECIPE}
 
     def prepare(self, run: Run) -> Prepared | None:
         from ...core.labels import LABEL_NAMES
@@ -32,6 +37,7 @@ class ClassifierScorer(Scorer):
         options, device, dtype = run.options, run.device, run.dtype
         config = load_config(options.model, options.revision, options.trust_remote_code)
         if not options.finetune and is_classifier(config):
+            refuse_training(options)
             labels = map_labels(config, options.label_map, options.force)  # refuses before the weights are loaded
             loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device,
                                      dtype=dtype, trust_remote_code=options.trust_remote_code,
@@ -66,6 +72,19 @@ class ClassifierScorer(Scorer):
         return Scores(predictions=scored.predictions, truncated=scored.truncated, batch_size=scored.batch_size,
                       seconds=scored.seconds, max_tokens=max_length,
                       truncation=f"longer than --max-length {max_length} tokens and were truncated")
+
+
+def refuse_training(options) -> None:
+    """A classifier is scored as it is: training options given for it would be read by nothing, and its head
+    scored untrained where the user meant to train it, so they are refused, pointing to --finetune."""
+    from ...sources.options import COLUMN_FIELDS
+    from ..options import TrainingDataOptions
+
+    ignored = given(options, [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE])
+    if ignored:
+        raise SwapbenchError(f"{options.model} already is a sequence classifier, which is scored as it is: "
+                             f"{listed(ignored)} would be ignored. Add --finetune to fine-tune it on them before "
+                             f"it is scored, or leave {'it' if len(ignored) == 1 else 'them'} out")
 
 
 def recorded_training(model: str):

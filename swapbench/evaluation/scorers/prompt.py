@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS
-from .base import Prepared, Run, Scorer, Scores
+from .base import Prepared, Run, Scorer, Scores, given, listed
 
 
 @SCORERS.register("prompt", help="score a decoder-only language model by the log-likelihood of each label's "
@@ -16,6 +16,21 @@ from .base import Prepared, Run, Scorer, Scores
 class PromptScorer(Scorer):
     mode = "prompted"
     owns: ClassVar[dict[str, str]] = {"template": "--template", "verbalizers": "--verbalizers", "shots": "--shots"}
+
+    def check(self, options) -> None:
+        """The training data options name the pool of --shots examples, and nothing else here: refused where
+        they would not be read."""
+        from ...sources.options import COLUMN_FIELDS
+        from ..options import TrainingDataOptions
+
+        pool = ["train_source", "train_split", "train_limit", *COLUMN_FIELDS]
+        unread = given(options, [name for name in TrainingDataOptions.model_fields if name not in pool])
+        if not options.shots:
+            unread = given(options, pool) + unread
+        if unread:
+            raise SwapbenchError(f"{listed(unread)} {'is' if len(unread) == 1 else 'are'} not read by --mode prompt, "
+                                 "which trains nothing: --train-source, --train-split and --train-limit choose the "
+                                 "pool of its --shots examples")
 
     def prepare(self, run: Run) -> Prepared:
         from ...models.loading import load_causal_lm, load_config, model_revision
