@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ..core.command_options import add_arguments, from_arguments
-from ..core.files import check_writable
+from ..core.files import check_writable, rendered, replace_files
 from ..probing.errors import ProbeError
 from ..probing.options import ProbeOptions
 from ..probing.result import ProbeResult
@@ -32,15 +32,16 @@ def add_probe(subparsers) -> None:
 
 
 def write_probe(result: ProbeResult, out: Path) -> list[Path]:
-    """probe.json, the two heatmaps and the offset profile in `out`; returns their paths."""
+    """probe.json, the two heatmaps and the offset profile in `out`, all replaced together or none; returns their
+    paths."""
     from ..probing.plots import plot_average, plot_layers, plot_offsets
 
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [plot_average(result, out / AVERAGE_PNG), plot_layers(result, out / LAYERS_PNG),
-             plot_offsets(result, out / OFFSETS_PNG)]
-    json_path = out / PROBE_JSON
-    json_path.write_text(json.dumps(result.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
-    return [json_path, *paths]
+    contents: dict[Path, str | bytes] = {
+        out / PROBE_JSON: json.dumps(result.model_dump(mode="json"), indent=2) + "\n",
+        **{out / name: rendered(lambda path, plot=plot: plot(result, path), ".png")
+           for name, plot in ((AVERAGE_PNG, plot_average), (LAYERS_PNG, plot_layers), (OFFSETS_PNG, plot_offsets))}}
+    replace_files(contents)
+    return list(contents)
 
 
 def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:

@@ -174,8 +174,8 @@ def run_report(args: argparse.Namespace) -> int:
     if args.merge:
         summary = merge_summaries(summary, args.folder, args.merge)
     summary = refresh_summary(summary, args.folder)
-    (args.folder / SUMMARY_FILE).write_text(portable(summary.model_dump_json(indent=2), keep=2) + "\n",
-                                            encoding="utf-8")
-    for path in [args.folder / SUMMARY_FILE, *write_report(summary, args.folder)]:
+    record = args.folder / SUMMARY_FILE
+    for path in [record, *write_report(summary, args.folder,
+                                       also={record: portable(summary.model_dump_json(indent=2), keep=2) + "\n"})]:
         Console().print(f"wrote {path}")
     return 0

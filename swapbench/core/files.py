@@ -7,6 +7,7 @@ import contextlib
 import os
 import secrets
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import SwapbenchError
@@ -34,20 +35,29 @@ def check_writable(path: Path, option: str) -> None:
                              f"a writable place with {option}") from err
 
 
-def replace_files(contents: dict[Path, str]) -> None:
-    """Write every file beside its place, then rename them in: when a write fails, no file has been replaced.
-    Raises OSError."""
+def replace_files(contents: dict[Path, str | bytes]) -> None:
+    """Write every file (text as UTF-8, or bytes) beside its place, then rename them in: when a write fails, no
+    file has been replaced. Raises OSError."""
     staged: list[tuple[Path, Path]] = []
     try:
-        for path, text in contents.items():
+        for path, data in contents.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             staging = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-            with open(staging, "x", encoding="utf-8") as stream:
+            with (open(staging, "xb") if isinstance(data, bytes) else open(staging, "x", encoding="utf-8")) as stream:
                 staged.append((staging, path))
-                stream.write(text)
+                stream.write(data)
         for staging, path in staged:
             os.replace(staging, path)
     finally:
         for staging, _ in staged:
             with contextlib.suppress(FileNotFoundError):
                 staging.unlink()
+
+
+def rendered(write: Callable[[Path], object], suffix: str) -> bytes:
+    """The bytes that `write(path)` puts in a file (a figure, which plotting libraries save to a path), written
+    in a private temporary folder, for replace_files to put in place with the files that go with it."""
+    with tempfile.TemporaryDirectory(prefix="swapbench-") as folder:
+        path = Path(folder) / f"file{suffix}"
+        write(path)
+        return path.read_bytes()

@@ -4,8 +4,10 @@ The recipe (max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best epoch on va
 transformers Trainer, so `torchrun` / `accelerate launch` spread it over several GPUs unchanged: the batch of 32
 is split across the processes, only the main process writes the checkpoint.
 
-The checkpoint is keyed by the base model and its revision, the recipe and the fingerprints of the training and
-validation pairs; it is written to a staging folder and moved into place when complete.
+The checkpoint is keyed by the base model's revision (a Hub id with its commit; a local folder by the sha256 of its
+files alone, so that a relative and an absolute path to it, or a copy of it, find the same checkpoint), the
+recipe and the fingerprints of the training and validation pairs; it is written to a staging folder and moved into
+place when complete. A record that does not read is a miss: the model is trained again, with a warning naming it.
 
 No pair that is scored may be trained or selected on: training and validation pairs that share a pairID or a
 premise with the scored data are refused, whatever split they were read from, and --val-holdout holds out whole
@@ -44,7 +46,7 @@ from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, Overlap
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
 
 INFO_FILE = "swapbench_finetune.json"
-CACHE_FORMAT = 2  # bump when a change of this module makes old checkpoints unfit
+CACHE_FORMAT = 3  # bump when a change of this module makes old checkpoints unfit
 
 
 def reference_recipe(**overrides) -> Recipe:
@@ -181,13 +183,33 @@ def describe(pairs: list[Pair], source: str, split: str, limit: int | None, held
 
 
 def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingData, val: TrainingData) -> str:
-    identity = {"format": CACHE_FORMAT, "base": base, "revision": revision, "recipe": recipe.model_dump(),
-                "train": train.fingerprint, "validation": val.fingerprint}
+    # A local folder is its files' content (its revision), wherever it lies and however its path is typed.
+    model = {"revision": revision} if Path(base).is_dir() else {"base": base, "revision": revision}
+    identity = {"format": CACHE_FORMAT, **model, "recipe": recipe.model_dump(), "train": train.fingerprint,
+                "validation": val.fingerprint}
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
 def checkpoint_folder(cache_dir: Path, base: str, key: str) -> Path:
-    return cache_dir / "finetuned" / f"{slug(base)}-{key[:16]}"
+    name = Path(base).resolve().name if Path(base).is_dir() else base
+    return cache_dir / "finetuned" / f"{slug(name)}-{key[:16]}"
+
+
+def read_training_record(path: Path, console: Console | None = None) -> FineTuningInfo | None:
+    """The training record at `path`; None when there is none, or when it does not read (said on `console`, and
+    the checkpoint is then not trusted)."""
+    from pydantic import ValidationError
+
+    if not path.is_file():
+        return None
+    try:
+        return FineTuningInfo.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as err:
+        why = err.strerror if isinstance(err, OSError) else f"{err.error_count()} problem(s), the first: " \
+            f"{err.errors()[0]['msg']}"
+        (console or Console(stderr=True)).print(f"[bold yellow]warning:[/] the training record {escape(str(path))} "
+                                                f"does not read ({escape(str(why))}); it is ignored", highlight=False)
+        return None
 
 
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
@@ -217,10 +239,12 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
             log(f"Set apart {count} {role} pair{'s' * (count != 1)} whose premise is also a scored premise")
     key = cache_key(base, base_revision, recipe, train_info, val_info)
     folder = checkpoint_folder(cache_dir, base, key)
-    if (folder / INFO_FILE).is_file():
-        info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
+    info = read_training_record(folder / INFO_FILE, console)
+    if info is not None:
         log(f"Reusing the fine-tuned checkpoint {folder}")
-        return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap}),
+        # The base as named in this run: the entry is found by content, whatever path was typed when it was made.
+        return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap,
+                                                                   "base_model": base}),
                          main_process=is_main())
 
     from .trainer import optimisation_steps  # here: it imports transformers

@@ -111,8 +111,8 @@ class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the la
                                           help="truncate training and validation pairs to N tokens (default: 128); "
                                                "--max-length is the scoring's")
     cache_dir: Path | None = option(None, group="fine-tuning",
-                                    help="fine-tuned checkpoints go here (default: $SWAPBENCH_CACHE_DIR or "
-                                         "~/.cache/swapbench)")
+                                    help="fine-tuned checkpoints and the scores cache go here (default: "
+                                         "$SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)")
 
     max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="scoring",
                                     help=f"truncate scored pairs to N tokens (default: {DEFAULT_MAX_LENGTH}; --mode "
@@ -120,6 +120,9 @@ class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the la
                                          "--train-max-length is the fine-tuning's")
     eval_batch_size: int | None = option(None, ge=1, group="scoring",
                                          help="scoring batch size (default: automatic, halved on out-of-memory)")
+    use_cache: bool = option(True, negative="--no-cache", group="scoring",
+                             help="neither read nor write the scores cache: score every pair (a fine-tuned "
+                                  "checkpoint is still cached)")
     device: str | None = option(None, parse=device_name, group="scoring",
                                 help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)")
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = option(

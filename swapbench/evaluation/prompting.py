@@ -22,15 +22,11 @@ tests and scripts/bench_eval.py compare with.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import json
-import os
-import re
 import string
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +42,6 @@ DEFAULT_TEMPLATE = "{premise}\nQuestion: {hypothesis} True, False or Neither?\nA
 DEFAULT_VERBALIZERS = {"entailment": " True", "neutral": " Neither", "contradiction": " False"}
 SHOT_SEPARATOR = "\n\n"
 SCORE_METHOD = "sum of the verbalizer's token log-probabilities after the prompt (lm-eval's acc)"
-CACHE_FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -135,6 +130,7 @@ class Encoded:
     prefixes: list[list[int]]  # prompt tokens of each pair
     continuations: list[list[list[int]]]  # per pair, per label (LABEL_NAMES order), the verbalizer's tokens
     truncated: int  # prompts cut from the left to fit the model
+    cut: list[bool] = field(default_factory=list)  # per pair: its prompt was cut (empty: none known)
 
 
 def encode_prompts(tokenizer, prompts: Sequence[str], spec: PromptSpec, max_tokens: int | None) -> Encoded:
@@ -148,14 +144,14 @@ def encode_prompts(tokenizer, prompts: Sequence[str], spec: PromptSpec, max_toke
         continuations.append([w[len(p):] if w[:len(p)] == p and len(w) > len(p) else alone
                               for w, p in zip(whole, prefixes)])
     per_pair = [list(c) for c in zip(*continuations)]
-    truncated = 0
+    cut = [False] * len(prefixes)
     if max_tokens:
         for i, prefix in enumerate(prefixes):
             room = max_tokens - max(len(c) for c in per_pair[i])
             if len(prefix) > room:
                 prefixes[i] = prefix[len(prefix) - room:]  # the left end goes, as lm-eval cuts contexts
-                truncated += 1
-    return Encoded(prefixes=prefixes, continuations=per_pair, truncated=truncated)
+                cut[i] = True
+    return Encoded(prefixes=prefixes, continuations=per_pair, truncated=sum(cut), cut=cut)
 
 
 def model_max_tokens(model) -> int | None:
@@ -193,9 +189,11 @@ def _takes_position_ids(model) -> bool:
 
 
 def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None = None,
-                  progress: Callable[[int], None] | None = None) -> PromptScores:
+                  progress: Callable[[int], None] | None = None,
+                  on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None) -> PromptScores:
     """Every verbalizer's log-likelihood with one forward pass per pair over the shared prompt (plus, for
-    verbalizers of several tokens, one pass over their remaining tokens on the prompt's cache)."""
+    verbalizers of several tokens, one pass over their remaining tokens on the prompt's cache).
+    `on_batch(positions, loglik, cut)` is called after each batch with the positions of its pairs."""
     started = time.perf_counter()
     device = next(model.parameters()).device
     n, labels = len(encoded.prefixes), len(LABEL_NAMES)
@@ -245,6 +243,8 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
                     steps = torch.arange(len(cont) - 1, device=device)
                     scores[row // labels, row % labels] += logp[row, steps, targets].double().sum()
         loglik[index] = scores.cpu().numpy()
+        if on_batch:
+            on_batch(index, loglik[index], np.asarray([encoded.cut[i] if encoded.cut else False for i in index]))
         if progress:
             progress(len(index))
 
@@ -275,41 +275,3 @@ def score_naive(model, tokenizer, encoded: Encoded, *, batch_size: int = 32) -> 
                 loglik[i, k] = logp[row, steps, torch.tensor(cont, device=device)].double().sum().item()
     return PromptScores(loglik=loglik, batch_size=batch_size, truncated=encoded.truncated,
                         seconds=time.perf_counter() - started, forwards=forwards)
-
-
-# ---- cache -------------------------------------------------------------------------------------------------------
-
-def cache_key(identity: dict) -> str:
-    """sha256 of what decides the scores: model and revision, dtype, template, verbalizers, shots, seed, the
-    examples drawn, and the pairs scored."""
-    return hashlib.sha256(json.dumps({"format": CACHE_FORMAT, **identity}, sort_keys=True).encode()).hexdigest()
-
-
-def pairs_fingerprint(pairs: Sequence[tuple[str, str]]) -> str:
-    digest = hashlib.sha256()
-    for premise, hypothesis in pairs:
-        digest.update(f"{premise}\x00{hypothesis}\x01".encode())
-    return "sha256:" + digest.hexdigest()
-
-
-def cache_path(cache_dir: Path, model: str, key: str) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(model).name if Path(model).exists() else model.replace("/", "__"))
-    return cache_dir / "prompted" / f"{slug}-{key[:16]}.npy"
-
-
-def read_cached(path: Path, pairs: int) -> np.ndarray | None:
-    if not path.is_file():
-        return None
-    try:
-        loglik = np.load(path, allow_pickle=False)
-    except (OSError, ValueError):
-        return None  # an unreadable entry is recomputed and replaced
-    return loglik if loglik.shape == (pairs, len(LABEL_NAMES)) else None
-
-
-def write_cached(path: Path, loglik: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(staging, "wb") as handle:
-        np.save(handle, loglik, allow_pickle=False)
-    os.replace(staging, path)

@@ -24,6 +24,8 @@ DEFAULT_BATCH = {"cpu": 64, "cuda": 512, "mps": 128}
 @dataclass
 class Scored:
     predictions: np.ndarray  # index of the model output with the highest logit, one per input pair, input order
+    logits: np.ndarray  # (pairs, outputs) float32, input order: what the predictions are read off
+    cut: np.ndarray  # bool, per input pair: longer than max_length, cut
     batch_size: int  # the batch size in use at the end (after any back-off)
     truncated: int  # pairs longer than max_length, cut
     seconds: float
@@ -31,8 +33,8 @@ class Scored:
     padded_tokens: int  # tokens run, padding included
 
 
-def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> tuple[dict[str, list], int]:
-    """Token ids of every pair, unpadded, and how many pairs max_length cut."""
+def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> tuple[dict[str, list], list[int]]:
+    """Token ids of every pair, unpadded, and the positions of the pairs max_length cut."""
     encoded = dict(tokenizer([p for p, _ in pairs], [h for _, h in pairs]))
     long = [i for i, ids in enumerate(encoded["input_ids"]) if len(ids) > max_length]
     if long:  # re-encode only those, with the tokenizer's own truncation strategy
@@ -41,7 +43,7 @@ def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> tupl
         for key in encoded:
             for j, i in enumerate(long):
                 encoded[key][i] = cut[key][j]
-    return encoded, len(long)
+    return encoded, long
 
 
 def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.ndarray], None]) -> int:
@@ -75,30 +77,40 @@ def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.nd
 
 
 def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]], *, max_length: int = 128,
-            batch_size: int | None = None, progress: Callable[[int], None] | None = None) -> Scored:
-    """Argmax output index of `model` on each (premise, hypothesis) pair."""
+            batch_size: int | None = None, progress: Callable[[int], None] | None = None,
+            on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None) -> Scored:
+    """Argmax output index of `model` on each (premise, hypothesis) pair, read off its logits as float32.
+    `on_batch(positions, logits, cut)` is called after each batch with the positions of its pairs."""
     started = time.perf_counter()
     device = next(model.parameters()).device
-    encoded, truncated = encode(tokenizer, pairs, max_length) if pairs else ({"input_ids": []}, 0)
+    encoded, long = encode(tokenizer, pairs, max_length) if pairs else ({"input_ids": []}, [])
+    cut = np.zeros(len(pairs), dtype=bool)
+    cut[long] = True
     lengths = [len(ids) for ids in encoded["input_ids"]]
     order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
-    predictions = np.full(len(pairs), -1, dtype=np.int64)
+    logits_out = np.zeros((len(pairs), 0), dtype=np.float32)  # as wide as the model's outputs, once it has run
     padded = 0
 
     def run(positions: np.ndarray) -> None:
-        nonlocal padded
+        nonlocal padded, logits_out
         index = order[positions]
         batch = tokenizer.pad({key: [values[i] for i in index] for key, values in encoded.items()},
                               return_tensors="pt")
-        logits = model(**{k: v.to(device) for k, v in batch.items()}).logits
-        predictions[index] = logits.argmax(dim=-1).cpu().numpy()
+        logits = model(**{k: v.to(device) for k, v in batch.items()}).logits.float().cpu().numpy()
+        if not logits_out.shape[1]:
+            logits_out = np.zeros((len(pairs), logits.shape[1]), dtype=np.float32)
+        logits_out[index] = logits
         padded += batch["input_ids"].numel()
+        if on_batch:
+            on_batch(index, logits, cut[index])
         if progress:
             progress(len(index))
 
     with torch.inference_mode():
         size = in_batches(len(order), batch_size or default_batch(device), device, run)
-    return Scored(predictions=predictions, batch_size=size, truncated=truncated,
+    predictions = logits_out.argmax(axis=1) if len(pairs) else np.zeros(0, dtype=np.int64)
+    return Scored(predictions=predictions, logits=logits_out, cut=cut, batch_size=size,
+                  truncated=len(long),
                   seconds=time.perf_counter() - started, tokens=sum(lengths), padded_tokens=padded)
 
 

@@ -14,33 +14,25 @@ been without a cache.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from itertools import count
 from pathlib import Path
 
 from ..core.errors import SwapbenchError
+from ..core.sqlite_store import DamagedStore as DamagedCache
+from ..core.sqlite_store import connect_checked, set_aside
 from .base import ConstituencyParser, MalformedInput, Parse, ParseFailure
 
 COLUMNS = ["backend", "version", "sentence", "parse"]
-# What SQLite answers for a file that is no database, or one whose pages do not hold together.
-DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
-# SQLite keeps a database's pending writes beside it, in files named after it.
-COMPANIONS = ("-journal", "-wal", "-shm")
 # About the most parsing time (seconds) that a build killed outright (SIGKILL, power loss) loses from the cache.
 COMMIT_SECONDS = 5.0
 
 
 def warn_on_stderr(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
-
-
-class DamagedCache(Exception):
-    """The cache file is not a sound SQLite database of parses."""
 
 
 class ParseCache:
@@ -104,40 +96,8 @@ class ParseCache:
 
 def _connect(path: Path) -> sqlite3.Connection:
     """The cache at `path`, created when absent; DamagedCache when the file is not a sound cache."""
-    db = sqlite3.connect(path)
-    try:
-        _check_integrity(db)
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _check_integrity(db: sqlite3.Connection) -> None:
-    try:
-        problems = [row[0] for row in db.execute("PRAGMA quick_check")]
-        db.execute("CREATE TABLE IF NOT EXISTS parses (backend TEXT, version TEXT, sentence TEXT, parse TEXT,"
-                   " PRIMARY KEY (backend, version, sentence))")
-        columns = [row[1] for row in db.execute("PRAGMA table_info(parses)")]
-    except sqlite3.DatabaseError as err:
-        if err.sqlite_errorname in DAMAGE:
-            raise DamagedCache(str(err)) from err
-        raise
-    if problems != ["ok"]:
-        raise DamagedCache("; ".join(problems[:3]))
-    if columns != COLUMNS:
-        raise DamagedCache(f"its table of parses has the columns {', '.join(columns)}")
-
-
-def set_aside(path: Path) -> Path:
-    """Move a damaged cache, with SQLite's files beside it, to a free name next to it: parses.damaged-1.sqlite."""
-    aside = next(candidate for n in count(1)
-                 if not (candidate := path.with_name(f"{path.stem}.damaged-{n}{path.suffix}")).exists())
-    for suffix in ("", *COMPANIONS):
-        source = path.with_name(path.name + suffix)
-        if source.exists():
-            os.replace(source, aside.with_name(aside.name + suffix))
-    return aside
+    return connect_checked(path, "parses", "CREATE TABLE IF NOT EXISTS parses (backend TEXT, version TEXT, "
+                           "sentence TEXT, parse TEXT, PRIMARY KEY (backend, version, sentence))", COLUMNS)
 
 
 def _checked_parse(parser: ConstituencyParser, sentence: str, data: str) -> Parse | None:

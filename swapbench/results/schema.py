@@ -192,9 +192,10 @@ class PromptInfo(Strict):
     examples: list[str] = Field(description="pairIDs of the examples, in prompt order")
     example_source: TrainingData | None = Field(description="the pairs the examples were drawn from (a training "
                                                             "split, never the scored data); null when k is 0")
-    cache_key: str = Field(description="sha256 of model, revision, dtype, template, verbalizers, k, seed, "
-                                       "examples and scored pairs: the scores' cache entry")
-    reused: bool = Field(description="true when the scores came from the cache")
+    cache_key: str = Field(description="sha256 of model, revision, dtype, device type, template, verbalizers, k, "
+                                       "seed, examples and length limit: the scores' cache entry, which holds each "
+                                       "pair's scores (empty when they are not cached)")
+    reused: bool = Field(description="true when every pair's scores came from the cache")
 
 
 Mode = Literal["fine-tuned", "prompted"]

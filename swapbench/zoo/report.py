@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.files import rendered, replace_files
 from ..core.text import percent, portable
 from ..core.text import points as signed_points
 from .figure import FIGURE_FILE, plot_sensitivity
@@ -199,9 +200,11 @@ def merge(existing: str | None, block: str) -> str:
     return existing.rstrip("\n") + "\n\n" + block + "\n"
 
 
-def write_report(summary, out: Path) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    table = out / TABLE_FILE
+def write_report(summary, out: Path, also: dict[Path, str] | None = None) -> list[Path]:
+    """README.md and the figure in `out`, with the files `also` holds (zoo.json), all replaced together or none;
+    returns the paths of README.md and the figure."""
+    table, figure = out / TABLE_FILE, out / FIGURE_FILE
     existing = table.read_text(encoding="utf-8") if table.is_file() else None
-    table.write_text(merge(existing, render_markdown(summary)), encoding="utf-8")
-    return [table, plot_sensitivity(summary, out / FIGURE_FILE)]
+    replace_files({**(also or {}), table: merge(existing, render_markdown(summary)),
+                   figure: rendered(lambda path: plot_sensitivity(summary, path), figure.suffix)})
+    return [table, figure]

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..core.errors import SwapbenchError
+from ..core.files import replace_files
 from ..core.text import portable
 from ..core.registry import ENCODINGS
 from ..core.version import __version__
@@ -152,8 +153,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
                     probe_words=options.probe_words, probe_length=max_length, progress=options.progress,
                     output=options.work / "results" / where, command=options.command),
                     scorer=ZooScorer(record, checkpoint, reused))
-                (out / where).parent.mkdir(parents=True, exist_ok=True)
-                (out / where).write_text(portable(results.model_dump_json(indent=2), keep=2) + "\n", encoding="utf-8")
+                replace_files({out / where: portable(results.model_dump_json(indent=2), keep=2) + "\n"})
                 changed = order_sensitivity(read_predictions(predictions_path(results_path)))
                 probe, timings = results.model.probe, results.provenance.timings
                 runs.append((SeedRun(seed=seed, results=str(where),
@@ -177,9 +177,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
         device_name=device_name(torch.device(last.provenance.device)), torch_threads=torch.get_num_threads(),
         swapbench_version=__version__, git_commit=commit, started_at=started_at, command=options.command,
         runs=run_records(every))
-    (out / SUMMARY_FILE).write_text(portable(summary.model_dump_json(indent=2), keep=2) + "\n",
-                                    encoding="utf-8")
-    write_report(summary, out)
+    write_report(summary, out, also={out / SUMMARY_FILE: portable(summary.model_dump_json(indent=2), keep=2) + "\n"})
     return summary
 
 

@@ -54,6 +54,9 @@ class Prepared:
     # added to the total, which otherwise counts from the start of evaluate().
     earlier_seconds: float = 0.0
     name: str | None = None  # model.name_or_path; None: the model as given on the command line
+    # What the scores cache keys the model by (see evaluation/score_cache.py): its revision, or a checkpoint
+    # fine-tuned here by its training record; None: its scores are not cached.
+    identity: str | None = None
 
 
 @dataclass

@@ -42,8 +42,9 @@ class ClassifierScorer(Scorer):
             loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device,
                                      dtype=dtype, trust_remote_code=options.trust_remote_code,
                                      allow_missing=options.allow_missing)
-            return Prepared(loaded, model_revision(options.model, config, options.revision),
-                            fine_tuning=recorded_training(options.model))
+            revision = model_revision(options.model, config, options.revision)
+            return Prepared(loaded, revision, fine_tuning=recorded_training(options.model, run.console),
+                            identity=None if random_weights(loaded.weights) else revision)
         if options.label_map:
             raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's "
                                  "labels")
@@ -60,18 +61,42 @@ class ClassifierScorer(Scorer):
         loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)),
                                  LabelMap(LABEL_NAMES, source="fine-tuned"), device=device, dtype=dtype)
         return Prepared(loaded, tuned.info.base_revision, fine_tuning=tuned.info,
-                        train_seconds=0.0 if tuned.info.reused else tuned.info.train_seconds)
+                        train_seconds=0.0 if tuned.info.reused else tuned.info.train_seconds,
+                        identity=checkpoint_identity(tuned.path))
 
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:
+        """Each pair's label, read off its logits: those of pairs scored before under the same key from the scores
+        cache, the others from the model."""
+        import numpy as np
+
         from ..options import DEFAULT_MAX_LENGTH
+        from ..score_cache import cached_outputs, open_cache, report
         from ..scoring import predict
 
-        loaded, max_length = prepared.loaded, run.options.max_length or DEFAULT_MAX_LENGTH
-        scored = predict(loaded.model, loaded.tokenizer, pairs, max_length=max_length,
-                         batch_size=run.options.eval_batch_size, progress=progress)
-        return Scores(predictions=scored.predictions, truncated=scored.truncated, batch_size=scored.batch_size,
-                      seconds=scored.seconds, max_tokens=max_length,
-                      truncation=f"longer than --max-length {max_length} tokens and were truncated")
+        loaded, max_length, options = prepared.loaded, run.options.max_length or DEFAULT_MAX_LENGTH, run.options
+        identity = None if prepared.identity is None else {
+            "mode": self.mode, "model": prepared.identity, "max_length": max_length, "dtype": str(run.dtype),
+            "device": run.device.type}
+        width = loaded.model.config.num_labels
+        cache = open_cache(options, prepared.name or options.model, identity, width, np.float32, run.console)
+        runs = []
+
+        def score_missing(todo, on_batch):
+            runs.append(predict(loaded.model, loaded.tokenizer, todo, max_length=max_length,
+                                batch_size=options.eval_batch_size, progress=progress, on_batch=on_batch))
+            return runs[-1].logits, runs[-1].cut
+
+        try:
+            outputs = cached_outputs(cache, pairs, width, np.float32, score_missing, progress)
+        finally:
+            if cache:
+                cache.close()
+        report(run.console, outputs, cache)
+        scored = runs[0] if runs else None
+        return Scores(predictions=outputs.values.argmax(axis=1), truncated=int(outputs.cut.sum()),
+                      batch_size=scored.batch_size if scored else 0, seconds=scored.seconds if scored else 0.0,
+                      max_tokens=max_length, truncation=f"longer than --max-length {max_length} tokens and were "
+                                                        "truncated")
 
 
 def refuse_training(options) -> None:
@@ -87,17 +112,30 @@ def refuse_training(options) -> None:
                              f"it is scored, or leave {'it' if len(ignored) == 1 else 'them'} out")
 
 
-def recorded_training(model: str):
+def recorded_training(model: str, console=None):
     """How swapbench trained a checkpoint scored as it is (swapbench_finetune.json, which a cached fine-tuning and
-    a zoo encoder both carry), as a FineTuningInfo; None for any other model."""
-    from ...results.schema import FineTuningInfo
-    from ..finetune import INFO_FILE
+    a zoo encoder both carry), as a FineTuningInfo; None for any other model, and for a record that does not
+    read (said on `console`)."""
+    from ..finetune import INFO_FILE, read_training_record
 
     folder = Path(model)
-    if (folder / INFO_FILE).is_file():
-        info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
-        return info.model_copy(update={"checkpoint": str(folder), "reused": True})
-    return None
+    info = read_training_record(folder / INFO_FILE, console)
+    return info.model_copy(update={"checkpoint": str(folder), "reused": True}) if info else None
+
+
+def checkpoint_identity(folder: Path) -> str:
+    """What the scores cache knows a checkpoint fine-tuned here by: the sha256 of its training record, which each
+    training writes with its own timings and the checkpoint's cache key (hashing the weights would cost more)."""
+    from ...core.fingerprint import file_sha256
+    from ..finetune import INFO_FILE
+
+    return "fine-tuned:sha256:" + file_sha256(folder / INFO_FILE)
+
+
+def random_weights(weights) -> bool:
+    """Whether some weights were newly initialised (--allow-missing), at random: such a model's scores are not
+    its files', and are not cached."""
+    return weights is not None and bool(weights.missing or weights.mismatched)
 
 
 def announce_fine_tuning(model: str, data, recipe, classifier: bool, device) -> str:

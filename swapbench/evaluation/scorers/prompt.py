@@ -1,6 +1,6 @@
 """`--mode prompt`: a decoder-only language model labels each pair by the log-likelihood of each label's
 verbalizer after a prompt, zero- or few-shot, with no head and no training (evaluation/prompting.py). The scores
-are cached, keyed by the model, the prompt and the pairs."""
+are cached per pair, keyed by the model and the prompt (evaluation/score_cache.py)."""
 
 from __future__ import annotations
 
@@ -43,20 +43,23 @@ class PromptScorer(Scorer):
                                  f"{architecture_kind(config)} ({config.model_type})")
         loaded = load_causal_lm(options.model, config, revision=options.revision, device=run.device,
                                 dtype=run.dtype, trust_remote_code=options.trust_remote_code)
-        return Prepared(loaded, model_revision(options.model, config))
+        revision = model_revision(options.model, config)
+        return Prepared(loaded, revision, identity=revision)
 
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:
         """Each pair's label by its verbalizers' log-likelihood; from the cache when this prompt scored these
         pairs with this model before."""
-        from ...core.paths import default_cache_dir
+        import numpy as np
+
+        from ...core.labels import LABEL_NAMES
         from ...results.schema import PromptInfo
         from ...sources import load_split
         from ..finetune import describe, premise_key
         from ..pipeline import scored_pairs
-        from ..prompting import (DEFAULT_TEMPLATE, SCORE_METHOD, SHOT_SEPARATOR, PromptScores, PromptSpec, cache_key,
-                                 cache_path, draw_shots, encode_prompts, model_max_tokens, pairs_fingerprint,
-                                 parse_verbalizers, read_cached, read_template, render, score_prompts, shots_text,
-                                 write_cached)
+        from ..prompting import (DEFAULT_TEMPLATE, SCORE_METHOD, SHOT_SEPARATOR, PromptSpec, draw_shots,
+                                 encode_prompts, model_max_tokens, parse_verbalizers, read_template, render,
+                                 score_prompts, shots_text)
+        from ..score_cache import cached_outputs, open_cache, report, scores_key
 
         options, loaded, console = run.options, prepared.loaded, run.console
         template = read_template(options.template) if options.template else DEFAULT_TEMPLATE
@@ -79,27 +82,36 @@ class PromptScorer(Scorer):
         max_tokens = model_max_tokens(loaded.model) or 4096
         if options.max_length:  # --max-length cuts prompts (from the left) as the model's own length does
             max_tokens = min(max_tokens, options.max_length)
-        key = cache_key({"model": options.model, "revision": prepared.revision, "dtype": str(run.dtype),
-                         "template": spec.template, "verbalizers": spec.verbalizers, "shots": spec.shots,
-                         "seed": spec.seed, "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR,
-                         "max_tokens": max_tokens, "pairs": pairs_fingerprint(pairs)})
-        path = cache_path(options.cache_dir or default_cache_dir(), options.model, key)
-        encoded = encode_prompts(loaded.tokenizer, [shots + render(spec, p, h) for p, h in pairs], spec, max_tokens)
-        cached = read_cached(path, len(pairs))
-        if cached is not None:
-            console.print(f"Reusing the prompted scores {path}")
-            progress(len(pairs))
-            result = PromptScores(loglik=cached, batch_size=0, truncated=encoded.truncated, seconds=0.0, forwards=0)
-        else:
-            result = score_prompts(loaded.model, loaded.tokenizer, encoded, batch_size=options.eval_batch_size,
-                                   progress=progress)
-            write_cached(path, result.loglik)
+        identity = None if prepared.identity is None else {
+            "mode": self.mode, "model": prepared.identity, "dtype": str(run.dtype), "device": run.device.type,
+            "template": spec.template, "verbalizers": spec.verbalizers, "shots": spec.shots, "seed": spec.seed,
+            "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR, "max_tokens": max_tokens}
+        labels = len(LABEL_NAMES)
+        cache = open_cache(options, options.model, identity, labels, np.float64, console)
+        runs = []
+
+        def score_missing(todo, on_batch):
+            encoded = encode_prompts(loaded.tokenizer, [shots + render(spec, p, h) for p, h in todo], spec,
+                                     max_tokens)
+            runs.append(score_prompts(loaded.model, loaded.tokenizer, encoded, batch_size=options.eval_batch_size,
+                                      progress=progress, on_batch=on_batch))
+            return runs[-1].loglik, np.asarray(encoded.cut, dtype=bool)
+
+        try:
+            outputs = cached_outputs(cache, pairs, labels, np.float64, score_missing, progress)
+        finally:
+            if cache:
+                cache.close()
+        report(console, outputs, cache)
+        result = runs[0] if runs else None
         info = PromptInfo(template=spec.template, template_source=spec.template_source, verbalizers=spec.verbalizers,
                           score=SCORE_METHOD, shots=spec.shots, seed=spec.seed, separator=SHOT_SEPARATOR,
-                          examples=[p.pair_id for p in examples], example_source=source, cache_key=key,
-                          reused=cached is not None)
-        return Scores(predictions=result.predictions, truncated=result.truncated, batch_size=result.batch_size,
-                      seconds=result.seconds, max_tokens=max_tokens, forwards=result.forwards, prompt=info,
+                          examples=[p.pair_id for p in examples], example_source=source,
+                          cache_key=scores_key(identity) if identity else "",
+                          reused=cache is not None and outputs.scored == 0)
+        return Scores(predictions=outputs.values.argmax(axis=1), truncated=int(outputs.cut.sum()),
+                      batch_size=result.batch_size if result else 0, seconds=result.seconds if result else 0.0,
+                      max_tokens=max_tokens, forwards=result.forwards if result else 0, prompt=info,
                       truncation=(f"longer than --max-length {max_tokens} tokens and were cut from the left"
                                   if max_tokens == options.max_length else f"longer than the model's {max_tokens} "
                                   "tokens and were cut from the left to fit the model"))

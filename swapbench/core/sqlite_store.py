@@ -1,0 +1,59 @@
+"""SQLite files that swapbench keeps as caches (parses, scores): opened only when sound, else set aside.
+
+Nothing read back is trusted: a file that SQLite cannot read as a database, or whose table is not the one
+expected, is a damaged cache. It is moved aside, kept for the user, and a new one started in its place.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from itertools import count
+from pathlib import Path
+
+# What SQLite answers for a file that is no database, or one whose pages do not hold together.
+DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+# SQLite keeps a database's pending writes beside it, in files named after it.
+COMPANIONS = ("-journal", "-wal", "-shm")
+
+
+class DamagedStore(Exception):
+    """The file is not a sound SQLite database holding the expected table."""
+
+
+def connect_checked(path: Path, table: str, create: str, columns: list[str]) -> sqlite3.Connection:
+    """The database at `path`, created when absent, with `table` made by the statement `create` when missing;
+    DamagedStore when the file is not sound or the table has other columns than `columns`."""
+    db = sqlite3.connect(path)
+    try:
+        check_table(db, table, create, columns)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def check_table(db: sqlite3.Connection, table: str, create: str, columns: list[str]) -> None:
+    try:
+        problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+        db.execute(create)
+        found = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+    except sqlite3.DatabaseError as err:
+        if err.sqlite_errorname in DAMAGE:
+            raise DamagedStore(str(err)) from err
+        raise
+    if problems != ["ok"]:
+        raise DamagedStore("; ".join(problems[:3]))
+    if found != columns:
+        raise DamagedStore(f"its table of {table} has the columns {', '.join(found)}")
+
+
+def set_aside(path: Path) -> Path:
+    """Move a damaged cache, with SQLite's files beside it, to a free name next to it: NAME.damaged-1.sqlite."""
+    aside = next(candidate for n in count(1)
+                 if not (candidate := path.with_name(f"{path.stem}.damaged-{n}{path.suffix}")).exists())
+    for suffix in ("", *COMPANIONS):
+        source = path.with_name(path.name + suffix)
+        if source.exists():
+            os.replace(source, aside.with_name(aside.name + suffix))
+    return aside

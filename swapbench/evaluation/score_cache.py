@@ -1,0 +1,207 @@
+"""The scores cache: a model's outputs on each distinct pair, kept so that a second eval scores nothing, one that
+adds a configuration scores only the pairs that are new, and one killed midway goes on from what it had scored.
+
+An entry is one SQLite file per key, CACHE_DIR/scores/<model>-<key[:16]>.sqlite. The key is the sha256 of what
+decides a pair's outputs: the model's identity, the scoring mode and every option that changes the outputs (the
+scorer names them: length limit, dtype, device type, prompt, verbalizers, shots ...), and the torch and
+transformers versions. The model's identity is its Hub commit; for a local folder the sha256 of its files' names and
+contents (models.loading.model_revision, which eval computes for the results anyway: sizes and times would not tell
+two trainings apart); for a checkpoint fine-tuned here, the sha256 of its training record, which each training
+writes anew with its own timings. A model whose identity is unknown (an offline Hub id), or whose weights did not
+load whole (--allow-missing: some newly initialised at random), is not cached.
+
+Each row holds one pair's outputs as scored (a classifier's logits as float32, a prompt's log-likelihoods as
+float64) and whether the pair was cut, keyed by the sha256 of its premise and hypothesis. The predictions are read
+off these same numbers with the cache and without it, so the figures are the same either way. Not in the key: the
+batch a pair ran in. Padding is masked, but another batch shape can move the last bits of a logit; a prediction
+could differ only on a near tie (lm-evaluation-harness's cache keys requests alone likewise).
+
+Rows are committed every COMMIT_SECONDS, at the end, and when scoring stops on an error or Ctrl-C, so a killed
+run loses at most those seconds. A file that is not a sound cache is set aside with a warning naming it; a row
+whose outputs have another size is scored again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import SwapbenchError
+from ..core.sqlite_store import DamagedStore, connect_checked, set_aside
+
+FORMAT = 1  # bump when a change makes old entries unfit
+COMMIT_SECONDS = 5.0
+COLUMNS = ["pair", "outputs", "cut"]
+CREATE = "CREATE TABLE IF NOT EXISTS scores (pair TEXT PRIMARY KEY, outputs BLOB, cut INTEGER)"
+CHUNK = 500  # SQLite caps the number of bound parameters
+
+
+def scores_key(identity: dict) -> str:
+    """sha256 of the identity (model, mode, scoring options) with the format and the library versions."""
+    import torch
+    import transformers
+
+    whole = {"format": FORMAT, "torch": torch.__version__, "transformers": transformers.__version__, **identity}
+    return hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()
+
+
+def pair_key(premise: str, hypothesis: str) -> str:
+    return hashlib.sha256(f"{premise}\x00{hypothesis}".encode()).hexdigest()
+
+
+def entry_path(cache_dir: Path, model: str, key: str) -> Path:
+    name = Path(model).name if Path(model).exists() else model.replace("/", "__")
+    return cache_dir / "scores" / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{key[:16]}.sqlite"
+
+
+class ScoreCache:
+    """One entry: the outputs of one model under one scoring, `width` numbers of `dtype` per pair."""
+
+    def __init__(self, path: Path, width: int, dtype, warn: Callable[[str], None]):
+        self.path, self.width, self.dtype, self._warn = path, width, np.dtype(dtype), warn
+        self._pending: list[tuple[str, bytes, int]] = []
+        self._written = time.monotonic()
+        with self._reported():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._db = connect_checked(path, "scores", CREATE, COLUMNS)
+            except DamagedStore as err:
+                aside = set_aside(path)
+                warn(f"the scores cache {path} is damaged ({err}); moved it to {aside} and started a new one, so "
+                     "every pair is scored again")
+                self._db = connect_checked(path, "scores", CREATE, COLUMNS)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, tuple[np.ndarray, bool]]:
+        """The cached outputs of the pairs `keys` names, and whether each was cut; a row of another size is left
+        out (scored again and overwritten), with a warning."""
+        size = self.width * self.dtype.itemsize
+        found, rejected = {}, 0
+        with self._reported():
+            for start in range(0, len(keys), CHUNK):
+                chunk = list(keys[start:start + CHUNK])
+                rows = self._db.execute(f"SELECT pair, outputs, cut FROM scores WHERE pair IN "
+                                        f"({','.join('?' * len(chunk))})", chunk)
+                for pair, outputs, cut in rows:
+                    if isinstance(outputs, bytes) and len(outputs) == size and cut in (0, 1):
+                        found[pair] = (np.frombuffer(outputs, dtype=self.dtype), bool(cut))
+                    else:
+                        rejected += 1
+        if rejected:
+            self._warn(f"{rejected} row(s) of the scores cache {self.path} do not hold {self.width} outputs of a "
+                       "pair; scoring them again")
+        return found
+
+    def add(self, keys: Sequence[str], outputs: np.ndarray, cut: Sequence[bool]) -> None:
+        """Keep these pairs' outputs; written with the next commit, at most COMMIT_SECONDS from now."""
+        rows = np.ascontiguousarray(outputs, dtype=self.dtype)
+        self._pending += [(key, rows[i].tobytes(), int(bool(cut[i]))) for i, key in enumerate(keys)]
+        if time.monotonic() - self._written >= COMMIT_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            with self._reported(), self._db:
+                self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?)", self._pending)
+            self._pending = []
+        self._written = time.monotonic()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _reported(self):
+        return _Reported(self.path)
+
+
+class _Reported:
+    """What goes wrong with the file past the checks (it cannot be written, it was damaged while in use) is an
+    error naming it and the way out."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, trace):
+        if isinstance(err, (OSError, sqlite3.Error, DamagedStore)):
+            raise SwapbenchError(f"cannot use the scores cache {self.path} ({err}): delete it, or run eval with "
+                                 "--no-cache or another --cache-dir") from err
+        return False
+
+
+@dataclass
+class Outputs:
+    values: np.ndarray  # (pairs, width): each pair's outputs, in the order of the pairs
+    cut: np.ndarray  # bool, per pair: cut to fit the length limit
+    reused: int  # pairs whose outputs came from the cache
+    scored: int  # pairs run through the model in this call
+
+
+# A scorer's run over the pairs not cached: given them and a callback it calls after each batch with the
+# batch's positions among them, their outputs and whether each was cut; returns all their outputs and cuts.
+ScoreMissing = Callable[[list[tuple[str, str]], Callable[[np.ndarray, np.ndarray, np.ndarray], None]],
+                        tuple[np.ndarray, np.ndarray]]
+
+
+def cached_outputs(cache: ScoreCache | None, pairs: Sequence[tuple[str, str]], width: int, dtype,
+                   score: ScoreMissing, progress: Callable[[int], None] | None = None) -> Outputs:
+    """Every pair's `width` outputs: those cached read back, the others scored by `score` and added to the cache
+    batch by batch, so that an interrupted call keeps what it scored."""
+    keys = [pair_key(p, h) for p, h in pairs] if cache else []
+    found = cache.get_many(keys) if cache else {}
+    todo = [i for i, key in enumerate(keys) if key not in found] if cache else list(range(len(pairs)))
+    if found and progress:
+        progress(len(found))
+    values = np.zeros((len(pairs), width), dtype=dtype)
+    cut = np.zeros(len(pairs), dtype=bool)
+    for i, key in enumerate(keys):
+        if key in found:
+            values[i], cut[i] = found[key]
+
+    def on_batch(index: np.ndarray, outputs: np.ndarray, batch_cut: np.ndarray) -> None:
+        if cache:
+            cache.add([keys[todo[j]] for j in index], outputs, batch_cut)
+
+    if todo:
+        try:
+            values[todo], cut[todo] = score([pairs[i] for i in todo], on_batch)
+        finally:  # on success, and on an error or Ctrl-C: every batch scored so far is kept
+            if cache:
+                cache.flush()
+    return Outputs(values=values, cut=cut, reused=len(found), scored=len(todo))
+
+
+def open_cache(options, model: str, identity: dict | None, width: int, dtype, console) -> ScoreCache | None:
+    """The cache entry of this scoring, or None when --no-cache was given or the model's identity is unknown
+    (said on `console`)."""
+    from rich.markup import escape
+
+    from ..core.paths import default_cache_dir
+
+    if not getattr(options, "use_cache", True):
+        return None
+    if identity is None:
+        console.print("The scores are not cached: the model's revision is unknown, or its weights did not load "
+                      "whole")
+        return None
+    path = entry_path(options.cache_dir or default_cache_dir(), model, scores_key(identity))
+    return ScoreCache(path, width, dtype,
+                      warn=lambda text: console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False))
+
+
+def report(console, outputs: Outputs, cache: ScoreCache | None) -> None:
+    """How many pairs came from the cache and how many were scored, on stderr."""
+    from rich.markup import escape
+
+    if cache is None:
+        return
+    console.print(f"Scores: {outputs.reused:,} pair{'s' * (outputs.reused != 1)} from the cache, "
+                  f"{outputs.scored:,} scored ({escape(str(cache.path))})", highlight=False)
