@@ -104,7 +104,7 @@ def recipe_lines(summary) -> list[str]:
     return [
         f"- encoder: {arch.layers} layers, hidden {arch.hidden}, {arch.heads} heads, feed-forward "
         f"{arch.intermediate}, dropout {arch.dropout}, post-layer-norm BERT blocks, [CLS] pooler",
-        f"- tokenizer: {recipe.tokenizer}",
+        f"- tokenizer: {portable(recipe.tokenizer, keep=2)}",
         f"- training: from scratch on {train}; {epochs_chosen(training.epochs)} by accuracy on {validation}",
         f"- set-ups: {', '.join(summary.setups)} (token embeddings random or MiniLM's; +role-swaps: role swaps of "
         "the training pairs' entailment pairs added, labelled contradiction)",

@@ -6,6 +6,7 @@ import pytest
 from eval_models import save_base, write_training_file
 
 from swapbench.commands.main import main
+from swapbench.core.text import public_path
 from swapbench.evaluation.finetune import INFO_FILE
 from swapbench.results.schema import EvalResults
 
@@ -36,7 +37,7 @@ def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
     tuning = first.model.fine_tuning
     assert first.model.fine_tuned and not tuning.reused
     assert first.model.label_map_source == "fine-tuned"
-    assert first.model.name_or_path == str(base) and first.model.revision == tuning.base_revision
+    assert first.model.name_or_path == public_path(base) and first.model.revision == tuning.base_revision
     assert (tuning.train.n, tuning.validation.n, tuning.validation.held_out) == (39, 9, True)  # 3 whole premises
     assert tuning.recipe.learning_rate == 2e-5 and tuning.recipe.max_length == 128
     assert (tuning.recipe.epochs, tuning.recipe.batch_size) == (2, 8)
@@ -44,7 +45,7 @@ def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
     assert tuning.best_validation_accuracy == max(e.validation_accuracy for e in tuning.history)
     assert first.provenance.timings.fine_tuning > 0
     checkpoint = cache / "finetuned" / next(p.name for p in (cache / "finetuned").iterdir() if p.is_dir())
-    assert str(checkpoint) == tuning.checkpoint and (checkpoint / INFO_FILE).is_file()
+    assert public_path(checkpoint) == tuning.checkpoint and (checkpoint / INFO_FILE).is_file()
     assert not list((cache / "finetuned").glob(".*"))  # no work or staging folder left behind
     weights = {p.name: p.stat().st_mtime_ns for p in checkpoint.iterdir()}
 

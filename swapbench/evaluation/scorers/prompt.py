@@ -33,6 +33,8 @@ class PromptScorer(Scorer):
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:
         """Each pair's label by its verbalizers' log-likelihood; from the cache when this prompt scored these
         pairs with this model before."""
+        from rich.markup import escape
+
         from ...core.paths import default_cache_dir
         from ...results.schema import PromptInfo
         from ...sources import load_split
@@ -72,7 +74,7 @@ class PromptScorer(Scorer):
         encoded = encode_prompts(loaded.tokenizer, [shots + render(spec, p, h) for p, h in pairs], spec, max_tokens)
         cached = read_cached(path, len(pairs))
         if cached is not None:
-            console.print(f"Reusing the prompted scores {path}")
+            console.print(f"Reusing the prompted scores {escape(str(path))}", soft_wrap=True)
             progress(len(pairs))
             result = PromptScores(loglik=cached, batch_size=0, truncated=encoded.truncated, seconds=0.0, forwards=0)
         else:
