@@ -71,3 +71,35 @@ def test_validation_that_overlaps_training_is_refused(setup, tmp_path, capsys):
     assert rc == 2
     assert "overlap" in capsys.readouterr().err
     assert not cache.exists()
+
+
+def test_a_checkpoint_scored_by_its_folder_goes_on_the_board_when_its_training_was_checked_against_these_data(
+        setup, tmp_path, build_fixture_dataset):
+    from swapbench.leaderboard.board import check
+    from swapbench.leaderboard.reference import reference_from_build, write_reference
+
+    base, train, data, cache = setup
+    tuned = evaluate(base, train, data, cache, tmp_path / "tuned.json")
+    checkpoint = next(p for p in (cache / "finetuned").iterdir() if p.is_dir())
+    board = tmp_path / "board"
+    write_reference(board, reference_from_build(data))
+
+    def overlap_problems(results: EvalResults, name: str) -> list[str]:
+        path = tmp_path / name
+        path.write_text(results.model_dump_json(), encoding="utf-8")
+        return [p.message for p in check(path, board).problems if p.where.startswith("model.fine_tuning.data_over")]
+
+    # scored by its folder on the data it was trained apart from: the check made at training time holds
+    by_folder = evaluate(checkpoint, train, data, cache, tmp_path / "by-folder.json")
+    assert by_folder.model.name_or_path == public_path(checkpoint) == by_folder.model.fine_tuning.checkpoint
+    assert by_folder.model.fine_tuning.data_overlap == tuned.model.fine_tuning.data_overlap
+    assert overlap_problems(by_folder, "by-folder.json") == []
+
+    # on other data, that check says nothing: the board refuses it and says why, and what to do instead
+    other = build_fixture_dataset(["shuffle-3"])
+    elsewhere = evaluate(checkpoint, train, other, cache, tmp_path / "elsewhere.json")
+    assert elsewhere.model.fine_tuning.data_overlap is None
+    [message] = overlap_problems(elsewhere, "elsewhere.json")
+    assert f"which swapbench fine-tuned from {public_path(base)}, was scored by its folder" in message
+    assert f"`swapbench eval {public_path(base)}` with the same recipe" in message
+    assert "score the model again with this version" not in message
