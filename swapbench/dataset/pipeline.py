@@ -120,8 +120,8 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
            freeze: Callable[[], None], resolved=None) -> BuildInfo:
     snli = load_split(options.source, options.split, options.limit, columns=options.columns,
                       cache_dir=options.cache_dir, resolved=resolved)
-    console.print(f"Read {len(snli.pairs)} labelled pairs from {snli.source} "
-                  f"({snli.dropped_no_gold} without gold label dropped).")
+    console.print(f"Read {len(snli.pairs)} labelled pairs from {escape(str(snli.source))} "
+                  f"({snli.dropped_no_gold} without gold label dropped).", soft_wrap=True)
     parser = make_parser(options.parser, snli.has_premise_parses, options.spacy_model, options.benepar_model)
     freeze()  # the split, and the parser with its libraries, live until the end
     parses = parse_premises(snli, parser, options, console)
