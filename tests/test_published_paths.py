@@ -13,7 +13,7 @@ from eval_models import save_base, save_classifier, write_training_file
 from zoo_helpers import FIXTURES, save_tokenizer, write_pairs
 
 from swapbench.commands.main import main
-from swapbench.core.text import public_path
+from swapbench.core.text import public_command, public_path
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 CONFIGS = "shuffle-3,shuffle-random"
@@ -104,3 +104,7 @@ def test_a_path_is_named_from_the_working_folder_or_by_its_last_parts(tmp_path, 
     assert public_path("../x/y/z", keep=1) == "…/z"
     assert public_path("owner/name") == "owner/name" and public_path("bert-base-uncased") == "bert-base-uncased"
     assert public_path("/venv/lib/python3.11/site-packages/pkg/model") == "…/site-packages/pkg/model"
+    # a command line's paths, standing alone or after "=", named alike; the program by its name
+    assert public_command([str(tmp_path / "venv" / "bin" / "swapbench"), "eval", str(tmp_path / "models" / "bert"),
+                           "--data", "owner/name", f"--output={tmp_path / 'out' / 'r.json'}"]) == \
+        ["swapbench", "eval", "./bert", "--data", "owner/name", "--output=…/out/r.json"]

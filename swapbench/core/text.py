@@ -91,7 +91,7 @@ def _inside_cwd(where: Path) -> str | None:
 def public_command(command: list[str]) -> list[str]:
     """A command line as a published file records it: the program by its name ("swapbench"), and every path in
     it named as public_path names it."""
-    words = [portable(word) for word in command]
+    words = [portable(word, keep=2) for word in command]
     if words and Path(command[0]).name in ("swapbench", "cli.py", "__main__.py", "main.py"):
         words[0] = "swapbench"
     return words

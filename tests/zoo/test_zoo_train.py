@@ -182,7 +182,7 @@ def test_a_merged_zoo_names_every_run_that_made_it():
     lines = made_by(merged)
     assert "2 runs joined with `swapbench zoo report --merge`" in lines[0]
     assert "commit aaaaaaaaaaaa:" in lines[1] and "commits bbbbbbbbbbbb, cccccccccccc:" in lines[2]
-    assert "…/out-b" in lines[2] and "/home/me" not in "\n".join(lines)
+    assert "--out …/me/out-b`" in lines[2] and "/home/me" not in "\n".join(lines)
     single = SimpleNamespace(runs=records[:1], swapbench_version="0.1.0", git_commit="a" * 40, command=first)
     assert made_by(single) == ["- swapbench 0.1.0, commit " + "a" * 40 + "; command: `swapbench zoo run --setups "
-                               "random --out …/out-a`"]
+                               "random --out …/me/out-a`"]
