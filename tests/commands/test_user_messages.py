@@ -164,6 +164,20 @@ def test_default_output_names_the_model_not_the_folder(tmp_path, monkeypatch):
                         ".json")
 
 
+def test_a_written_path_is_printed_whole_on_one_line(tmp_path, fixtures, capsys):
+    """A path is copied from the terminal: however long, it is never wrapped (rich wraps at 80 columns off a
+    terminal)."""
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 3) / "and-another-one"
+    data = deep / "snli-test"
+    assert main(["build", "--source", str(fixtures), "--out", str(data), "--no-cache", "--variants", "shuffle-3"]) == 0
+    assert f"Wrote 1 configuration to {data}.\n" in capsys.readouterr().err
+    model = save_classifier(tmp_path / "model", {0: "entailment", 1: "neutral", 2: "contradiction"})
+    output = deep / "results" / "results_of_the_tiny_model_on_the_fixture_data.json"
+    assert main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
+                 "--bootstrap", "10"]) == 0
+    assert f"Wrote {output} and {output.stem}.predictions.jsonl\n" in capsys.readouterr().err
+
+
 # Misleading messages.
 
 def test_unknown_srl_is_refused_before_the_source_is_read(tmp_path, capsys):
