@@ -39,7 +39,7 @@ class ClassifierScorer(Scorer):
                                      dtype=dtype, trust_remote_code=options.trust_remote_code,
                                      allow_missing=options.allow_missing)
             return Prepared(loaded, model_revision(options.model, config, options.revision),
-                            fine_tuning=recorded_training(options.model, scored_pairs(run.benchmark).dataset))
+                            fine_tuning=recorded_training(options.model, run.benchmark))
         if options.label_map:
             raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's "
                                  "labels")
@@ -70,17 +70,19 @@ class ClassifierScorer(Scorer):
                       truncation=f"longer than --max-length {max_length} tokens and were truncated")
 
 
-def recorded_training(model: str, scored: str):
+def recorded_training(model: str, benchmark):
     """How swapbench trained a checkpoint scored as it is (swapbench_finetune.json, which a cached fine-tuning and
     a zoo encoder both carry), as a FineTuningInfo; None for any other model. Its check of the training data
-    against scored data is kept when those were the data scored now (fingerprint `scored`), and dropped
-    otherwise: it says nothing of other data, and the board refuses the file (leaderboard/validate.py)."""
+    against scored data is kept when those were the data of `benchmark`, and dropped otherwise: it says nothing
+    of other data, and the board refuses the file (leaderboard/validate.py)."""
     from ...results.schema import FineTuningInfo
     from ..finetune import INFO_FILE
+    from ..pipeline import dataset_info
 
     folder = Path(model)
     if (folder / INFO_FILE).is_file():
         info = FineTuningInfo.model_validate_json((folder / INFO_FILE).read_text(encoding="utf-8"))
+        scored = dataset_info(benchmark).fingerprint
         check = info.data_overlap if info.data_overlap and info.data_overlap.scored_dataset == scored else None
         return info.model_copy(update={"checkpoint": str(folder), "reused": True, "data_overlap": check})
     return None
