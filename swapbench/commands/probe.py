@@ -10,6 +10,7 @@ from rich.console import Console
 
 from ..core.command_options import add_arguments, from_arguments
 from ..core.files import check_writable, rendered, replace_files
+from ..core.text import public_path
 from ..probing.errors import ProbeError
 from ..probing.options import ProbeOptions
 from ..probing.result import ProbeResult
@@ -57,7 +58,9 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
     result = probe_model(model, tokenizer, n_words=options.words, length=options.length, seed=options.seed,
                          add_special_tokens=options.add_special_tokens, batch_size=options.probe_batch_size,
                          progress=options.progress)
-    result = result.model_copy(update={"model": options.model, "revision": model_revision(options.model, model)})
+    # probe.json is published: the model is named as a published file names a path (core.text.public_path)
+    result = result.model_copy(update={"model": public_path(options.model),
+                                       "revision": model_revision(options.model, model)})
     return result, write_probe(result, options.out) if options.out is not None else []
 
 
@@ -79,5 +82,5 @@ def run_probe(args: argparse.Namespace) -> int:
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     for path in paths:
-        console.print(f"  wrote {path}")
+        console.print(f"  wrote {path}", soft_wrap=True)  # a path is never wrapped: it is copied as it is
     return 0

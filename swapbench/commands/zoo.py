@@ -8,6 +8,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from rich.markup import escape
+
 from ..core.command_options import add_arguments, from_arguments
 from ..core.registry import ENCODINGS
 
@@ -104,7 +106,7 @@ def run_train(args: argparse.Namespace) -> int:
     if record is not None:
         console.print(f"{options.encoding}: best validation accuracy {100 * record.best_validation_accuracy:.1f}% "
                       f"(epoch {record.best_epoch}), {record.parameters['total']:,} parameters, "
-                      f"{record.train_seconds:.0f} s; wrote {options.out}")
+                      f"{record.train_seconds:.0f} s; wrote {escape(str(options.out))}", soft_wrap=True)
     return 0
 
 
@@ -119,7 +121,7 @@ def run_run(args: argparse.Namespace) -> int:
     check_settings(options.recipe, options.encodings)
     summary = run_zoo(options, log=console.print)
     console.print(f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "
-                  f"{summary.wall_seconds / 60:.1f} min; wrote {options.out}")
+                  f"{summary.wall_seconds / 60:.1f} min; wrote {escape(str(options.out))}", soft_wrap=True)
     return 0
 
 
@@ -177,5 +179,5 @@ def run_report(args: argparse.Namespace) -> int:
     record = args.folder / SUMMARY_FILE
     for path in [record, *write_report(summary, args.folder,
                                        also={record: portable(summary.model_dump_json(indent=2), keep=2) + "\n"})]:
-        Console().print(f"wrote {path}")
+        Console().print(f"wrote {escape(str(path))}", soft_wrap=True)
     return 0

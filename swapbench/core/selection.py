@@ -20,6 +20,7 @@ from .errors import InputError, SwapbenchError
 from .fingerprint import file_sha256
 from .jsonl import dumps_lines, read_file_objects
 from .strict import Strict
+from .text import public_path
 
 DECISIONS = ("accept", "reject")
 SIDES = ("premise", "hypothesis", None)
@@ -47,12 +48,12 @@ class Decision:
 class SelectionFile(Strict):
     """The curation file a build kept its swaps by, named by its content."""
 
-    path: str = Field(description="--sr-selection as given")
+    path: str = Field(description="--sr-selection, as a published file names a path (core.text.public_path)")
     sha256: str = Field(description="sha256 of the file's bytes when the build read it")
 
     @classmethod
     def of(cls, path: Path) -> "SelectionFile":
-        return cls(path=str(path), sha256="sha256:" + file_sha256(Path(path)))
+        return cls(path=public_path(path), sha256="sha256:" + file_sha256(Path(path)))
 
 
 def read_selection(path: Path) -> dict[str, Decision]:

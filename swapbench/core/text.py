@@ -3,6 +3,7 @@ as people read them."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -54,17 +55,52 @@ def percent(fraction: float) -> str:
 _MACHINE_PATH = re.compile(r"""(?<![\w:/.~…-])(?:~|\.{1,2})?/[^\s'"`),]*""")
 
 
+def public_path(path: str | os.PathLike, keep: int = 2) -> str:
+    """How a published file (results, predictions, card, build_info.json, probe.json, zoo files, the board) names
+    a path given on this machine: one inside the working folder as "./" and its path from there (posix; "./"
+    tells it from a Hub id), a Hub id or a name that is no path as it is, any other path by its last `keep`
+    parts: "…/data/snli_1.0". An installed package's file is named from site-packages on, wherever it is."""
+    text = os.fspath(path)
+    if not text or text.startswith("…"):
+        return text
+    spelled_as_path = text.startswith(("/", "./", "../", "~")) or text in (".", "..")
+    if not spelled_as_path and not Path(text).exists():
+        return text  # a Hub id, a file name, a word
+    where = Path(os.path.abspath(os.path.expanduser(text)))
+    inside = _inside_cwd(where)
+    if inside is not None:
+        return "./" + inside if inside else "."
+    parts = [part for part in where.parts if part not in ("/", "")]
+    if "site-packages" in parts:
+        return "…/" + "/".join(parts[parts.index("site-packages"):])
+    return "…/" + "/".join(parts[-keep:]) if parts else text
+
+
+def _inside_cwd(where: Path) -> str | None:
+    """`where` from the working folder (posix, "" for the folder itself), or None when it lies outside it."""
+    cwd = Path.cwd()
+    for folder, path in ((cwd, where), (cwd.resolve(), where.resolve())):  # as spelled, then with links followed
+        try:
+            relative = path.relative_to(folder).as_posix()
+        except ValueError:
+            continue
+        return "" if relative == "." else relative
+    return None
+
+
+def public_command(command: list[str]) -> list[str]:
+    """A command line as a published file records it: the program by its name ("swapbench"), and every path in
+    it named as public_path names it."""
+    words = [portable(word, keep=2) for word in command]
+    if words and Path(command[0]).name in ("swapbench", "cli.py", "__main__.py", "main.py"):
+        words[0] = "swapbench"
+    return words
+
+
 def portable(text: str | None, keep: int = 1) -> str | None:
-    """`text` with every path of this machine in it cut to its last `keep` components: "…/snli_1.0". For a file
-    that is published (a board, a zoo): applied to a JSON file's text, it cuts the paths inside its strings and
-    leaves every other byte as it was."""
+    """`text` with every path of this machine in it named as public_path names it (keeping the last `keep`
+    parts of one outside the working folder): "…/snli_1.0". For a file that is published (a board, a zoo):
+    applied to a JSON file's text, it cuts the paths inside its strings and leaves every other byte as it was."""
     if text is None:
         return None
-
-    def cut(match: re.Match) -> str:
-        parts = [part for part in match.group(0).split("/") if part not in ("", ".", "..", "~")]
-        if "site-packages" in parts:  # an installed package's files: named by the package, wherever it is
-            return "…/" + "/".join(parts[parts.index("site-packages"):])
-        return "…/" + "/".join(parts[-keep:]) if parts else match.group(0)
-
-    return _MACHINE_PATH.sub(cut, text)
+    return _MACHINE_PATH.sub(lambda match: public_path(match.group(0), keep), text)

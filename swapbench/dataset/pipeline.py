@@ -12,11 +12,12 @@ from collections import Counter
 from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from huggingface_hub.errors import HFValidationError
 from huggingface_hub.utils import validate_repo_id
 from rich.console import Console
+from rich.markup import escape
 
 from ..core.command_options import flag_of
 from ..core.destination import atomic_directory
@@ -26,6 +27,7 @@ from ..core.labels import LABEL_NAMES
 from ..core.paths import default_cache_dir
 from ..core.progress import progress_bar
 from ..core.registry import PARSERS, VARIANTS
+from ..core.text import public_path
 from ..parsing import AUTO, ParseCache, ParseFailure, make_parser, parse_with_cache, parser_choices
 from ..parsing.base import ConstituencyParser, Parse
 from ..parsing.spacy_pipeline import shared_pipelines
@@ -59,7 +61,7 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
                 shared_pipelines(keep_docs=any(v.needs_docs for v in variants)):
             info = _build(options, variants, staging, console, freeze, resolved)
     count = len(info.configs)
-    console.print(f"Wrote {count} configuration{'s' * (count != 1)} to {out}.")
+    console.print(f"Wrote {count} configuration{'s' * (count != 1)} to {escape(str(out))}.", soft_wrap=True)
     if options.push_to_hub:
         from .hub import push_folder
 
@@ -118,8 +120,8 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
            freeze: Callable[[], None], resolved=None) -> BuildInfo:
     snli = load_split(options.source, options.split, options.limit, columns=options.columns,
                       cache_dir=options.cache_dir, resolved=resolved)
-    console.print(f"Read {len(snli.pairs)} labelled pairs from {snli.source} "
-                  f"({snli.dropped_no_gold} without gold label dropped).")
+    console.print(f"Read {len(snli.pairs)} labelled pairs from {escape(str(snli.source))} "
+                  f"({snli.dropped_no_gold} without gold label dropped).", soft_wrap=True)
     parser = make_parser(options.parser, snli.has_premise_parses, options.spacy_model, options.benepar_model)
     freeze()  # the split, and the parser with its libraries, live until the end
     parses = parse_premises(snli, parser, options, console)
@@ -157,14 +159,14 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
             "labelled pairs read), and an empty configuration cannot be loaded: nothing was written, --out is as it "
             "was. Leave it out of --variants, or read more pairs (--limit)")
 
-    info = BuildInfo(split=snli.split, source=snli.source, source_name=snli.declaration.name,
+    info = BuildInfo(split=snli.split, source=public_path(snli.source), source_name=snli.declaration.name,
                      source_fingerprint=snli.fingerprint,
                      rows_read=snli.rows_read, dropped_no_gold=snli.dropped_no_gold, pairs=len(snli.pairs),
                      limit=options.limit, parser=parser.name, parser_version=parser.version,
                      unique_premises=len(parses), seed=options.seed, configs=infos, parser_agreement=agreement,
                      spacy_pipelines=sorted({p for p in (parser.spacy_pipeline, *(v.spacy_pipeline for v in variants))
                                              if p}),
-                     variant_options={v.name: v.options.model_dump(mode="json") for v in variants
+                     variant_options={v.name: recorded_options(v.options) for v in variants
                                       if v.options is not None and type(v.options).model_fields},
                      **_records(options, variants))
     features = {name: {**common_features(), **variant.extra_features}
@@ -175,6 +177,14 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     write_card(staging, info, features)
     (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return info
+
+
+def recorded_options(options) -> dict:
+    """A variant's options as build_info.json records them: a file among them named as a published file names
+    it (core.text.public_path)."""
+    values = options.model_dump(mode="json")
+    return {name: public_path(value) if isinstance(getattr(options, name), PurePath) else value
+            for name, value in values.items()}
 
 
 def _records(options: BuildOptions, variants: list[Variant]) -> dict:

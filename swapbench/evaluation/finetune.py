@@ -264,7 +264,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
                           validation=val_info, best_epoch=best.epoch,
                           best_validation_accuracy=best.validation_accuracy, history=history, cache_key=key,
                           checkpoint=str(folder), reused=False, train_seconds=time.perf_counter() - started,
-                          devices=world_size())
+                          devices=world_size(), data_overlap=overlap)  # kept: the checkpoint scored by its path
     if trainer.is_world_process_zero():
         # The cache is swapbench's own: whatever is in the folder is an unfinished or outdated checkpoint.
         with atomic_directory(folder, marker=INFO_FILE, overwrite=True) as staging:
@@ -273,8 +273,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(trainer.args.output_dir, ignore_errors=True)
     trainer.accelerator.wait_for_everyone()
-    return FineTuned(path=folder, info=info.model_copy(update={"data_overlap": overlap}),
-                     main_process=trainer.is_world_process_zero())
+    return FineTuned(path=folder, info=info, main_process=trainer.is_world_process_zero())
 
 
 def is_main() -> bool:

@@ -22,7 +22,7 @@ from ..core.version import __version__
 from ..models.loading import LoadedModel, choose_device, choose_dtype
 from ..models.positional import architecture_kind, read_positional_encoding
 from ..results.build_record import BUILD_INFO
-from ..results.files import default_output, predictions_path, render_predictions, write_results
+from ..results.files import default_output, predictions_path, public_results, render_predictions, write_results
 from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode, ModelInfo,
                               ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings,
                               dataset_fingerprint)
@@ -109,9 +109,10 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
             timings=Timings(fine_tuning=prepared.train_seconds, probe=probe_seconds, scoring=scores.seconds,
                             total=time.perf_counter() - began + prepared.earlier_seconds),
             command=options.command, started_at=started_at))
+    eval_results = public_results(eval_results)  # what the file records: no path of this machine
     print_table(eval_results, slices=options.slices)
     save(eval_results, predictions_text, path)
-    console.print(f"Wrote {path} and {predictions_path(path).name}")
+    console.print(f"Wrote {escape(str(path))} and {escape(predictions_path(path).name)}", soft_wrap=True)
     return Evaluation(eval_results, path)
 
 

@@ -204,4 +204,4 @@ def report(console, outputs: Outputs, cache: ScoreCache | None) -> None:
     if cache is None:
         return
     console.print(f"Scores: {outputs.reused:,} pair{'s' * (outputs.reused != 1)} from the cache, "
-                  f"{outputs.scored:,} scored ({escape(str(cache.path))})", highlight=False)
+                  f"{outputs.scored:,} scored ({escape(str(cache.path))})", highlight=False, soft_wrap=True)

@@ -34,7 +34,10 @@ class Identity:
         """From a results dict (current version), tolerating missing keys: the validator reports those."""
         model = data.get("model") if isinstance(data.get("model"), dict) else {}
         tuning = model.get("fine_tuning") if isinstance(model.get("fine_tuning"), dict) else {}
-        return cls(model=str(model.get("name_or_path")), revision=model.get("revision"),
+        name = str(model.get("name_or_path"))
+        # A local folder is named from wherever its results were written ("./bert", "…/models/bert"): it is the
+        # same model by its own name and revision (the sha256 of its files).
+        return cls(model=PurePath(name).name if is_local_path(name) else name, revision=model.get("revision"),
                    fine_tuning=tuning.get("cache_key"))
 
     def describe(self) -> str:

@@ -24,7 +24,7 @@ from ..core.text import percent, points
 from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
 from .reference import Reference
 from .reported import Reported
-from .store import Stored, is_local_path, model_label, training_tag
+from .store import Stored, is_local_path, model_label, short_hash, training_tag
 
 # Where a future results schema records the architecture (encoder / decoder) and the mode (fine-tuned /
 # prompted) of the scored model; the board shows each column once some row has it.
@@ -238,6 +238,53 @@ def fraction(percent: float) -> float:
     return round(percent / 100, 6)  # the printed figure, without binary noise (91.8 / 100 = 0.9179999...)
 
 
+def facets(results: EvalResults) -> dict[str, str]:
+    """What may tell two runs of one model apart, each as a label shows it, in the order a label adds them: the
+    recipe of the training here, the training pairs, the mode, the revision, the scoring's max length."""
+    model, found = results.model, {}
+    tuning = model.fine_tuning
+    if tuning is not None:
+        recipe = tuning.recipe
+        found["epochs"] = f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)}"
+        found["learning_rate"] = f"lr {recipe.learning_rate:g}"
+        found["train"] = f"{tuning.train.n} training pairs"
+        found["seed"] = f"seed {recipe.seed}"
+        found |= {name: f"{name.replace('_', ' ')} {getattr(recipe, name)}" for name in Recipe.model_fields
+                  if name not in found and name != "best_by"}
+        found["validation"] = f"{tuning.validation.n} validation pairs"
+    found["mode"] = model.mode
+    if model.prompt is not None:
+        found["shots"] = f"{model.prompt.shots}-shot"
+    found["revision"] = f"revision {short_hash(model.revision)}"
+    found["max_length"] = f"scored at max length {results.provenance.scoring.max_length}"
+    return found
+
+
+def told_apart(rows: list[Row]) -> None:
+    """Rows that would share a label (one model trained here with two recipes, say) get what differs between them
+    added to it, so that the table and the plot tell them apart; the results file's name where nothing recorded
+    differs."""
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        if row.results is not None:
+            groups.setdefault(row.label, []).append(row)
+    for label, group in groups.items():
+        if len(group) < 2:
+            continue
+        found = [facets(row.results) for row in group]
+        keys = list(dict.fromkeys(key for each in found for key in each))
+        differing = [key for key in keys if len({each.get(key) for each in found}) > 1]
+        for row, each in zip(group, found):
+            added = ", ".join(each[key] for key in differing if key in each)
+            row.label = f"{label} · {added}" if added else label
+        labels = [row.label for row in group]
+        for row in group:
+            if labels.count(row.label) > 1:
+                row.label += f" · {row.file}"
+        for row in group:
+            row.values["model"] = row.label
+
+
 def reported_rows(reported: Reported | None) -> list[Row]:
     if reported is None:
         return []
@@ -294,8 +341,9 @@ class Board:
 def make_board(stored: list[Stored], reference: Reference, reported: Reported | None = None) -> Board:
     shuffles, relabelled, original_from = configurations(reference, stored, reported)
     order = list(VIEWS)
-    rows = sorted([make_row(s, original_from) for s in stored] + reported_rows(reported),
-                  key=lambda row: (order.index(row.view), *sort_key(row)))
+    own = [make_row(s, original_from) for s in stored]
+    told_apart(own)
+    rows = sorted(own + reported_rows(reported), key=lambda row: (order.index(row.view), *sort_key(row)))
     return Board(rows, make_columns(shuffles, relabelled, rows), shuffles, relabelled, original_from, reported)
 
 

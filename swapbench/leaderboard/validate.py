@@ -252,6 +252,22 @@ def in_memory(data: dict) -> list[Problem]:
                                       "to the Hub, and evaluate that folder or Hub id")]
 
 
+def unchecked_because(model: dict, tuning: dict) -> str:
+    """Why a model trained here has no check of its training data, and what gets one."""
+    if tuning.get("checkpoint") != model.get("name_or_path"):  # trained in the run that scored it
+        return "score the model again with this version of `swapbench eval`"
+    if tuning.get("from_scratch"):
+        return (f"the zoo encoder {model.get('name_or_path')} was scored by its folder, and was trained without "
+                "--data naming these data (or on other data): train it again with `swapbench zoo train ... --data "
+                "DATA`, DATA being what you score, or score it within `swapbench zoo run`")
+    return (f"the checkpoint {model.get('name_or_path')}, which swapbench fine-tuned from "
+            f"{tuning.get('base_model')}, was scored by its folder, and its training data were checked against "
+            "other data than these when it was trained (or against none: the swapbench that trained it did not keep "
+            "that check with the checkpoint). Score the base "
+            f"model instead, `swapbench eval {tuning.get('base_model')}` with the same recipe: the cached checkpoint "
+            "is reused and its training data are checked against the scored data")
+
+
 def training_overlap(data: dict) -> list[Problem]:
     """A model trained here must have been checked against the data it was scored on, and found apart from them."""
     model = data.get("model") if isinstance(data.get("model"), dict) else {}
@@ -262,7 +278,7 @@ def training_overlap(data: dict) -> list[Problem]:
     check = tuning.get("data_overlap")
     if not isinstance(check, dict):
         return [Problem(where, "the training data were not checked against the scored data (pairIDs and premises); "
-                               "score the model again with this version of `swapbench eval`")]
+                               + unchecked_because(model, tuning))]
     problems = []
     scored = (data.get("dataset") or {}).get("fingerprint") if isinstance(data.get("dataset"), dict) else None
     if check.get("scored_dataset") != scored:

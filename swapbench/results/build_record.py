@@ -30,7 +30,8 @@ class ConfigInfo(BaseModel):
 class BuildInfo(BaseModel):
     swapbench_version: str = __version__
     split: str = Field(description="Hub split name of the built split")
-    source: str = Field(description="SNLI file or Hub id read")
+    source: str = Field(description="SNLI file or Hub id read (a path: from the working folder, ./x, or by its last "
+                                    "parts, …/a/b)")
     source_name: str | None = Field(default=None, description="the source read, as registered (sources): snli, "
                                                               "multinli, hub:ORG/NAME")
     source_fingerprint: str = Field(description="sha256 of the source file, or the Hub dataset fingerprint")

@@ -9,31 +9,14 @@ from pathlib import Path
 
 from ..core.files import replace_files
 from ..core.jsonl import dumps_lines, read_text, read_values
-from ..core.text import slug
+from ..core.text import public_command, public_path, slug
 from .schema import EvalResults, PredictionRow, PredictionsFile
 
-MAX_SLUG = 80  # characters of a local path kept in a folder name
-
-
-def path_slug(path: Path) -> str:
-    """A local folder's path as one folder name: relative to the working folder when inside it, its parts joined
-    by "__"; a path too long keeps its last parts and a short hash of the whole."""
-    resolved = path.resolve()
-    try:
-        shown = resolved.relative_to(Path.cwd().resolve())
-    except ValueError:
-        shown = resolved
-    name = slug("__".join(part for part in shown.parts if part not in ("/", "")))
-    if len(name) <= MAX_SLUG:
-        return name
-    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:8]
-    return f"{slug('__'.join(resolved.parts[-3:]))[-(MAX_SLUG - 9):]}-{digest}"
-
-
 def model_slug(model: str, revision: str | None = None) -> str:
-    """The folder name of a model's results: its Hub id (owner__name) and revision, or its local path."""
+    """The folder name of a model's results: a local folder's own name (never hidden: no leading dot), a Hub id as
+    owner__name@revision."""
     if Path(model).exists():
-        return path_slug(Path(model))
+        return slug(Path(model).resolve().name.lstrip("."))
     return slug(model.replace("/", "__") + (f"@{revision[:12]}" if revision else ""))
 
 
@@ -43,6 +26,35 @@ def default_output(model: str, data: str, started: datetime, revision: str | Non
     data_name = Path(data).name if Path(data).exists() else data.replace("/", "__")
     return (Path("results") / model_slug(model, revision)
             / f"results_{slug(data_name)}_{started.strftime('%Y%m%dT%H%M%SZ')}.json")
+
+
+def public_results(results: EvalResults) -> EvalResults:
+    """`results` as the results file records them: every model, source and file named as a published file names
+    a path (core.text.public_path: inside the working folder from there, outside it by its last parts, a Hub id as
+    it is), and the command line likewise. Nothing reads these paths back: the board checks fingerprints, and a
+    rebuild or a cached fine-tuning is found by its cache key."""
+    model, dataset = results.model, results.dataset
+
+    def data(info):
+        return info and info.model_copy(update={"source": public_path(info.source)})
+
+    trained = model.fine_tuning
+    tuning = trained and trained.model_copy(update={
+        "base_model": public_path(trained.base_model), "checkpoint": public_path(trained.checkpoint),
+        "train": data(trained.train), "validation": data(trained.validation)})
+    prompt = model.prompt and model.prompt.model_copy(update={
+        "template_source": public_path(model.prompt.template_source),
+        "example_source": data(model.prompt.example_source)})
+    build = dataset.build
+    if build is not None and build.sr_selection is not None:
+        build = build.model_copy(update={"sr_selection": build.sr_selection.model_copy(
+            update={"path": public_path(build.sr_selection.path)})})
+    return results.model_copy(update={
+        "model": model.model_copy(update={"name_or_path": public_path(model.name_or_path), "fine_tuning": tuning,
+                                          "prompt": prompt}),
+        "dataset": dataset.model_copy(update={"path": public_path(dataset.path), "build": build,
+                                              "source": dataset.source and public_path(dataset.source)}),
+        "provenance": results.provenance.model_copy(update={"command": public_command(results.provenance.command)})})
 
 
 def predictions_path(results_path: Path) -> Path:

@@ -96,7 +96,8 @@ REFERENCE_TRAIN_SPLIT = "train"  # the whole of SNLI's training split
 
 
 class TrainingData(Strict):
-    source: str = Field(description="SNLI file or Hub id read")
+    source: str = Field(description="SNLI file or Hub id read (a path: from the working folder, ./x, or by its last "
+                                    "parts, …/a/b)")
     split: str = Field(description="split read from the source (Hub name: train, validation, test)")
     fingerprint: str = Field(description="content_fingerprint of the (pair_id, premise, hypothesis, label) used")
     n: int = Field(ge=1, description="pairs used")
@@ -112,8 +113,8 @@ class EpochLog(Strict):
 
 
 class FineTuningInfo(Strict):
-    base_model: str = Field(description="the base model fine-tuned (as given on the command line); for a model "
-                                        "trained from scratch, the model type it was built from")
+    base_model: str = Field(description="the base model fine-tuned (a Hub id, or a path named as in `source`); "
+                                        "for a model trained from scratch, the model type it was built from")
     base_revision: str | None = Field(description="its Hub commit, or sha256 of a local folder's files")
     recipe: Recipe = Field(description="the training settings")
     train: TrainingData = Field(description="the training pairs")
@@ -122,7 +123,7 @@ class FineTuningInfo(Strict):
     best_validation_accuracy: float = Field(ge=0, le=1, description="its validation accuracy")
     history: list[EpochLog] = Field(description="per-epoch training loss and validation accuracy")
     cache_key: str = Field(description="sha256 of base model, revision, recipe and data fingerprints")
-    checkpoint: str = Field(description="folder of the fine-tuned model in the cache")
+    checkpoint: str = Field(description="folder of the fine-tuned model in the cache, by its last parts")
     reused: bool = Field(description="true when this run found the checkpoint in the cache and did not train")
     train_seconds: float = Field(description="wall time of the training that made the checkpoint")
     devices: int = Field(description="processes (GPUs) the training ran on")
@@ -183,7 +184,7 @@ class ProbeInfo(Strict):
 class PromptInfo(Strict):
     template: str = Field(description="the prompt of each pair, {premise} and {hypothesis} filled in")
     template_source: str = Field(description="where the template came from: the default (lm-evaluation-harness "
-                                             "MNLI) or the file given to --template")
+                                             "MNLI) or the file given to --template, named as in `source`")
     verbalizers: dict[str, str] = Field(description="NLI label -> the continuation scored after the prompt")
     score: str = Field(description="how a verbalizer is scored")
     shots: int = Field(ge=0, description="k: solved examples before each prompt")
@@ -202,9 +203,10 @@ Mode = Literal["fine-tuned", "prompted"]
 
 
 class ModelInfo(Strict):
-    name_or_path: str = Field(description="Hub id or local folder as given; for a model fine-tuned here, the "
-                                          "base model; for a model object, the name it was loaded under "
-                                          "(config._name_or_path) or its class")
+    name_or_path: str = Field(description="Hub id, or a local folder from the working folder (./x) or by its "
+                                          "last parts (…/a/b); for a model fine-tuned here, the base model; for a "
+                                          "model object, the name it was loaded under (config._name_or_path) or its "
+                                          "class")
     revision: str | None = Field(description="Hub commit of the model, or sha256 of a local folder's files; for a "
                                              "model handed to swapbench.evaluate as an object, in-memory:sha256:... "
                                              "of the files it was saved as (the board refuses it)")
@@ -256,7 +258,7 @@ class ConfigurationData(Strict):
 
 
 class DatasetInfo(Strict):
-    path: str = Field(description="local folder or Hub dataset id")
+    path: str = Field(description="Hub dataset id, or a local folder named as in model.name_or_path")
     revision: str | None = Field(description="Hub commit of the dataset; null for a local folder")
     split: str = Field(description="split scored")
     fingerprint: str = Field(description="dataset_fingerprint() of the configurations scored")
@@ -422,7 +424,7 @@ class Provenance(Strict):
     seeds: Seeds = Field(description="every seed used")
     scoring: ScoringInfo = Field(description="how the pairs were run")
     timings: Timings = Field(description="wall times")
-    command: list[str] = Field(description="the command line")
+    command: list[str] = Field(description="the command line, its paths named as in model.name_or_path")
     started_at: datetime = Field(description="UTC start time")
 
 

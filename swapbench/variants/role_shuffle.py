@@ -26,6 +26,7 @@ from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
 from ..core.registry import LABELERS, VARIANTS
 from ..core.selection import SelectionFile, read_selection
+from ..core.text import portable, public_path
 from ..parsing.base import Parse
 from ..roles import RoleLabeler, RoleParse, Sentence, check_labeler, make_labeler
 from ..roles.base import Span
@@ -271,7 +272,7 @@ class RoleShuffle(Variant):
                  "drop_reasons": dict(self.drop_reasons.most_common()),
                  "filters": {**FILTER_DESCRIPTIONS, **GROUNDING, RETOKENIZED[0]: RETOKENIZED[1]}}
         if self.selection is not None:
-            stats["selection"] = {"file": str(self.selection_path), "decisions": len(self.selection),
+            stats["selection"] = {"file": public_path(self.selection_path), "decisions": len(self.selection),
                                   "undecided": c["selection_undecided"], "rejected": c["selection_rejected"],
                                   "stale": c["selection_stale"]}
         return stats
@@ -317,7 +318,7 @@ def _validity_lines(config, validity: dict | None) -> list[str]:
                 "the share of its rows that are true contradictions is unknown."]
     lines = ["", f"{validity['valid']} of {validity['judged']} judged swaps are valid contradictions: validity "
              f"{validity['validity']:.3f} (95% interval {validity['low']:.3f} to {validity['high']:.3f}); "
-             f"measured with `{validity['command']}`."]
+             f"measured with `{portable(validity['command'])}`."]
     if validity.get("build_fingerprint") != config.fingerprint:
         lines.append(f"The sample was judged on a build whose {config.name} fingerprint is "
                      f"{validity.get('build_fingerprint')}, not this one's ({config.fingerprint}).")

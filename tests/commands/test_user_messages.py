@@ -4,7 +4,6 @@ actual problem, and output streams (bars and logs on stderr, the results table a
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import datasets
@@ -150,16 +149,15 @@ def test_build_help_describes_auto_labeler_and_parser():
 
 def test_default_output_names_the_model_not_the_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    first, second = tmp_path / "a" / "model", tmp_path / "b" / "model"
-    first.mkdir(parents=True)
-    second.mkdir(parents=True)
-    assert model_slug(str(first)) == "a__model" and model_slug(str(second)) == "b__model"
-    outside = Path("/") / "tmp"
-    assert model_slug(str(outside)) == "tmp"
-    deep = tmp_path / ("x" * 60) / ("y" * 60) / "model"
-    deep.mkdir(parents=True)
-    slug = model_slug(str(deep))
-    assert len(slug) <= 80 and re.search(r"y__model-[0-9a-f]{8}$", slug)
+    # a local model by its own name, wherever it lies: `results/*/results_*.json` finds every results file
+    installed = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "pkg" / "bert-nli"
+    installed.mkdir(parents=True)
+    assert model_slug(str(installed)) == "bert-nli" and model_slug(".venv/lib/python3.11/site-packages/pkg/bert-nli") \
+        == "bert-nli"
+    hidden = tmp_path / ".checkpoint"
+    hidden.mkdir()
+    assert model_slug(str(hidden)) == "checkpoint"  # never a hidden folder
+    assert model_slug(str(Path("/") / "tmp")) == "tmp"
     commit = "0123456789abcdef0123456789abcdef01234567"
     assert model_slug("FacebookAI/roberta-large-mnli", commit) == "FacebookAI__roberta-large-mnli@0123456789ab"
     from datetime import datetime, timezone
@@ -168,6 +166,20 @@ def test_default_output_names_the_model_not_the_folder(tmp_path, monkeypatch):
                           commit)
     assert path == Path("results/FacebookAI__roberta-large-mnli@0123456789ab/results_you__snli-swap_20260102T000000Z"
                         ".json")
+
+
+def test_a_written_path_is_printed_whole_on_one_line(tmp_path, fixtures, capsys):
+    """A path is copied from the terminal: however long, it is never wrapped (rich wraps at 80 columns off a
+    terminal)."""
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 3) / "and-another-one"
+    data = deep / "snli-test"
+    assert main(["build", "--source", str(fixtures), "--out", str(data), "--no-cache", "--variants", "shuffle-3"]) == 0
+    assert f"Wrote 1 configuration to {data}.\n" in capsys.readouterr().err
+    model = save_classifier(tmp_path / "model", {0: "entailment", 1: "neutral", 2: "contradiction"})
+    output = deep / "results" / "results_of_the_tiny_model_on_the_fixture_data.json"
+    assert main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
+                 "--bootstrap", "10"]) == 0
+    assert f"Wrote {output} and {output.stem}.predictions.jsonl\n" in capsys.readouterr().err
 
 
 # Misleading messages.

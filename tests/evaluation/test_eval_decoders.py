@@ -13,6 +13,7 @@ from transformers import AutoModel, AutoModelForCausalLM, AutoModelForSequenceCl
 
 from swapbench.commands.main import main
 from swapbench.core.errors import SwapbenchError
+from swapbench.core.text import public_path
 from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, PromptSpec, draw_shots, encode_prompts, model_max_tokens,
                                             parse_verbalizers, render, score_naive, score_prompts)
 from swapbench.evaluation.scoring import predict
@@ -198,7 +199,7 @@ def test_cli_prompted_few_shot_end_to_end_and_cache_keyed_by_template(lms, datas
     template.write_text("Premise: {premise}\nHypothesis: {hypothesis}\nTrue, False or Neither? Answer:\n")
     other = run_eval(lms["gpt2"], dataset, tmp_path / "c.json", *common, "--template", str(template))
     assert not other.model.prompt.reused and other.model.prompt.cache_key != model.prompt.cache_key
-    assert other.model.prompt.template_source == str(template)
+    assert other.model.prompt.template_source == public_path(template)
 
 
 def test_cli_refuses_the_scored_split_as_the_few_shot_pool(lms, dataset, tmp_path, capsys):

@@ -6,6 +6,7 @@ import pytest
 from eval_models import save_base, write_training_file
 
 from swapbench.commands.main import main
+from swapbench.core.text import public_path
 from swapbench.evaluation.finetune import INFO_FILE
 from swapbench.results.schema import EvalResults
 
@@ -36,7 +37,7 @@ def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
     tuning = first.model.fine_tuning
     assert first.model.fine_tuned and not tuning.reused
     assert first.model.label_map_source == "fine-tuned"
-    assert first.model.name_or_path == str(base) and first.model.revision == tuning.base_revision
+    assert first.model.name_or_path == public_path(base) and first.model.revision == tuning.base_revision
     assert (tuning.train.n, tuning.validation.n, tuning.validation.held_out) == (39, 9, True)  # 3 whole premises
     assert tuning.recipe.learning_rate == 2e-5 and tuning.recipe.max_length == 128
     assert (tuning.recipe.epochs, tuning.recipe.batch_size) == (2, 8)
@@ -44,7 +45,7 @@ def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
     assert tuning.best_validation_accuracy == max(e.validation_accuracy for e in tuning.history)
     assert first.provenance.timings.fine_tuning > 0
     checkpoint = cache / "finetuned" / next(p.name for p in (cache / "finetuned").iterdir() if p.is_dir())
-    assert str(checkpoint) == tuning.checkpoint and (checkpoint / INFO_FILE).is_file()
+    assert public_path(checkpoint) == tuning.checkpoint and (checkpoint / INFO_FILE).is_file()
     assert not list((cache / "finetuned").glob(".*"))  # no work or staging folder left behind
     weights = {p.name: p.stat().st_mtime_ns for p in checkpoint.iterdir()}
 
@@ -70,3 +71,35 @@ def test_validation_that_overlaps_training_is_refused(setup, tmp_path, capsys):
     assert rc == 2
     assert "overlap" in capsys.readouterr().err
     assert not cache.exists()
+
+
+def test_a_checkpoint_scored_by_its_folder_goes_on_the_board_when_its_training_was_checked_against_these_data(
+        setup, tmp_path, build_fixture_dataset):
+    from swapbench.leaderboard.board import check
+    from swapbench.leaderboard.reference import reference_from_build, write_reference
+
+    base, train, data, cache = setup
+    tuned = evaluate(base, train, data, cache, tmp_path / "tuned.json")
+    checkpoint = next(p for p in (cache / "finetuned").iterdir() if p.is_dir())
+    board = tmp_path / "board"
+    write_reference(board, reference_from_build(data))
+
+    def overlap_problems(results: EvalResults, name: str) -> list[str]:
+        path = tmp_path / name
+        path.write_text(results.model_dump_json(), encoding="utf-8")
+        return [p.message for p in check(path, board).problems if p.where.startswith("model.fine_tuning.data_over")]
+
+    # scored by its folder on the data it was trained apart from: the check made at training time holds
+    by_folder = evaluate(checkpoint, train, data, cache, tmp_path / "by-folder.json")
+    assert by_folder.model.name_or_path == public_path(checkpoint) == by_folder.model.fine_tuning.checkpoint
+    assert by_folder.model.fine_tuning.data_overlap == tuned.model.fine_tuning.data_overlap
+    assert overlap_problems(by_folder, "by-folder.json") == []
+
+    # on other data, that check says nothing: the board refuses it and says why, and what to do instead
+    other = build_fixture_dataset(["shuffle-3"])
+    elsewhere = evaluate(checkpoint, train, other, cache, tmp_path / "elsewhere.json")
+    assert elsewhere.model.fine_tuning.data_overlap is None
+    [message] = overlap_problems(elsewhere, "elsewhere.json")
+    assert f"which swapbench fine-tuned from {public_path(base)}, was scored by its folder" in message
+    assert f"`swapbench eval {public_path(base)}` with the same recipe" in message
+    assert "score the model again with this version" not in message

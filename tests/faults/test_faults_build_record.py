@@ -9,6 +9,7 @@ import json
 from eval_models import save_classifier
 
 from swapbench.commands.main import main
+from swapbench.core.text import public_path
 
 from board_helpers import empty_board
 
@@ -30,7 +31,7 @@ def test_a_limited_curated_build_is_recorded_and_refused_by_name(swapbench_cli, 
     assert info["role_labeler"] == "auto"
     assert len(info["spacy_pipelines"]) == 1 and "/spacy-" in info["spacy_pipelines"][0]
     sha = "sha256:" + hashlib.sha256(selection.read_bytes()).hexdigest()
-    assert info["sr_selection"] == {"path": str(selection), "sha256": sha}
+    assert info["sr_selection"] == {"path": public_path(selection), "sha256": sha}
 
     output = tmp_path / "out" / "r.json"
     assert main(["eval", str(save_classifier(tmp_path / "model", NLI)), "--data", str(data), "--output",
@@ -38,7 +39,7 @@ def test_a_limited_curated_build_is_recorded_and_refused_by_name(swapbench_cli, 
     build = json.loads(output.read_text(encoding="utf-8"))["dataset"]["build"]
     assert build == {"parser": "ptb", "parser_version": info["parser_version"], "shuffle_scope": "one", "limit": 6,
                      "role_labeler": "auto", "spacy_pipelines": info["spacy_pipelines"],
-                     "sr_selection": {"path": str(selection), "sha256": sha}}
+                     "sr_selection": {"path": public_path(selection), "sha256": sha}}
 
     board = empty_board(tmp_path / "board")
     before = digest(board)

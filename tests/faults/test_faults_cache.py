@@ -21,11 +21,14 @@ def build_args(out: Path, *cache: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> Path:
-    """What a build without a cache writes."""
+    """What a build without a cache writes, run from outside the repository as the builds it is compared with are
+    (build_info.json names its source from the working folder when it lies inside it)."""
     from swapbench.commands.main import main
 
     out = tmp_path_factory.mktemp("reference") / "data"
-    assert main(build_args(out, "--no-cache")) == 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(out.parent)
+        assert main(build_args(out, "--no-cache")) == 0
     return out
 
 

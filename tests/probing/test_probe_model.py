@@ -14,6 +14,7 @@ from transformers import BertTokenizer, DebertaV2Tokenizer, T5Tokenizer
 from word_tokenizer import bert_tokenizer, in_memory_vocabularies
 
 from swapbench.commands.main import main
+from swapbench.core.text import public_path
 from swapbench.probing import ProbeError, ProbeResult, locality, probe_model, symmetry
 from swapbench.probing.attention import encoder_of
 from swapbench.probing.loading import load_model
@@ -194,7 +195,7 @@ def test_probe_command_writes_json_and_figures(bert_dir, tmp_path):
 
     data = json.loads((out / "probe.json").read_text())
     result = ProbeResult.model_validate(data)
-    assert (result.model, result.positions, result.n_words, result.seed) == (bert_dir, 16, 5, 7)
+    assert (result.model, result.positions, result.n_words, result.seed) == (public_path(bert_dir), 16, 5, 7)
     assert [layer["layer"] for layer in data["per_layer"]] == [1, 2]
     assert result.revision.startswith("sha256:") and len(result.revision) == len("sha256:") + 64
     # the matrices are in the file, and every figure is recomputed from them

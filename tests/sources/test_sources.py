@@ -13,6 +13,7 @@ import yaml
 from swapbench.commands.main import main, make_parser
 from swapbench.core.errors import InputError, SwapbenchError
 from swapbench.core.registry import SOURCES
+from swapbench.core.text import public_path
 from swapbench.sources import Columns, load_split, release_tag, resolve, source_named
 from swapbench.sources.hub import load_hub
 from swapbench.sources.multinli import MULTINLI
@@ -166,7 +167,7 @@ def test_build_from_a_hub_dataset_by_column_mapping(other_nli, tmp_path):
     assert main(["build", "--source", f"hub:{other_nli}", *COLUMN_OPTIONS, "--split", "validation", "--out",
                  str(out), "--no-cache", "--parser", "spacy", "--variants", "shuffle-random"]) == 0
     info = json.loads((out / "build_info.json").read_text())
-    assert (info["source_name"], info["pairs"], info["source"]) == (f"hub:{other_nli}", 3, str(other_nli))
+    assert (info["source_name"], info["pairs"], info["source"]) == (f"hub:{other_nli}", 3, public_path(other_nli))
     assert source_named(info["source_name"]).hub_id == str(other_nli)
     rows = datasets.load_dataset(str(out), "shuffle-random", split="validation")
     assert sorted(rows["pair_id"]) == ["q1", "q2", "q4"]

@@ -10,6 +10,7 @@ import pytest
 from roles_helpers import FIXTURES
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.selection import Decision, append_decision
+from swapbench.core.text import public_path
 from swapbench.dataset.pipeline import build, build_options
 from swapbench.variants import DEFAULT_VARIANTS, make_variant
 
@@ -125,7 +126,7 @@ def test_selection_keeps_only_accepted_swaps_that_still_read_the_same(tmp_path):
     kept, info = build(build_options(source=str(SOURCE), out=tmp_path / "kept", variants=["shuffle-sr"],
                                      sr_selection=selection))
     assert set(rows_of(kept)) == {"rl1#0r1e"}
-    assert info.configs[0].extra["selection"] == {"file": str(selection), "decisions": 3, "undecided": 0,
+    assert info.configs[0].extra["selection"] == {"file": public_path(selection), "decisions": 3, "undecided": 0,
                                                   "rejected": 1, "stale": 1}
 
 

@@ -11,7 +11,6 @@ import torch
 from transformers import AutoModelForSequenceClassification
 
 from swapbench.commands.main import main
-from swapbench.core.text import portable
 from swapbench.results.schema import EvalResults
 from swapbench.zoo.report import BEGIN, END
 from swapbench.zoo.summary import ZooSummary
@@ -63,10 +62,10 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
         files = [EvalResults.model_validate_json((out / run.results).read_text()) for run in encoding.runs]
         for seed, run, results in zip((0, 1), encoding.runs, files):
             # evaluate() itself wrote the zoo's results, through the zoo's scorer: the work folder's copy is the same,
-            # but for the paths of this machine, which the published copy cuts
+            # and like the published copy it names no path of this machine
             work_copy = (work / "results" / run.results).read_text()
-            assert EvalResults.model_validate_json(portable(work_copy, keep=2)) == results
-            assert str(work) in work_copy and str(work) not in (out / run.results).read_text()
+            assert EvalResults.model_validate_json(work_copy) == results
+            assert str(tmp_path) not in work_copy and str(tmp_path) not in (out / run.results).read_text()
             assert results.health.checks.count("training loss") == 1
             assert results.provenance.timings.fine_tuning == run.train_seconds > 0
             assert results.provenance.seeds.fine_tuning == seed
@@ -183,7 +182,7 @@ def test_a_merged_zoo_names_every_run_that_made_it():
     lines = made_by(merged)
     assert "2 runs joined with `swapbench zoo report --merge`" in lines[0]
     assert "commit aaaaaaaaaaaa:" in lines[1] and "commits bbbbbbbbbbbb, cccccccccccc:" in lines[2]
-    assert "…/out-b" in lines[2] and "/home/me" not in "\n".join(lines)
+    assert "--out …/me/out-b`" in lines[2] and "/home/me" not in "\n".join(lines)
     single = SimpleNamespace(runs=records[:1], swapbench_version="0.1.0", git_commit="a" * 40, command=first)
     assert made_by(single) == ["- swapbench 0.1.0, commit " + "a" * 40 + "; command: `swapbench zoo run --setups "
-                               "random --out …/out-a`"]
+                               "random --out …/me/out-a`"]

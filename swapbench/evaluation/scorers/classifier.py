@@ -43,7 +43,8 @@ class ClassifierScorer(Scorer):
                                      dtype=dtype, trust_remote_code=options.trust_remote_code,
                                      allow_missing=options.allow_missing)
             revision = model_revision(options.model, config, options.revision)
-            return Prepared(loaded, revision, fine_tuning=recorded_training(options.model, run.console),
+            return Prepared(loaded, revision,
+                            fine_tuning=recorded_training(options.model, run.benchmark, run.console),
                             identity=None if random_weights(loaded.weights) else revision)
         if options.label_map:
             raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's "
@@ -112,15 +113,22 @@ def refuse_training(options) -> None:
                              f"it is scored, or leave {'it' if len(ignored) == 1 else 'them'} out")
 
 
-def recorded_training(model: str, console=None):
+def recorded_training(model: str, benchmark, console=None):
     """How swapbench trained a checkpoint scored as it is (swapbench_finetune.json, which a cached fine-tuning and
     a zoo encoder both carry), as a FineTuningInfo; None for any other model, and for a record that does not
-    read (said on `console`)."""
+    read (said on `console`). Its check of the training data against scored data is kept when those were the data
+    of `benchmark`, and dropped otherwise: it says nothing of other data, and the board refuses the file
+    (leaderboard/validate.py)."""
     from ..finetune import INFO_FILE, read_training_record
+    from ..pipeline import dataset_info
 
     folder = Path(model)
     info = read_training_record(folder / INFO_FILE, console)
-    return info.model_copy(update={"checkpoint": str(folder), "reused": True}) if info else None
+    if info is None:
+        return None
+    scored = dataset_info(benchmark).fingerprint
+    check = info.data_overlap if info.data_overlap and info.data_overlap.scored_dataset == scored else None
+    return info.model_copy(update={"checkpoint": str(folder), "reused": True, "data_overlap": check})
 
 
 def checkpoint_identity(folder: Path) -> str:
