@@ -10,6 +10,7 @@ import pytest
 from eval_models import save_base, save_classifier, write_training_file
 
 import swapbench
+from swapbench.core.text import public_command, public_path
 from swapbench.core.command_options import keywords_of
 from swapbench.core.errors import SwapbenchError
 from swapbench.results.schema import EvalResults
@@ -117,9 +118,10 @@ def test_an_in_memory_model_is_scored_and_recorded_as_in_memory(built, classifie
     from_folder = swapbench.evaluate(classifier, built.path, output=tmp_path / "folder.json", no_probe=True,
                                      bootstrap=100, no_progress=True)
     recorded = from_memory.results.model
-    assert recorded.name_or_path == str(classifier)  # config._name_or_path: where it was loaded from
+    assert recorded.name_or_path == public_path(str(classifier))  # config._name_or_path: where it was loaded from
     assert recorded.revision.startswith("in-memory:sha256:") and recorded.revision != from_folder.results.model.revision
-    assert from_memory.results.provenance.command == ["swapbench.evaluate", str(classifier), str(built.path)]
+    assert from_memory.results.provenance.command == public_command(["swapbench.evaluate", str(classifier),
+                                                                      str(built.path)])
     assert list(from_memory.examples["prediction_perturbed"]) == list(from_folder.examples["prediction_perturbed"])
     assert "in-memory" not in json.dumps(from_folder.results.model.model_dump(mode="json"))
     refused = in_memory(json.loads(from_memory.path.read_text()))
@@ -153,7 +155,7 @@ def test_a_base_model_is_fine_tuned_from_the_api_by_keywords(built, tmp_path):
                              val_holdout=8, epochs=1, lr=1e-4, train_batch_size=8, cache_dir=tmp_path / "cache",
                              no_probe=True, no_progress=True, bootstrap=100)
     tuning = run.results.model.fine_tuning
-    assert run.results.model.fine_tuned and tuning.base_model == str(base)
+    assert run.results.model.fine_tuned and tuning.base_model == public_path(str(base))
     assert (tuning.recipe.epochs, tuning.recipe.learning_rate, tuning.recipe.batch_size) == (1, 1e-4, 8)
     assert tuning.train.limit == 40 and tuning.train.n + tuning.validation.n == 40 and tuning.validation.held_out
 

@@ -4,6 +4,7 @@ actual problem, and output streams (bars and logs on stderr, the results table a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import datasets

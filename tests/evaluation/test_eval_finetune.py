@@ -31,6 +31,13 @@ def evaluate(base, train, data, cache, output, *extra):
     return EvalResults.model_validate_json(output.read_text())
 
 
+def score_as_is(checkpoint, data, output):
+    """A classifier scored as it is: no training options (they would be refused)."""
+    argv = ["eval", str(checkpoint), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe"]
+    assert main(argv) == 0
+    return EvalResults.model_validate_json(output.read_text())
+
+
 def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
     base, train, data, cache = setup
     first = evaluate(base, train, data, cache, tmp_path / "first.json")
@@ -90,14 +97,14 @@ def test_a_checkpoint_scored_by_its_folder_goes_on_the_board_when_its_training_w
         return [p.message for p in check(path, board).problems if p.where.startswith("model.fine_tuning.data_over")]
 
     # scored by its folder on the data it was trained apart from: the check made at training time holds
-    by_folder = evaluate(checkpoint, train, data, cache, tmp_path / "by-folder.json")
+    by_folder = score_as_is(checkpoint, data, tmp_path / "by-folder.json")
     assert by_folder.model.name_or_path == public_path(checkpoint) == by_folder.model.fine_tuning.checkpoint
     assert by_folder.model.fine_tuning.data_overlap == tuned.model.fine_tuning.data_overlap
     assert overlap_problems(by_folder, "by-folder.json") == []
 
     # on other data, that check says nothing: the board refuses it and says why, and what to do instead
     other = build_fixture_dataset(["shuffle-3"])
-    elsewhere = evaluate(checkpoint, train, other, cache, tmp_path / "elsewhere.json")
+    elsewhere = score_as_is(checkpoint, other, tmp_path / "elsewhere.json")
     assert elsewhere.model.fine_tuning.data_overlap is None
     [message] = overlap_problems(elsewhere, "elsewhere.json")
     assert f"which swapbench fine-tuned from {public_path(base)}, was scored by its folder" in message

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from pathlib import Path
 
 import pytest
 from eval_models import save_base, save_classifier, write_training_file
@@ -178,14 +179,15 @@ def test_a_relative_and_an_absolute_path_find_the_same_fine_tuning_and_scores(ba
     scored, second, _ = fine_tune("base", train, dataset, tmp_path / "second.json")
     tuning = second.model.fine_tuning
     assert tuning.reused and tuning.cache_key == first.model.fine_tuning.cache_key
-    assert tuning.base_model == "base" and tuning.checkpoint == first.model.fine_tuning.checkpoint
+    # (published as ./base, from the folder it was named in, and the checkpoint by its last parts)
+    assert tuning.base_model == "./base" and tuning.checkpoint == first.model.fine_tuning.checkpoint
     assert scored == 0 and second.results == first.results
 
 
 def test_a_damaged_training_record_is_a_miss_with_a_warning(base, dataset, tmp_path, capsys):
     model, train = base
     _, first, _ = fine_tune(model, train, dataset, tmp_path / "first.json")
-    record = os.path.join(first.model.fine_tuning.checkpoint, INFO_FILE)
+    (record,) = (str(path) for path in Path(os.environ["SWAPBENCH_CACHE_DIR"]).glob(f"finetuned/*/{INFO_FILE}"))
     with open(record, "w", encoding="utf-8") as handle:
         handle.write('{"base_model": "cut short')
     capsys.readouterr()
