@@ -86,8 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         return _report(err)
     except KeyboardInterrupt as err:
         terminated = isinstance(err, Terminated)
-        Console(stderr=True).print(f"{'terminated' if terminated else 'interrupted'}; the previous output, if any, "
-                                   "is unchanged")
+        Console(stderr=True, soft_wrap=True).print(
+            f"{'terminated' if terminated else 'interrupted'}; the previous output, if any, is unchanged")
         return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
 
 

@@ -91,7 +91,7 @@ def run_train(args: argparse.Namespace) -> int:
     from ..zoo.options import ZooTrainOptions
     from ..zoo.train import train_encoder
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooTrainOptions, args)
     settings = options.make_recipe(options.seed)
     check_settings(settings, [options.encoding])
@@ -116,7 +116,7 @@ def run_run(args: argparse.Namespace) -> int:
     from ..zoo.options import ZooRunOptions
     from ..zoo.run import run_zoo
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooRunOptions, args, command=list(sys.argv))
     check_settings(options.recipe, options.encodings)
     summary = run_zoo(options, log=console.print)

@@ -53,7 +53,7 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
     resolved = resolve(options.source, columns=options.columns)  # once: every step below takes this one
     variants = check_options(options, resolved.source)
     out = options.out or default_out(options.source, options.split, declared_source=resolved.source)
-    console = console or Console(stderr=True)
+    console = console or Console(stderr=True, soft_wrap=True)
     with _collector_skips_long_lived_objects() as freeze:
         # Entered before the source is read, so that a destination it must refuse is refused at once.
         # One spaCy pipeline for the parser and the role labeler; Docs kept when a variant reads them.

@@ -207,8 +207,9 @@ def read_training_record(path: Path, console: Console | None = None) -> FineTuni
     except (OSError, ValidationError) as err:
         why = err.strerror if isinstance(err, OSError) else f"{err.error_count()} problem(s), the first: " \
             f"{err.errors()[0]['msg']}"
-        (console or Console(stderr=True)).print(f"[bold yellow]warning:[/] the training record {escape(str(path))} "
-                                                f"does not read ({escape(str(why))}); it is ignored", highlight=False)
+        (console or Console(stderr=True, soft_wrap=True)).print(
+            f"[bold yellow]warning:[/] the training record {escape(str(path))} does not read ({escape(str(why))}); "
+            "it is ignored", highlight=False)
         return None
 
 
@@ -218,7 +219,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     """The cached fine-tuning of `base` for this recipe and data, training it first when there is none; refused
     when the data overlap the `scored` pairs. Messages, bars and the training's log lines go to `console`
     (stderr by default)."""
-    console = console or Console(stderr=True)
+    console = console or Console(stderr=True, soft_wrap=True)
     log = console.print
 
     def warn(message: str) -> None:

@@ -49,7 +49,7 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
     """Run the evaluation and write its results; HelperProcess on the non-main processes of a distributed
     fine-tuning once their part is done. The pairs are scored by the scorer registered for options.mode, or by
     `scorer`, given by a caller that scores and records its own way (the zoo)."""
-    console = console or Console(stderr=True)
+    console = console or Console(stderr=True, soft_wrap=True)
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     scorer = scorer_for(options, scorer)
     check_model(options.model, options.revision)

@@ -85,8 +85,8 @@ def download(url: str, target: Path, *, label: str, progress: bool = True) -> No
     if progress:
         from rich.console import Console
 
-        Console(stderr=True).print(f"Downloaded the {label} ({target.stat().st_size:,} bytes) from {url} into {target}.",
-                                   highlight=False)
+        Console(stderr=True, soft_wrap=True).print(
+            f"Downloaded the {label} ({target.stat().st_size:,} bytes) from {url} into {target}.", highlight=False)
 
 
 class _Incomplete(Exception):

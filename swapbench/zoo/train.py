@@ -205,8 +205,8 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
     work = Path(out).resolve().with_name(f".{Path(out).name}.work")
     on = torch.device("cpu" if use_cpu else "cuda" if torch.cuda.is_available() else "mps")
     trainer = snli_trainer(model_init, tokenizer, training, train_pairs + swaps, val_pairs, work, on,
-                           torch.bfloat16 if bf16 else torch.float32, progress, Console(stderr=True),
-                           eval_batch_size=128, description="training")
+                           torch.bfloat16 if bf16 else torch.float32, progress,
+                           Console(stderr=True, soft_wrap=True), eval_batch_size=128, description="training")
     added = f" and {len(swaps)} role swaps of its entailment pairs" if swaps else ""
     log(f"Training the zoo encoder with {encoding} positions on {train_info.n} pairs ({train_info.source}, "
         f"{train_info.split}){added}; validation: {val_info.n} pairs; seed {training.seed}"
