@@ -31,13 +31,33 @@ def add_probe(subparsers) -> None:
     p.set_defaults(run=run_probe, loads_models=True)
 
 
+def figure_name(model: str | None) -> str:
+    """The model's name on the figures: as given, a folder by its last two parts. A checkpoint that `eval
+    --finetune` made is a cache folder named by its key, so it is named by its base model."""
+    from pydantic import ValidationError
+
+    from ..evaluation.finetune import INFO_FILE
+    from ..probing.plots import short_name
+    from ..results.schema import FineTuningInfo
+
+    record = Path(model).expanduser() / INFO_FILE if model else None
+    if record is None or not record.is_file():
+        return short_name(model)
+    try:
+        info = FineTuningInfo.model_validate_json(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError, ValidationError):
+        return short_name(model)
+    return f"{short_name(info.base_model)}, {'trained from scratch' if info.from_scratch else 'fine-tuned'}"
+
+
 def write_probe(result: ProbeResult, out: Path) -> list[Path]:
     """probe.json, the two heatmaps and the offset profile in `out`; returns their paths."""
     from ..probing.plots import plot_average, plot_layers, plot_offsets
 
     out.mkdir(parents=True, exist_ok=True)
-    paths = [plot_average(result, out / AVERAGE_PNG), plot_layers(result, out / LAYERS_PNG),
-             plot_offsets(result, out / OFFSETS_PNG)]
+    name = figure_name(result.model)
+    paths = [plot_average(result, out / AVERAGE_PNG, name), plot_layers(result, out / LAYERS_PNG, name),
+             plot_offsets(result, out / OFFSETS_PNG, name)]
     json_path = out / PROBE_JSON
     json_path.write_text(json.dumps(result.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
     return [json_path, *paths]
