@@ -1,5 +1,5 @@
-"""Comparing texts that tokenizers and treebanks spell differently, names made safe for file names, and figures
-as people read them."""
+"""Comparing texts that tokenizers and treebanks spell differently, names made safe for file names, figures as
+people read them, and slice tags in the order people read them."""
 
 from __future__ import annotations
 
@@ -68,3 +68,10 @@ def portable(text: str | None, keep: int = 1) -> str | None:
         return "…/" + "/".join(parts[-keep:]) if parts else match.group(0)
 
     return _MACHINE_PATH.sub(cut, text)
+
+
+def tag_sort_key(tag: str) -> tuple:
+    """Slice tags (kind:value) in natural order: by kind, then by value, numbers in numeric order (words:9 before
+    words:10), numbers before words."""
+    kind, _, value = tag.partition(":")
+    return (kind, 0, int(value), "") if value.isdigit() else (kind, 1, 0, value)

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..core.hub_access import is_hub_id
+from ..core.text import tag_sort_key
 from ..results.build_record import CARD, BuildInfo, ConfigInfo
 from ..sources import Source, source_named
 from ..variants import declared
@@ -89,12 +90,6 @@ def tag_kinds(info: BuildInfo) -> dict[str, tuple[str, str]]:
 
 def tag_kind(tag: str) -> str:
     return tag.split(":", 1)[0]
-
-
-def tag_sort_key(tag: str) -> tuple:
-    """Tags by kind, then by value, numbers in numeric order: words:9 before words:10."""
-    kind, _, value = tag.partition(":")
-    return (kind, 0, int(value), "") if value.isdigit() else (kind, 1, 0, value)
 
 
 def size_category(rows: int) -> str:

@@ -18,7 +18,8 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, DatasetCa
 from hub_server import FakeHub
 
 from swapbench.core.errors import SwapbenchError
-from swapbench.dataset.card import VALIDITY, read_validity, render_card, source_name, tag_sort_key, write_card
+from swapbench.core.text import tag_sort_key
+from swapbench.dataset.card import VALIDITY, read_validity, render_card, source_name, write_card
 from swapbench.dataset.hub import commit_operations, published_files, push_folder
 from swapbench.dataset.output import common_features
 from swapbench.results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
