@@ -83,8 +83,12 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
 def run_probe(args: argparse.Namespace) -> int:
     from ..probing.run import flat_warning
 
+    from .evaluate import silence_library_bars
+
     console = Console()
-    result, paths = probe(from_arguments(ProbeOptions, args))
+    options = from_arguments(ProbeOptions, args)
+    silence_library_bars(downloads=options.progress)
+    result, paths = probe(options)
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
     symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"
     console.print(f"locality {result.locality:.1%}, symmetry {symmetry_text}, spread {result.spread:.3f}, "
