@@ -117,9 +117,21 @@ def _profiles(axes, result: ProbeResult, start: int) -> None:
     axes.set_xlabel("offset i - j (positive: attended position left of the attending one)")
 
 
+# Position 0 is called a sink when it takes this many times the share an even spread would give it.
+SINK_FACTOR = 2.0
+
+
 def sink_share(matrix: np.ndarray) -> float:
     """The share of each row's weight that goes to position 0, averaged over the rows after it."""
     return float(matrix[1:, 0].mean()) if len(matrix) > 1 else 0.0
+
+
+def even_share(positions: int, causal: bool) -> float:
+    """sink_share of attention spread evenly over the keys each row sees (all of them, or those up to itself)."""
+    if positions < 2:
+        return 0.0
+    seen = np.arange(2, positions + 1) if causal else np.full(positions - 1, positions)
+    return float(np.mean(1.0 / seen))
 
 
 def plot_offsets(result: ProbeResult, path: Path, name: str | None = None) -> Path:
@@ -131,12 +143,18 @@ def plot_offsets(result: ProbeResult, path: Path, name: str | None = None) -> Pa
     _profiles(every, result, 0)
     _profiles(rest, result, 1)
     matrix = result.matrix_array()
-    share = sink_share(matrix)
-    every.set_title(f"every position: position 0, an attention sink, takes {share:.0%} of a row's weight on "
-                    "average,\nwhich the rows far from it show at the largest offsets", fontsize=9)
+    share, even = sink_share(matrix), even_share(len(matrix), result.causal)
+    sink = share > SINK_FACTOR * even
+    if sink:
+        every.set_title(f"every position: position 0, an attention sink, takes {share:.0%} of a row's weight "
+                        f"({share / even:.0f}x an even share),\nwhich the rows far from it show at the largest "
+                        "offsets", fontsize=9)
+    else:
+        every.set_title(f"every position: position 0 takes {share:.0%} of a row's weight, near an even share "
+                        f"({even:.0%}): no attention sink", fontsize=9)
     rest.set_title("position 0 left out, as query and key", fontsize=9)
     farthest = float(matrix[-1, 0])  # the largest offset has one pair: the last row's weight on position 0
-    if len(matrix) > 2 and farthest > 0:
+    if sink and len(matrix) > 2 and farthest > 0:
         every.annotate("position 0\n(attention sink)", xy=(len(matrix) - 1, farthest), xytext=(0.7, 0.88),
                        textcoords="axes fraction", fontsize=8, arrowprops={"arrowstyle": "->", "color": "grey"})
     every.set_ylabel("mean attention weight (log scale)")
