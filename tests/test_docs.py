@@ -117,3 +117,21 @@ def test_the_extending_examples_run_and_register_what_they_say():
         for registry, names in zip(registries, before):
             for name in set(registry.names()) - names:
                 registry.remove(name)
+
+
+def test_the_readme_opens_with_a_quick_start_whose_commands_exist():
+    from swapbench.commands.main import make_parser
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert readme.split("\n## ", 2)[1].startswith("Quick start\n")
+    block = readme.split("## Quick start\n", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    lines = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    assert 3 <= len(lines) <= 10
+    targets = set(re.findall(r"^([\w-]+):", (REPO / "Makefile").read_text(encoding="utf-8"), re.M))
+    [commands] = [a for a in make_parser(["build"])._actions if a.dest == "command"]
+    used = {"make": set(), "swapbench": set()}
+    for line in lines:
+        for tool, word in re.findall(r"(?:^|&& )(make|swapbench) ([\w-]+)", line):
+            used[tool].add(word)
+    assert used["make"] and used["make"] <= targets
+    assert {"build", "eval", "leaderboard"} <= used["swapbench"] <= set(commands.choices)

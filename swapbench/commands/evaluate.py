@@ -29,24 +29,25 @@ def add_eval(subparsers) -> None:
     p.set_defaults(run=run_eval, loads_models=True)
 
 
-def silence_library_bars() -> None:
-    """Turn off the progress bars of the libraries swapbench calls: datasets ("Generating test split"),
-    transformers (weight loading) and huggingface_hub (downloads)."""
+def silence_library_bars(downloads: bool = False) -> None:
+    """Turn off the progress bars of the libraries swapbench calls: transformers' (loading and writing weights,
+    which swapbench's own bars for fine-tuning, probing and scoring make redundant), datasets' ("Generating test
+    split") and, unless `downloads`, huggingface_hub's (downloads from the Hub, which can take minutes)."""
     import datasets
     import huggingface_hub.utils
     import transformers
 
     datasets.disable_progress_bars()
     transformers.utils.logging.disable_progress_bar()
-    huggingface_hub.utils.disable_progress_bars()
+    if not downloads:
+        huggingface_hub.utils.disable_progress_bars()
 
 
 def run_eval(args: argparse.Namespace) -> int:
     from ..evaluation.pipeline import HelperProcess, evaluate
 
     options = from_arguments(EvalOptions, args, command=list(sys.argv))
-    if not options.progress:
-        silence_library_bars()
+    silence_library_bars(downloads=options.progress)
     try:
         evaluate(options)
     except HelperProcess:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from ..core.command_options import add_arguments, from_arguments
 from ..core.files import check_writable, rendered, replace_files
@@ -32,14 +33,33 @@ def add_probe(subparsers) -> None:
     p.set_defaults(run=run_probe, loads_models=True)
 
 
-def write_probe(result: ProbeResult, out: Path) -> list[Path]:
-    """probe.json, the two heatmaps and the offset profile in `out`, all replaced together or none; returns their
-    paths."""
+def figure_name(model: str | None) -> str:
+    """The model's name on the figures: as given, a folder by its last two parts. A checkpoint that `eval
+    --finetune` made is a cache folder named by its key, so it is named by its base model."""
+    from pydantic import ValidationError
+
+    from ..evaluation.finetune import INFO_FILE
+    from ..probing.plots import short_name
+    from ..results.schema import FineTuningInfo
+
+    record = Path(model).expanduser() / INFO_FILE if model else None
+    if record is None or not record.is_file():
+        return short_name(model)
+    try:
+        info = FineTuningInfo.model_validate_json(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError, ValidationError):
+        return short_name(model)
+    return f"{short_name(info.base_model)}, {'trained from scratch' if info.from_scratch else 'fine-tuned'}"
+
+
+def write_probe(result: ProbeResult, out: Path, title: str) -> list[Path]:
+    """probe.json, the two heatmaps and the offset profile (titled `title`) in `out`, all replaced together or
+    none; returns their paths."""
     from ..probing.plots import plot_average, plot_layers, plot_offsets
 
     contents: dict[Path, str | bytes] = {
         out / PROBE_JSON: json.dumps(result.model_dump(mode="json"), indent=2) + "\n",
-        **{out / name: rendered(lambda path, plot=plot: plot(result, path), ".png")
+        **{out / name: rendered(lambda path, plot=plot: plot(result, path, title), ".png")
            for name, plot in ((AVERAGE_PNG, plot_average), (LAYERS_PNG, plot_layers), (OFFSETS_PNG, plot_offsets))}}
     replace_files(contents)
     return list(contents)
@@ -58,17 +78,23 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
     result = probe_model(model, tokenizer, n_words=options.words, length=options.length, seed=options.seed,
                          add_special_tokens=options.add_special_tokens, batch_size=options.probe_batch_size,
                          progress=options.progress)
-    # probe.json is published: the model is named as a published file names a path (core.text.public_path)
+    # probe.json is published: the model is named as a published file names a path (core.text.public_path); the
+    # figures' title is read from the model's folder first (a fine-tuned checkpoint is named by its base model)
+    title = figure_name(options.model)
     result = result.model_copy(update={"model": public_path(options.model),
                                        "revision": model_revision(options.model, model)})
-    return result, write_probe(result, options.out) if options.out is not None else []
+    return result, write_probe(result, options.out, title) if options.out is not None else []
 
 
 def run_probe(args: argparse.Namespace) -> int:
     from ..probing.run import flat_warning
 
+    from .evaluate import silence_library_bars
+
     console = Console()
-    result, paths = probe(from_arguments(ProbeOptions, args))
+    options = from_arguments(ProbeOptions, args)
+    silence_library_bars(downloads=options.progress)
+    result, paths = probe(options)
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
     symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"
     console.print(f"locality {result.locality:.1%}, symmetry {symmetry_text}, spread {result.spread:.3f}, "
@@ -82,5 +108,5 @@ def run_probe(args: argparse.Namespace) -> int:
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     for path in paths:
-        console.print(f"  wrote {path}", soft_wrap=True)  # a path is never wrapped: it is copied as it is
+        console.print(f"  wrote {escape(str(path))}", soft_wrap=True)  # never wrapped: a path is copied whole
     return 0

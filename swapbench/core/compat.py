@@ -34,6 +34,21 @@ def switches_attention(model) -> bool:
     return hasattr(model, "set_attn_implementation")
 
 
+def takes_cache_as(model) -> str:
+    """forward's keyword for a key-value cache: `cache` in the transformers 5 releases that renamed it (where
+    `past_key_values` warns that it goes in 5.40), `past_key_values` before. Read from the signature, which
+    follows the model's own forward, not from the version."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+
+def returned_cache(output):
+    """The key-value cache a forward returned: `cache` where the model takes it so, `past_key_values` before
+    (reading that name where it was renamed logs a deprecation)."""
+    return output["cache"] if "cache" in output else output.past_key_values
+
+
 def reorder_cache(model, cache, index):
     """`model`'s key-value cache with its batch rows taken in the order `index` (rows may repeat), in the form the
     model takes back. Older 4.x releases (4.45) return the legacy tuples, (key, value) per layer with the batch

@@ -1,5 +1,5 @@
-"""Comparing texts that tokenizers and treebanks spell differently, names made safe for file names, and figures
-as people read them."""
+"""Comparing texts that tokenizers and treebanks spell differently, names made safe for file names, figures as
+people read them, and slice tags in the order people read them."""
 
 from __future__ import annotations
 
@@ -104,3 +104,10 @@ def portable(text: str | None, keep: int = 1) -> str | None:
     if text is None:
         return None
     return _MACHINE_PATH.sub(lambda match: public_path(match.group(0), keep), text)
+
+
+def tag_sort_key(tag: str) -> tuple:
+    """Slice tags (kind:value) in natural order: by kind, then by value, numbers in numeric order (words:9 before
+    words:10), numbers before words."""
+    kind, _, value = tag.partition(":")
+    return (kind, 0, int(value), "") if value.isdigit() else (kind, 1, 0, value)

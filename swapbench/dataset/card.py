@@ -14,10 +14,12 @@ import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..core.hub_access import is_hub_id
+from ..core.text import tag_sort_key
 from ..results.build_record import CARD, BuildInfo, ConfigInfo
 from ..sources import Source, source_named
 from ..variants import declared
 from ..variants.role_shuffle import VALIDITY, read_validity  # noqa: F401  (where the card reads it by default)
+from .output import parquet_path
 
 SOURCE_FILE_SUFFIXES = (".jsonl", ".txt", ".gz", ".zip")  # a source named so is a file, even where it is absent
 REPO_PLACEHOLDER = "OWNER/NAME"  # in the card's usage example; the Hub repo id replaces it when pushed
@@ -91,12 +93,6 @@ def tag_kind(tag: str) -> str:
     return tag.split(":", 1)[0]
 
 
-def tag_sort_key(tag: str) -> tuple:
-    """Tags by kind, then by value, numbers in numeric order: words:9 before words:10."""
-    kind, _, value = tag.partition(":")
-    return (kind, 0, int(value), "") if value.isdigit() else (kind, 1, 0, value)
-
-
 def size_category(rows: int) -> str:
     """The Hub's size_categories bucket of a row count."""
     bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
@@ -105,21 +101,12 @@ def size_category(rows: int) -> str:
 
 
 def dataset_info_yaml(config: ConfigInfo, split: str, features: dict) -> dict:
-    """A configuration's `dataset_info` entry, as push_to_hub writes it, plus the content fingerprint.
-
-    `datasets` names its cache of a local folder after the card's dataset_info and configs, not after the data
-    files: without a fingerprint here, loading a folder rebuilt in place would return the old rows.
-    """
+    """A configuration's `dataset_info` entry, as push_to_hub writes it: only the keys the Hub documents
+    (config_name, features, splits); the content fingerprint is in the data file's name (output.parquet_path)."""
     info = datasets.DatasetInfo(features=datasets.Features(features), config_name=config.name)
     info.splits = datasets.SplitDict({split: datasets.SplitInfo(name=split, num_bytes=config.num_bytes,
                                                                 num_examples=config.rows)})
-    return {"config_name": config.name, "description": f"swapbench {config.name}, content {config.fingerprint}",
-            **{k: v for k, v in info._to_yaml_dict().items() if k != "config_name"}}
-
-
-def data_files(config: str, split: str) -> str:
-    """Where a configuration's Parquet files lie in the folder and in the Hub repo."""
-    return f"{config}/{split}-*.parquet"
+    return {"config_name": config.name, **{k: v for k, v in info._to_yaml_dict().items() if k != "config_name"}}
 
 
 def card_data(info: BuildInfo, features: dict[str, dict]) -> DatasetCardData:
@@ -130,7 +117,8 @@ def card_data(info: BuildInfo, features: dict[str, dict]) -> DatasetCardData:
         source_datasets=[f"extended|{source.hub_id}"] if source.hub_id else None,
         task_categories=["text-classification"],
         task_ids=["natural-language-inference"], tags=["word-order", "positional-encoding", "swapbench"],
-        configs=[{"config_name": c.name, "data_files": [{"split": info.split, "path": data_files(c.name, info.split)}]}
+        configs=[{"config_name": c.name,
+                  "data_files": [{"split": info.split, "path": parquet_path(c.name, info.split, c.fingerprint)}]}
                  for c in info.configs],
         dataset_info=[dataset_info_yaml(c, info.split, features[c.name]) for c in info.configs])
 
@@ -155,7 +143,9 @@ def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None
              "| configuration | rows | not applicable | what changed |", "|---|---:|---:|---|"]
     lines += [f"| `{c.name}` | {c.rows} | {c.not_applicable} | {c.description} |" for c in info.configs]
     lines += ["", "*not applicable*: labelled pairs the perturbation could not be applied to (no constituent of "
-              "N words, no swappable verb, every swap dropped by a filter)."]
+              "N words, no swappable verb, every swap dropped by a filter). Each configuration's content "
+              "fingerprint (sha256 of its rows, which `swapbench eval` checks) is in `build_info.json`, and its "
+              "first 16 digits name its data file."]
     if example is not None:
         lines += ["", "## Example", "", f"A row of `{first}`:", "", "```json", _json_row(example), "```"]
     lines += _fields(info, features)
@@ -259,12 +249,12 @@ def _variant_sections(info: BuildInfo, validity: dict | None) -> list[str]:
     return [line for title, body in sections.items() for line in ["", f"## {title}", *body]]
 
 
-def first_row(folder: Path, config: str, split: str) -> dict | None:
+def first_row(folder: Path, config: ConfigInfo, split: str) -> dict | None:
     """The first row of a written configuration, as `datasets` would return it (ClassLabels as names)."""
-    files = sorted(folder.glob(data_files(config, split)))
-    if not files:
+    path = folder / parquet_path(config.name, split, config.fingerprint)
+    if not path.is_file():
         return None
-    table = pq.ParquetFile(files[0]).read_row_group(0).slice(0, 1)
+    table = pq.ParquetFile(path).read_row_group(0).slice(0, 1)
     rows = datasets.Dataset(table)
     if not len(rows):
         return None
@@ -277,5 +267,5 @@ def first_row(folder: Path, config: str, split: str) -> dict | None:
 
 def write_card(folder: Path, info: BuildInfo, features: dict[str, dict], validity: Path = VALIDITY) -> None:
     """Write the card of the configurations written in `folder`."""
-    example = first_row(folder, info.configs[0].name, info.split) if info.configs else None
+    example = first_row(folder, info.configs[0], info.split) if info.configs else None
     render_card(info, features, example, read_validity(validity)).save(folder / CARD)

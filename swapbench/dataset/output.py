@@ -33,13 +33,24 @@ def common_features() -> dict[str, datasets.Feature]:
     }
 
 
-def write_config(folder: Path, name: str, split: str, rows: dict[str, list], features: dict) -> int:
+def parquet_path(config: str, split: str, fingerprint: str) -> str:
+    """Where a configuration's Parquet file lies in the folder and in the Hub repo, as the card names it.
+
+    Its name carries the content fingerprint: `datasets` names its cache of a local folder after the card alone
+    (neither the files' bytes nor their times count), so a folder rebuilt in place with other rows of the same
+    size, another seed's shuffles say, must have another card to be read anew.
+    """
+    return f"{config}/{split}-{fingerprint.removeprefix('sha256:')[:16]}.parquet"
+
+
+def write_config(folder: Path, name: str, split: str, rows: dict[str, list], features: dict,
+                 fingerprint: str) -> int:
     """Write one configuration's Parquet file; ClassLabel columns hold label indices. Returns the table's bytes."""
-    target = folder / name
-    target.mkdir(parents=True, exist_ok=True)
+    target = folder / parquet_path(name, split, fingerprint)
+    target.parent.mkdir(parents=True, exist_ok=True)
     # The Arrow schema of `datasets.Features` carries the features (ClassLabel names included) in its metadata,
     # which `datasets.load_dataset` reads back; building the table directly skips a slow encode pass.
     schema = datasets.Features(features).arrow_schema
     table = pa.Table.from_pydict(rows, schema=schema)
-    pq.write_table(table, target / f"{split}-00000-of-00001.parquet")
+    pq.write_table(table, target)
     return table.nbytes

@@ -173,7 +173,7 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
                 for name, (_, variant) in columns_by_config.items()}
     for config in info.configs:
         config.num_bytes = write_config(staging, config.name, snli.split, columns_by_config[config.name][0],
-                                        features[config.name])
+                                        features[config.name], config.fingerprint)
     write_card(staging, info, features)
     (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return info

@@ -40,8 +40,8 @@ from ..core.fingerprint import content_fingerprint
 from ..core.hub_access import cache_only
 from ..core.labels import LABEL_NAMES
 from ..core.text import slug
-from ..models.loading import (check_positional_support, check_weights, is_head, load_config, model_revision,
-                              prepare_tokenizer, weight_problems)
+from ..models.loading import (check_positional_support, check_weights, is_head, library_quiet, load_config,
+                              model_revision, prepare_tokenizer, weight_problems)
 from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
 
@@ -307,8 +307,6 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
                  slow_hint: Callable[[float], str] | None = None):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from .trainer import once_reported
-
     processes = world_size()
     if recipe.batch_size % processes:
         raise SwapbenchError(f"--train-batch-size {recipe.batch_size} does not split evenly over {processes} processes")
@@ -317,13 +315,15 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
     tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local))
     id2label = dict(enumerate(LABEL_NAMES))
 
-    @once_reported  # the Trainer calls it twice; the second time after it has seeded, so the new head is
-    def model_init():  # initialised reproducibly
-        model, info = AutoModelForSequenceClassification.from_pretrained(
-            base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
-            label2id={name: i for i, name in id2label.items()}, pad_token_id=tokenizer.pad_token_id,
-            ignore_mismatched_sizes=True, **dtype_argument(torch.float32),
-            output_loading_info=True, local_files_only=local)
+    # The Trainer calls it twice; the second time after it has seeded, so the new head is initialised
+    # reproducibly. No parameter: the Trainer would pass a hyper-parameter trial to one.
+    def model_init():
+        with library_quiet():
+            model, info = AutoModelForSequenceClassification.from_pretrained(
+                base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
+                label2id={name: i for i, name in id2label.items()}, pad_token_id=tokenizer.pad_token_id,
+                ignore_mismatched_sizes=True, **dtype_argument(torch.float32),
+                output_loading_info=True, local_files_only=local)
         # Only the classification head may be new; weights left unused (pre-training heads) are expected.
         weights = weight_problems(base, {**info, "unexpected_keys": ()}, may_be_new=lambda key: is_head(model, key))
         check_weights(base, weights, allow_missing=False)

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..core.compat import reorder_cache
+from ..core.compat import reorder_cache, returned_cache, takes_cache_as
 from ..core.errors import InputError, SwapbenchError
 from ..core.labels import LABEL_NAMES
 from ..sources import Pair
@@ -224,7 +224,7 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
         firsts = torch.tensor([[c[0] for c in cs] for cs in conts], device=device)
         scores = first.gather(1, firsts).double()
         if longest > 1:  # the verbalizers' later tokens, label by label side by side, on the prompt's cache
-            cache = reorder_cache(model, out.past_key_values, rows.repeat_interleave(labels))
+            cache = reorder_cache(model, returned_cache(out), rows.repeat_interleave(labels))
             tails = [c[:-1] for cs in conts for c in cs]  # inputs predicting tokens 1.. of each verbalizer
             tail_ids, tail_mask = _pad(tails, tokenizer.pad_token_id, device)
             full_mask = torch.cat([mask.repeat_interleave(labels, dim=0), tail_mask], dim=1)
@@ -232,8 +232,8 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
             if positions:
                 offsets = torch.arange(tail_ids.shape[1], device=device)
                 extra["position_ids"] = lengths.repeat_interleave(labels)[:, None] + offsets[None, :]
-            tail_out = model(input_ids=tail_ids, attention_mask=full_mask, past_key_values=cache, use_cache=False,
-                             **extra)
+            extra[takes_cache_as(model)] = cache
+            tail_out = model(input_ids=tail_ids, attention_mask=full_mask, use_cache=False, **extra)
             forwards += 1
             logp = torch.log_softmax(tail_out.logits.float(), dim=-1)
             flat = [c for cs in conts for c in cs]

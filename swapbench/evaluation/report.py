@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..core.text import percent, points
+from ..core.text import percent, points, tag_sort_key
 from ..results.schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults
 
 
@@ -66,7 +66,7 @@ def slices_tables(results: EvalResults) -> list[Table]:
         table.add_column("slice", overflow="fold")  # a long tag folds; the figures are never cut
         for header in PAIRED_HEADERS:
             table.add_column(header, justify="right", no_wrap=True)
-        for tag in sorted(r.slices, key=_natural):
+        for tag in sorted(r.slices, key=tag_sort_key):
             s = r.slices[tag]
             cells = _paired_cells(s)
             cells[-1] = _slice_p(s.mcnemar.p_value)
@@ -78,11 +78,6 @@ def slices_tables(results: EvalResults) -> list[Table]:
 
 SLICES_CAPTION = (f"A row counts under each of its tags; columns as above. {SMALL_MARK} too small to read: fewer "
                   f"than {MIN_SLICE_PAIRS} pairs or {MIN_SLICE_CLUSTERS} clusters.")
-
-
-def _natural(tag: str) -> tuple:
-    name, _, value = tag.partition(":")
-    return (name, 0, int(value), "") if value.isdigit() else (name, 1, 0, value)
 
 
 def _slice_p(p: float) -> str:

@@ -53,7 +53,8 @@ def prediction_rows(benchmark: Benchmark, pairs: list[tuple[str, str]], predicti
 
 
 def cluster_key(original_premise: str) -> str:
-    """Pairs that share a premise share its perturbation (SNLI has about three pairs per premise): one cluster."""
+    """Pairs that share a premise share its text and parse (SNLI has about three pairs per premise), so their outcomes
+    are correlated even though each pair is shuffled with its own seed: one cluster."""
     return hashlib.sha256(original_premise.encode()).hexdigest()[:16]
 
 

@@ -1,7 +1,8 @@
 """Paired statistics of original-vs-perturbed correctness that respect how the data were made.
 
-Pairs that share a premise are not independent: they share its shuffle and whatever the model makes of it. Both
-the interval and the test therefore work on clusters (pairs sharing a perturbed sentence's premise), not pairs:
+Pairs that share a premise are not independent: each is shuffled with its own seed, but they share the premise's
+text and parse, and whatever the model makes of them, so their outcomes are correlated. Both the interval and the
+test therefore work on clusters (pairs sharing an original premise), not pairs:
 
 - the interval of Δ accuracy is a percentile bootstrap that resamples whole clusters;
 - the p-value is a clustered exact McNemar test: under the null hypothesis that original and perturbed are

@@ -4,14 +4,13 @@ swapbench.core.compat).
 - Progress: the Trainer's own tqdm bars (nested, written with cursor-up escapes) and its `{'loss': ...}` lines
   (printed to stdout) are replaced by one rich bar (on a terminal) or plain lines at intervals (in a log file), and
   readable log lines, all on stderr; the time the training takes is said from its first steps.
-- The checkpoint's loading report is printed once, although the Trainer calls `model_init` twice (once when it
-  is made, once more when training starts, after seeding).
+- transformers' own loading report is not printed (models.loading.library_quiet): swapbench judges and reports
+  what a checkpoint lacks, and the Trainer calls `model_init` twice (once when it is made, once more when
+  training starts, after seeding).
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import math
 import time
 from collections.abc import Callable
@@ -220,27 +219,3 @@ def show_progress(trainer, console: Console, enabled: bool, description: str = "
     if estimate is not None:
         trainer.add_callback(estimate)
 
-
-@contextlib.contextmanager
-def quiet_loading():
-    """transformers' report of the weights a checkpoint lacks (the new head, on a base model) left out."""
-    logger = logging.getLogger("transformers.modeling_utils")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-
-
-def once_reported(load):
-    """`load` (a model_init) whose loading report is printed on the first call only."""
-    calls = 0
-
-    def model_init():  # no parameter: the Trainer passes a hyper-parameter trial to a model_init that has one
-        nonlocal calls
-        calls += 1
-        with quiet_loading() if calls > 1 else contextlib.nullcontext():
-            return load()
-
-    return model_init

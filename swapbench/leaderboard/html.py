@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..core.text import percent
+from ..core.text import percent, tag_sort_key
 from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
@@ -29,7 +29,8 @@ td.model { white-space: nowrap; }
 td.model a, td.model span.name { white-space: nowrap; }
 th { background: #f5f5f7; position: sticky; top: 0; text-align: left; }
 th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-th button { all: unset; cursor: pointer; font-weight: 600; }
+th { cursor: pointer; }
+th button { all: unset; display: block; width: 100%; cursor: pointer; font-weight: 600; }
 th button:focus-visible, td button:focus-visible { outline: 2px solid #0a66c2; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; font-size: .75em; }
 th[aria-sort=descending] button::after { content: " \\25BC"; font-size: .75em; }
@@ -88,7 +89,9 @@ SCRIPT = """
     rows.forEach(row => body.appendChild(row));
   }
 
-  headers.forEach((th, index) => th.querySelector("button").addEventListener("click", () => sortBy(index)));
+  // The whole header cell sorts, not only its text; the button inside keeps it reachable by keyboard (Tab, then
+  // Enter or Space), and its click reaches the cell's listener.
+  headers.forEach((th, index) => th.addEventListener("click", () => sortBy(index)));
   }
 
   function applyFilter() {
@@ -202,7 +205,7 @@ def _details(row: Row, index: int) -> str:
                  "<th class=num>Original</th><th class=num>Δ</th><th class=num>95% interval</th><th>Note</th>"
                  "</tr></thead><tbody>")
     for name, f in r.results.items():
-        for tag, s in sorted((f.slices or {}).items()):
+        for tag, s in sorted((f.slices or {}).items(), key=lambda item: tag_sort_key(item[0])):
             lines.append(f"<tr><td>{escape(name)}</td><td>{escape(tag)}</td><td class=num>{s.n}</td>"
                          f"<td class=num>{_percent(s.accuracy_original)}</td>"
                          f"<td class=num>{show(show_delta, s.delta)}</td><td class=num>[{show(show_delta, s.delta_ci.low)}, "

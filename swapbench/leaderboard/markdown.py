@@ -83,8 +83,9 @@ def render_readme(board: Board, reference: Reference) -> str:
         "labelled pair of the split.",
         "- **Δ shuffle-N**: accuracy on the pairs whose premise had every constituent of N words shuffled, minus "
         "accuracy on the same pairs unperturbed, in points; **Δ shuffle-random**: the same with the whole premise "
-        "shuffled. Under each Δ: its 95% bootstrap interval, clustered by premise (the pairs of a premise share "
-        "its shuffle), and n, the pairs scored. A Δ that rounds to zero reads 0.0.",
+        "shuffled. Under each Δ: its 95% bootstrap interval, clustered by premise (the pairs of a premise are "
+        "shuffled apart but share its text and parse, so their outcomes are correlated), and n, the pairs scored. "
+        "A Δ that rounds to zero reads 0.0.",
         f"- Configurations that change the gold label ({relabelled}): **Original** on their unperturbed entailment "
         "pairs, **Δ** once the agent and patient were swapped (the gold label becomes contradiction), and "
         "**Non-entailment %**: the share of the swapped pairs predicted not-entailment (binary view), the figure "

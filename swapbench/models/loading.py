@@ -6,6 +6,7 @@ fine-tuned first (finetune.py), which `is_classifier` tells the command.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 
@@ -30,6 +31,29 @@ class LoadedModel:
     device: torch.device
     dtype: torch.dtype
     weights: LoadedWeights | None = None  # what did not load, when --allow-missing let it be scored
+
+
+@contextlib.contextmanager
+def library_quiet():
+    """transformers' and huggingface_hub's logging held to errors while a model loads. What they say then is
+    chatter to a user of swapbench: a load report of the weights a checkpoint lacks or leaves unused (the new head
+    of a base model, its pre-training heads), which weight_problems judges and swapbench reports in its own words,
+    and a list of "layers not sharded" on a single device. A TRANSFORMERS_VERBOSITY the user set is kept."""
+    if os.environ.get("TRANSFORMERS_VERBOSITY"):
+        yield
+        return
+    import huggingface_hub.utils
+    from transformers.utils import logging as transformers_logging
+
+    hub_logging = huggingface_hub.utils.logging
+    before = transformers_logging.get_verbosity(), hub_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()
+    hub_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        transformers_logging.set_verbosity(before[0])
+        hub_logging.set_verbosity(before[1])
 
 
 def load_config(name_or_path: str, revision: str | None = None, trust_remote_code: bool = False):
@@ -165,11 +189,12 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
 
     check_positional_support(name_or_path, config, trust_remote_code)
     local = cache_only(name_or_path)
-    tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
-                                              local_files_only=local)
-    model, info = AutoModelForSequenceClassification.from_pretrained(
-        name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
-        output_loading_info=True, local_files_only=local)
+    with library_quiet():
+        tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
+                                                  trust_remote_code=trust_remote_code, local_files_only=local)
+        model, info = AutoModelForSequenceClassification.from_pretrained(
+            name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
+            output_loading_info=True, local_files_only=local)
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     prepare_tokenizer(tokenizer, model.config)
     model.to(device).eval()
@@ -189,11 +214,12 @@ def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, de
     check_positional_support(name_or_path, config, trust_remote_code)
     local = cache_only(name_or_path)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
-                                                  trust_remote_code=trust_remote_code, local_files_only=local)
-        model, info = AutoModelForCausalLM.from_pretrained(
-            name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
-            output_loading_info=True, local_files_only=local)
+        with library_quiet():
+            tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
+                                                      trust_remote_code=trust_remote_code, local_files_only=local)
+            model, info = AutoModelForCausalLM.from_pretrained(
+                name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
+                output_loading_info=True, local_files_only=local)
     except ValueError as err:  # no causal-LM class for this config
         raise SwapbenchError(f"{name_or_path}: --mode prompt needs a decoder-only language model ({err})") from err
     check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing=False)

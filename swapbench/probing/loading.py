@@ -12,7 +12,7 @@ def load_model(name: str, revision: str | None = None, trust_remote_code: bool =
     weight of that encoder must load, and its config's positional encoding must be one the code runs."""
     from transformers import AutoModel, AutoTokenizer
 
-    from ..models.loading import check_positional_support, check_weights, load_config, weight_problems
+    from ..models.loading import check_positional_support, check_weights, library_quiet, load_config, weight_problems
 
     try:
         config = load_config(name, revision, trust_remote_code)
@@ -21,11 +21,12 @@ def load_model(name: str, revision: str | None = None, trust_remote_code: bool =
     check_positional_support(name, config, trust_remote_code)
     local = cache_only(name)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code,
-                                                  local_files_only=local)
-        model, info = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager",
-                                                trust_remote_code=trust_remote_code, output_loading_info=True,
-                                                local_files_only=local)
+        with library_quiet():
+            tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code,
+                                                      local_files_only=local)
+            model, info = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager",
+                                                    trust_remote_code=trust_remote_code, output_loading_info=True,
+                                                    local_files_only=local)
     except (OSError, ValueError, KeyError) as err:
         raise ProbeError(load_failure(name, err)) from err
     # A classifier checkpoint's head is unused here, and the pooler (absent from some) takes no part in attention.

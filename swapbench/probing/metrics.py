@@ -89,10 +89,11 @@ def is_causal(matrix) -> bool:
     return bool(np.all(np.triu(m, k=1) == 0.0))
 
 
-def offset_profile(matrix) -> tuple[np.ndarray, np.ndarray]:
+def offset_profile(matrix, first: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(offsets d = i - j, mean of M[i][j] over the rows that have a position at that offset), d from -(n-1) to
-    n-1: positive offsets lie to the left of the attending position. The 1-D view of locality and symmetry."""
-    m = as_attention_matrix(matrix)
+    n-1: positive offsets lie to the left of the attending position. The 1-D view of locality and symmetry.
+    With `first`, the positions before it are left out as queries and keys (an attention sink at 0, say)."""
+    m = as_attention_matrix(matrix)[first:, first:]
     n = m.shape[0]
     offsets = np.arange(-(n - 1), n)
     means = np.array([np.diagonal(m, offset=-d).mean() for d in offsets])

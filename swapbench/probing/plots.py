@@ -1,6 +1,10 @@
 """Figures of positional attention: heatmaps of the matrix averaged over layers and of each layer, and the mean
 weight against the offset i - j (the 1-D view of locality and symmetry). A causal model's matrices are zero right
-of the diagonal; the heatmaps leave those cells blank, and its offset profile stops at 0."""
+of the diagonal; the heatmaps leave those cells blank, and its offset profile stops at 0.
+
+Most models park much of each row's weight on the first position (an attention sink): in the offset profile that
+one key makes the largest offsets, which only the rows far from it reach, look like long-range attention. The
+profile is therefore drawn twice, with every position and with position 0 left out."""
 
 from __future__ import annotations
 
@@ -28,12 +32,18 @@ def _norm(*matrices: np.ndarray) -> LogNorm:
     return LogNorm(vmin=vmin, vmax=vmax, clip=True)
 
 
-def _title(result: ProbeResult) -> str:
-    name = result.model or "model"
+def short_name(model: str | None) -> str:
+    """A model's name for a figure: a Hub id as given, a folder (or a path already cut to "…/a/b") by its last
+    two parts."""
+    name = model or "model"
     path = Path(name)
-    if path.is_absolute() or path.exists():  # a folder: its last two parts name it best
+    if path.is_absolute() or name.startswith("…/") or path.exists():
         name = "/".join(path.parts[-2:])
-    return f"{name}: positional attention"
+    return name
+
+
+def _title(result: ProbeResult, name: str | None) -> str:
+    return f"{name or short_name(result.model)}: positional attention"
 
 
 def _ticks(axes, n: int) -> None:
@@ -47,8 +57,9 @@ def _figure(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def plot_average(result: ProbeResult, path: Path) -> Path:
-    """One heatmap of the matrix averaged over layers, heads and words."""
+def plot_average(result: ProbeResult, path: Path, name: str | None = None) -> Path:
+    """One heatmap of the matrix averaged over layers, heads and words; `name` titles it (default: the model's
+    name or folder)."""
     matrix = result.matrix_array()
     figure = Figure(figsize=(7, 6), layout="constrained")
     axes = figure.add_subplot()
@@ -56,14 +67,14 @@ def plot_average(result: ProbeResult, path: Path) -> Path:
     _ticks(axes, len(matrix))
     axes.set_xlabel(KEY_LABEL)
     axes.set_ylabel(QUERY_LABEL)
-    axes.set_title(f"{_title(result)}\nlocality {result.locality:.1%}, symmetry {_figure(result.symmetry)} "
+    axes.set_title(f"{_title(result, name)}\nlocality {result.locality:.1%}, symmetry {_figure(result.symmetry)} "
                    f"({len(result.words)} words x {result.length}, seed {result.seed})", fontsize=10)
     figure.colorbar(image, ax=axes, label="mean attention weight (log scale)")
-    figure.savefig(path, dpi=150)
+    figure.savefig(path, dpi=150, metadata={"Title": _title(result, name)})
     return path
 
 
-def plot_layers(result: ProbeResult, path: Path) -> Path:
+def plot_layers(result: ProbeResult, path: Path, name: str | None = None) -> Path:
     """A grid with one heatmap per layer, on a shared colour scale."""
     layers = result.layer_arrays()
     count = len(layers)
@@ -86,31 +97,70 @@ def plot_layers(result: ProbeResult, path: Path) -> Path:
             axes.set_ylabel("query i")
         if index // columns == rows - 1 or index + columns >= count:
             axes.set_xlabel("key j")
-    figure.suptitle(f"{_title(result)}, per layer")
+    figure.suptitle(f"{_title(result, name)}, per layer")
     figure.colorbar(image, ax=grid, label="mean attention weight (log scale)", shrink=0.8)
-    figure.savefig(path, dpi=120)
+    figure.savefig(path, dpi=120, metadata={"Title": f"{_title(result, name)}, per layer"})
     return path
 
 
-def plot_offsets(result: ProbeResult, path: Path) -> Path:
-    """Mean attention weight against the offset i - j (positive: left of the attending position), averaged over
-    layers (thick) and per layer (thin), on a log scale."""
-    figure = Figure(figsize=(8, 4.5), layout="constrained")
-    axes = figure.add_subplot()
+def _profiles(axes, result: ProbeResult, start: int) -> None:
+    """The offset profile of positions start.. (as queries and keys), per layer (thin) and over layers (thick)."""
     for metrics, layer in zip(result.per_layer, result.layer_arrays()):
-        offsets, means = offset_profile(layer)
+        offsets, means = offset_profile(layer, start)
         shown = means > 0
         axes.plot(offsets[shown], means[shown], linewidth=0.8, alpha=0.6, label=f"layer {metrics.layer}")
-    offsets, means = offset_profile(result.matrix_array())
+    offsets, means = offset_profile(result.matrix_array(), start)
     shown = means > 0
     axes.plot(offsets[shown], means[shown], color="black", linewidth=2, label="all layers")
     axes.axvline(0, color="grey", linewidth=0.5)
     axes.set_yscale("log")
     axes.set_xlabel("offset i - j (positive: attended position left of the attending one)")
-    axes.set_ylabel("mean attention weight (log scale)")
+
+
+# Position 0 is called a sink when it takes this many times the share an even spread would give it.
+SINK_FACTOR = 2.0
+
+
+def sink_share(matrix: np.ndarray) -> float:
+    """The share of each row's weight that goes to position 0, averaged over the rows after it."""
+    return float(matrix[1:, 0].mean()) if len(matrix) > 1 else 0.0
+
+
+def even_share(positions: int, causal: bool) -> float:
+    """sink_share of attention spread evenly over the keys each row sees (all of them, or those up to itself)."""
+    if positions < 2:
+        return 0.0
+    seen = np.arange(2, positions + 1) if causal else np.full(positions - 1, positions)
+    return float(np.mean(1.0 / seen))
+
+
+def plot_offsets(result: ProbeResult, path: Path, name: str | None = None) -> Path:
+    """Mean attention weight against the offset i - j (positive: left of the attending position), averaged over
+    layers (thick) and per layer (thin), on a log scale: with every position, and beside it without position 0,
+    the attention sink, whose weight otherwise reads as attention at the largest offsets."""
+    figure = Figure(figsize=(13, 4.8), layout="constrained")
+    every, rest = figure.subplots(1, 2, sharey=True)
+    _profiles(every, result, 0)
+    _profiles(rest, result, 1)
+    matrix = result.matrix_array()
+    share, even = sink_share(matrix), even_share(len(matrix), result.causal)
+    sink = share > SINK_FACTOR * even
+    if sink:
+        every.set_title(f"every position: position 0, an attention sink, takes {share:.0%} of a row's weight "
+                        f"({share / even:.0f}x an even share),\nwhich the rows far from it show at the largest "
+                        "offsets", fontsize=9)
+    else:
+        every.set_title(f"every position: position 0 takes {share:.0%} of a row's weight, near an even share "
+                        f"({even:.0%}): no attention sink", fontsize=9)
+    rest.set_title("position 0 left out, as query and key", fontsize=9)
+    farthest = float(matrix[-1, 0])  # the largest offset has one pair: the last row's weight on position 0
+    if sink and len(matrix) > 2 and farthest > 0:
+        every.annotate("position 0\n(attention sink)", xy=(len(matrix) - 1, farthest), xytext=(0.7, 0.88),
+                       textcoords="axes fraction", fontsize=8, arrowprops={"arrowstyle": "->", "color": "grey"})
+    every.set_ylabel("mean attention weight (log scale)")
     decay = f", left decay w {result.left_decay:.3g}" if result.left_decay is not None else ""
-    axes.set_title(f"{_title(result)} by offset\nlocality {result.locality:.1%}, symmetry "
-                   f"{_figure(result.symmetry)}{decay}{' (causal)' if result.causal else ''}", fontsize=10)
-    axes.legend(fontsize=7, ncol=2 if len(result.per_layer) > 6 else 1)
-    figure.savefig(path, dpi=150)
+    figure.suptitle(f"{_title(result, name)} by offset\nlocality {result.locality:.1%}, symmetry "
+                    f"{_figure(result.symmetry)}{decay}{' (causal)' if result.causal else ''}", fontsize=10)
+    rest.legend(fontsize=7, ncol=2 if len(result.per_layer) > 6 else 1)
+    figure.savefig(path, dpi=150, metadata={"Title": f"{_title(result, name)} by offset"})
     return path

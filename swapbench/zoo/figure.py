@@ -43,16 +43,20 @@ def plot_sensitivity(summary, path: Path) -> Path:
 
     configurations = [c for c in summary.configurations
                       if any(c in e.changed for e in summary.encodings)]
+    # Constrained layout makes room for the suptitle above the first panel and the legend below the last, so
+    # neither covers a bar.
     figure, axes = plt.subplots(len(configurations), 1, figsize=(max(9.0, 0.9 * len(summary.of(summary.setups[0]))),
-                                                                  2.6 * len(configurations) + 0.8), squeeze=False)
+                                                                  2.6 * len(configurations) + 1.4),
+                                squeeze=False, layout="constrained")
     colours = plt.get_cmap("tab10")
     for axis, configuration in zip(axes[:, 0], configurations):
         _panel(axis, summary, configuration, colours)
-    axes[0, 0].legend(fontsize=8, loc="upper left", title="set-up", title_fontsize=8)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize=9,
+                  title="set-up", title_fontsize=9)
     seeds = ", ".join(map(str, summary.seeds))
-    figure.suptitle(f"Positional-encoding zoo: order sensitivity on {summary.split} (mean over seeds {seeds}, "
-                    "bars: 95% interval over seeds, dots: seeds)", fontsize=10)
-    figure.tight_layout()
+    figure.suptitle(f"Positional-encoding zoo: order sensitivity on {summary.split}\n(mean over seeds {seeds}; "
+                    "whiskers: 95% interval over seeds, cut to [0, 100]; dots: seeds)", fontsize=11)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)

@@ -143,7 +143,8 @@ def render_markdown(summary) -> str:
         "One small encoder, one recipe, one positional encoding changed at a time. **Primary metric: order "
         "sensitivity**, the share of pairs whose predicted label changes when the pair is perturbed (exactly 0 for "
         "`none` on a word-order shuffle), then the share whose correctness flips (right on one side, wrong on the "
-        "other). Figures in %, mean over seeds with the 95% interval over seeds (Student's t) in brackets. "
+        "other). Figures in %, mean over seeds with the 95% interval over seeds (Student's t, cut to [0, 100] for a "
+        "share) in brackets. "
         "Per-seed results files (the `swapbench eval` schema) are in the folder of each set-up and encoding; the "
         "run's summary is `zoo.json`.",
         "",

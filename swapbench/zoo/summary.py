@@ -32,7 +32,8 @@ LEVEL = 0.95
 class Spread(Strict):
     mean: float
     sd: float | None = Field(description="sample standard deviation over seeds; null for one seed")
-    low: float | None = Field(None, description="95% interval of the mean over seeds (Student's t); null for one "
+    low: float | None = Field(None, description="95% interval of the mean over seeds (Student's t, cut to the "
+                                                "figure's range: [0, 1] for a share, [-1, 1] for a Δ); null for one "
                                                 "seed")
     high: float | None = None
     values: list[float] = Field(description="one value per seed, in the order of `seeds`")
@@ -114,7 +115,14 @@ class ZooSummary(Strict):
         return [e for e in self.encodings if e.setup == setup]
 
 
-def spread(values: list[float]) -> Spread:
+SHARE = (0.0, 1.0)
+DELTA = (-1.0, 1.0)
+
+
+def spread(values: list[float], bounds: tuple[float, float] = SHARE) -> Spread:
+    """Mean and 95% interval over seeds. With three seeds the t interval of a share near 0 reaches below it (2.2%
+    [-1.6, 6.0]); the interval is cut to the figure's range, which costs no coverage, since the true value lies
+    inside that range, and the report and figure both read these bounds."""
     mean = statistics.fmean(values)
     if len(values) < 2:
         return Spread(mean=mean, sd=None, values=values)
@@ -122,7 +130,8 @@ def spread(values: list[float]) -> Spread:
 
     sd = statistics.stdev(values)
     half = t.ppf(0.5 + LEVEL / 2, len(values) - 1) * sd / math.sqrt(len(values))
-    return Spread(mean=mean, sd=sd, low=mean - half, high=mean + half, values=values)
+    low, high = bounds
+    return Spread(mean=mean, sd=sd, low=max(low, mean - half), high=min(high, mean + half), values=values)
 
 
 def largest_configuration(results: EvalResults) -> str:
@@ -153,7 +162,7 @@ def summarize_encoding(encoding: str, setup: str, parameters: dict[str, int],
         changed={c: spread([run.changed[c] for run, _ in runs]) for c in configurations
                  if all(c in run.changed for run, _ in runs)},
         discordant={c: spread([discordant_fraction(r, c) for _, r in runs]) for c in configurations},
-        delta={c: spread([r.results[c].delta for _, r in runs]) for c in configurations},
+        delta={c: spread([r.results[c].delta for _, r in runs], DELTA) for c in configurations},
         non_entailment={c: spread([r.results[c].non_entailment_rate for _, r in runs]) for c in configurations
                         if all(r.results[c].non_entailment_rate is not None for _, r in runs)})
 

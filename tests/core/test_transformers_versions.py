@@ -82,3 +82,30 @@ def test_the_zoo_config_is_strict_on_both_versions(tmp_path):
         ZooConfig(position_encoding="rope", hidden_size=6, num_attention_heads=2)
     assert parse_encoding_option("tisa_kernels=3") == ("tisa_kernels", 3)
     assert FIELD_DEFAULTS["attenuated_learnable"] is True
+
+
+def test_the_cache_goes_back_under_the_name_the_model_takes():
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers.modeling_outputs import CausalLMOutputWithPast
+
+    from swapbench.core.compat import returned_cache, takes_cache_as
+
+    class Renamed(torch.nn.Module):
+        def forward(self, input_ids, cache=None, use_cache=None):
+            return input_ids
+
+    class Before(torch.nn.Module):  # transformers 4.x
+        def forward(self, input_ids, past_key_values=None, use_cache=None):
+            return input_ids
+
+    assert (takes_cache_as(Renamed()), takes_cache_as(Before())) == ("cache", "past_key_values")
+    model = GPT2LMHeadModel(GPT2Config(n_layer=1, n_head=2, n_embd=8, vocab_size=11, n_positions=16)).eval()
+    name = takes_cache_as(model)
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([[1, 2, 3]]), use_cache=True)
+        cache = returned_cache(out)
+        assert cache is not None
+        step = model(input_ids=torch.tensor([[4]]), use_cache=False, **{name: cache})
+    assert step.logits.shape == (1, 1, 11)
+    assert returned_cache(CausalLMOutputWithPast(logits=torch.zeros(1), **{name: "kv"})) == "kv"

@@ -12,20 +12,21 @@ import sys
 from pathlib import Path
 
 import datasets
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, DatasetCard, DatasetCardData
 from hub_server import FakeHub
 
 from swapbench.core.errors import SwapbenchError
-from swapbench.dataset.card import VALIDITY, read_validity, render_card, source_name, tag_sort_key, write_card
+from swapbench.core.text import tag_sort_key
+from swapbench.dataset.card import VALIDITY, read_validity, render_card, source_name, write_card
 from swapbench.dataset.hub import commit_operations, published_files, push_folder
-from swapbench.dataset.output import common_features
+from swapbench.dataset.output import common_features, parquet_path
 from swapbench.results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
 from swapbench.results.schema import EvalResults
 
 CONFIGS = ["shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random"]
-DATA_FILES = [f"{c}/test-00000-of-00001.parquet" for c in CONFIGS]
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 COMMON_COLUMNS = list(common_features())
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -54,6 +55,12 @@ def built(tmp_path_factory):
     return out
 
 
+def data_files(folder: Path) -> list[str]:
+    """The Parquet files of a build, one per configuration, named by their content."""
+    info = BuildInfo.model_validate_json((folder / BUILD_INFO).read_text())
+    return [parquet_path(c.name, info.split, c.fingerprint) for c in info.configs]
+
+
 def card_of(folder: Path) -> str:
     return (folder / "README.md").read_text(encoding="utf-8")
 
@@ -69,10 +76,50 @@ def test_card_metadata_is_a_hub_dataset_card(built):
     assert data.size_categories == ["n<1K"] and data.source_datasets == ["extended|stanfordnlp/snli"]
     assert (data.task_categories, data.task_ids) == (["text-classification"], ["natural-language-inference"])
     assert [c["config_name"] for c in data.configs] == CONFIGS
-    assert data.configs[0]["data_files"] == [{"split": "test", "path": "shuffle-3/test-*.parquet"}]
+    assert data.configs[0]["data_files"] == [{"split": "test", "path": data_files(built)[0]}]
     # The metadata round-trips through DatasetCardData, as the Hub's client writes it.
     again = DatasetCardData(**data.to_dict())
     assert yaml.safe_load(again.to_yaml()) == yaml.safe_load(data.to_yaml())
+
+
+# The keys the Hub documents for a dataset card's metadata (huggingface_hub's DatasetCardData and the dataset card
+# template): `datasets` writes dataset_info with these alone, so any other key is lost when a card is rewritten.
+CARD_KEYS = {"pretty_name", "license", "language", "size_categories", "source_datasets", "task_categories",
+             "task_ids", "tags", "configs", "dataset_info", "annotations_creators", "language_creators",
+             "multilinguality", "paperswithcode_id", "license_name", "license_link", "license_details",
+             "train_eval_index", "extra_gated_prompt", "extra_gated_fields", "viewer"}
+DATASET_INFO_KEYS = {"config_name", "features", "splits", "download_size", "dataset_size"}
+CONFIG_KEYS = {"config_name", "data_files", "data_dir", "default"}
+
+
+def test_card_metadata_keeps_to_the_keys_the_hub_documents(built):
+    header = yaml.safe_load((built / "README.md").read_text().split("---\n")[1])
+    assert set(header) <= CARD_KEYS
+    for entry in header["dataset_info"]:
+        assert set(entry) <= DATASET_INFO_KEYS, entry["config_name"]
+    for entry in header["configs"]:
+        assert set(entry) <= CONFIG_KEYS and all(set(f) == {"split", "path"} for f in entry["data_files"])
+    # what `datasets` makes of the card and writes back is the card's dataset_info, nothing dropped
+    from datasets.info import DatasetInfosDict
+
+    infos = DatasetInfosDict.from_dataset_card_data(DatasetCard.load(built / "README.md").data)
+    written = DatasetCardData()
+    infos.to_dataset_card_data(written)
+    assert yaml.safe_load(written.to_yaml())["dataset_info"] == header["dataset_info"]
+
+
+def test_a_folder_rebuilt_in_place_is_read_anew_by_datasets(tmp_path):
+    """`datasets` caches a local folder under a name made from its card: a rebuild with another seed has rows of
+    the same size, so only the data file's name, which carries the content fingerprint, tells the caches apart."""
+    out = tmp_path / "snli-test"
+    rows = {}
+    for seed in (0, 1):
+        done = run_cli("build", "--source", FIXTURES / "snli_1.0_test.jsonl", "--out", out, "--no-cache",
+                       "--variants", "shuffle-random", "--seed", seed)
+        assert done.returncode == 0, done.stderr
+        rows[seed] = datasets.load_dataset(str(out), "shuffle-random", split="test")["premise"]
+    assert rows[0] != rows[1]
+    assert rows[1] == pq.read_table(next((out / "shuffle-random").glob("*.parquet"))).column("premise").to_pylist()
 
 
 def test_card_configs_load_with_datasets(built):
@@ -181,27 +228,31 @@ def test_write_card_writes_what_render_card_makes(built, tmp_path):
 # ---- publishing -------------------------------------------------------------------------------------------------
 
 def test_the_commit_holds_card_build_info_and_parquet_files(built):
-    assert published_files(built) == ["README.md", BUILD_INFO, *DATA_FILES]
-    existing = [".gitattributes", "README.md", "notes.md", "shuffle-3/test-00000-of-00001.parquet",
+    files = data_files(built)
+    assert files[0].startswith("shuffle-3/test-") and len(set(files)) == len(CONFIGS)
+    assert published_files(built) == ["README.md", BUILD_INFO, *files]
+    # an earlier build's files: shuffle-4 as now, shuffle-3 of other content, a configuration no longer built
+    existing = [".gitattributes", "README.md", "notes.md", "shuffle-3/test-00000-of-00001.parquet", files[1],
                 "shuffle-9/test-00000-of-00001.parquet", "default/train/0000.parquet"]
     operations = commit_operations(built, "someone/probes", existing)
     assert [(type(op).__name__, op.path_in_repo) for op in operations] == [
-        *[("CommitOperationAdd", path) for path in ["README.md", BUILD_INFO, *DATA_FILES]],
+        *[("CommitOperationAdd", path) for path in ["README.md", BUILD_INFO, *files]],
         ("CommitOperationDelete", "default/train/0000.parquet"),
+        ("CommitOperationDelete", "shuffle-3/test-00000-of-00001.parquet"),
         ("CommitOperationDelete", "shuffle-9/test-00000-of-00001.parquet")]
     adds = [op for op in operations if isinstance(op, CommitOperationAdd)]
     card = adds[0].path_or_fileobj.decode()
     assert 'datasets.load_dataset("someone/probes", "shuffle-3", split="test")' in card
     assert card.replace('"someone/probes"', '"OWNER/NAME"') == card_of(built)
-    assert [Path(op.path_or_fileobj) for op in adds[1:]] == [built / p for p in [BUILD_INFO, *DATA_FILES]]
+    assert [Path(op.path_or_fileobj) for op in adds[1:]] == [built / p for p in [BUILD_INFO, *files]]
     assert not any(isinstance(op, CommitOperationDelete) and op.path_in_repo == "notes.md" for op in operations)
 
 
-@pytest.mark.parametrize("remove", ["README.md", BUILD_INFO, "shuffle-4/test-00000-of-00001.parquet"])
+@pytest.mark.parametrize("remove", ["README.md", BUILD_INFO, "shuffle-4"])
 def test_an_incomplete_folder_is_not_pushed(built, tmp_path, remove):
     folder = tmp_path / "incomplete"
     shutil.copytree(built, folder)
-    (folder / remove).unlink()
+    (folder / (data_files(built)[1] if remove == "shuffle-4" else remove)).unlink()
     with pytest.raises(SwapbenchError, match="README.md|build_info.json|no data file of configuration 'shuffle-4'"):
         published_files(folder)
 
@@ -232,7 +283,8 @@ def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path, mo
     oid = push_folder(built, "someone/probes", Console(file=io.StringIO()), api=api)
     repo = hub.repos["someone/probes"]
     assert len(repo.commits) == before + 1 and repo.head.oid == oid
-    assert sorted(repo.head.files) == sorted([".gitattributes", "notes.md", "README.md", BUILD_INFO, *DATA_FILES])
+    assert sorted(repo.head.files) == sorted([".gitattributes", "notes.md", "README.md", BUILD_INFO,
+                                              *data_files(built)])
     assert repo.head.summary.endswith(f"build: {', '.join(CONFIGS)} (test)")
 
 
@@ -269,9 +321,9 @@ def test_push_is_one_commit_and_eval_of_the_hub_dataset_verifies_it(hub, tmp_pat
     assert commits == ["POST /api/datasets/someone/probes/commit/main"]
     repo = hub.repos["someone/probes"]
     head = repo.head
-    assert sorted(head.files) == sorted([".gitattributes", "README.md", BUILD_INFO, *DATA_FILES])
+    assert sorted(head.files) == sorted([".gitattributes", "README.md", BUILD_INFO, *data_files(out)])
     assert head.files[BUILD_INFO] == (out / BUILD_INFO).read_bytes()
-    assert all(head.files[p] == (out / p).read_bytes() for p in DATA_FILES)
+    assert all(head.files[p] == (out / p).read_bytes() for p in data_files(out))
     assert DatasetCard(head.files["README.md"].decode()).data.configs[0]["config_name"] == "shuffle-3"
     assert f"Pushed someone/probes at commit {head.oid}" in one_line(done.stderr)
 
@@ -294,7 +346,7 @@ def test_a_hub_dataset_without_build_info_is_scored_loudly_unverified_and_refuse
         hub, tmp_path, classifier, built):
     env = hub_env(hub, tmp_path)
     hub.create("someone/bare")
-    files = {p: (built / p).read_bytes() for p in ["README.md", *DATA_FILES]}
+    files = {p: (built / p).read_bytes() for p in ["README.md", *data_files(built)]}
     commit = hub.commit("someone/bare", files, [], "data without their record")
     results_path = tmp_path / "results.json"
     scored = evaluate(classifier, "someone/bare", results_path, env)
@@ -346,10 +398,11 @@ def test_a_hub_dataset_changed_after_its_build_is_refused(hub, tmp_path, classif
     env = hub_env(hub, tmp_path)
     hub.create("someone/probes")
     files = {p: (built / p).read_bytes() for p in published_files(built)}
+    shuffle3, shuffle4 = data_files(built)[:2]
     if edit == "content":
-        files[DATA_FILES[0]] = edited(built / DATA_FILES[0])
+        files[shuffle3] = edited(built / shuffle3)
     else:  # shuffle-4's file holds shuffle-3's rows, more than the card records
-        files[DATA_FILES[1]] = (built / DATA_FILES[0]).read_bytes()
+        files[shuffle4] = (built / shuffle3).read_bytes()
     hub.commit("someone/probes", files, [], "a build, then an edit")
     scored = evaluate(classifier, "someone/probes", tmp_path / "results.json", env)
     assert scored.returncode != 0 and "Traceback" not in scored.stderr

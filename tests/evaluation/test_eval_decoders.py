@@ -4,6 +4,8 @@ prompt, the probe under a causal mask, and the CLI."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -84,14 +86,20 @@ def lms(tmp_path_factory):
 
 @pytest.mark.parametrize("kind", ["gpt2", "llama", "bloom", "nope"])
 @pytest.mark.parametrize("verbalizers", [None, "entailment=Yes,neutral=Not sure,contradiction=No"])
-def test_prompted_scoring_equals_the_naive_per_verbalizer_loop(lms, kind, verbalizers):
+def test_prompted_scoring_equals_the_naive_per_verbalizer_loop(lms, kind, verbalizers, capfd):
     tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(lms[kind]))
     model = AutoModelForCausalLM.from_pretrained(lms[kind]).eval()
     spec = PromptSpec(DEFAULT_TEMPLATE, parse_verbalizers(verbalizers))
     encoded = encode_prompts(tokenizer, [render(spec, p, h) for p, h in PAIRS], spec, model_max_tokens(model))
     if verbalizers:
         assert max(len(c) for c in encoded.continuations[0]) > 1  # the cache path is exercised
-    fast = score_prompts(model, tokenizer, encoded, batch_size=4)
+    capfd.readouterr()
+    with warnings.catch_warnings():
+        # the cache goes back to the model under the name the installed transformers takes, without a deprecation
+        warnings.simplefilter("error", FutureWarning)
+        warnings.simplefilter("error", DeprecationWarning)
+        fast = score_prompts(model, tokenizer, encoded, batch_size=4)
+    assert "past_key_values" not in capfd.readouterr().err
     naive = score_naive(model, tokenizer, encoded, batch_size=5)
     np.testing.assert_allclose(fast.loglik, naive.loglik, atol=1e-4)
     assert fast.predictions.tolist() == naive.predictions.tolist()

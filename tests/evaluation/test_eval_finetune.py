@@ -110,3 +110,27 @@ def test_a_checkpoint_scored_by_its_folder_goes_on_the_board_when_its_training_w
     assert f"which swapbench fine-tuned from {public_path(base)}, was scored by its folder" in message
     assert f"`swapbench eval {public_path(base)}` with the same recipe" in message
     assert "score the model again with this version" not in message
+
+
+def test_an_eval_shows_swapbench_s_lines_not_the_libraries_chatter(setup, tmp_path):
+    """A user's terminal, in a process of its own: fine-tuning a base model loads it twice (the Trainer's
+    model_init) and the checkpoint once more to score. transformers would print a load report of the new head,
+    a list of layers "not sharded" and bars for loading and writing weights each time; swapbench says what counts."""
+    import os
+    import subprocess
+    import sys
+
+    base, train, data, cache = setup
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    env.pop("TRANSFORMERS_VERBOSITY", None)
+    done = subprocess.run([sys.executable, "-m", "swapbench", "eval", str(base), "--data", str(data), "--output",
+                           str(tmp_path / "r.json"), "--no-probe", "--train-source", str(train), "--val-holdout", "8",
+                           "--epochs", "1", "--train-batch-size", "8", "--cache-dir", str(cache)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    said = done.stderr + done.stdout
+    assert f"Fine-tuning {base} on 39 pairs" in " ".join(done.stderr.split())
+    assert "epoch 1: validation loss" in done.stderr and "Wrote " in done.stderr
+    for chatter in ("LOAD REPORT", "not sharded", "[transformers]", "MISSING", "newly initialized",
+                    "Loading weights", "Writing model shards"):
+        assert chatter not in said, chatter

@@ -85,7 +85,7 @@ def test_a_50_mb_file_is_refused_by_its_size_without_being_read(swapbench_cli, t
     run = swapbench_cli("submit", huge, "--board", board)
     assert run.code == 1, run.output
     assert f"{huge}: refused, 1 problem(s): - 50.0 MB: the board takes results files of at most 1 MB (those of " \
-           "`swapbench eval` are about 10 kB), so it was not read" in flat(run.stdout)
+           "`swapbench eval` are about 100 kB), so it was not read" in flat(run.stdout)
     assert "JSON" not in run.output
     assert digest(board) == before
 

@@ -22,6 +22,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 # (model, family, symmetry, locality, pairs lost on shuffle-sr): Δ shuffle-sr = (1 - lost) / 20
+SLICES_IN_TEXT_ORDER = ["words:10", "words:19", "words:2", "words:9"]
 MODELS = [("org/bert-like", "absolute", 0.95, 0.70, 9), ("org/deberta-like", "relative", 0.60, 0.50, 3),
           ("org/roberta-like", "absolute", 0.90, 0.40, 6), ("org/t5-like", "relative", 0.80, 0.65, 12)]
 
@@ -47,6 +48,9 @@ def page_path(tmp_path_factory) -> Path:
     for model, family, symmetry, locality, lost in MODELS:
         data = make_results(model, family=family, symmetry=symmetry, locality=locality, drops={"shuffle-sr": lost},
                             skip=("shuffle-5",) if model == "org/t5-like" else ())
+        slices = data["results"]["shuffle-3"]["slices"]
+        for tag in SLICES_IN_TEXT_ORDER:  # the details must list them in natural order, not in this one
+            slices[tag] = slices["label:NP"]
         assert main(["submit", str(save(data, folder / f"{model.split('/')[1]}.json")), "--board", str(board)]) == 0
     return board / "index.html"
 
@@ -78,13 +82,26 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
     cell = first.locator("td").nth(page.locator("#board thead th").all_inner_texts().index("Δ shuffle-sr"))
     assert "n 20" in cell.inner_text() and cell.get_attribute("title").startswith("95% interval [")
 
-    # Sort by locality: ascending, then descending on a second click (the paper's rows sort along).
+    # Sort by locality: ascending, then descending on a second click (the paper's rows sort along). The whole
+    # header cell sorts: a click in its corner, outside the header's text, counts.
     header = page.locator("#board thead th", has_text="Locality")
-    header.locator("button").click()
+    box, text = header.bounding_box(), header.locator("button").bounding_box()
+    corner = {"x": 2, "y": box["height"] - 2}
+    assert not (text["x"] <= box["x"] + corner["x"] <= text["x"] + text["width"]
+                and text["y"] <= box["y"] + corner["y"] <= text["y"] + text["height"]), "the corner is on the text"
+    header.click(position=corner)
     assert header.get_attribute("aria-sort") == "ascending"
     assert visible_models(page) == ["org/roberta-like", "org/deberta-like", "org/t5-like", "org/bert-like"]
     assert visible_models(page, reported=True)[0] == "StrucBERT"  # locality 7.5% in the paper
-    header.locator("button").click()
+    header.locator("button").click()  # once per click: the text's click is not counted twice
+    assert header.get_attribute("aria-sort") == "descending"
+    assert visible_models(page) == ["org/bert-like", "org/t5-like", "org/deberta-like", "org/roberta-like"]
+    # and by keyboard: the header is focusable, Enter and Space sort
+    header.locator("button").focus()
+    page.keyboard.press("Enter")
+    assert header.get_attribute("aria-sort") == "ascending"
+    page.keyboard.press("Space")
+    assert header.get_attribute("aria-sort") == "descending"
     assert visible_models(page) == ["org/bert-like", "org/t5-like", "org/deberta-like", "org/roberta-like"]
 
     # Sort by original accuracy, highest first: the paper's models (about 90%) above ours (80%).
@@ -121,6 +138,8 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
     assert page.locator("details.model-details[open]").count() == 1
     opened = page.locator("details.model-details[open]")
     assert opened.is_visible() and "label:NP" in opened.inner_text() and "shuffle-sr" in opened.inner_text()
+    tags = opened.locator("table.slices tbody tr td:nth-child(2)").all_inner_texts()
+    assert tags == ["label:NP", "words:2", "words:9", "words:10", "words:19"]  # by kind, then numbers by value
 
     # Each model links to its results file, which exists beside the page.
     links = page.eval_on_selector_all("#board tbody a", "links => links.map(a => a.getAttribute('href'))")

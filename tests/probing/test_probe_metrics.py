@@ -168,3 +168,28 @@ def test_s_other_than_1_is_asymmetric(s):
 def test_attenuated_matrix_needs_a_positive_w(w):
     with pytest.raises(ValueError):
         attenuated_matrix(5, locality=w, symmetry=1.0)
+
+
+def test_the_offset_profile_without_position_0_loses_the_sink_at_the_largest_offsets():
+    from swapbench.probing.metrics import offset_profile
+    from swapbench.probing.plots import SINK_FACTOR, even_share, sink_share
+
+    # Every row gives half its weight to position 0 and spreads the rest over its neighbours within 2.
+    n = 12
+    m = np.zeros((n, n))
+    for i in range(n):
+        near = [j for j in range(max(0, i - 2), min(n, i + 3))]
+        m[i, near] += 0.5 / len(near)
+        m[i, 0] += 0.5
+    offsets, means = offset_profile(m)
+    assert offsets[-1] == n - 1 and means[-1] == pytest.approx(0.5)  # the sink, read as long-range attention
+    offsets, means = offset_profile(m, first=1)
+    assert list(offsets) == list(range(-(n - 2), n - 1))
+    assert means[offsets > 2].max() == 0 and means[offsets == 0][0] > 0.08  # only the neighbours are left
+    # rows 1 and 2 also reach position 0 as a neighbour: 0.5/4 and 0.5/5 more
+    assert sink_share(m) == pytest.approx(0.5 + (0.125 + 0.1) / (n - 1))
+    # an even spread gives position 0 a share of 1/n, or under a causal mask 1/(i + 1) in row i
+    assert even_share(n, causal=False) == pytest.approx(1 / n)
+    assert even_share(3, causal=True) == pytest.approx((1 / 2 + 1 / 3) / 2)
+    assert sink_share(m) > SINK_FACTOR * even_share(n, causal=False)  # a sink
+    assert sink_share(np.full((n, n), 1 / n)) <= SINK_FACTOR * even_share(n, causal=False)  # none

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -211,6 +212,48 @@ def test_probe_command_writes_json_and_figures(bert_dir, tmp_path):
     assert main(["probe", bert_dir, "--out", str(out), "--words", "5", "--length", "16", "--seed", "7"]) == 0
     rerun = json.loads((out / "probe.json").read_text())
     assert {k: v for k, v in rerun.items() if k != "seconds"} == {k: v for k, v in data.items() if k != "seconds"}
+
+
+def png_title(path) -> str:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return image.text["Title"]
+
+
+def test_probe_figures_are_titled_by_the_model_and_a_fine_tuned_checkpoint_by_its_base(bert_dir, tmp_path):
+    import shutil
+
+    from swapbench.evaluation.finetune import INFO_FILE
+    from swapbench.results.schema import FineTuningInfo, Recipe, TrainingData
+
+    out = tmp_path / "plain"
+    assert main(["probe", bert_dir, "--out", str(out), "--words", "3", "--length", "12"]) == 0
+    named = "/".join(Path(bert_dir).parts[-2:])
+    assert png_title(out / "positional_attention.png") == f"{named}: positional attention"
+
+    # `eval --finetune` keeps its checkpoints in folders named by their cache key, not by the model
+    checkpoint = tmp_path / "cache" / "finetuned" / "model-fb490a550c530b3d"
+    shutil.copytree(bert_dir, checkpoint)
+    data = TrainingData(source="snli_1.0_dev.jsonl.gz", split="validation", fingerprint="sha256:" + "1" * 64, n=10,
+                        limit=None, held_out=False)
+    info = FineTuningInfo(base_model="org/tiny-bert", base_revision=None,
+                          recipe=Recipe(max_length=128, optimizer="adamw_torch", learning_rate=2e-5,
+                                        lr_scheduler="linear", warmup_ratio=0.0, weight_decay=0.0, batch_size=32,
+                                        epochs=1, seed=0, best_by="accuracy"),
+                          train=data, validation=data, best_epoch=1, best_validation_accuracy=0.5, history=[],
+                          cache_key="fb490a550c530b3d" * 4, checkpoint=str(checkpoint), reused=False,
+                          train_seconds=1.0, devices=1)
+    (checkpoint / INFO_FILE).write_text(info.model_dump_json(), encoding="utf-8")
+    out = tmp_path / "tuned"
+    assert main(["probe", str(checkpoint), "--out", str(out), "--words", "3", "--length", "12"]) == 0
+    assert json.loads((out / "probe.json").read_text())["model"] == str(checkpoint)  # the record keeps the path
+    titles = [png_title(out / name) for name in ("positional_attention.png", "positional_attention_layers.png",
+                                                 "positional_attention_offsets.png")]
+    assert titles == ["org/tiny-bert, fine-tuned: positional attention",
+                      "org/tiny-bert, fine-tuned: positional attention, per layer",
+                      "org/tiny-bert, fine-tuned: positional attention by offset"]
+    assert not any("fb490a55" in title for title in titles)
 
 
 def test_probe_command_reports_a_missing_model(tmp_path, capsys):
