@@ -19,8 +19,8 @@ NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 def disk_fills_up(original):
     """`original` (a plotting function given a path) that writes half its file, then finds the disk full."""
 
-    def plot(result, path: Path):
-        original(result, path)
+    def plot(result, path: Path, *title):
+        original(result, path, *title)
         data = Path(path).read_bytes()
         Path(path).write_bytes(data[:len(data) // 2])
         raise OSError(errno.ENOSPC, "No space left on device", str(path))

@@ -247,7 +247,8 @@ def test_probe_figures_are_titled_by_the_model_and_a_fine_tuned_checkpoint_by_it
     (checkpoint / INFO_FILE).write_text(info.model_dump_json(), encoding="utf-8")
     out = tmp_path / "tuned"
     assert main(["probe", str(checkpoint), "--out", str(out), "--words", "3", "--length", "12"]) == 0
-    assert json.loads((out / "probe.json").read_text())["model"] == str(checkpoint)  # the record keeps the path
+    # the record names the folder as published files do (by its last parts), the figures by the base model
+    assert json.loads((out / "probe.json").read_text())["model"] == public_path(checkpoint)
     titles = [png_title(out / name) for name in ("positional_attention.png", "positional_attention_layers.png",
                                                  "positional_attention_offsets.png")]
     assert titles == ["org/tiny-bert, fine-tuned: positional attention",
