@@ -122,6 +122,10 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
                       cache_dir=options.cache_dir, resolved=resolved)
     console.print(f"Read {len(snli.pairs)} labelled pairs from {escape(str(snli.source))} "
                   f"({snli.dropped_no_gold} without gold label dropped).", soft_wrap=True)
+    cut = snli.shortfall()
+    if cut:
+        console.print(f"[yellow]Warning:[/] {escape(cut)}; the build holds only these pairs", soft_wrap=True,
+                      highlight=False)
     parser = make_parser(options.parser, snli.has_premise_parses, options.spacy_model, options.benepar_model)
     freeze()  # the split, and the parser with its libraries, live until the end
     parses = parse_premises(snli, parser, options, console)

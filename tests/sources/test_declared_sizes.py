@@ -39,3 +39,14 @@ def test_a_file_whose_name_claims_no_split_is_not_compared(tmp_path):
     path = write_training_file(tmp_path / "my_pairs.jsonl", "train")
     split = load_split(path, "train")
     assert split.declared_pairs is None and split.shortfall() is None
+
+
+def test_a_build_from_a_cut_copy_says_so(tmp_path, capsys):
+    from swapbench.commands.main import main
+
+    source = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
+    assert main(["build", "--split", "train", "--source", str(source.parent), "--out", str(tmp_path / "out"),
+                 "--variants", "shuffle-random", "--no-cache"]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert "Warning:" in said and "holds 48 labelled pairs, but SNLI 1.0's train split has 549,367" in said
+    assert "the build holds only these pairs" in said
