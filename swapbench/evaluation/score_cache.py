@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -36,6 +35,7 @@ import numpy as np
 
 from ..core.errors import SwapbenchError
 from ..core.sqlite_store import DamagedStore, connect_checked, set_aside
+from ..core.text import slug
 
 FORMAT = 1  # bump when a change makes old entries unfit
 COMMIT_SECONDS = 5.0
@@ -58,8 +58,7 @@ def pair_key(premise: str, hypothesis: str) -> str:
 
 
 def entry_path(cache_dir: Path, model: str, key: str) -> Path:
-    name = Path(model).name if Path(model).exists() else model.replace("/", "__")
-    return cache_dir / "scores" / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{key[:16]}.sqlite"
+    return cache_dir / "scores" / f"{slug(model)}-{key[:16]}.sqlite"
 
 
 class ScoreCache:

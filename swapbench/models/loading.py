@@ -185,16 +185,11 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
     """Load a sequence-classification model and its tokenizer; `config` is load_config's, `labels` mapped from it
     beforehand, so that a refusal costs no weight loading. Every weight must load and be used, unless
     `allow_missing`."""
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModelForSequenceClassification
 
     check_positional_support(name_or_path, config, trust_remote_code)
-    local = cache_only(name_or_path)
-    with library_quiet():
-        tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
-                                                  trust_remote_code=trust_remote_code, local_files_only=local)
-        model, info = AutoModelForSequenceClassification.from_pretrained(
-            name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
-            output_loading_info=True, local_files_only=local)
+    tokenizer, model, info = _from_pretrained(AutoModelForSequenceClassification, name_or_path, revision, dtype,
+                                              trust_remote_code)
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     prepare_tokenizer(tokenizer, model.config)
     model.to(device).eval()
@@ -202,24 +197,35 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
                        weights=weights)
 
 
+def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype: torch.dtype,
+                     trust_remote_code: bool):
+    """(tokenizer, model, loading info) of `auto_class`, from the local cache alone when the Hub cannot be reached,
+    with the libraries' loading chatter held back (library_quiet)."""
+    from transformers import AutoTokenizer
+
+    local = cache_only(name_or_path)
+    with library_quiet():
+        tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
+                                                  trust_remote_code=trust_remote_code, local_files_only=local)
+        model, info = auto_class.from_pretrained(
+            name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
+            output_loading_info=True, local_files_only=local)
+    return tokenizer, model, info
+
+
 def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, device: torch.device,
                    dtype: torch.dtype, trust_remote_code: bool = False) -> LoadedModel:
     """A decoder-only language model with its language-modelling head, for prompted scoring; every weight of it
     must load. Its labels are the 3-way NLI labels, in the order the verbalizers are scored."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     from ..core.labels import LABEL_NAMES
     from .label_map import LabelMap
 
     check_positional_support(name_or_path, config, trust_remote_code)
-    local = cache_only(name_or_path)
     try:
-        with library_quiet():
-            tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
-                                                      trust_remote_code=trust_remote_code, local_files_only=local)
-            model, info = AutoModelForCausalLM.from_pretrained(
-                name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
-                output_loading_info=True, local_files_only=local)
+        tokenizer, model, info = _from_pretrained(AutoModelForCausalLM, name_or_path, revision, dtype,
+                                                  trust_remote_code)
     except ValueError as err:  # no causal-LM class for this config
         raise SwapbenchError(f"{name_or_path}: --mode prompt needs a decoder-only language model ({err})") from err
     check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing=False)

@@ -23,9 +23,8 @@ def model_slug(model: str, revision: str | None = None) -> str:
 def default_output(model: str, data: str, started: datetime, revision: str | None = None) -> Path:
     """results/<model>/results_<data>_<UTC time>.json, after lm-evaluation-harness's layout; <model> identifies
     the model (model_slug)."""
-    data_name = Path(data).name if Path(data).exists() else data.replace("/", "__")
     return (Path("results") / model_slug(model, revision)
-            / f"results_{slug(data_name)}_{started.strftime('%Y%m%dT%H%M%SZ')}.json")
+            / f"results_{slug(data)}_{started.strftime('%Y%m%dT%H%M%SZ')}.json")
 
 
 def public_results(results: EvalResults) -> EvalResults:
