@@ -18,7 +18,8 @@ bounds that pydantic checks for the API. An API keyword is the field's name or i
 naming the nearest there is. A list option takes a comma-separated string on the command line, and a
 list or a comma-separated string from the API. An option renamed keeps its old spelling working for a while
 (`deprecated="--batch-size"`): on the command line, and as the old keyword in the API, each with a warning that
-names the new one.
+names the new one. An option taken away (`removed="build --variants shuffle-sr-premise"`) is refused on both
+paths with what to do instead; help no longer lists it.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: st
            metavar: str | None = None, positional: bool = False, negative: str | None = None,
            group: str | None = None, parse: Any = None,
            choices: tuple | typing.Callable[[], typing.Iterable] | None = None, cli: bool = True,
-           deprecated: str | None = None, required: bool = False, repeat: bool = False, **constraints) -> Any:
+           deprecated: str | None = None, required: bool = False, repeat: bool = False, removed: str | None = None,
+           **constraints) -> Any:
     """A field of a CommandOptions model.
 
     `help`: the option's help (its default is appended when it has one), or a function giving it when the parser
@@ -60,13 +62,15 @@ def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: st
     old flag, still taken with a warning, and its old keyword (the flag's words joined by _) in the API;
     `required`: the command line must give it, though the API need not (where the API's default means "do
     not", e.g. write no files); `repeat`: a list option given as one flag per item (--encoding-option A=1
-    --encoding-option B=2) rather than comma-separated. `constraints`: pydantic's ge, gt, le, lt, min_length...
+    --encoding-option B=2) rather than comma-separated; `removed`: the option was taken away, and this says what
+    to do instead: given on the command line or in the API, it is refused with that (its field defaults to None,
+    is hidden from help and left out of model_dump). `constraints`: pydantic's ge, gt, le, lt, min_length...
     """
     extra = {"flag": flag, "metavar": metavar, "positional": positional, "negative": negative, "group": group,
              "parse": parse, "choices": choices, "cli": cli, "deprecated": deprecated,
-             "required": required, "repeat": repeat, "help": help if callable(help) else None}
+             "required": required, "repeat": repeat, "removed": removed, "help": help if callable(help) else None}
     return Field(default, description=None if callable(help) else help, json_schema_extra={_CLI: extra},
-                 **constraints)
+                 exclude=removed is not None, **constraints)
 
 
 class CommandOptions(BaseModel):
@@ -81,6 +85,10 @@ class CommandOptions(BaseModel):
         A keyword is a field's name or its flag's, dashes as underscores: `lr=1e-4` is learning_rate=1e-4, and
         `no_probe=True` is probe=False, as the command line has it."""
         keywords = _by_field_name(cls, keywords)
+        for name, value in keywords.items():
+            field = cls.model_fields.get(name)
+            if field is not None and value is not None and settings(field).get("removed"):
+                raise SwapbenchError(f"{name} ({flag_of(name, field)}) was removed: {settings(field)['removed']}")
         unknown = sorted(set(keywords) - set(cls.model_fields))
         if unknown:
             raise SwapbenchError(_unknown(cls, unknown))
@@ -187,6 +195,17 @@ def _unknown(model: type[CommandOptions], unknown: list[str]) -> str:
 def choices_of(field: FieldInfo) -> tuple | None:
     choices = settings(field).get("choices")
     return tuple(choices()) if callable(choices) else choices
+
+
+class _Removed(argparse.Action):
+    """A flag taken away: refused with what to do instead, the command line's usage error."""
+
+    def __init__(self, *args, instead: str, **kwargs):
+        self.instead = instead
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(f"{option_string} was removed: {self.instead}")
 
 
 class _Deprecated(argparse.Action):
@@ -310,6 +329,10 @@ def add_arguments(parser: argparse.ArgumentParser, model: type[CommandOptions], 
 
 
 def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
+    if cli.get("removed"):
+        target.add_argument(flag_of(name, field), dest=name, action=_Removed, instead=cli["removed"],
+                            nargs="?", default=None, help=argparse.SUPPRESS)
+        return
     annotation = _without_none(field.annotation)
     default = None if field.is_required() else field.default
     help_text = cli["help"]() if cli.get("help") else field.description or ""

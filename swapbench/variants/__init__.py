@@ -10,15 +10,17 @@ from __future__ import annotations
 from ..core.command_options import CommandOptions
 from ..core.errors import SwapbenchError
 from ..core.registry import VARIANTS
-# Importing a module registers its variants, in this order: shuffle-N, shuffle-random, shuffle-sr, then
-# shuffle-sr-validated.
+# Importing a module registers its variants, in this order: shuffle-N, shuffle-random, shuffle-sr,
+# shuffle-sr-premise, then shuffle-sr-validated.
 from . import shuffle  # noqa: F401, I001
 from . import role_shuffle  # noqa: F401
+from . import role_premise  # noqa: F401
 from . import role_validated  # noqa: F401
 from .base import Variant
 from .shuffle import SCOPES
 
-DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr", "shuffle-sr-validated")
+DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr", "shuffle-sr-premise",
+                    "shuffle-sr-validated")
 
 
 def variant_type(value) -> type[Variant]:

@@ -60,6 +60,9 @@ class Variant(ABC):
     tag_descriptions: ClassVar[dict[str, tuple[str, str]]] = {}
     card_limitations: ClassVar[tuple[str, ...]] = ()  # bullets of the card's Limitations when it is built
     usage: ClassVar[str | None] = None  # how error messages list the name, when it is a family (shuffle-N)
+    # What the board's column headers add to the configuration's name, where the name alone would let two
+    # unlike configurations pass for one (which side a role swap tries first); "" for none.
+    board_note: ClassVar[str] = ""
 
     @classmethod
     def options_model(cls) -> type[CommandOptions]:

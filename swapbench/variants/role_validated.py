@@ -26,7 +26,7 @@ class ValidatedRoleShuffle(RoleShuffle):
 
     @classmethod
     def create(cls, name: str, options: RoleOptions) -> ValidatedRoleShuffle:
-        return cls(srl=options.srl, selection=DECISIONS, spacy_model=options.spacy_model, order=options.sr_order)
+        return cls(srl=options.srl, selection=DECISIONS, spacy_model=options.spacy_model)
 
     @classmethod
     def record(cls, options: RoleOptions, built: bool) -> dict:

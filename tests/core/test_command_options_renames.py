@@ -1,5 +1,6 @@
-"""What an options model adds for renamed and registry-made options: an old flag kept with a warning, help and
-choices computed when the parser is built, a list given one flag per item, a flag only the command line needs."""
+"""What an options model adds for renamed and registry-made options: an old flag kept with a warning, an option
+taken away refused with what to do instead, help and choices computed when the parser is built, a list given one
+flag per item, a flag only the command line needs."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ class Toy(CommandOptions):
     kinds: list[str] | None = option(None, choices=lambda: tuple(REGISTERED), help="several")
     setting: list[str] = option([], repeat=True, metavar="KEY=VALUE", help="repeatable")
     out: str | None = option(None, required=True, help="folder")
+    old_order: str | None = option(None, help="", removed="name the order in --kind")
 
 
 def parse(*argv: str) -> Toy:
@@ -41,6 +43,20 @@ def test_an_old_keyword_sets_the_new_option_with_a_deprecation_warning():
         assert Toy.from_keywords(batch_size=8).train_batch_size == 8
     with pytest.raises(SwapbenchError, match="batch_size is the old name of train_batch_size: give one of them"):
         Toy.from_keywords(batch_size=8, train_batch_size=4)
+
+
+def test_a_removed_option_is_refused_on_both_paths_with_what_to_do_instead(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        parse("--old-order", "x")
+    assert stopped.value.code == 2
+    assert "--old-order was removed: name the order in --kind" in capsys.readouterr().err
+    with pytest.raises(SwapbenchError, match=r"old_order \(--old-order\) was removed: name the order in --kind"):
+        Toy.from_keywords(out="o", old_order="x")
+    parser = argparse.ArgumentParser(prog="toy")
+    add_arguments(parser, Toy)
+    assert "--old-order" not in parser.format_help()
+    options = parse()
+    assert options.old_order is None and "old_order" not in options.model_dump()
 
 
 def test_help_and_choices_are_those_registered_when_the_parser_is_built(capsys):

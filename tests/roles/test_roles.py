@@ -98,7 +98,7 @@ def test_labelers_are_registered_where_defined_and_offered_by_the_cli(capsys):
     with pytest.raises(SystemExit):
         main(["build", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert all(name in help_text for name in LABELERS.names()) and "--sr-order" in help_text
+    assert all(name in help_text for name in LABELERS.names()) and "shuffle-sr-premise" in help_text
 
 
 def test_unknown_labeler_is_an_error():

@@ -176,10 +176,10 @@ def test_the_issue_s_examples_through_shuffle_sr_with_spacy_roles():
 
     from roles_helpers import english, pair
     from swapbench.roles.spacy_roles import SpacyRoles
-    from swapbench.variants.role_shuffle import RoleShuffle
+    from swapbench.variants.role_premise import PremiseRoleShuffle
 
     def run(premise: str, hypothesis: str):
-        variant = RoleShuffle(srl="spacy", labeler=SpacyRoles(nlp=english()), order="premise-first")
+        variant = PremiseRoleShuffle(srl="spacy", labeler=SpacyRoles(nlp=english()))
         p = pair(premise, hypothesis)
         variant.prepare([p])
         return variant.apply(p, None, random.Random(0)), variant.statistics()["drop_reasons"]

@@ -19,8 +19,8 @@ SOURCE = FIXTURES / "snli_roles.jsonl"
 CASE = {"me": "i", "him": "he", "her": "she", "us": "we", "them": "they", "whom": "who"}
 
 
-def rows_of(out) -> dict[str, dict]:
-    table = pq.read_table(next((out / "shuffle-sr").glob("*.parquet")))
+def rows_of(out, config: str = "shuffle-sr") -> dict[str, dict]:
+    table = pq.read_table(next((out / config).glob("*.parquet")))
     return {row["pair_id"]: row for row in table.to_pylist()}
 
 
@@ -43,14 +43,14 @@ def test_shuffle_sr_is_built_by_default_and_named_like_the_others():
     assert make_variant("shuffle-sr", srl="spacy").name == "shuffle-sr"
 
 
-def test_build_on_hand_written_pairs(tmp_path):
-    # the reference paper's order: the premise first, where the hypothesis grounds its swap
-    out, info = build(build_options(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"],
-                                    sr_order="premise-first"))
-    rows = rows_of(out)
+def test_the_papers_order_swaps_the_premise_first_and_falls_back_to_the_hypothesis(tmp_path):
+    # shuffle-sr-premise: the premise first, where the hypothesis grounds its swap; else the hypothesis
+    out, info = build(build_options(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr-premise"]))
+    rows = rows_of(out, "shuffle-sr-premise")
     check_invariants(rows)
     assert set(rows) == {"rl1#0r1e", "rl2#0r1e", "rl6#0r1e"}  # rl3 is neutral, rl4 filtered, rl5 copula only
     # rl1's premise swap ("a frisbee throws a man") is not grounded: "A man throws something." names no frisbee
+    assert rows["rl1#0r1e"]["swapped_side"] == "hypothesis"
     assert rows["rl1#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree", "fallback"]
     assert rows["rl1#0r1e"]["hypothesis"] == "Something throws a man ."
     passive = rows["rl6#0r1e"]
@@ -61,7 +61,10 @@ def test_build_on_hand_written_pairs(tmp_path):
     assert passive["agent"] == {"text": "two men", "start": 6, "end": 8}
     assert passive["patient"] == {"text": "A car", "start": 0, "end": 2}
     assert passive["tags"] == ["side:premise", "construction:passive", "labeler:agree"]
-    assert rows["rl2#0r1e"]["tags"][0] == "side:hypothesis" and rows["rl2#0r1e"]["permutation"] == []
+    # rl2's premise has no verb with both roles ("running through the snow"): the hypothesis is Algorithm 1's
+    # first pick, no fallback
+    assert rows["rl2#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree"]
+    assert rows["rl2#0r1e"]["permutation"] == []
 
     config = info.configs[0]
     assert (config.rows, config.not_applicable) == (3, 3)
@@ -69,9 +72,39 @@ def test_build_on_hand_written_pairs(tmp_path):
     card = (out / "README.md").read_text()
     assert "4 of 5 entailment pairs had a swappable verb (candidates); 1 was dropped by the filters; 3 kept" in card
     assert "| `reflexive_or_reciprocal` | 1 |" in card
-    features = json.loads(pq.read_schema(next((out / "shuffle-sr").glob("*.parquet"))).metadata[b"huggingface"])
+    assert "its side:premise slice is what differs from shuffle-sr" in card
+    # the judged sample on record is shuffle-sr's, not this configuration's
+    assert "Validity was not measured for this build" in card
+    features = json.loads(pq.read_schema(next((out / "shuffle-sr-premise").glob("*.parquet")))
+                          .metadata[b"huggingface"])
     assert features["info"]["features"]["binary_label"]["names"] == ["entailment", "non-entailment"]
-    assert config.extra["order"] == "premise-first"
+    assert (config.name, config.extra["order"]) == ("shuffle-sr-premise", "premise-first")
+
+
+def test_both_orders_build_side_by_side_and_share_the_swaps_of_the_pairs_where_they_agree(tmp_path):
+    out, info = build(build_options(source=str(SOURCE), out=tmp_path / "out",
+                                    variants=["shuffle-sr", "shuffle-sr-premise"]))
+    first, premise = rows_of(out), rows_of(out, "shuffle-sr-premise")
+    assert set(first) == set(premise)
+    assert premise["rl6#0r1e"]["swapped_side"] == "premise" and first["rl6#0r1e"]["swapped_side"] == "hypothesis"
+    for pair_id in ("rl1#0r1e", "rl2#0r1e"):  # no grounded premise swap: the same hypothesis swap either way
+        assert premise[pair_id]["hypothesis"] == first[pair_id]["hypothesis"]
+    assert [c.extra["order"] for c in info.configs] == ["hypothesis-first", "premise-first"]
+
+
+def test_the_removed_order_option_says_which_configuration_to_build(tmp_path, capsys):
+    from swapbench.commands.main import main
+
+    with pytest.raises(SwapbenchError, match="sr_order .--sr-order. was removed: .*shuffle-sr-premise"):
+        build_options(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr"], sr_order="premise-first")
+    with pytest.raises(SystemExit) as stopped:
+        main(["build", "--source", str(SOURCE), "--out", str(tmp_path / "cli"), "--sr-order", "premise-first"])
+    assert stopped.value.code == 2
+    assert "--sr-order was removed: the configuration names the order" in capsys.readouterr().err
+    assert not (tmp_path / "cli").exists()
+    with pytest.raises(SystemExit):
+        main(["build", "--help"])
+    assert "--sr-order" not in capsys.readouterr().out
 
 
 def test_the_default_order_swaps_the_hypothesis_first(tmp_path):

@@ -11,6 +11,7 @@ import pytest
 from roles_helpers import english, pair, tree_of
 from swapbench.roles.spacy_roles import SpacyRoles
 from swapbench.roles.tree_roles import TreeRoles
+from swapbench.variants.role_premise import PremiseRoleShuffle
 from swapbench.variants.role_shuffle import RoleShuffle
 
 LABELERS = ["spacy", "tree"]
@@ -23,7 +24,7 @@ def labeler(name: str):
 def swap_premise(premise: str, name: str, hypothesis: str | None = None) -> str | None:
     """The premise swapped, as the paper's order does; the hypothesis, by default the premise itself, grounds it."""
     hypothesis = premise if hypothesis is None else hypothesis
-    variant = RoleShuffle(srl=name, labeler=labeler(name), order="premise-first")
+    variant = PremiseRoleShuffle(srl=name, labeler=labeler(name))
     p = pair(premise, hypothesis, trees=name == "tree")
     if name == "tree":
         assert p.premise_parse, f"no hand-written tree for {premise!r}"
