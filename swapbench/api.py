@@ -144,7 +144,7 @@ def build(*, split: str = "test", source: str | Path | None = None, out: str | P
     (default data/snli-SPLIT); `variants`: configuration names, a list or "shuffle-3,shuffle-sr" (default: the
     command's). Every other flag of `swapbench build --help` is a keyword, named as the flag with dashes as
     underscores, or as its field (`no_cache=True` or `use_cache=False`): parser, seed, limit, overwrite, ..., and
-    each registered variant's own (shuffle_scope, srl, sr_order, sr_selection, ...). They are checked as the
+    each registered variant's own (shuffle_scope, srl, sr_selection, ...). They are checked as the
     command line checks them.
     """
     from .dataset.pipeline import build as run_build

@@ -2,8 +2,8 @@
 
 The table is listed by model name and sorts by any column (click its header; missing values always sort last),
 filters by positional-encoding family; each model links to its results file and opens its details (every
-configuration and slice of its results file); the paper's reported rows are marked; the plot shows Δ shuffle-sr
-against symmetry for every row that has both.
+configuration and slice of its results file); the paper's reported rows are marked; the plot shows Δ of a role
+swap (Board.plotted) against symmetry for every row that has both.
 """
 
 from __future__ import annotations

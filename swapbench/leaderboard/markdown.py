@@ -7,7 +7,7 @@ import io
 
 from . import RESULTS_DIR
 from .reference import Reference
-from .table import VIEWS, Board, Row, by_view, delta_key, interval_text, show
+from .table import VIEWS, Board, Row, by_view, delta_key, interval_text, show, variant_note
 
 
 def _cell(text: str) -> str:
@@ -54,6 +54,17 @@ def reported_note(board: Board) -> list[str]:
             "the board's own rows is computed from them.", ""]
 
 
+def sides_text(board: Board) -> str:
+    """Which side each role swap tries first, and which configuration the paper's rows sit beside."""
+    sides = [f"`{c}` {variant_note(c)}" for c in board.relabelled if variant_note(c)]
+    text = f" Which sentence each swaps first, as its headers say: {'; '.join(sides)}." if sides else ""
+    filled = board.reported_relabelled
+    if filled:
+        text += (f" The paper's rows (‡) fill {', '.join(f'`{c}`' for c in filled)} only, the configuration built "
+                 "as the paper built its own.")
+    return text
+
+
 def render_readme(board: Board, reference: Reference) -> str:
     configs = ", ".join(f"`{name}` {c.rows} rows ({c.fingerprint[:19]}…)" for name, c in reference.configurations.items())
     relabelled = ", ".join(f"`{c}`" for c in board.relabelled) or "none"
@@ -90,7 +101,7 @@ def render_readme(board: Board, reference: Reference) -> str:
         "pairs, **Δ** once the agent and patient were swapped (the gold label becomes contradiction), and "
         "**Non-entailment %**: the share of the swapped pairs predicted not-entailment (binary view), the figure "
         "that does not depend on the 3-way split between neutral and contradiction. Read every Δ beside its "
-        "Original: a model near chance (33%) has little accuracy to lose.",
+        f"Original: a model near chance (33%) has little accuracy to lose.{sides_text(board)}",
         "- **Symmetry** and **locality**: of the model's positional attention, from `swapbench probe`'s "
         "identical-word probing (1 = symmetric, 1 = attends to neighbours only); **Probe**: its framing (every "
         "row: the word's copies alone, no special tokens) and the spread of the attention, (max - min) in units of "

@@ -32,8 +32,10 @@ class ReportedRow(Strict):
     locality: float = Field(ge=0, le=100, description="percent, as printed")
     original: float = Field(ge=0, le=100, description="accuracy on the original pairs, percent")
     delta: dict[str, float] = Field(description="Δ accuracy per word-order configuration, points")
-    relabelled: dict[str, RelabelledFigures] = Field(default_factory=dict,
-                                                     description="configurations that change the gold label")
+    relabelled: dict[str, RelabelledFigures] = Field(
+        default_factory=dict, description="configurations that change the gold label, each under the name of the "
+                                          "board's configuration built as the paper built it: the paper's "
+                                          "shuffle-sr, swapped premise first, is shuffle-sr-premise")
 
 
 class Reported(Strict):

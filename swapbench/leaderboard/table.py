@@ -3,9 +3,11 @@ reported (reported.py), marked and never mixed into any figure of ours.
 
 The columns come from the data, not from a list of names: a Δ column for every configuration of the reference
 dataset (reference.json) or of a results file, in the order of `swapbench.core.registry.VARIANTS` where the variant is
-registered (its help is the column's tooltip), and for a configuration whose perturbation changes the gold label
-(its results carry a non-entailment rate: shuffle-sr, shuffle-sr-validated) its Original, Δ and non-entailment
-rate. Accuracies are fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on
+registered (its help is the column's tooltip, and what it declares as its board_note is said in its headers:
+the side a role swap tries first), and for a configuration whose perturbation changes the gold label (its results
+carry a non-entailment rate: shuffle-sr, shuffle-sr-premise, shuffle-sr-validated) its Original, Δ and
+non-entailment rate. The paper's reported rows fill the configurations reported.json names: its shuffle-sr figures,
+measured premise first, go beside shuffle-sr-premise. Accuracies are fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on
 the same pairs unperturbed, shown in points with its 95% interval and its number of pairs.
 
 No row is ranked: the board is listed by model name, and sorting by a column is the reader's choice. A Δ is no
@@ -19,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from .. import variants  # noqa: F401  (registers the built-in variants, whose declarations head the columns)
 from ..core.registry import VARIANTS
 from ..core.text import percent, points
 from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
@@ -99,6 +102,8 @@ def configurations(reference: Reference, stored: list[Stored], reported: Reporte
     names = list(reference.configurations)
     for s in stored:
         names += [name for name in s.results.results if name not in names]
+    for p in reported.rows if reported else []:  # the paper's rows may fill a configuration no file has yet
+        names += [name for name in p.relabelled if name not in names]
     registered = VARIANTS.names()
     seen = {name: i for i, name in enumerate(names)}
 
@@ -110,7 +115,7 @@ def configurations(reference: Reference, stored: list[Stored], reported: Reporte
     relabelled = {n for s in stored for n, figures in s.results.results.items()
                   if figures.non_entailment_rate is not None}
     relabelled |= {n for p in (reported.rows if reported else []) for n in p.relabelled}
-    relabelled_names = [n for n in names if n in relabelled] + sorted(relabelled - set(names))
+    relabelled_names = [n for n in names if n in relabelled]
     sizes = {name: c.rows for name, c in reference.configurations.items()}
     shuffles = [n for n in names if n not in relabelled]
     return shuffles, relabelled_names, max(shuffles, key=lambda n: sizes.get(n, 0), default="")
@@ -118,6 +123,25 @@ def configurations(reference: Reference, stored: list[Stored], reported: Reporte
 
 def variant_help(config: str) -> str:
     return VARIANTS.lookup(config)[0].help if config in VARIANTS else ""
+
+
+def variant_note(config: str) -> str:
+    """What the configuration's headers say beside its name (a role swap: the side it tries first, and whether
+    that is the paper's order), as its variant declares it (Variant.board_note); "" for none."""
+    value = VARIANTS.get(config) if config in VARIANTS else None
+    return getattr(value, "board_note", "") or ""
+
+
+def with_note(name: str, config: str) -> str:
+    """`name` with the configuration's note: "sr; hypothesis side first, not the paper's order"."""
+    note = variant_note(config)
+    return f"{name}; {note}" if note else name
+
+
+def delta_header(config: str) -> str:
+    """"Δ shuffle-sr (hypothesis side first, not the paper's order)"; "Δ shuffle-3"."""
+    note = variant_note(config)
+    return f"Δ {config} ({note})" if note else f"Δ {config}"
 
 
 def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) -> list[Column]:
@@ -130,11 +154,11 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) ->
                 Column("symmetry", "Symmetry", "ratio", help="of the positional attention: 1 = left and right alike"),
                 Column("locality", "Locality", "ratio", help="of the positional attention: 1 = neighbours only"),
                 Column("original", "Original", "accuracy", help="accuracy on the unperturbed pairs")]
-    columns += [Column(delta_key(c), f"Δ {c}", "delta", c, variant_help(c)) for c in shuffles]
+    columns += [Column(delta_key(c), delta_header(c), "delta", c, variant_help(c)) for c in shuffles]
     for c in relabelled:
-        columns += [Column(f"original:{c}", f"Original ({short(c)})", "accuracy", c,
+        columns += [Column(f"original:{c}", f"Original ({with_note(short(c), c)})", "accuracy", c,
                            f"accuracy on the unperturbed pairs of {c}"),
-                    Column(delta_key(c), f"Δ {c}", "delta", c, variant_help(c)),
+                    Column(delta_key(c), delta_header(c), "delta", c, variant_help(c)),
                     Column(f"non-entailment:{c}", f"Non-entailment % ({short(c)})", "rate", c,
                            f"share of the swapped pairs of {c} predicted not-entailment (binary view): their gold "
                            "label is non-entailment")]
@@ -329,8 +353,16 @@ class Board:
 
     @property
     def plotted(self) -> str | None:
-        """The configuration plotted against symmetry: the first that swaps roles (shuffle-sr)."""
-        return self.relabelled[0] if self.relabelled else None
+        """The configuration plotted against symmetry: of those that swap roles, the one the paper's reported rows
+        fill (so that its points sit beside figures made alike), else the first (shuffle-sr)."""
+        return next((c for c in self.relabelled if c in self.reported_relabelled),
+                    self.relabelled[0] if self.relabelled else None)
+
+    @property
+    def reported_relabelled(self) -> list[str]:
+        """The label-changing configurations the paper's reported rows fill (shuffle-sr-premise)."""
+        filled = {name for row in (self.reported.rows if self.reported else []) for name in row.relabelled}
+        return [c for c in self.relabelled if c in filled]
 
     @property
     def plotted_name(self) -> str:

@@ -25,6 +25,10 @@ from swapbench.results.schema import EpochLog, EvalResults, ModelInfo, dataset_f
 from board_helpers import (COMMITTED, ROWS, empty_board, fingerprint, healthy, make_reference,  # noqa: F401
                            make_results, markdown_rows, save)
 
+# The role swaps' Δ headers: each says which side it swaps first, and whether that is the paper's order.
+SR = "Δ shuffle-sr (hypothesis side first, not the paper's order)"
+PREMISE = "Δ shuffle-sr-premise (premise side first, the paper's order)"
+
 @pytest.fixture
 def board(tmp_path) -> Path:
     return empty_board(tmp_path / "board")
@@ -259,8 +263,8 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     rows = markdown_rows(readme)
     header = rows[0]
     assert header[:7] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry", "Locality", "Original"]
-    assert header[7:14] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random", "Original (sr)",
-                            "Δ shuffle-sr", "Non-entailment % (sr)"]
+    assert header[7:14] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random",
+                            "Original (sr; hypothesis side first, not the paper's order)", SR, "Non-entailment % (sr)"]
     assert len(rows) == 3  # no mean row across unrelated models
     absolute_row, relative_row = rows[1:]
     assert relative_row[0] == f"[org/relative-model · SNLI dev](results/{relative_file})"
@@ -270,8 +274,8 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
         return cell.split("<br>")[0]
 
     # Δ shuffle-sr: relative (1 - 3) / 20 = -10.0 points, absolute (1 - 8) / 20 = -35.0
-    assert value(relative_row[header.index("Δ shuffle-sr")]) == "-10.0"
-    assert absolute_row[header.index("Δ shuffle-sr")] == "-35.0<br><sub>[-40.0, -30.0], n 20</sub>"
+    assert value(relative_row[header.index(SR)]) == "-10.0"
+    assert absolute_row[header.index(SR)] == "-35.0<br><sub>[-40.0, -30.0], n 20</sub>"
     assert absolute_row[1:7] == ["encoder", "fine-tuned", "absolute (test)", "0.950", "0.600", "80.0"]
     assert value(absolute_row[header.index("Δ shuffle-3")]) == "-1.1"  # (1 - 2) / 90
     assert value(absolute_row[header.index("Δ shuffle-5")]) == "-6.7"  # (1 - 5) / 60
@@ -316,15 +320,33 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
 
 def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
-    assert submit(save(make_results("org/model", symmetry=0.9), tmp_path / "a.json"), board) == 0
+    reference = make_reference()  # a board whose reference has the premise-side configuration
+    reference.configurations["shuffle-sr-premise"] = ReferenceConfiguration(
+        fingerprint=fingerprint("shuffle-sr-premise"), rows=20)
+    write_reference(board, reference)
+    ROWS["shuffle-sr-premise"] = 20
+    try:
+        data = make_results("org/model", symmetry=0.9, drops={"shuffle-sr-premise": 6})
+    finally:
+        del ROWS["shuffle-sr-premise"]
+    data["results"]["shuffle-sr-premise"]["non_entailment_rate"] = 0.3
+    assert submit(save(data, tmp_path / "a.json"), board) == 0
     rows = markdown_rows((board / "README.md").read_text())
     labels = [row[0] for row in rows[1:]]
     assert labels == ["[org/model](results/org-model__abc123.json)", "*ALBERT* ‡", "*BERT* ‡", "*DeBERTa* ‡",
                       "*StrucBERT* ‡", "*XLNet* ‡"]  # the board's own rows first, then the paper's
     header = rows[0]
-    bert = rows[3]
-    assert bert[header.index("Symmetry")] == "0.879" and bert[header.index("Δ shuffle-sr")] == "-63.9"
-    assert bert[header.index("Δ shuffle-random")] == "-2.7" and bert[header.index("Original (sr)")] == "89.8"
+    # the paper swapped the premise first (Algorithm 1): its shuffle-sr figures go beside the premise-side
+    # configuration, whose headers say so, and never beside the hypothesis-side shuffle-sr
+    original, delta = "Original (sr-premise; premise side first, the paper's order)", PREMISE
+    assert header.index(SR) < header.index(original) == header.index(delta) - 1
+    own, bert = rows[1], rows[3]
+    assert bert[header.index("Symmetry")] == "0.879" and bert[header.index(delta)] == "-63.9"
+    assert bert[header.index("Δ shuffle-random")] == "-2.7" and bert[header.index(original)] == "89.8"
+    assert bert[header.index(SR)] == "" and bert[header.index("Original (sr; hypothesis side first, not the "
+                                                              "paper's order)")] == ""
+    assert own[header.index(delta)].startswith("-25.0<br>")  # (1 - 6) / 20, the board's own figure beside them
+    assert own[header.index("Non-entailment % (sr-premise)")] == "30.0"
     readme = (board / "README.md").read_text()
     assert "reported by Chen et al. (2023), not re-run" in readme
     assert "one phrase shuffled per premise" in readme and "300 hand-picked" in readme
@@ -332,7 +354,20 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     assert [r["reported"] != "" for r in table] == [False] + [True] * 5
     page = (board / "index.html").read_text()
     assert page.count('class=reported') == 5 and page.count('class="badge"') == 5
-    assert page.count('id="pt-') == 2 * 6  # every row with a symmetry and a Δ shuffle-sr, the paper's included
+    # the plot is of the configuration the paper's rows fill: every row has a symmetry and a Δ there
+    assert page.count('id="pt-') == 2 * 6 and "Δ shuffle-sr-premise against the symmetry" in page
+    assert "The paper's rows (‡) fill `shuffle-sr-premise` only" in readme
+    table = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text())))
+    assert table[2]["delta_shuffle_sr_premise"] == "-0.639" and table[2]["delta_shuffle_sr"] == ""
+
+
+def test_without_the_premise_side_configuration_the_papers_rows_stay_out_of_shuffle_sr(tmp_path, board):
+    (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
+    assert submit(save(make_results("org/model", symmetry=0.9), tmp_path / "a.json"), board) == 0
+    rows = markdown_rows((board / "README.md").read_text())
+    header, own, bert = rows[0], rows[1], rows[3]
+    assert bert[header.index(SR)] == "" and bert[header.index(PREMISE)] == "-63.9"
+    assert own[header.index(PREMISE)] == "" and own[header.index(SR)] != ""
 
 
 def test_display_names_are_readable():
