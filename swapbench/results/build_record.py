@@ -47,7 +47,8 @@ class BuildInfo(BaseModel):
                                                           "(--shuffle-scope)")
     configs: list[ConfigInfo]
     parser_agreement: dict | None = Field(default=None, description="spacy projection vs the supplied PTB trees")
-    role_labeler: str | None = Field(default=None, description="--srl of shuffle-sr, when it was built")
+    role_labeler: str | None = Field(default=None, description="--srl of the role swaps (shuffle-sr, "
+                                                               "shuffle-sr-premise), when one was built")
     spacy_pipelines: list[str] = Field(default_factory=list, description="spaCy pipelines (name-version/spacy-"
                                        "version) any step ran: the parser, shuffle-sr's role labeler")
     sr_selection: SelectionFile | None = Field(default=None, description="the curation file shuffle-sr kept its "

@@ -39,11 +39,8 @@ class PremiseRoleShuffle(RoleShuffle):
 
     @classmethod
     def record(cls, options: RoleOptions, built: bool) -> dict:
-        return {}  # shuffle-sr records the labeler; this variant's options are in the record's variant_options
-
-    @classmethod
-    def card_notes(cls, info) -> list[str]:
-        return []
+        # the labeler, as shuffle-sr records it (the same --srl): a build of this configuration alone records it too
+        return {"role_labeler": options.srl} if built else {}
 
     @classmethod
     def card_sections(cls, config, info, validity: dict | None = None) -> dict[str, list[str]]:

@@ -134,7 +134,7 @@ class RoleShuffle(Variant):
     def card_notes(cls, info) -> list[str]:
         lines = []
         if info.role_labeler:
-            lines.append(f"- Role labeler of shuffle-sr: `--srl {info.role_labeler}`.")
+            lines.append(f"- Role labeler of the role swaps: `--srl {info.role_labeler}`.")
         if info.sr_selection:
             lines.append(f"- shuffle-sr kept only the swaps accepted in the curation file "
                          f"`{Path(info.sr_selection.path).name}` ({info.sr_selection.sha256}).")

@@ -79,6 +79,8 @@ def test_the_papers_order_swaps_the_premise_first_and_falls_back_to_the_hypothes
                           .metadata[b"huggingface"])
     assert features["info"]["features"]["binary_label"]["names"] == ["entailment", "non-entailment"]
     assert (config.name, config.extra["order"]) == ("shuffle-sr-premise", "premise-first")
+    # built alone, it records its role labeler as shuffle-sr does
+    assert info.role_labeler == "auto" and "- Role labeler of the role swaps: `--srl auto`." in card
 
 
 def test_both_orders_build_side_by_side_and_share_the_swaps_of_the_pairs_where_they_agree(tmp_path):
