@@ -1,6 +1,6 @@
 """The plot of the page: Δ of a role-swap configuration (Board.plotted: the one the paper's reported rows fill,
-shuffle-sr-premise) against symmetry, one point per row with both figures (the paper's rows as hollow diamonds), coloured by positional-encoding family, as
-inline SVG. Each point is an SVG group with id pt-<family>-<n>, which the page's filter dims; its label is
+shuffle-sr-premise) against symmetry, one point per row with both figures (the paper's rows as hollow diamonds),
+coloured by positional-encoding family, as inline SVG. Each point is an SVG group with id pt-<family>-<n>, which the page's filter dims; its label is
 pt-<family>-<n>-label."""
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ registered (its help is the column's tooltip, and what it declares as its board_
 the side a role swap tries first), and for a configuration whose perturbation changes the gold label (its results
 carry a non-entailment rate: shuffle-sr, shuffle-sr-premise, shuffle-sr-validated) its Original, Δ and
 non-entailment rate. The paper's reported rows fill the configurations reported.json names: its shuffle-sr figures,
-measured premise first, go beside shuffle-sr-premise. Accuracies are fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on
-the same pairs unperturbed, shown in points with its 95% interval and its number of pairs.
+measured premise first, go beside shuffle-sr-premise. Accuracies are fractions here and shown in percent; Δ is
+accuracy on the perturbed pairs minus accuracy on the same pairs unperturbed, shown in points with its 95%
+interval and its number of pairs.
 
 No row is ranked: the board is listed by model name, and sorting by a column is the reader's choice. A Δ is no
 score to sort by: a model that collapses to one answer loses nothing when words move, so the least negative Δ
@@ -355,8 +356,8 @@ class Board:
     def plotted(self) -> str | None:
         """The configuration plotted against symmetry: of those that swap roles, the one the paper's reported rows
         fill (so that its points sit beside figures made alike), else the first (shuffle-sr)."""
-        return next((c for c in self.relabelled if c in self.reported_relabelled),
-                    self.relabelled[0] if self.relabelled else None)
+        chosen = self.reported_relabelled or self.relabelled
+        return chosen[0] if chosen else None
 
     @property
     def reported_relabelled(self) -> list[str]:
