@@ -36,10 +36,11 @@ def _role_cells(r) -> list[str]:
             percent(role.non_entailment_perturbed), points(role.value), interval, p_value, points(r.delta)]
 
 
-ROLE_HEADERS = ("n", "clusters", "orig non-ent %", "swap non-ent %", "role pp", "95% CI", "p", "Δ pp")
-ROLE_CAPTION = ("Role swaps. role = swap non-ent - orig non-ent: how far swapping agent and patient moves the "
-                "model's answers from entailment to non-entailment (any other label), in percentage points; 0 for "
-                "a model blind to roles, whatever its label prior. Its 95% interval and p-value are clustered as "
+ROLE_HEADERS = ("n", "clusters", "orig NE %", "swap NE %", "role pp", "95% CI", "p", "Δ pp")
+ROLE_CAPTION = ("orig NE, swap NE: pairs predicted non-entailment (any label but entailment, %) before and after "
+                "agent and patient were swapped; role = swap NE - orig NE in percentage points: how far the swap "
+                "moves the model's answers, 0 for a model blind to roles whatever its label prior, 100 for one that "
+                "turns every entailment into non-entailment. Its 95% interval and p-value are clustered as "
                 "Δ's; the test's null is that the model is role-blind. Δ (the paper's figure) mixes the label prior "
                 "in: the gold label of the originals is entailment and of the swaps is not, so a model that answers "
                 "alike before and after the swap gets a large Δ.")
@@ -70,8 +71,10 @@ def role_table(results: EvalResults) -> Table | None:
     roles = {name: r for name, r in results.results.items() if r.role_sensitivity is not None}
     if not roles:
         return None
-    table = Table(title="Role sensitivity", caption=escape(ROLE_CAPTION), box=box.SIMPLE_HEAD, title_justify="left")
-    table.add_column("config", no_wrap=True)
+    # As narrow as the slices tables: 80 columns hold it
+    table = Table(title="Role sensitivity", caption=escape(ROLE_CAPTION), box=box.SIMPLE_HEAD, collapse_padding=True,
+                  pad_edge=False, title_justify="left")
+    table.add_column("config", overflow="fold")
     for header in ROLE_HEADERS:
         table.add_column(header, justify="right", no_wrap=True)
     for name, r in roles.items():
