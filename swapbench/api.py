@@ -5,7 +5,8 @@ commands of the same names do, and hand back what they wrote with its tables as 
 
     built = swapbench.build(split="test", source="snli_1.0/", out="data/snli-test", limit=500)
     run = swapbench.evaluate("path/or/hub-id-of-an-nli-classifier", built.path, probe=False)
-    run.configurations            # one row per configuration: accuracies, delta and its interval, test
+    run.configurations            # one row per configuration: accuracies, delta and its interval, test; role
+                                  # sensitivity and its interval and test on the role configurations
     run.slices                    # one row per (configuration, slice tag)
     run.examples                  # one row per scored pair, as in the predictions file
     swapbench.probe("bert-base-uncased", words=20).layers
@@ -71,22 +72,27 @@ class Evaluated:
     @cached_property
     def configurations(self) -> pd.DataFrame:
         """One row per configuration: pairs, accuracy on the originals and the perturbed pairs, delta, its
-        confidence interval and the test's p-value (fractions, as in the results file)."""
+        confidence interval and the test's p-value (fractions, as in the results file); on a role configuration
+        also its role sensitivity (the share of swaps predicted non-entailment minus that of their originals: 0
+        for a role-blind model), its interval and the p-value of its test of role blindness, empty elsewhere."""
         import pandas as pd
 
-        return pd.DataFrame([{"configuration": name, **_paired(result), "label_view": result.label_view,
-                              "non_entailment_rate": result.non_entailment_rate}
-                             for name, result in self.results.results.items()])
+        return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result),
+                              "label_view": result.label_view, "non_entailment_rate": result.non_entailment_rate}
+                             for name, result in self.results.results.items()],
+                            columns=["configuration", *_PAIRED, *_ROLE, "label_view", "non_entailment_rate"])
 
     @cached_property
     def slices(self) -> pd.DataFrame:
-        """One row per (configuration, slice tag); `small` marks slices too small to read."""
+        """One row per (configuration, slice tag), role sensitivity included on a role configuration; `small` marks
+        slices too small to read."""
         import pandas as pd
 
-        return pd.DataFrame([{"configuration": name, "slice": tag, **_paired(result), "small": result.small}
+        return pd.DataFrame([{"configuration": name, "slice": tag, **_paired(result), **_role(result),
+                              "small": result.small}
                              for name, config in self.results.results.items()
                              for tag, result in (config.slices or {}).items()],
-                            columns=["configuration", "slice", *_PAIRED, "small"])
+                            columns=["configuration", "slice", *_PAIRED, *_ROLE, "small"])
 
     @cached_property
     def examples(self) -> pd.DataFrame:
@@ -108,6 +114,19 @@ _PAIRED = ["pairs", "clusters", "accuracy_original", "accuracy_perturbed", "delt
 def _paired(result) -> dict:
     return dict(zip(_PAIRED, (result.n, result.clusters, result.accuracy_original, result.accuracy_perturbed,
                               result.delta, result.delta_ci.low, result.delta_ci.high, result.mcnemar.p_value)))
+
+
+_ROLE = ["role_sensitivity", "role_sensitivity_low", "role_sensitivity_high", "role_sensitivity_p_value"]
+
+
+def _role(result) -> dict:
+    """Role sensitivity, its interval and its p-value; None for a configuration that swaps no roles (and for the
+    interval and test of a file migrated from before they were recorded)."""
+    role = result.role_sensitivity
+    if role is None:
+        return dict.fromkeys(_ROLE)
+    return dict(zip(_ROLE, (role.value, role.ci.low if role.ci else None, role.ci.high if role.ci else None,
+                            role.test.p_value if role.test else None)))
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from swapbench.leaderboard.reference import Reference, ReferenceConfiguration, w
 from swapbench.results.schema import (ConfidenceInterval, ConfigurationData, ConfigurationResult, DatasetInfo, EpochLog,
                                       EvalResults, FineTuningInfo, McNemar, ModelHealth, ModelInfo, OverlapCheck,
                                       PositionalEncodingInfo, PredictionsFile, ProbeInfo, ProbeSettings, Provenance,
-                                      Recipe, ScoringInfo, Seeds, SliceResult, Timings, TrainingData,
-                                      dataset_fingerprint)
+                                      Recipe, RoleSensitivity, RoleTest, ScoringInfo, Seeds, SliceResult,
+                                      Timings, TrainingData, dataset_fingerprint)
 
 REPO = Path(__file__).resolve().parents[1]
 ROWS = {"shuffle-3": 90, "shuffle-4": 70, "shuffle-5": 60, "shuffle-random": 100, "shuffle-sr": 20}
@@ -39,6 +39,17 @@ def figures(n: int, correct: int, original_only: int, perturbed_only: int) -> Co
         clusters=n // 3, slices={})
 
 
+def role_sensitivity(n: int, before: float, after: float) -> RoleSensitivity:
+    """Role sensitivity of n pairs of which `before` were predicted non-entailment unswapped and `after` swapped,
+    every change from entailment to non-entailment."""
+    value = after - before
+    return RoleSensitivity(
+        value=value, non_entailment_original=before, non_entailment_perturbed=after,
+        ci=ConfidenceInterval(low=value - 0.04, high=value + 0.04, level=0.95, method="percentile bootstrap",
+                              resamples=100),
+        test=RoleTest(became_non_entailment=round(value * n), became_entailment=0, p_value=0.03, method="test"))
+
+
 def healthy(reasons: list[str] = ()) -> ModelHealth:
     return ModelHealth(at_chance=bool(reasons), reasons=list(reasons), checks=["test"], accuracy_original=0.8,
                        majority_rate=0.34, top_prediction_share=0.4, min_train_loss=None)
@@ -53,8 +64,9 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
     drops = drops or {}
     names = [name for name in ROWS if name not in skip]
     results = {name: figures(ROWS[name], int(0.8 * ROWS[name]), drops.get(name, 5), 1) for name in names}
-    if "shuffle-sr" in results:  # role swaps make every pair non-entailment: eval reports the binary rate
-        results["shuffle-sr"] = results["shuffle-sr"].model_copy(update={"non_entailment_rate": 0.25})
+    for name in {"shuffle-sr", "shuffle-sr-premise"} & set(results):  # role swaps: eval reports the binary rate
+        results[name] = results[name].model_copy(update={
+            "non_entailment_rate": 0.25, "role_sensitivity": role_sensitivity(ROWS[name], 0.1, 0.25)})
     if "shuffle-3" in results:
         slice_ = figures(30, 24, 2, 1).model_dump(include=set(SliceResult.model_fields) - {"small"})
         results["shuffle-3"] = results["shuffle-3"].model_copy(

@@ -1,4 +1,5 @@
-"""The terminal table of a results file: accuracies, Δ and its interval per configuration, and per slice tag."""
+"""The terminal table of a results file: accuracies, Δ and its interval per configuration, and per slice tag; for
+the role configurations, role sensitivity, their headline, with its interval and its test of role blindness."""
 
 from __future__ import annotations
 
@@ -26,6 +27,25 @@ PAIRED_CAPTION = ("orig, pert: accuracy (%) on the original and perturbed pairs;
                   "premise resampled and sign-flipped together: clustered exact McNemar)")
 
 
+def _role_cells(r) -> list[str]:
+    """n, clusters, non-entailment before and after the swap, role sensitivity, its 95% CI and p, and Δ."""
+    role = r.role_sensitivity
+    interval = "" if role.ci is None else f"[{points(role.ci.low)}, {points(role.ci.high)}]"
+    p_value = "" if role.test is None else f"{role.test.p_value:.2g}"
+    return [str(r.n), "" if r.clusters is None else str(r.clusters), percent(role.non_entailment_original),
+            percent(role.non_entailment_perturbed), points(role.value), interval, p_value, points(r.delta)]
+
+
+ROLE_HEADERS = ("n", "clusters", "orig NE %", "swap NE %", "role pp", "95% CI", "p", "Δ pp")
+ROLE_CAPTION = ("orig NE, swap NE: pairs predicted non-entailment (any label but entailment, %) before and after "
+                "agent and patient were swapped; role = swap NE - orig NE in percentage points: how far the swap "
+                "moves the model's answers, 0 for a model blind to roles whatever its label prior, 100 for one that "
+                "turns every entailment into non-entailment. Its 95% interval and p-value are clustered as "
+                "Δ's; the test's null is that the model is role-blind. Δ (the paper's figure) mixes the label prior "
+                "in: the gold label of the originals is entailment and of the swaps is not, so a model that answers "
+                "alike before and after the swap gets a large Δ.")
+
+
 def results_table(results: EvalResults) -> Table:
     model = results.model
     pe = model.positional_encoding
@@ -36,18 +56,29 @@ def results_table(results: EvalResults) -> Table:
     if model.probe:
         symmetry = "n/a (causal)" if model.probe.symmetry is None else f"{model.probe.symmetry:.1%}"
         title += f" · locality {model.probe.locality:.1%}, symmetry {symmetry}"
-    caption = (f"{results.dataset.path} [{results.dataset.split}], {model.label_view} labels. {PAIRED_CAPTION}; "
-               "non-ent: perturbed pairs predicted non-entailment (%)")
+    caption = f"{results.dataset.path} [{results.dataset.split}], {model.label_view} labels. {PAIRED_CAPTION}"
     table = Table(title=escape(title), caption=escape(caption), box=box.SIMPLE_HEAD)
-    show_rate = any(r.non_entailment_rate is not None for r in results.results.values())
     table.add_column("config", no_wrap=True)
-    for header in PAIRED_HEADERS + (("non-ent %",) * show_rate):
+    for header in PAIRED_HEADERS:
         table.add_column(header, justify="right", no_wrap=True)
     for name, r in results.results.items():
-        cells = [name, *_paired_cells(r)]
-        if show_rate:
-            cells.append("" if r.non_entailment_rate is None else percent(r.non_entailment_rate))
-        table.add_row(*cells)
+        table.add_row(name, *_paired_cells(r))
+    return table
+
+
+def role_table(results: EvalResults) -> Table | None:
+    """Role sensitivity of every role configuration (those that have it), beside its Δ; None when none has."""
+    roles = {name: r for name, r in results.results.items() if r.role_sensitivity is not None}
+    if not roles:
+        return None
+    # As narrow as the slices tables: 80 columns hold it
+    table = Table(title="Role sensitivity", caption=escape(ROLE_CAPTION), box=box.SIMPLE_HEAD, collapse_padding=True,
+                  pad_edge=False, title_justify="left")
+    table.add_column("config", overflow="fold")
+    for header in ROLE_HEADERS:
+        table.add_column(header, justify="right", no_wrap=True)
+    for name, r in roles.items():
+        table.add_row(name, *_role_cells(r))
     return table
 
 
@@ -63,21 +94,28 @@ def slices_tables(results: EvalResults) -> list[Table]:
             continue
         table = Table(title=f"Slices of {escape(name)}", box=box.SIMPLE_HEAD, collapse_padding=True,
                       pad_edge=False, title_justify="left")
+        # A role configuration's slices break its headline down: role sensitivity, with Δ beside it.
+        role = all(s.role_sensitivity is not None for s in r.slices.values())
         table.add_column("slice", overflow="fold")  # a long tag folds; the figures are never cut
-        for header in PAIRED_HEADERS:
+        for header in ROLE_HEADERS if role else PAIRED_HEADERS:
             table.add_column(header, justify="right", no_wrap=True)
         for tag in sorted(r.slices, key=tag_sort_key):
             s = r.slices[tag]
-            cells = _paired_cells(s)
-            cells[-1] = _slice_p(s.mcnemar.p_value)
+            if role:
+                cells = _role_cells(s)
+                cells[-2] = _slice_p(s.role_sensitivity.test.p_value) if s.role_sensitivity.test else ""
+            else:
+                cells = _paired_cells(s)
+                cells[-1] = _slice_p(s.mcnemar.p_value)
             table.add_row(escape(tag) + (f" {SMALL_MARK}" if s.small else ""), *cells,
                           style="dim" if s.small else None)
         tables.append(table)
     return tables
 
 
-SLICES_CAPTION = (f"A row counts under each of its tags; columns as above. {SMALL_MARK} too small to read: fewer "
-                  f"than {MIN_SLICE_PAIRS} pairs or {MIN_SLICE_CLUSTERS} clusters.")
+SLICES_CAPTION = (f"A row counts under each of its tags; columns as above (a role configuration's as in its role "
+                  f"table). {SMALL_MARK} too small to read: fewer than {MIN_SLICE_PAIRS} pairs or "
+                  f"{MIN_SLICE_CLUSTERS} clusters.")
 
 
 def _slice_p(p: float) -> str:
@@ -98,6 +136,9 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     if not console.is_terminal:  # a log file: rich would squeeze the table into 80 columns
         console.width = max(console.width, 120)
     console.print(results_table(results))
+    roles = role_table(results)
+    if roles is not None:
+        console.print(roles)
     tables = slices_tables(results) if slices else []
     for table in tables:
         console.print(table)

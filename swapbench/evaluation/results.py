@@ -12,10 +12,11 @@ import numpy as np
 
 from ..models.label_map import LabelMap
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
-                              PredictionRow, SliceResult)
+                              PredictionRow, RoleSensitivity, RoleTest, SliceResult)
 from .data import Benchmark
 from .scoring import Scored, predict
-from .stats import CI_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, paired_figures
+from .stats import (CI_METHOD, ROLE_TEST_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, paired_figures,
+                    role_figures)
 
 
 def distinct_pairs(benchmark: Benchmark) -> list[tuple[str, str]]:
@@ -58,10 +59,15 @@ def cluster_key(original_premise: str) -> str:
     return hashlib.sha256(original_premise.encode()).hexdigest()[:16]
 
 
-def bootstrap_rng(seed: int, configuration: str, tag: str | None = None) -> np.random.Generator:
-    """A generator per configuration (and slice), so that each interval depends on neither the order nor the
-    other configurations scored."""
+ROLE = "role-sensitivity"  # the role-sensitivity interval draws from a generator of its own
+
+
+def bootstrap_rng(seed: int, configuration: str, tag: str | None = None, figure: str | None = None
+                  ) -> np.random.Generator:
+    """A generator per configuration (and slice, and figure other than Δ), so that each interval depends on
+    neither the order nor the other configurations and figures computed."""
     name = configuration if tag is None else f"{configuration}\x00{tag}"
+    name = name if figure is None else f"{name}\x00{figure}"
     word = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
     return np.random.default_rng([seed, word])
 
@@ -79,7 +85,22 @@ def paired_result(rows: list[PredictionRow], rng: np.random.Generator, resamples
                         p_value=clustered_mcnemar(figures), method=TEST_METHOD))
 
 
-def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level: float) -> dict[str, SliceResult]:
+def role_sensitivity(rows: list[PredictionRow], rng: np.random.Generator, resamples: int,
+                     level: float) -> RoleSensitivity:
+    """Role sensitivity over `rows` of a role configuration, its clustered interval and its test of role
+    blindness (evaluation.stats)."""
+    figures = role_figures([r.prediction_original != "entailment" for r in rows],
+                           [r.prediction_perturbed != "entailment" for r in rows], [r.cluster for r in rows])
+    low, high = bootstrap_delta_ci(figures, rng, resamples, level)
+    return RoleSensitivity(
+        value=figures.delta, non_entailment_original=figures.accuracy_original, non_entailment_perturbed=figures.accuracy_perturbed,
+        ci=ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples),
+        test=RoleTest(became_non_entailment=figures.perturbed_only, became_entailment=figures.original_only,
+                      p_value=clustered_mcnemar(figures), method=ROLE_TEST_METHOD))
+
+
+def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level: float,
+                  role: bool = False) -> dict[str, SliceResult]:
     """The figures of every slice tag of the rows, in tag order; a row counts under each of its tags."""
     by_tag: dict[str, list[PredictionRow]] = {}
     for row in rows:
@@ -88,6 +109,9 @@ def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level
     slices = {}
     for tag in sorted(by_tag):
         fields = paired_result(by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag), resamples, level)
+        if role:
+            fields["role_sensitivity"] = role_sensitivity(
+                by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag, ROLE), resamples, level)
         small = fields["n"] < MIN_SLICE_PAIRS or fields["clusters"] < MIN_SLICE_CLUSTERS
         slices[tag] = SliceResult(**fields, small=small)
     return slices
@@ -96,11 +120,13 @@ def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level
 def configuration_result(rows: list[PredictionRow], *, label_view: str, non_entailment_view: bool,
                          seed: int, resamples: int, level: float = 0.95) -> ConfigurationResult:
     """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
-    bootstrap_rng."""
-    non_entailment = None
+    bootstrap_rng. A role configuration (`non_entailment_view`: its swaps are all non-entailment) also gets its
+    non-entailment rate and its role sensitivity, and so do its slices."""
+    non_entailment, role = None, None
     if non_entailment_view:
-        non_entailment = sum(r.prediction_perturbed != "entailment" for r in rows) / len(rows)
+        role = role_sensitivity(rows, bootstrap_rng(seed, rows[0].configuration, figure=ROLE), resamples, level)
+        non_entailment = role.non_entailment_perturbed
     return ConfigurationResult(
         **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
-        label_view=label_view, non_entailment_rate=non_entailment,
-        slices=slice_results(rows, seed=seed, resamples=resamples, level=level))
+        role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment,
+        slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view))

@@ -11,6 +11,17 @@ test therefore work on clusters (pairs sharing an original premise), not pairs:
   flips, of a total at least as far from 0 as the observed one. When every cluster holds one pair it is the
   exact McNemar test (a binomial test of the discordant pairs against 1/2), and the interval the paired
   bootstrap over pairs.
+
+The same machinery gives the role sensitivity of a role configuration, whose originals are all entailment and
+whose swaps are all non-entailment. There Δ accuracy mixes the model's label prior in: the gold label changes with
+the swap, so a model that answers alike before and after it scores a large Δ, and the McNemar null (original and
+perturbed correctness exchangeable) means nothing when the gold labels differ. Role sensitivity compares the
+model's answers with themselves instead: a = [the original predicted non-entailment], b = [the swap predicted
+non-entailment] (non-entailment: any label but entailment, so that the 3-way and binary views agree), d = b - a,
+and role sensitivity is the mean of d. Its interval is the same clustered bootstrap, and its test the same
+clustered sign-flip test on these indicators, whose null is that the model is role-blind: its predictions on a
+pair and on its swap are exchangeable, whatever its prior. A role-blind model has d = 0 everywhere, so role
+sensitivity 0 and p-value 1.
 """
 
 from __future__ import annotations
@@ -23,6 +34,10 @@ import numpy as np
 TEST_METHOD = ("clustered exact McNemar: exact sign-flip test of the per-cluster sums of correct_perturbed - "
                "correct_original (the exact McNemar test when every cluster holds one pair)")
 CI_METHOD = "percentile bootstrap over clusters of pairs sharing a premise (original and perturbed kept paired)"
+ROLE_TEST_METHOD = ("clustered exact sign-flip test of the per-cluster sums of d = [swap predicted non-entailment] - "
+                    "[original predicted non-entailment]; null: the model is role-blind (its predictions on a pair "
+                    "and on its swap are exchangeable)")
+
 
 
 @dataclass(frozen=True)
@@ -61,6 +76,16 @@ def paired_figures(correct_original: np.ndarray, correct_perturbed: np.ndarray,
     return PairedFigures(n=n, clusters=int(types.counts.sum()), accuracy_original=acc_o, accuracy_perturbed=acc_p,
                          delta=(perturbed_only - original_only) / n, original_only=original_only,
                          perturbed_only=perturbed_only, types=types)
+
+
+def role_figures(original_non_entailment: np.ndarray, perturbed_non_entailment: np.ndarray,
+                 clusters: Sequence | None = None) -> PairedFigures:
+    """The paired figures of role sensitivity: its indicators are non-entailment answers, not correct ones, so
+    `accuracy_original` and `accuracy_perturbed` read as the shares predicted non-entailment before and after the
+    swap, `delta` is role sensitivity (the mean of d, module docstring), `original_only` counts the pairs that
+    turned to entailment and `perturbed_only` those that turned to non-entailment. bootstrap_delta_ci and
+    clustered_mcnemar then give its interval and its test of role blindness."""
+    return paired_figures(original_non_entailment, perturbed_non_entailment, clusters)
 
 
 def cluster_types(d: np.ndarray, clusters: Sequence) -> ClusterTypes:

@@ -2,8 +2,8 @@
 
 The table is listed by model name and sorts by any column (click its header; missing values always sort last),
 filters by positional-encoding family; each model links to its results file and opens its details (every
-configuration and slice of its results file); the paper's reported rows are marked; the plot shows Δ of a role
-swap (Board.plotted) against symmetry for every row that has both.
+configuration and slice of its results file); the paper's reported rows are marked; the plot shows the role
+sensitivity of the first role configuration against symmetry for every row that has both.
 """
 
 from __future__ import annotations
@@ -180,6 +180,18 @@ def _percent(value: float | None) -> str:
     return "" if value is None else percent(value)
 
 
+def _role_cells(figures) -> str:
+    """Role sensitivity, its interval and its p-value as three cells; empty where the figures have none (not a
+    role configuration, or a file migrated from before they were recorded)."""
+    role = figures.role_sensitivity
+    if role is None:
+        return "<td></td>" * 3
+    points = Column("role", "", "delta")
+    interval = "" if role.ci is None else f"[{show(points, role.ci.low)}, {show(points, role.ci.high)}]"
+    p_value = "" if role.test is None else f"{role.test.p_value:.3g}"
+    return f"<td class=num>{show(points, role.value)}</td><td class=num>{interval}</td><td class=num>{p_value}</td>"
+
+
 def _details(row: Row, index: int) -> str:
     """Every configuration of the row's results file, and every slice of each."""
     r = row.results
@@ -192,6 +204,7 @@ def _details(row: Row, index: int) -> str:
              "<table><thead><tr><th>Configuration</th><th class=num>n</th><th class=num>clusters</th>"
              "<th class=num>Original</th><th class=num>Perturbed</th><th class=num>Δ</th>"
              "<th class=num>95% interval</th><th class=num>McNemar p</th><th class=num>Non-entailment %</th>"
+             "<th class=num>Role sensitivity</th><th class=num>95% interval</th><th class=num>Role-blind p</th>"
              "</tr></thead><tbody>"]
     for name, f in r.results.items():
         lines.append(f"<tr><td>{escape(name)}</td><td class=num>{f.n}</td><td class=num>{f.clusters or ''}</td>"
@@ -199,17 +212,19 @@ def _details(row: Row, index: int) -> str:
                      f"<td class=num>{_percent(f.accuracy_perturbed)}</td>"
                      f"<td class=num>{show(show_delta, f.delta)}</td><td class=num>[{show(show_delta, f.delta_ci.low)}, "
                      f"{show(show_delta, f.delta_ci.high)}]</td><td class=num>{f.mcnemar.p_value:.3g}</td>"
-                     f"<td class=num>{_percent(f.non_entailment_rate)}</td></tr>")
+                     f"<td class=num>{_percent(f.non_entailment_rate)}</td>{_role_cells(f)}</tr>")
     lines.append("</tbody></table>")
     lines.append('<table class="slices"><thead><tr><th>Configuration</th><th>Slice</th><th class=num>n</th>'
-                 "<th class=num>Original</th><th class=num>Δ</th><th class=num>95% interval</th><th>Note</th>"
-                 "</tr></thead><tbody>")
+                 "<th class=num>Original</th><th class=num>Δ</th><th class=num>95% interval</th>"
+                 "<th class=num>Role sensitivity</th><th class=num>95% interval</th><th class=num>Role-blind p</th>"
+                 "<th>Note</th></tr></thead><tbody>")
     for name, f in r.results.items():
         for tag, s in sorted((f.slices or {}).items(), key=lambda item: tag_sort_key(item[0])):
             lines.append(f"<tr><td>{escape(name)}</td><td>{escape(tag)}</td><td class=num>{s.n}</td>"
                          f"<td class=num>{_percent(s.accuracy_original)}</td>"
                          f"<td class=num>{show(show_delta, s.delta)}</td><td class=num>[{show(show_delta, s.delta_ci.low)}, "
-                         f"{show(show_delta, s.delta_ci.high)}]</td><td>{'too small to read' if s.small else ''}</td></tr>")
+                         f"{show(show_delta, s.delta_ci.high)}]</td>{_role_cells(s)}"
+                         f"<td>{'too small to read' if s.small else ''}</td></tr>")
     lines.append("</tbody></table></details>")
     return "\n".join(lines)
 
@@ -242,7 +257,9 @@ def render_html(board: Board, reference: Reference) -> str:
 <h1>swapbench leaderboard</h1>
 <p class="lead">How NLI models take word swaps, after Table 3 of Chen, Varoquaux and Suchanek, <i>The Locality and
 Symmetry of Positional Encodings</i> (Findings of EMNLP 2023). Accuracies in %, Δ in points (perturbed − original,
-same pairs) with its 95% interval and its number of pairs n below it. Listed by model name: no column ranks the
+same pairs) with its 95% interval and its number of pairs n below it. A role configuration's headline is its role
+sensitivity: the share of its swaps predicted non-entailment minus that of their originals, in points (0 for a
+model blind to roles, whatever its label prior), with its interval; its Δ mixes the label prior in. Listed by model name: no column ranks the
 models (sorting by Δ would reward a model that collapses to one answer, as it loses nothing when words move), and
 there is no mean row. Click a header to sort; each model links to its results file and opens its details.</p>
 <div class="controls">
@@ -257,8 +274,10 @@ there is no mean row. Click a header to sort; each model links to its results fi
 <a href="README.md">README.md</a>; unrounded figures: <a href="leaderboard.csv">leaderboard.csv</a>.</p>
 <figure>
 {plot_svg(board)}
-<figcaption>Δ {plotted} against the symmetry of each model's positional attention: one point per row with both
-figures; hollow diamonds (‡) are the paper's reported rows. Click a point to find its row.</figcaption>
+<figcaption>Role sensitivity {plotted} (points: the share of swaps predicted non-entailment minus that of their
+originals; 0 = blind to roles) against the symmetry of each model's positional attention: one point per row with
+both figures. The paper did not report role sensitivity, so its rows have no point. Click a point to find its
+row.</figcaption>
 </figure>
 <h2>Details</h2>
 {"".join(details) if details else '<p class="note">No results on the board yet.</p>'}

@@ -58,8 +58,31 @@ def _2_0_to_2_1(data: dict) -> dict:
     return data
 
 
+ROLE_NOTE = ("migrated from schema 2.1: the value is exact (the originals of a role configuration are all entailment, "
+             "so the share predicted non-entailment is 1 - accuracy_original), but the interval and the test need "
+             "the per-pair predictions, which the results file does not hold; rescoring gives them")
+
+
+def _2_1_to_2_2(data: dict) -> dict:
+    """2.2 gives every role configuration (those with a non_entailment_rate) its role sensitivity. From a 2.1 file
+    its value is exact: every original of a role configuration is entailment, in either label view, so the share of
+    originals predicted non-entailment is 1 - accuracy_original. Its interval and test, and the figures of the
+    slices (3-way files hold no per-slice non-entailment rate), need the predictions: null, with the reason."""
+    for result in data["results"].values():
+        rate = result.get("non_entailment_rate")
+        if rate is None:
+            continue
+        n = result["n"]  # from the counts the fractions were made of, so that a role-blind model reads exactly 0
+        swapped, original = round(rate * n), n - round(result["accuracy_original"] * n)
+        before = original / n
+        result["role_sensitivity"] = {"value": (swapped - original) / n, "non_entailment_original": before,
+                                      "non_entailment_perturbed": rate, "ci": None, "test": None, "note": ROLE_NOTE}
+    return data
+
+
 # Version read -> (version written, step).
-MIGRATIONS: dict[str, tuple[str, Step]] = {"1.0": ("2.0", _1_0_to_2_0), "2.0": ("2.1", _2_0_to_2_1)}
+MIGRATIONS: dict[str, tuple[str, Step]] = {"1.0": ("2.0", _1_0_to_2_0), "2.0": ("2.1", _2_0_to_2_1),
+                                           "2.1": ("2.2", _2_1_to_2_2)}
 
 
 class UnknownVersion(ValueError):

@@ -1,6 +1,6 @@
-"""The plot of the page: Δ of a role-swap configuration (Board.plotted: the one the paper's reported rows fill,
-shuffle-sr-premise) against symmetry, one point per row with both figures (the paper's rows as hollow diamonds),
-coloured by positional-encoding family, as inline SVG. Each point is an SVG group with id pt-<family>-<n>, which the page's filter dims; its label is
+"""The plot of the page: the role sensitivity of the first role configuration against symmetry, one point per row
+with both figures, coloured by positional-encoding family, as inline SVG. The paper's reported rows have no role
+sensitivity (the paper did not report it), so they have no point. Each point is an SVG group with id pt-<family>-<n>, which the page's filter dims; its label is
 pt-<family>-<n>-label."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import io
 import matplotlib
 from matplotlib.figure import Figure
 
-from .table import Board, delta_key
+from .table import Board, role_key
 
 FAMILY_COLOURS = {"absolute": "#1f77b4", "relative": "#ff7f0e", "rotary": "#2ca02c", "alibi": "#d62728",
                   "none": "#9467bd", "unknown": "#7f7f7f"}
 
 
 def plot_svg(board: Board) -> str:
-    key = delta_key(board.plotted) if board.plotted else None
+    key = role_key(board.plotted) if board.plotted else None
     points = [(i, row) for i, row in enumerate(board.rows)
               if key and row.values["symmetry"] is not None and row.values.get(key) is not None]
     # A fixed hash salt and no date make the SVG the same on every rebuild.
@@ -52,7 +52,7 @@ def plot_svg(board: Board) -> str:
             note.set_gid(f"pt-{row.family}-{i}-label")
         ax.axhline(0, color="#999999", linewidth=0.8, zorder=1)
         ax.set_xlabel("symmetry of the positional attention (1 = left and right alike)")
-        ax.set_ylabel(f"Δ {board.plotted_name} (accuracy points)")
+        ax.set_ylabel(f"role sensitivity {board.plotted_name} (points)")
         ax.grid(True, color="#e5e5e5", zorder=0)
         if points:
             pad = max(0.02, (max(xs) - min(xs)) * 0.1)
@@ -62,7 +62,7 @@ def plot_svg(board: Board) -> str:
             ax.set_ylim(min(ys) - pad, max(ys) + pad)
             ax.legend(title="positional encoding", loc="best", frameon=False, fontsize=7.5)
         else:
-            ax.text(0.5, 0.5, f"no model has both a symmetry and a Δ {board.plotted_name}",
+            ax.text(0.5, 0.5, f"no model has both a symmetry and a role sensitivity {board.plotted_name}",
                     ha="center", transform=ax.transAxes)
         figure.tight_layout()
         out = io.StringIO()

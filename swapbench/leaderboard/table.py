@@ -4,12 +4,13 @@ reported (reported.py), marked and never mixed into any figure of ours.
 The columns come from the data, not from a list of names: a Δ column for every configuration of the reference
 dataset (reference.json) or of a results file, in the order of `swapbench.core.registry.VARIANTS` where the variant is
 registered (its help is the column's tooltip, and what it declares as its board_note is said in its headers:
-the side a role swap tries first), and for a configuration whose perturbation changes the gold label (its results
-carry a non-entailment rate: shuffle-sr, shuffle-sr-premise, shuffle-sr-validated) its Original, Δ and
-non-entailment rate. The paper's reported rows fill the configurations reported.json names: its shuffle-sr figures,
-measured premise first, go beside shuffle-sr-premise. Accuracies are fractions here and shown in percent; Δ is
-accuracy on the perturbed pairs minus accuracy on the same pairs unperturbed, shown in points with its 95%
-interval and its number of pairs.
+the side a role swap tries first), and for a role configuration, whose perturbation changes the gold label (its
+results carry a role sensitivity and a non-entailment rate), its role sensitivity first (its headline: how far the
+swap moves the model's answers from entailment to non-entailment, 0 for a role-blind model whatever its label
+prior), then its Original, Δ and non-entailment rate. The paper's reported rows fill the configurations
+reported.json names: its shuffle-sr figures, measured premise first, go beside shuffle-sr-premise. Accuracies are
+fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on the same pairs
+unperturbed, shown in points with its 95% interval and its number of pairs, and so is role sensitivity.
 
 No row is ranked: the board is listed by model name, and sorting by a column is the reader's choice. A Δ is no
 score to sort by: a model that collapses to one answer loses nothing when words move, so the least negative Δ
@@ -58,7 +59,8 @@ class Row:
     values: dict[str, float | str | None]  # by Column.key
     extra: dict[str, object]  # further CSV columns
     view: str = "3-way"  # label view: rows of different views are never in one table
-    intervals: dict[str, tuple[float, float, int]] = field(default_factory=dict)  # Δ key -> (low, high, n)
+    # Δ or role-sensitivity key -> (low, high, n)
+    intervals: dict[str, tuple[float, float, int]] = field(default_factory=dict)
     reported: str | None = None  # the mark of a row reported in a paper, not re-run
     results: EvalResults | None = None  # for the details view
 
@@ -69,6 +71,14 @@ def short(config: str) -> str:
 
 def delta_key(config: str) -> str:
     return f"delta:{config}"
+
+
+def role_key(config: str) -> str:
+    return f"role:{config}"
+
+
+ROLE_HELP = ("share of the swapped pairs predicted non-entailment minus the share of their originals, in points: 0 "
+             "for a model blind to roles whatever its label prior; Δ beside it mixes that prior in")
 
 
 def display_name(model: ModelInfo) -> str:
@@ -114,7 +124,7 @@ def configurations(reference: Reference, stored: list[Stored], reported: Reporte
 
     names.sort(key=order)
     relabelled = {n for s in stored for n, figures in s.results.results.items()
-                  if figures.non_entailment_rate is not None}
+                  if figures.role_sensitivity is not None}
     relabelled |= {n for p in (reported.rows if reported else []) for n in p.relabelled}
     relabelled_names = [n for n in names if n in relabelled]
     sizes = {name: c.rows for name, c in reference.configurations.items()}
@@ -157,7 +167,9 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) ->
                 Column("original", "Original", "accuracy", help="accuracy on the unperturbed pairs")]
     columns += [Column(delta_key(c), delta_header(c), "delta", c, variant_help(c)) for c in shuffles]
     for c in relabelled:
-        columns += [Column(f"original:{c}", f"Original ({with_note(short(c), c)})", "accuracy", c,
+        columns += [Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c,
+                           f"{c}: {ROLE_HELP}"),
+                    Column(f"original:{c}", f"Original ({with_note(short(c), c)})", "accuracy", c,
                            f"accuracy on the unperturbed pairs of {c}"),
                     Column(delta_key(c), delta_header(c), "delta", c, variant_help(c)),
                     Column(f"non-entailment:{c}", f"Non-entailment % ({short(c)})", "rate", c,
@@ -252,6 +264,12 @@ def make_row(stored: Stored, original_from: str) -> Row:
         values[f"original:{name}"] = figures.accuracy_original
         values[f"non-entailment:{name}"] = figures.non_entailment_rate
         intervals[delta_key(name)] = (figures.delta_ci.low, figures.delta_ci.high, figures.n)
+        role = figures.role_sensitivity
+        if role is not None:
+            values[role_key(name)] = role.value
+            values[f"role-p:{name}"] = role.test.p_value if role.test else None
+            if role.ci is not None:  # a file migrated from 2.1 has the value alone
+                intervals[role_key(name)] = (role.ci.low, role.ci.high, figures.n)
     extra = {"revision": model.revision, "num_parameters": model.num_parameters, "fine_tuned": model.fine_tuned,
              "label_view": model.label_view, "training_detail": with_departures(training_text(model, detail=True), r),
              "model_id": model.name_or_path}
@@ -354,10 +372,9 @@ class Board:
 
     @property
     def plotted(self) -> str | None:
-        """The configuration plotted against symmetry: of those that swap roles, the one the paper's reported rows
-        fill (so that its points sit beside figures made alike), else the first (shuffle-sr)."""
-        chosen = self.reported_relabelled or self.relabelled
-        return chosen[0] if chosen else None
+        """The configuration whose role sensitivity is plotted against symmetry: the first role configuration
+        (the paper reported none, so its rows have no point)."""
+        return self.relabelled[0] if self.relabelled else None
 
     @property
     def reported_relabelled(self) -> list[str]:
@@ -367,8 +384,9 @@ class Board:
 
     @property
     def plotted_name(self) -> str:
-        """The plotted configuration as the page names it; none on the board: what it would be."""
-        return self.plotted or "of a role swap"
+        """What the plot shows, as the page names it after "role sensitivity": on which configuration; none on the
+        board: what it would be."""
+        return f"on {self.plotted}" if self.plotted else "of a role configuration"
 
 
 def make_board(stored: list[Stored], reference: Reference, reported: Reported | None = None) -> Board:
@@ -399,7 +417,7 @@ def show(column: Column, value) -> str:
 
 
 def interval_text(row: Row, column: Column) -> str:
-    """"[-1.2, 0.3], n 9108" for a Δ cell with its interval; "" otherwise."""
+    """"[-1.2, 0.3], n 9108" for a Δ or role-sensitivity cell with its interval; "" otherwise."""
     found = row.intervals.get(column.key)
     if found is None:
         return ""

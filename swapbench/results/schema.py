@@ -20,7 +20,8 @@ from pydantic import Field, model_validator
 from ..core.strict import Strict
 from .build_record import settings_model
 
-SCHEMA_VERSION = "2.1"  # 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
+SCHEMA_VERSION = "2.2"  # 2.2: role_sensitivity of every role configuration and its slices
+# 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 # model.revision of a model handed to swapbench.evaluate as an object: "in-memory:sha256:..." of its saved files.
 IN_MEMORY = "in-memory:"
@@ -314,6 +315,52 @@ class McNemar(Strict):
                                     "McNemar test over pairs in files migrated from 1.0")
 
 
+class RoleTest(Strict):
+    became_non_entailment: int = Field(ge=0, description="pairs predicted entailment before the swap and "
+                                                         "non-entailment after it")
+    became_entailment: int = Field(ge=0, description="pairs predicted non-entailment before the swap and "
+                                                     "entailment after it")
+    p_value: float = Field(ge=0, le=1, description="two-sided p-value of `method`, under the null hypothesis that "
+                                                   "the model is role-blind: its prediction on a pair and on its "
+                                                   "swap are exchangeable, whatever its label prior")
+    method: str = Field(description="the test: the clustered exact sign-flip (McNemar) test of the per-cluster "
+                                    "sums of d, clustered by premise as Δ's test is")
+
+
+class RoleSensitivity(Strict):
+    """What a role swap changes in the model's answers, whatever the gold labels say.
+
+    On a role configuration the gold label of every original is entailment and of every swap non-entailment, so
+    Δ accuracy = (share of swaps predicted as their gold label) - (share of originals predicted entailment): a
+    model that answers alike before and after the swap scores a Δ of its label prior, not 0. Role sensitivity
+    compares the model with itself: for each pair, d = [swap predicted non-entailment] - [original predicted
+    non-entailment], and role sensitivity is the mean of d. It is 0 for a role-blind model whatever its prior,
+    and 1 for a model that turns every entailment into a non-entailment once the roles are swapped."""
+
+    value: float = Field(ge=-1, le=1, description="non_entailment_perturbed - non_entailment_original, a fraction "
+                                                  "(the board shows points): 0 = the swap changes nothing the "
+                                                  "model says, 1 = every swap turns an entailment answer into "
+                                                  "non-entailment")
+    non_entailment_original: float = Field(ge=0, le=1, description="share of the original pairs predicted "
+                                                                   "non-entailment (any label but entailment)")
+    non_entailment_perturbed: float = Field(ge=0, le=1, description="share of the swapped pairs predicted "
+                                                                    "non-entailment")
+    ci: ConfidenceInterval | None = Field(description="bootstrap confidence interval of value, paired by example "
+                                                      "and resampled by cluster as delta_ci is; null in files "
+                                                      "migrated from 2.1 (see note)")
+    test: RoleTest | None = Field(description="test of the null hypothesis that the model is role-blind; null in "
+                                              "files migrated from 2.1 (see note)")
+    note: str | None = Field(default=None, description="why the interval and the test are null, when they are")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if abs(self.value - (self.non_entailment_perturbed - self.non_entailment_original)) > TOLERANCE:
+            raise ValueError("value is not non_entailment_perturbed - non_entailment_original")
+        if (self.ci is None or self.test is None) and not self.note:
+            raise ValueError("a null interval or test needs its note")
+        return self
+
+
 # Fewer pairs or clusters than these and a slice's interval is too wide to read.
 MIN_SLICE_PAIRS = 100
 MIN_SLICE_CLUSTERS = 30
@@ -333,6 +380,12 @@ class PairedResult(Strict):
     delta_ci: ConfidenceInterval = Field(description="bootstrap confidence interval of delta, paired by example "
                                                      "and resampled by cluster")
     mcnemar: McNemar = Field(description="test of original vs perturbed correctness")
+    role_sensitivity: RoleSensitivity | None = Field(  # schema 2.2
+        default=None, description="on a role configuration (one that swaps agent and patient, its swaps labelled "
+                                  "non-entailment): how far the swap moves the model's answers from entailment to "
+                                  "non-entailment, the headline of the configuration; delta there mixes in the "
+                                  "model's label prior, role sensitivity does not. Null on other configurations, "
+                                  "and on the slices of files migrated from 2.1")
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -345,6 +398,10 @@ class PairedResult(Strict):
             raise ValueError("delta disagrees with the McNemar counts")
         if self.clusters is not None and self.clusters > self.n:
             raise ValueError("more clusters than pairs")
+        role = self.role_sensitivity
+        if role and role.test and abs(role.value - (role.test.became_non_entailment
+                                                    - role.test.became_entailment) / self.n) > TOLERANCE:
+            raise ValueError("role_sensitivity disagrees with the counts of its test")
         return self
 
 
@@ -358,10 +415,19 @@ class ConfigurationResult(PairedResult):
     non_entailment_rate: float | None = Field(
         default=None, ge=0, le=1,
         description="fraction of perturbed pairs predicted not-entailment (binary view); for configurations "
-                    "whose perturbation makes every pair non-entailment (shuffle-sr)")
+                    "whose perturbation makes every pair non-entailment (the role configurations)")
     slices: dict[str, SliceResult] | None = Field(
         description="the same figures per slice tag of the rows (label:NP, moved:2, side:hypothesis, ...), a "
                     "row counted under each of its tags; null in files migrated from 1.0")
+
+    @model_validator(mode="after")
+    def _role(self):
+        role = self.role_sensitivity
+        if (role is None) != (self.non_entailment_rate is None):
+            raise ValueError("role_sensitivity is given exactly for configurations with a non_entailment_rate")
+        if role and abs(role.non_entailment_perturbed - self.non_entailment_rate) > TOLERANCE:
+            raise ValueError("role_sensitivity.non_entailment_perturbed is not non_entailment_rate")
+        return self
 
 
 # ---- model health ------------------------------------------------------------------------------------------------
@@ -435,7 +501,7 @@ class PredictionsFile(Strict):
 
 
 class EvalResults(Strict):
-    schema_version: Literal["2.1"] = Field(default=SCHEMA_VERSION, description="version of this schema")
+    schema_version: Literal["2.2"] = Field(default=SCHEMA_VERSION, description="version of this schema")
     model: ModelInfo = Field(description="the model scored")
     dataset: DatasetInfo = Field(description="the benchmark data scored")
     results: dict[str, ConfigurationResult] = Field(min_length=1, description="figures per configuration")

