@@ -119,6 +119,8 @@ def _ends_phrase(parse: RoleParse, start: int, i: int) -> bool:
     if not any(t in NOUN_TAGS or t == "PRP" for t in parse.tags[start:i]):
         return False
     tag = parse.tags[i]
+    if tag in ("VBG", "VBN") and i + 1 < len(parse.tags) and parse.tags[i + 1] in NOUN_TAGS:
+        return False  # a participle before its noun: "a butterfly decorated beach ball", "horse - driven cart"
     return (tag in ("IN", "TO") and parse.tokens[i].lower() != "of") or tag in ("WDT", "WP", "VBG", "VBN")
 
 

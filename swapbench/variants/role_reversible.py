@@ -25,7 +25,7 @@ from ..parsing.base import Parse
 from ..roles import RoleParse, Sentence
 from ..roles.animacy import ANIMATE, animacy, core
 from ..roles.base import Frame, Span, is_auxiliary
-from ..roles.heads import conjuncts, heads, key, words_match
+from ..roles.heads import NOUN_TAGS, conjuncts, head, heads, key, words_match
 from ..sources.pair import Pair
 from .base import Perturbed
 from .randomness import ExampleRandom
@@ -43,6 +43,20 @@ RECIPROCAL_VERBS = SYMMETRIC_VERBS | frozenset(key(w) for w in (
 # or that keep a swap from being labeled contradiction: two beings present together may perceive each other, but
 # the premise does not say that the woman watches the man it says watches her, so the reversal is not entailed.
 NOT_APPLICABLE = frozenset({"distant_agent", "pronoun_in_modifier", "mutual_perception"})
+# Verbs whose second being follows a preposition, and those prepositions, where the relation has a direction
+# (looking at someone is not being looked at; talking to someone does not say that they answer); reciprocal ones
+# ("talk with", "play with", "dance with") and
+# spatial ones ("stand next to") are left out, and so are verbs of motion, whose object is a path.
+PREPOSITIONAL: dict[str, frozenset[str]] = {key(verb): frozenset(preps.split()) for verb, preps in {
+    "look": "at for", "stare": "at", "glance": "at", "gaze": "at", "peer": "at", "peek": "at", "glare": "at",
+    "smile": "at", "grin": "at", "laugh": "at", "frown": "at", "point": "at", "yell": "at to", "shout": "at",
+    "scream": "at", "bark": "at", "talk": "to", "speak": "to", "whisper": "to", "explain": "to",
+    "lecture": "to", "preach": "to", "call": "to", "gesture": "to at", "signal": "to", "growl": "at", "wave": "at to", "poke": "at", "aim": "at", "swing": "at",
+    "lunge": "at", "listen": "to", "sing": "to", "read": "to", "wait": "for", "search": "for", "reach": "for",
+    "care": "for", "perform": "for", "pose": "for", "cheer": "for", "root": "for", "hide": "behind from",
+    "stand": "behind over", "kneel": "behind over", "sit": "behind on", "lean": "on over", "tower": "over",
+    "bend": "over", "climb": "on onto", "step": "on", "lie": "on", "lay": "on", "hover": "over"}.items()}
+PHRASE_TAGS = frozenset({"DT", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "PRP$", "CD", "POS"})
 ASSERTING_TAGS = frozenset({"VBZ", "VBP", "VBD", "VBG", "VBN"})
 PAST_BE = frozenset({"was", "were"})
 PLURAL_PRONOUNS = frozenset({"they", "them", "we", "us", "you"})
@@ -59,13 +73,16 @@ REASONS: dict[str, str] = {
     "reciprocal_with": "the patient follows 'with' ('dances with a woman', 'talks with a man'): a relation done "
                        "together, which the reversal restates",
     "not_asserted": "the verb is a base form (after 'to', a modal or 'does'): 'tries to catch a boy' does not "
-                    "assert the catching",
+                    "assert the catching; or the patient is the subject of an infinitive ('gets the children to "
+                    "move'), not the verb's patient",
     "verb_form": "the verb's form is one the hypothesis is not written from (an active past participle: 'has "
                  "lifted a child')",
     **{f.name: f.description for f in FILTERS if f.name not in NOT_APPLICABLE | {"symmetric_predicate"}},
     "split_frame": "words other than a particle stand between the verb and its second argument ('feeds a horse "
                    "an apple' read with 'an apple' as the patient, a passive without 'by' next to its agent): the "
                    "clause would not be written as the sentence has it",
+    "double_object": "a noun phrase follows the patient ('gives his brother a ride', 'denies his sister a drink'): "
+                     "the first object is a recipient, and the clause without the second says something else",
     "verb_between": "another verb stands between the agent and the verb without 'and', 'while' or a comma ('is "
                     "riding bucking bronco'): the verb is most likely misread",
     "duplicate_relation": "the same relation as a frame kept before for the same premise (its hypothesis "
@@ -87,6 +104,7 @@ class Written:
     parse: RoleParse
     frame: Frame
     construction: str
+    prepositional: bool  # the patient is the object of a preposition after the verb ("looks at a woman")
     entailed: str
     reversal: str
 
@@ -115,6 +133,8 @@ class ReversibleRoles(RoleShuffle):
         "labeler": ("labeler:L", "shuffle-sr-reversible: the role labeler that found the roles"),
         "animacy": RoleShuffle.tag_descriptions["animacy"],
         "pronoun-case": ("pronoun-case", "shuffle-sr-reversible: a pronoun changed case with its role"),
+        "prepositional": ("prepositional", "shuffle-sr-reversible: the second being is the object of a preposition "
+                                           "('a man looking at a woman')"),
     }
     card_limitations = ("shuffle-sr-reversible's frames come from an automatic role labeler and its animacy from "
                         "a lexicon of person and animal nouns; a misread frame gives an entailed hypothesis the "
@@ -163,10 +183,13 @@ class ReversibleRoles(RoleShuffle):
                   for p in group if p.label == "entailment"]
         kept: list[tuple[Written, str | None]] = []
         for side, parse, owner in found:
-            for frame in swappable_frames(parse) if parse is not None else []:
-                kind = construction(parse, frame) if not overlaps(frame) else "overlapping"
+            frames = [(f, False) for f in swappable_frames(parse)] + [(f, True) for f in prepositional_frames(parse)] \
+                if parse is not None else []
+            for frame, prepositional in frames:
+                kind = "prepositional" if prepositional else \
+                    construction(parse, frame) if not overlaps(frame) else "overlapping"
                 self.frames_found[f"{side}:{kind}"] += 1
-                written, reason = review_reversible(parse, frame, side)
+                written, reason = review_reversible(parse, frame, side, prepositional)
                 if reason is None and any(_same_relation(written, other) for other, _ in kept):
                     reason = "duplicate_relation"
                 if reason is not None:
@@ -197,7 +220,7 @@ class ReversibleRoles(RoleShuffle):
         roles, frame = written.parse, written.frame
         premise = self.originals.get(pair.pair_id, (" ".join(parse.tokens),))[0]
         tags = [f"side:{written.side}", f"construction:{written.construction}", f"labeler:{roles.labeler}",
-                f"animacy:{ANIMATE}-{ANIMATE}"]
+                f"animacy:{ANIMATE}-{ANIMATE}"] + ["prepositional"] * written.prepositional
         if _pronoun_moves(roles, frame):
             tags.append("pronoun-case")
         extra = {"frame_side": written.side, "verb": roles.tokens[frame.verb], "verb_index": frame.verb,
@@ -220,7 +243,30 @@ class ReversibleRoles(RoleShuffle):
                 "drop_reasons": dict(self.drop_reasons.most_common()), "filters": REASONS}
 
 
-def review_reversible(parse: RoleParse, frame: Frame, side: str) -> tuple[Written | None, str | None]:
+def prepositional_frames(parse: RoleParse) -> list[Frame]:
+    """Frames with an agent and no patient whose verb takes its second being through a preposition of
+    PREPOSITIONAL ("a man looking at a woman"): the noun phrase after the preposition as the patient."""
+    found = []
+    for frame in parse.frames:
+        if frame.agent is None or frame.patient is not None or is_auxiliary(parse.tokens[frame.verb]):
+            continue
+        at = frame.verb + 1
+        while at < len(parse.tokens) and parse.tags[at] == "RB" and parse.tokens[at].lower() not in ("next", "close"):
+            at += 1
+        if at >= len(parse.tokens) or parse.tokens[at].lower() not in PREPOSITIONAL.get(key(parse.tokens[frame.verb]),
+                                                                                           ()):
+            continue
+        end = at + 1
+        while end < len(parse.tokens) and (parse.tags[end] in PHRASE_TAGS or (
+                parse.tokens[end].lower() == "of" and parse.tags[end - 1] in ("NN", "NNS"))):
+            end += 1
+        if end > at + 1 and frame.agent.end <= frame.verb:
+            found.append(Frame(frame.verb, frame.agent, Span(at + 1, end)))
+    return found
+
+
+def review_reversible(parse: RoleParse, frame: Frame, side: str, prepositional: bool = False
+                      ) -> tuple[Written | None, str | None]:
     """The two hypotheses of a frame, or the reason it gives none."""
     if overlaps(frame):
         return None, OVERLAP[0]
@@ -228,7 +274,7 @@ def review_reversible(parse: RoleParse, frame: Frame, side: str) -> tuple[Writte
         return None, "agent_not_animate"
     if animacy(parse, frame.patient) != ANIMATE:
         return None, "patient_not_animate"
-    if key(parse.tokens[frame.verb]) in RECIPROCAL_VERBS:
+    if key(parse.tokens[frame.verb]) in RECIPROCAL_VERBS and not prepositional:  # PREPOSITIONAL has its direction
         return None, "symmetric_predicate"
     if frame.patient.start > 0 and parse.tokens[frame.patient.start - 1].lower() == "with":
         return None, "reciprocal_with"
@@ -239,18 +285,23 @@ def review_reversible(parse: RoleParse, frame: Frame, side: str) -> tuple[Writte
     if tag == "VBN" and kind != "passive":
         return None, "verb_form"
     second = frame.agent if kind == "passive" else frame.patient
-    between = parse.tags[frame.verb + 1:second.start]
+    between = parse.tags[frame.verb + 1:second.start - prepositional]
     if second.start < frame.verb or any(t != "RP" for t in between[:-1] if kind == "passive") \
             or (kind == "passive" and parse.tokens[second.start - 1].lower() != "by") \
-            or (kind != "passive" and any(t != "RP" for t in between)):
+            or (kind != "passive" and any(t not in ("RP", "RB") if prepositional else t != "RP" for t in between)):
         return None, "split_frame"
+    after = parse.tags[second.end] if second.end < len(parse.tags) else None
+    if kind != "passive" and after in ("DT", "PRP$", "CD"):
+        return None, "double_object"
+    if kind != "passive" and after == "TO" and second.end + 1 < len(parse.tags) and parse.tags[second.end + 1] == "VB":
+        return None, "not_asserted"
     if kind == "active" and frame.agent.end <= frame.verb and _verb_between(parse, frame.agent.end, frame.verb):
         return None, "verb_between"
     swap = exchange(parse, frame)
     for f in FILTERS:
         if f.name not in NOT_APPLICABLE and f.rejects(swap):
             return None, f.name
-    return Written(side, parse, frame, kind, *write(parse, frame, kind)), None
+    return Written(side, parse, frame, kind, prepositional, *write(parse, frame, kind)), None
 
 
 def _verb_between(parse: RoleParse, start: int, end: int) -> bool:
@@ -310,8 +361,10 @@ def _words(parse: RoleParse, span: Span, subject: bool) -> list[str]:
 
 def _plural(parse: RoleParse, span: Span) -> bool:
     """Whether the span takes a plural verb: a coordination, a plural pronoun, a number, or a plural first noun."""
+    beings = [c for c in conjuncts(parse, span) if animacy(parse, c) == ANIMATE]
     span = core(parse, span)
-    if len(conjuncts(parse, span)) > 1:
+    nouns = [c for c in conjuncts(parse, span) if parse.tags[head(parse, c)] in NOUN_TAGS]
+    if len(beings) > 1 or len(nouns) > 1:  # "a woman in jeans and a woman in shorts"; "a man and a boy"
         return True
     first = parse.tokens[span.start].lower()
     if parse.tags[span.start] == "CD" and first not in ("one", "1"):
