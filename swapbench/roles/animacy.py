@@ -62,6 +62,9 @@ INANIMATE_PRONOUNS = frozenset({"it", "something", "everything", "anything", "no
                                 "those"})
 # "They" and "them" name things as often as people: unknown.
 DOER_ENDINGS = ("er", "ers", "ist", "ists", "ian", "ians")
+# Nouns that heads.PERSON lists for the grounding but that name things as often ("a flaming staff", "a rubber
+# band", "a guard rail").
+AMBIGUOUS = frozenset(key(w) for w in ("staff", "band", "tech", "guard", "pitcher", "one"))
 # Compounds of person nouns: "fireman", "policewomen", "chairperson", "businesspeople".
 PERSON_ENDINGS = ("man", "men", "person", "persons", "people")
 NOT_PERSONS = frozenset({"snowman", "snowmen", "ottoman", "ottomans", "caiman", "caimans", "specimen", "specimens",
@@ -77,6 +80,8 @@ def word_animacy(word: str, tag: str) -> str:
             return ANIMATE
         return INANIMATE if lower in INANIMATE_PRONOUNS else UNKNOWN
     k = key(word)
+    if k in AMBIGUOUS:
+        return UNKNOWN
     if lower.endswith(PERSON_ENDINGS) and lower not in NOT_PERSONS:
         return ANIMATE
     if k in PERSON or k in MORE_PERSONS or k in ANIMALS:

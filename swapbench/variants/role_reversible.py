@@ -23,7 +23,7 @@ from ..core.command_options import CommandOptions, option
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse
 from ..roles import RoleParse, Sentence
-from ..roles.animacy import ANIMATE, animacy, core
+from ..roles.animacy import ANIMATE, PERSON_PRONOUNS, animacy, core
 from ..roles.base import Frame, Span, is_auxiliary
 from ..roles.heads import NOUN_TAGS, conjuncts, head, heads, key, words_match
 from ..sources.pair import Pair
@@ -81,6 +81,8 @@ REASONS: dict[str, str] = {
     "split_frame": "words other than a particle stand between the verb and its second argument ('feeds a horse "
                    "an apple' read with 'an apple' as the patient, a passive without 'by' next to its agent): the "
                    "clause would not be written as the sentence has it",
+    "bare_singular": "an argument is a singular noun without a determiner ('stand guard', 'riding bucking "
+                     "bronco'): most often part of an idiom or a misread verb, and bare as a subject",
     "double_object": "a noun phrase follows the patient ('gives his brother a ride', 'denies his sister a drink'): "
                      "the first object is a recipient, and the clause without the second says something else",
     "verb_between": "another verb stands between the agent and the verb without 'and', 'while' or a comma ('is "
@@ -290,6 +292,9 @@ def review_reversible(parse: RoleParse, frame: Frame, side: str, prepositional: 
             or (kind == "passive" and parse.tokens[second.start - 1].lower() != "by") \
             or (kind != "passive" and any(t not in ("RP", "RB") if prepositional else t != "RP" for t in between)):
         return None, "split_frame"
+    if any(parse.tags[s.start] == "NN" and parse.tokens[s.start].lower() not in PERSON_PRONOUNS
+           for s in (frame.agent, frame.patient)):
+        return None, "bare_singular"
     after = parse.tags[second.end] if second.end < len(parse.tags) else None
     if kind != "passive" and after in ("DT", "PRP$", "CD"):
         return None, "double_object"
