@@ -69,7 +69,7 @@ REASONS: dict[str, str] = {
                          "reversal would be implausible and could be told from the hypothesis alone",
     "patient_not_animate": "the patient is not animate ('a man holds a baby' is kept, 'a man holds a cup' is not)",
     "symmetric_predicate": "the predicate is symmetric or reciprocal ('meet', 'hug', 'marry', 'kiss', 'fight', "
-                           "'play', 'talk', 'dance'): the reversal says the same thing",
+                           "'play', 'dance'): the reversal says the same thing",
     "reciprocal_with": "the patient follows 'with' ('dances with a woman', 'talks with a man'): a relation done "
                        "together, which the reversal restates",
     "not_asserted": "the verb is a base form (after 'to', a modal or 'does'): 'tries to catch a boy' does not "
@@ -441,8 +441,13 @@ def _card_lines(config) -> list[str]:
              "hypothesis alone.",
              "",
              "The reversal is labeled `neutral`, non-entailment in the binary view (`binary_label`), not "
-             "contradiction: the premise says that the man pushes the woman, not that she does not push him, "
-             "as HANS labels its subject/object swaps non-entailment. Score this configuration in the binary view.",
+             "contradiction: the premise says that the man pushes the woman, not that she does not push him, so "
+             "the reversal is not entailed but not excluded either; HANS likewise labels its subject/object "
+             "swaps non-entailment. Score this configuration in the binary view.",
+             "",
+             "The reversal changes only the order of the two arguments, the case of a pronoun that moves, and the "
+             "verb's agreement with its new subject ('two men are carrying a boy' -> 'a boy is carrying two "
+             "men'), so that no reversal is told apart by broken agreement.",
              "", "| reason | dropped | why |", "|---|---:|---|"]
     reasons, described = x.get("drop_reasons", {}), x.get("filters", {})
     for name in dict.fromkeys([*described, *reasons]):
