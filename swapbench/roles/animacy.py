@@ -62,7 +62,7 @@ INANIMATE_PRONOUNS = frozenset({"it", "something", "everything", "anything", "no
                                 "those"})
 # "They" and "them" name things as often as people: unknown.
 DOER_ENDINGS = ("er", "ers", "ist", "ists", "ian", "ians")
-# Nouns that heads.PERSON lists for the grounding but that name things as often ("a flaming staff", "a rubber
+# Nouns that heads.PERSON lists for the grounding but that name things as often ("a wooden staff", "a rubber
 # band", "a guard rail").
 AMBIGUOUS = frozenset(key(w) for w in ("staff", "band", "tech", "guard", "pitcher", "one"))
 # Compounds of person nouns: "fireman", "policewomen", "chairperson", "businesspeople".

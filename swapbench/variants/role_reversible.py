@@ -81,12 +81,12 @@ REASONS: dict[str, str] = {
     "split_frame": "words other than a particle stand between the verb and its second argument ('feeds a horse "
                    "an apple' read with 'an apple' as the patient, a passive without 'by' next to its agent): the "
                    "clause would not be written as the sentence has it",
-    "bare_singular": "an argument is a singular noun without a determiner ('stand guard', 'riding bucking "
-                     "bronco'): most often part of an idiom or a misread verb, and bare as a subject",
-    "double_object": "a noun phrase follows the patient ('gives his brother a ride', 'denies his sister a drink'): "
+    "bare_singular": "an argument is a singular noun without a determiner ('keep watch', 'is "
+                     "riding jumping pony'): most often part of an idiom or a misread verb, and bare as a subject",
+    "double_object": "a noun phrase follows the patient ('hands her sister a cup', 'shows the boy a trick'): "
                      "the first object is a recipient, and the clause without the second says something else",
     "verb_between": "another verb stands between the agent and the verb without 'and', 'while' or a comma ('is "
-                    "riding bucking bronco'): the verb is most likely misread",
+                    "riding jumping pony'): the verb is most likely misread",
     "duplicate_relation": "the same relation as a frame kept before for the same premise (its hypothesis "
                           "restating the premise, or a second reading)",
     "no_pair_left": "the premise had more reversible frames than source pairs to carry them (one row a pair)",
@@ -311,7 +311,7 @@ def review_reversible(parse: RoleParse, frame: Frame, side: str, prepositional: 
 
 def _verb_between(parse: RoleParse, start: int, end: int) -> bool:
     """A verb other than an auxiliary between an agent and its verb, not joined by "and", "while", "as" or a
-    comma: the verb is most likely misread ("is riding bucking bronco": "bucking" taken for the verb)."""
+    comma: the verb is most likely misread ("is riding jumping pony": "jumping" taken for the verb)."""
     words = [w.lower() for w in parse.tokens[start:end]]
     verbs = [i for i in range(start, end) if parse.tags[i].startswith("VB") and not is_auxiliary(parse.tokens[i])]
     return bool(verbs) and not {"and", "while", "as", ",", "then", "or"} & set(words)
