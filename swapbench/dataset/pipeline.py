@@ -253,10 +253,12 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
         result = apply(pair, parses[parse_key(pair)], example_rng(seed, pair.pair_id, name))
         if result is None:
             continue
-        original = originals[pair.pair_id]
+        original, original_label = originals[pair.pair_id], pair.label
+        if result.original_label is not None:  # the variant wrote its own original pair
+            original, original_label = (result.original_premise, result.original_hypothesis), result.original_label
         premise, hypothesis = perturbed_pair(result, pair, original)
         for column, value in zip(common, (pair.pair_id, premise, hypothesis, label_index[result.label], original[0],
-                                          original[1], label_index[pair.label], name, pair.premise,
+                                          original[1], label_index[original_label], name, pair.premise,
                                           result.permutation, result.tags)):
             column.append(value)
         try:

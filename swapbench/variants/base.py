@@ -33,6 +33,10 @@ class Perturbed:
     # and the hypothesis as read.
     original_premise: str | None = None
     original_hypothesis: str | None = None
+    # Set by a variant that writes its own original pair (shuffle-sr-reversible writes the entailed hypothesis from
+    # a frame): then original_premise and original_hypothesis are that pair and this its label, in place of the
+    # source pair's.
+    original_label: str | None = None
 
 
 if TYPE_CHECKING:

@@ -29,6 +29,7 @@ from ..core.selection import SelectionFile, read_selection
 from ..core.text import portable, public_path
 from ..parsing.base import Parse
 from ..roles import RoleLabeler, RoleParse, Sentence, check_labeler, make_labeler
+from ..roles.animacy import ANIMACIES, animacy_tag
 from ..roles.base import Span
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
@@ -96,6 +97,10 @@ class RoleShuffle(Variant):
         "side": ("side:S", "shuffle-sr: the roles were exchanged in the premise or the hypothesis"),
         "construction": ("construction:C", "shuffle-sr: the grammatical construction of the swapped clause"),
         "labeler": ("labeler:L", "shuffle-sr: the role labeler that found the roles"),
+        "animacy": ("animacy:A-P", "the animacy of the agent and the patient (" + ", ".join(ANIMACIES) + "), "
+                                   "read off their head nouns (roles/animacy.py): 'animate-animate' swaps who "
+                                   "did what to whom between two beings, 'animate-inanimate' can be told from "
+                                   "the hypothesis alone"),
         "coordination": ("coordination", "shuffle-sr: the agent or the patient holds a coordination ('a man and a "
                                          "woman')"),
         "pronoun-case": ("pronoun-case", "shuffle-sr: a pronoun changed case with its role ('he' / 'him')"),
@@ -171,7 +176,11 @@ class RoleShuffle(Variant):
 
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:
         self.originals = originals or {}
-        sentences = list(dict.fromkeys(s for p in pairs if p.label == "entailment" for s in _sentences(p)))
+        self._label(list(dict.fromkeys(s for p in pairs if p.label == "entailment" for s in _sentences(p))))
+
+    def _label(self, sentences: list[Sentence]) -> None:
+        """The roles of `sentences` in self.roles, through the labeling shared with the build's other role
+        configurations when they asked for the same sentences."""
         if self.srl in ("tree", "agree") and sentences and not any(s.tree for s in sentences):
             raise SwapbenchError(f"--srl {self.srl} needs constituency trees (sentence1_parse, sentence2_parse) in the "
                                  "source: use --srl spacy, or a local SNLI 1.0 file")
@@ -227,7 +236,8 @@ class RoleShuffle(Variant):
         original_hypothesis = " ".join(hypothesis.tokens) if hypothesis else pair.hypothesis
         swapped = " ".join(swap.tokens)
         roles, frame = swap.parse, swap.frame
-        tags = [f"side:{side}", f"construction:{swap.construction}", f"labeler:{roles.labeler}"]
+        tags = [f"side:{side}", f"construction:{swap.construction}", f"labeler:{roles.labeler}",
+                animacy_tag(roles, frame.agent, frame.patient)]
         if any(roles.tags[i] == "CC" for s in (frame.agent, frame.patient) for i in range(s.start, s.end)):
             tags.append("coordination")
         if swap.pronoun_case:

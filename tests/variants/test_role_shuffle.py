@@ -51,7 +51,9 @@ def test_the_papers_order_swaps_the_premise_first_and_falls_back_to_the_hypothes
     assert set(rows) == {"rl1#0r1e", "rl2#0r1e", "rl6#0r1e"}  # rl3 is neutral, rl4 filtered, rl5 copula only
     # rl1's premise swap ("a frisbee throws a man") is not grounded: "A man throws something." names no frisbee
     assert rows["rl1#0r1e"]["swapped_side"] == "hypothesis"
-    assert rows["rl1#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree", "fallback"]
+    # animacy tags name the agent's and the patient's: "A man" acts on "something"
+    assert rows["rl1#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree",
+                                        "animacy:animate-inanimate", "fallback"]
     assert rows["rl1#0r1e"]["hypothesis"] == "Something throws a man ."
     passive = rows["rl6#0r1e"]
     assert passive["premise"] == "Two men is being driven by a car ."
@@ -60,10 +62,11 @@ def test_the_papers_order_swaps_the_premise_first_and_falls_back_to_the_hypothes
     assert (passive["verb"], passive["verb_index"], passive["labeler"]) == ("driven", 4, "agree")
     assert passive["agent"] == {"text": "two men", "start": 6, "end": 8}
     assert passive["patient"] == {"text": "A car", "start": 0, "end": 2}
-    assert passive["tags"] == ["side:premise", "construction:passive", "labeler:agree"]
+    assert passive["tags"] == ["side:premise", "construction:passive", "labeler:agree", "animacy:animate-inanimate"]
     # rl2's premise has no verb with both roles ("running through the snow"): the hypothesis is Algorithm 1's
     # first pick, no fallback
-    assert rows["rl2#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree"]
+    assert rows["rl2#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree",
+                                        "animacy:animate-inanimate"]
     assert rows["rl2#0r1e"]["permutation"] == []
 
     config = info.configs[0]
