@@ -26,10 +26,9 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from ..results.schema import EpochLog, FineTuningInfo, ModelHealth, PredictionRow
+from ..results.schema import CHANCE_GAIN, CHANCE_LEVEL, EpochLog, FineTuningInfo, ModelHealth, PredictionRow
 
-GAIN = 0.10  # the share of the way from the majority rate to perfect accuracy the test asks for
-ALPHA = 0.01
+GAIN, ALPHA = CHANCE_GAIN, CHANCE_LEVEL  # the share of the way from the majority rate to 1 the test asks for; level
 COLLAPSE = 0.95
 LOSS_SLACK = 0.02  # "never left chance": every epoch's loss within this of ln(classes)
 

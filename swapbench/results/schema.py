@@ -366,6 +366,11 @@ class ConfigurationResult(PairedResult):
 
 # ---- model health ------------------------------------------------------------------------------------------------
 
+# The accuracy check (evaluation/health.py says why these): a one-sided exact binomial test at level CHANCE_LEVEL
+# against the majority rate plus CHANCE_GAIN of the way from it to perfect accuracy.
+CHANCE_GAIN = 0.10
+CHANCE_LEVEL = 0.01
+
 class ModelHealth(Strict):
     at_chance: bool = Field(description="true when the model is degenerate: its figures are no result to report, "
                                         "and the board refuses the file")
@@ -390,9 +395,9 @@ class ModelHealth(Strict):
                                                                 "configurations read and their distinct pairs, or "
                                                                 "the migration that supplied it")
     p_value: float | None = Field(default=None, ge=0, le=1,
-                                  description="one-sided exact binomial test of accuracy_original against the "
-                                              "majority rate plus a tenth of the way from it to 1 (the accuracy "
-                                              "check: above chance when under 0.01)")
+                                  description=f"one-sided exact binomial test of accuracy_original against the "
+                                              f"majority rate plus {CHANCE_GAIN:g} of the way from it to 1 (the "
+                                              f"accuracy check: above chance when under {CHANCE_LEVEL:g})")
     top_prediction_share: float | None = Field(ge=0, le=1, description="share of the most frequent label among every "
                                                                         "prediction scored, originals and perturbed "
                                                                         "pairs of every configuration")
