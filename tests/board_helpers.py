@@ -52,7 +52,8 @@ def role_sensitivity(n: int, before: float, after: float) -> RoleSensitivity:
 
 def healthy(reasons: list[str] = ()) -> ModelHealth:
     return ModelHealth(at_chance=bool(reasons), reasons=list(reasons), checks=["test"], accuracy_original=0.8,
-                       majority_rate=0.34, top_prediction_share=0.4, min_train_loss=None)
+                       accuracy_pairs=100, majority_rate=0.34, majority_from="test", p_value=1e-9,
+                       top_prediction_share=0.4, min_train_loss=None)
 
 
 def make_results(model: str, *, family: str = "absolute", symmetry: float | None = 0.9, locality: float = 0.5,

@@ -33,6 +33,7 @@ class Configuration:
     verified: bool  # fingerprint matched build_info.json
     all_pair_ids: frozenset[str] = frozenset()  # of every row, before --limit: what no training may use
     all_source_premises: frozenset[str] = frozenset()  # SNLI's premise text of every row
+    all_original_labels: dict[str, str] = field(default_factory=dict)  # pair id -> original label, every row
 
 
 @dataclass
@@ -44,6 +45,10 @@ class Benchmark:
     configurations: list[Configuration]  # those with rows
     limit: int | None
     empty: list[str] = field(default_factory=list)  # configurations without rows (a variant that never applied)
+    # The gold label of every original pair of the split in a configuration that keeps the source's labels (pair id
+    # -> label), scored or not, and those configurations: what a constant answer is judged against (health.py).
+    split_labels: dict[str, str] = field(default_factory=dict)
+    split_labels_from: list[str] = field(default_factory=list)
 
 
 def open_benchmark(path: str, *, configs: list[str] | None = None, split: str | None = None,
@@ -67,8 +72,14 @@ def open_benchmark(path: str, *, configs: list[str] | None = None, split: str | 
     empty = [c.name for c in loaded if not c.rows]
     if len(empty) == len(loaded):
         raise SwapbenchError(f"no rows to score in {', '.join(empty)} of {path}")
+    # The configurations not scored are read too, for their original labels only: chance is the whole split's.
+    others = [_load_configuration(path, name, split, hub_revision, None, expected.get(name))
+              for name in available if name not in chosen]
+    keeping = [c for c in loaded + others if not c.non_entailment_view and c.rows]
+    split_labels = {pair_id: label for c in keeping for pair_id, label in c.all_original_labels.items()}
     return Benchmark(path=path, revision=hub_revision, split=split, build_info=build_info,
-                     configurations=[c for c in loaded if c.rows], limit=limit, empty=empty)
+                     configurations=[c for c in loaded if c.rows], limit=limit, empty=empty,
+                     split_labels=split_labels, split_labels_from=sorted(c.name for c in keeping))
 
 
 def _load_configuration(path: str, name: str, split: str, revision: str | None, limit: int | None,
@@ -100,6 +111,7 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
         gold=gold[keep], gold_original=gold_original[keep], tags=columns["tags"][keep],
         non_entailment_view="binary_label" in columns,
         rows=rows, all_pair_ids=frozenset(columns["pair_id"]), all_source_premises=frozenset(columns["source_premise"]),
+        all_original_labels=dict(zip(columns["pair_id"], gold_original)),
         fingerprint=fingerprint, verified=expected is not None)
 
 

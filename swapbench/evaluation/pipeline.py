@@ -23,9 +23,9 @@ from ..models.loading import LoadedModel, choose_device, choose_dtype
 from ..models.positional import architecture_kind, read_positional_encoding
 from ..results.build_record import BUILD_INFO
 from ..results.files import default_output, predictions_path, public_results, render_predictions, write_results
-from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode, ModelInfo,
-                              ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings,
-                              dataset_fingerprint)
+from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode,
+                              ModelHealth, ModelInfo, ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance,
+                              ScoringInfo, Seeds, Timings, dataset_fingerprint)
 from .data import Benchmark, open_benchmark
 from .finetune import ScoredPairs, premise_key
 from .health import model_health
@@ -93,8 +93,7 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
                          scores.prompt, scorer.mode),
         dataset=dataset_info(benchmark),
         results=results,
-        health=model_health((row for config_rows in rows.values() for row in config_rows), fine_tuning,
-                            len(loaded.labels.names)),
+        health=benchmark_health(benchmark, rows, fine_tuning, loaded.labels),
         predictions=predictions,
         provenance=Provenance(
             swapbench_version=__version__, git_commit=commit, git_dirty=dirty, packages=package_versions(),
@@ -114,6 +113,16 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
     save(eval_results, predictions_text, path)
     console.print(f"Wrote {escape(str(path))} and {escape(predictions_path(path).name)}", soft_wrap=True)
     return Evaluation(eval_results, path)
+
+
+def benchmark_health(benchmark: Benchmark, rows, fine_tuning: FineTuningInfo | None, labels) -> ModelHealth:
+    """model_health against the whole split's originals, in the model's label view."""
+    split_gold = {pair_id: labels.to_view(label) for pair_id, label in benchmark.split_labels.items()}
+    split_from = (f"the {len(split_gold):,} distinct original pairs of {', '.join(benchmark.split_labels_from)} "
+                  "(every row, scored or not)")
+    return model_health((row for config_rows in rows.values() for row in config_rows), fine_tuning,
+                        len(labels.names), split_gold=split_gold, split_from=split_from,
+                        label_keeping=[c.name for c in benchmark.configurations if not c.non_entailment_view])
 
 
 def warn_unverified(benchmark: Benchmark, console: Console) -> None:

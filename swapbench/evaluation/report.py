@@ -147,3 +147,5 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     warning = health_warning(results)
     if warning:
         console.print(f"[bold red]WARNING[/]: {escape(warning)}")
+    for check in results.health.not_run:  # a role configuration alone cannot show accuracy above chance
+        console.print(f"[yellow]Not checked[/]: {escape(check)}.")

@@ -4,7 +4,8 @@ A file is refused when it is not JSON; a required key is missing or a key is unk
 neither the current one nor one that migrate.py can bring up to it; `swapbench eval` found the model at chance
 (health.at_chance); a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
-reference dataset (another split, --limit at eval or build, a configuration whose fingerprint differs) or on data
+reference dataset (another split, --limit at eval or build, fewer rows than the reference's, a configuration
+whose fingerprint differs, a configuration of the reference left out) or on data
 not verified against their build_info.json; its training data were not checked against the scored data, or overlap
 them; pairs were truncated under the reference max length; the probe was framed otherwise than the board's rows; the
 model was scored from memory, not from files anyone can find again; or the same model and revision is on the board
@@ -162,7 +163,7 @@ def schema_problems(err: ValidationError, found: list[Problem]) -> list[Problem]
 
 
 def against_reference(data: dict, reference: Reference) -> list[Problem]:
-    """The file must have been scored on the reference dataset, every pair of each configuration it reports."""
+    """The file must have been scored on the reference dataset: every configuration of it, every pair of each."""
     dataset = data.get("dataset")
     if not isinstance(dataset, dict):
         return []
@@ -204,6 +205,13 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
         if isinstance(result, dict) and dataset.get("limit") is None and result.get("n") != expected.rows:
             problems.append(Problem(f"results.{name}.n", f"{result.get('n')!r} pairs scored; the reference "
                                                          f"{name} has {expected.rows}"))
+    scored = {c["name"] for c in configurations}
+    missing = [name for name in reference.configurations if name not in scored]
+    if missing:
+        problems.append(Problem("dataset.configurations",
+                                f"{', '.join(missing)} not scored: the board shows every configuration of its "
+                                f"reference dataset ({', '.join(reference.configurations)}), so a file must score "
+                                "them all; leave out --configs"))
     names = [c["name"] for c in configurations if c["name"] in reference.configurations]
     if differing or (names and dataset.get("fingerprint") != reference.fingerprint_of(names)):
         detail = f"; configurations that differ: {'; '.join(differing)}" if differing else ""

@@ -20,8 +20,8 @@ from pydantic import Field, model_validator
 from ..core.strict import Strict
 from .build_record import settings_model
 
-SCHEMA_VERSION = "2.2"  # 2.2: role_sensitivity of every role configuration and its slices
-# 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
+SCHEMA_VERSION = "2.2"  # 2.2: role_sensitivity of every role configuration and its slices; health against the whole
+# split. 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 # model.revision of a model handed to swapbench.evaluate as an object: "in-memory:sha256:..." of its saved files.
 IN_MEMORY = "in-memory:"
@@ -432,16 +432,41 @@ class ConfigurationResult(PairedResult):
 
 # ---- model health ------------------------------------------------------------------------------------------------
 
+# The accuracy check (evaluation/health.py says why these): a one-sided exact binomial test at level CHANCE_LEVEL
+# against the majority rate plus CHANCE_GAIN of the way from it to perfect accuracy.
+CHANCE_GAIN = 0.10
+CHANCE_LEVEL = 0.01
+
 class ModelHealth(Strict):
     at_chance: bool = Field(description="true when the model is degenerate: its figures are no result to report, "
                                         "and the board refuses the file")
     reasons: list[str] = Field(description="why, in words; empty when at_chance is false")
-    checks: list[str] = Field(description="the checks run (a file migrated from 1.0 holds too little for some)")
-    accuracy_original: float | None = Field(ge=0, le=1, description="accuracy on the distinct original pairs of "
-                                                                     "all configurations")
-    majority_rate: float | None = Field(ge=0, le=1, description="share of the most frequent gold label among them")
-    top_prediction_share: float | None = Field(ge=0, le=1, description="share of the most frequent prediction "
-                                                                        "among them")
+    checks: list[str] = Field(description="the checks run")
+    not_run: list[str] = Field(default_factory=list,
+                               description="the checks that could not run, each with why (no configuration that "
+                                           "keeps the source's labels was scored; a file migrated from an older "
+                                           "schema holds too little)")
+    accuracy_original: float | None = Field(ge=0, le=1, description="accuracy on the distinct original pairs scored "
+                                                                     "of the configurations that keep the source's "
+                                                                     "labels (not a role configuration's, whose "
+                                                                     "originals are selected entailment pairs)")
+    accuracy_pairs: int | None = Field(default=None, ge=0, description="how many original pairs accuracy_original is "
+                                                                       "over")
+    majority_rate: float | None = Field(ge=0, le=1, description="share of the most frequent gold label, in the "
+                                                                "label view, among the whole split's originals: "
+                                                                "every row of the configurations that keep the "
+                                                                "source's labels, scored or not, so that it does "
+                                                                "not depend on which configurations were scored")
+    majority_from: str | None = Field(default=None, description="where majority_rate was computed from: the "
+                                                                "configurations read and their distinct pairs, or "
+                                                                "the migration that supplied it")
+    p_value: float | None = Field(default=None, ge=0, le=1,
+                                  description=f"one-sided exact binomial test of accuracy_original against the "
+                                              f"majority rate plus {CHANCE_GAIN:g} of the way from it to 1 (the "
+                                              f"accuracy check: above chance when under {CHANCE_LEVEL:g})")
+    top_prediction_share: float | None = Field(ge=0, le=1, description="share of the most frequent label among every "
+                                                                        "prediction scored, originals and perturbed "
+                                                                        "pairs of every configuration")
     min_train_loss: float | None = Field(description="lowest per-epoch training loss, when fine-tuned here")
 
     @model_validator(mode="after")

@@ -65,6 +65,18 @@ def sr_table(summary, setup: str) -> str:
     return "\n".join(lines)
 
 
+def chance_line(summary, setup: str) -> str:
+    """Which models of the set-up `swapbench eval` found at chance, by the rule its results record."""
+    encodings = summary.of(setup)
+    flagged = [f"`{e.encoding}` (seed{'s' if len(e.at_chance) > 1 else ''} {', '.join(map(str, e.at_chance))})"
+               for e in encodings if e.at_chance]
+    models = sum(len(e.runs) for e in encodings)
+    verdict = (f"{sum(len(e.at_chance) for e in encodings)} of {models}: " + ", ".join(flagged) if flagged
+               else f"none of the {models}")
+    return (f"At chance by `swapbench eval`'s check (accuracy on the label-keeping originals scored, tested against "
+            f"the majority class of the whole split's originals; predictions collapsed onto one class): {verdict}.")
+
+
 def scales_table(summary) -> str:
     from .scales import initial_scales
 
@@ -158,6 +170,8 @@ def render_markdown(summary) -> str:
             "Predictions changed (%):",
             "",
             _table(summary, setup, "changed", summary.configurations, accuracy=True),
+            "",
+            chance_line(summary, setup),
             "",
             "Correctness flipped (%):",
             "",

@@ -81,6 +81,10 @@ class EncodingSummary(Strict):
     non_entailment: dict[str, Spread] = Field(
         default_factory=dict, description="share of perturbed pairs predicted not-entailment, for the configurations "
                                           "that report it (shuffle-sr)")
+    at_chance: list[int] = Field(
+        default_factory=list, description="the seeds whose model `swapbench eval` found at chance (its results' "
+                                          "health, judged against the majority class of the whole split's originals, "
+                                          "whatever --limit scored)")
 
 
 class ZooSummary(Strict):
@@ -164,7 +168,8 @@ def summarize_encoding(encoding: str, setup: str, parameters: dict[str, int],
         discordant={c: spread([discordant_fraction(r, c) for _, r in runs]) for c in configurations},
         delta={c: spread([r.results[c].delta for _, r in runs], DELTA) for c in configurations},
         non_entailment={c: spread([r.results[c].non_entailment_rate for _, r in runs]) for c in configurations
-                        if all(r.results[c].non_entailment_rate is not None for _, r in runs)})
+                        if all(r.results[c].non_entailment_rate is not None for _, r in runs)},
+        at_chance=[run.seed for run, r in runs if r.health.at_chance])
 
 
 def relabelled(results: EvalResults) -> list[str]:

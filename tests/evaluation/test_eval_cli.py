@@ -228,7 +228,8 @@ def test_a_model_at_chance_is_flagged_in_the_file_and_in_words(models, dataset, 
     # "entailment-first" answers entailment to everything: collapsed, and no better than the majority class.
     _, results = evaluate(models["entailment-first"], dataset, tmp_path / "r.json", "--no-probe")
     assert results.health.at_chance
-    assert any("of the predictions on the original pairs are one class" in r for r in results.health.reasons)
+    assert any("of the predictions scored (originals and perturbed pairs) are entailment" in r
+               for r in results.health.reasons)
     out = unwrapped(capsys.readouterr().out)
     assert "WARNING: This model is at chance: its figures are not a result to report" in out
     assert main(["submit", "--check", str(tmp_path / "r.json")]) == 1

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from swapbench.commands.main import main
+from swapbench.leaderboard.board import rebuild
 from board_helpers import COMMITTED, ROWS, empty_board, make_results, save
 
 CHROMIUM = os.environ.get("SWAPBENCH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -54,10 +55,16 @@ def page_path(tmp_path_factory) -> Path:
         del ROWS["shuffle-sr-premise"]
     (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
     for (model, *_), data in zip(MODELS, made):
+        missing = ("shuffle-5",) if model == "org/t5-like" else ()
         slices = data["results"]["shuffle-3"]["slices"]
         for tag in SLICES_IN_TEXT_ORDER:  # the details must list them in natural order, not in this one
             slices[tag] = slices["label:NP"]
-        assert main(["submit", str(save(data, folder / f"{model.split('/')[1]}.json")), "--board", str(board)]) == 0
+        if missing:  # stored before the board showed shuffle-5 (submit now refuses it): the board leaves it blank
+            (board / "results").mkdir(exist_ok=True)
+            save(data, board / "results" / f"{model.split('/')[1]}.json")
+        else:
+            assert main(["submit", str(save(data, folder / f"{model.split('/')[1]}.json")), "--board", str(board)]) == 0
+    rebuild(board)
     return board / "index.html"
 
 
