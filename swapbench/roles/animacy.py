@@ -10,6 +10,8 @@ the lexicon are unknown too: a name may be a person's or a place's.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from .base import RoleParse, Span
 from .heads import PERSON, conjuncts, head, key
 
@@ -113,7 +115,7 @@ def indefinite(parse: RoleParse, span: Span) -> bool:
     """Whether an argument is, or holds as a conjunct, a pronoun that names no one in particular ("someone",
     "no one")."""
     words = [w.lower() for w in parse.tokens[span.start:core(parse, span).end]]
-    return bool(INDEFINITE_PERSONS & set(words)) or any(a == "no" and b == "one" for a, b in zip(words, words[1:]))
+    return bool(INDEFINITE_PERSONS & set(words)) or ("no", "one") in pairwise(words)
 
 
 def animacy(parse: RoleParse, span: Span | None) -> str:

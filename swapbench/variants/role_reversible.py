@@ -34,8 +34,8 @@ from .role_shuffle import ANNOTATIONS, BINARY_NAMES, SPAN, RoleShuffle, validity
 from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, CONJUNCT_EDGES, construction, exchange, swappable_frames
 
 # Symmetric and reciprocal predicates: "a man dances a woman" reversed says the same; role_filters' symmetric
-# verbs and the reciprocal ones of captions. Passing someone on foot is passing each other ("two girls pass two
-# boys"); overtaking has a direction and stays.
+# verbs and the reciprocal ones of captions. Passing someone on foot is passing each other ("two women pass three
+# men"); overtaking has a direction and stays.
 RECIPROCAL_VERBS = SYMMETRIC_VERBS | frozenset(key(w) for w in (
     "talk", "chat", "converse", "argue", "dance", "play", "compete", "kiss", "date", "marry", "divorce", "befriend",
     "join", "partner", "collide", "share", "trade", "swap", "box", "fence", "tango", "waltz", "oppose", "pass"))
@@ -140,8 +140,8 @@ class ReversibleRoles(RoleShuffle):
         "animacy": RoleShuffle.tag_descriptions["animacy"],
         "beings": ("beings:A-P", "shuffle-sr-reversible: what the agent and the patient name, person or animal "
                                  "(mixed: conjuncts of both), read off the animacy lexicon (roles/animacy.py); a "
-                                 "reversal between a person and an animal is often implausible ('a horse is riding "
-                                 "a cowboy'), so beings:person-person is the slice that only roles decide"),
+                                 "reversal between a person and an animal is often implausible ('a goat is milking "
+                                 "a farmer'), so beings:person-person is the slice that only roles decide"),
         "pronoun-case": ("pronoun-case", "shuffle-sr-reversible: a pronoun changed case with its role"),
         "prepositional": ("prepositional", "shuffle-sr-reversible: the second being is the object of a preposition "
                                            "('a man looking at a woman')"),
@@ -452,8 +452,8 @@ def _card_lines(config) -> list[str]:
              "patient are animate, so that the reversal is not told from the hypothesis alone by a thing acting "
              "on a person.",
              "",
-             "Between a person and an animal the reversal is still often implausible on its own ('a horse is "
-             "riding a cowboy', 'a pony is petting a man'): such rows are kept, and tagged `beings:person-animal` "
+             "Between a person and an animal the reversal is still often implausible on its own ('a goat is "
+             "milking a farmer', 'a cat is brushing a girl'): such rows are kept, and tagged `beings:person-animal` "
              "or `beings:animal-person` (`beings:person-person` between two people). Read the hypothesis-only "
              "check and the `beings:person-person` slice: they are what only the roles decide.",
              "",

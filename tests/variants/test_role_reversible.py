@@ -52,10 +52,10 @@ def test_an_animate_frame_gives_its_hypothesis_and_the_reversal(tagged, verb, ag
     ("symmetric_predicate", "A/DT man/NN hugs/VBZ a/DT woman/NN ./.", 2, (0, 2), (3, 5)),
     ("symmetric_predicate", "A/DT man/NN marries/VBZ a/DT woman/NN ./.", 2, (0, 2), (3, 5)),
     # passing on foot is passing each other
-    ("symmetric_predicate", "Two/CD girls/NNS pass/VBP two/CD boys/NNS ./.", 2, (0, 2), (3, 5)),
-    ("symmetric_predicate", "A/DT woman/NN is/VBZ passing/VBG a/DT man/NN ./.", 3, (0, 2), (4, 6)),
+    ("symmetric_predicate", "Two/CD women/NNS pass/VBP three/CD men/NNS ./.", 2, (0, 2), (3, 5)),
+    ("symmetric_predicate", "A/DT boy/NN is/VBZ passing/VBG a/DT girl/NN ./.", 3, (0, 2), (4, 6)),
     # the reversal of a frame with no one in particular is about as true as the frame
-    ("indefinite_argument", "A/DT person/NN watches/VBZ someone/NN ./.", 2, (0, 2), (3, 4)),
+    ("indefinite_argument", "A/DT boy/NN follows/VBZ someone/NN ./.", 2, (0, 2), (3, 4)),
     ("indefinite_argument", "Somebody/NN is/VBZ carrying/VBG a/DT child/NN ./.", 2, (0, 1), (3, 5)),
     ("indefinite_argument", "A/DT man/NN pushes/VBZ no/DT one/NN ./.", 2, (0, 2), (3, 5)),
     ("reciprocal_with", "A/DT man/NN works/VBZ with/IN a/DT woman/NN ./.", 2, (0, 2), (4, 6)),
@@ -93,7 +93,7 @@ def test_animacy_of_an_argument(tagged, span, expected):
 
 @pytest.mark.parametrize("tagged, span, expected", [
     ("a/DT man/NN", (0, 2), "person"),
-    ("three/CD white/JJ dogs/NNS", (0, 3), "animal"),
+    ("three/CD brown/JJ goats/NNS", (0, 3), "animal"),
     ("a/DT pony/NN", (0, 2), "animal"),
     ("she/PRP", (0, 1), "person"),
     ("a/DT man/NN and/CC a/DT dog/NN", (0, 5), "mixed"),
