@@ -18,7 +18,7 @@ from ..core.text import tag_sort_key
 from ..results.build_record import CARD, BuildInfo, ConfigInfo
 from ..sources import Source, source_named
 from ..variants import declared
-from ..variants.role_shuffle import VALIDITY, read_validity  # noqa: F401  (where the card reads it by default)
+from ..variants.role_shuffle import VALIDITY, read_validity  # noqa: F401  (shuffle-sr's, which tests name)
 from .output import parquet_path
 
 SOURCE_FILE_SUFFIXES = (".jsonl", ".txt", ".gz", ".zip")  # a source named so is a file, even where it is absent
@@ -124,8 +124,9 @@ def card_data(info: BuildInfo, features: dict[str, dict]) -> DatasetCardData:
 
 
 def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None = None,
-                validity: dict | None = None) -> DatasetCard:
-    """The card of a build; `example`: one row of its first configuration; `validity`: read_validity()."""
+                validity: dict[str, dict] | None = None) -> DatasetCard:
+    """The card of a build; `example`: one row of its first configuration; `validity`: each configuration's
+    judged validity by name (read_validities); one absent from it says its validity was not measured."""
     source = source_card(info)
     split = info.split
     first = info.configs[0].name if info.configs else "shuffle-3"
@@ -151,7 +152,7 @@ def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None
     lines += _fields(info, features)
     lines += _slice_tags(info)
     lines += _how_built(info, source)
-    lines += _variant_sections(info, validity)
+    lines += _variant_sections(info, validity or {})
     lines += ["", "## Limitations", ""]
     lines += [f"- {limit}" for limit in dict.fromkeys(x for kind in _kinds(info) for x in kind.card_limitations)]
     lines += [f"- Only pairs with a gold label are used; configurations are small subsets of {source.short_name} "
@@ -240,11 +241,23 @@ def _how_built(info: BuildInfo, source: Source) -> list[str]:
     return lines
 
 
-def _variant_sections(info: BuildInfo, validity: dict | None) -> list[str]:
+def read_validities(info: BuildInfo, files: dict[str, Path | None] | None = None) -> dict[str, dict]:
+    """Each configuration's judged validity, from its variant's own validity_file, or from `files` by configuration
+    name (one absent from `files` has none); configurations whose file is absent are left out."""
+    found = {}
+    for config in info.configs:
+        path = declared(config.name).validity_file if files is None else files.get(config.name)
+        record = read_validity(path) if path is not None else None
+        if record is not None:
+            found[config.name] = record
+    return found
+
+
+def _variant_sections(info: BuildInfo, validity: dict[str, dict]) -> list[str]:
     """The sections each configuration's variant writes, those of the same title under one heading."""
     sections: dict[str, list[str]] = {}
     for config in info.configs:
-        for title, body in declared(config.name).card_sections(config, info, validity).items():
+        for title, body in declared(config.name).card_sections(config, info, validity.get(config.name)).items():
             sections.setdefault(title, []).extend(body)
     return [line for title, body in sections.items() for line in ["", f"## {title}", *body]]
 
@@ -265,7 +278,9 @@ def first_row(folder: Path, config: ConfigInfo, split: str) -> dict | None:
     return row
 
 
-def write_card(folder: Path, info: BuildInfo, features: dict[str, dict], validity: Path = VALIDITY) -> None:
-    """Write the card of the configurations written in `folder`."""
+def write_card(folder: Path, info: BuildInfo, features: dict[str, dict],
+               validity: dict[str, Path | None] | None = None) -> None:
+    """Write the card of the configurations written in `folder`; `validity`: the validity files by configuration
+    name, in place of each variant's own (read_validities)."""
     example = first_row(folder, info.configs[0], info.split) if info.configs else None
-    render_card(info, features, example, read_validity(validity)).save(folder / CARD)
+    render_card(info, features, example, read_validities(info, validity)).save(folder / CARD)

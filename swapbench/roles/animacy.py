@@ -10,6 +10,8 @@ the lexicon are unknown too: a name may be a person's or a place's.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from .base import RoleParse, Span
 from .heads import PERSON, conjuncts, head, key
 
@@ -56,8 +58,10 @@ NOT_BEINGS = frozenset({"stuffed", "toy", "teddy", "plush", "inflatable", "carto
                         "statue", "hot", "corn", "gummy", "chocolate", "plastic", "wooden", "paper", "cardboard",
                         "robot", "robotic", "mechanical", "rubber", "ceramic", "porcelain", "stone", "bronze",
                         "painted", "drawn", "picture", "photo", "sculpture", "figurine", "doll", "mannequin"})
-PERSON_PRONOUNS = frozenset({"i", "me", "you", "he", "him", "she", "her", "we", "us", "who", "whom", "someone",
-                             "somebody", "everyone", "everybody", "anyone", "anybody"})
+# Pronouns that name no one in particular ("no one" and "nobody" too, though "one" alone is of unknown animacy).
+INDEFINITE_PERSONS = frozenset({"someone", "somebody", "everyone", "everybody", "anyone", "anybody", "nobody"})
+PERSON_PRONOUNS = frozenset({"i", "me", "you", "he", "him", "she", "her", "we", "us", "who", "whom"}) \
+    | INDEFINITE_PERSONS
 INANIMATE_PRONOUNS = frozenset({"it", "something", "everything", "anything", "nothing", "this", "that", "these",
                                 "those"})
 # "They" and "them" name things as often as people: unknown.
@@ -91,6 +95,27 @@ def word_animacy(word: str, tag: str) -> str:
     if lower.endswith(DOER_ENDINGS):
         return UNKNOWN
     return INANIMATE
+
+
+PERSON_BEING, ANIMAL_BEING, MIXED_BEINGS = "person", "animal", "mixed"
+
+
+def being(parse: RoleParse, span: Span) -> str | None:
+    """What an animate argument names: a person or an animal (ANIMALS), "mixed" when its conjuncts differ ("a man
+    and his dog"); None when it is not animate."""
+    if animacy(parse, span) != ANIMATE:
+        return None
+    kinds = {ANIMAL_BEING if parse.tags[i] in NOUN_TAGS and key(parse.tokens[i]) in ANIMALS else PERSON_BEING
+             for i in (head(parse, piece) for piece in conjuncts(parse, core(parse, span)))
+             if parse.tags[i] in NOUN_TAGS or parse.tags[i] in ("PRP", "WP")}
+    return kinds.pop() if len(kinds) == 1 else MIXED_BEINGS
+
+
+def indefinite(parse: RoleParse, span: Span) -> bool:
+    """Whether an argument is, or holds as a conjunct, a pronoun that names no one in particular ("someone",
+    "no one")."""
+    words = [w.lower() for w in parse.tokens[span.start:core(parse, span).end]]
+    return bool(INDEFINITE_PERSONS & set(words)) or ("no", "one") in pairwise(words)
 
 
 def animacy(parse: RoleParse, span: Span | None) -> str:

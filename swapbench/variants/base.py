@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import datasets
@@ -67,6 +68,9 @@ class Variant(ABC):
     # What the board's column headers add to the configuration's name, where the name alone would let two
     # unlike configurations pass for one (which side a role swap tries first); "" for none.
     board_note: ClassVar[str] = ""
+    # The judged validity of the configuration's labels (a sample judged by hand): the card has a section for it,
+    # which says validity was not measured while the file is absent. None: its labels are not judged.
+    validity_file: ClassVar[Path | None] = None
 
     @classmethod
     def options_model(cls) -> type[CommandOptions]:
@@ -96,8 +100,8 @@ class Variant(ABC):
     def card_sections(cls, config: ConfigInfo, info: BuildInfo, validity: dict | None = None
                       ) -> dict[str, list[str]]:
         """The card's sections about one configuration of this variant, by title: the lines of configurations
-        with the same title are gathered under one heading. `validity`: the judged validity of a role swap's
-        labels, where a file records it."""
+        with the same title are gathered under one heading. `validity`: the judged validity of this
+        configuration's labels, read from its validity_file where that exists."""
         return {}
 
     @property

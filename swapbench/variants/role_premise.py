@@ -12,7 +12,7 @@ measured in this order: the board puts them beside this configuration's column a
 from __future__ import annotations
 
 from ..core.registry import VARIANTS
-from .role_shuffle import ORDERS, RoleOptions, RoleShuffle
+from .role_shuffle import ANNOTATIONS, ORDERS, RoleOptions, RoleShuffle
 
 
 @VARIANTS.register("shuffle-sr-premise", help="shuffle-sr in the reference paper's order (Algorithm 1): the premise "
@@ -27,6 +27,7 @@ class PremiseRoleShuffle(RoleShuffle):
     refused_without = ()
     order = ORDERS[1]
     board_note = "premise side first, the paper's order"
+    validity_file = ANNOTATIONS / "shuffle-sr-premise-validity.json"  # shuffle-sr's sample judged other rows
     card_limitations = (*RoleShuffle.card_limitations,
                         "shuffle-sr-premise follows the reference paper's order, but its premise swaps are kept "
                         "only where the hypothesis restates the swapped relation (grounding): most of its rows "
@@ -41,8 +42,3 @@ class PremiseRoleShuffle(RoleShuffle):
     def record(cls, options: RoleOptions, built: bool) -> dict:
         # the labeler, as shuffle-sr records it (the same --srl): a build of this configuration alone records it too
         return {"role_labeler": options.srl} if built else {}
-
-    @classmethod
-    def card_sections(cls, config, info, validity: dict | None = None) -> dict[str, list[str]]:
-        # the judged sample on record (VALIDITY) is of shuffle-sr, the hypothesis-first build: not of these rows
-        return super().card_sections(config, info, None)

@@ -23,21 +23,22 @@ from ..core.command_options import CommandOptions, option
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse
 from ..roles import RoleParse, Sentence
-from ..roles.animacy import ANIMATE, PERSON_PRONOUNS, animacy, core
+from ..roles.animacy import ANIMATE, PERSON_PRONOUNS, animacy, being, core, indefinite
 from ..roles.base import Frame, Span, is_auxiliary
 from ..roles.heads import NOUN_TAGS, conjuncts, head, heads, key, words_match
 from ..sources.pair import Pair
 from .base import Perturbed
 from .randomness import ExampleRandom
 from .role_filters import FILTERS, OVERLAP, SYMMETRIC_VERBS, overlaps
-from .role_shuffle import BINARY_NAMES, SPAN, RoleShuffle
+from .role_shuffle import ANNOTATIONS, BINARY_NAMES, SPAN, RoleShuffle, validity_lines
 from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, CONJUNCT_EDGES, construction, exchange, swappable_frames
 
 # Symmetric and reciprocal predicates: "a man dances a woman" reversed says the same; role_filters' symmetric
-# verbs and the reciprocal ones of captions.
+# verbs and the reciprocal ones of captions. Passing someone on foot is passing each other ("two women pass three
+# men"); overtaking has a direction and stays.
 RECIPROCAL_VERBS = SYMMETRIC_VERBS | frozenset(key(w) for w in (
     "talk", "chat", "converse", "argue", "dance", "play", "compete", "kiss", "date", "marry", "divorce", "befriend",
-    "join", "partner", "collide", "share", "trade", "swap", "box", "fence", "tango", "waltz", "oppose"))
+    "join", "partner", "collide", "share", "trade", "swap", "box", "fence", "tango", "waltz", "oppose", "pass"))
 # role_filters' filters that read the swapped sentence Algorithm 1 writes in place, not the two main clauses
 # written here (an agent shared with another clause, or a pronoun inside a modifier, is rewritten as a subject),
 # or that keep a swap from being labeled contradiction: two beings present together may perceive each other, but
@@ -65,11 +66,13 @@ NON_THIRD = {third: base for base, third in THIRD_PERSON.items()}
 
 REASONS: dict[str, str] = {
     OVERLAP[0]: OVERLAP[1],
+    "indefinite_argument": "an argument is an indefinite pronoun ('someone', 'anybody', 'no one'): the reversal is "
+                           "as vague as the original and true of most scenes that make the original true",
     "agent_not_animate": "the agent is not animate (a thing, or a noun the animacy lexicon does not know): the "
                          "reversal would be implausible and could be told from the hypothesis alone",
     "patient_not_animate": "the patient is not animate ('a man holds a baby' is kept, 'a man holds a cup' is not)",
     "symmetric_predicate": "the predicate is symmetric or reciprocal ('meet', 'hug', 'marry', 'kiss', 'fight', "
-                           "'play', 'dance'): the reversal says the same thing",
+                           "'play', 'dance', 'pass'): the reversal says the same thing",
     "reciprocal_with": "the patient follows 'with' ('dances with a woman', 'talks with a man'): a relation done "
                        "together, which the reversal restates",
     "not_asserted": "the verb is a base form (after 'to', a modal or 'does'): 'tries to catch a boy' does not "
@@ -119,7 +122,7 @@ class ReversibleRoles(RoleShuffle):
                    "(entailment) and reversed (non-entailment, label neutral)")
     Options = ReversibleOptions
     refused_without = ()
-    judged = False
+    validity_file = ANNOTATIONS / "shuffle-sr-reversible-validity.json"
     board_note = "hypotheses written from the premise's frame, both readings plausible"
     column_descriptions = {
         "frame_side": "shuffle-sr-reversible: the sentence the frame came from, premise or an entailment hypothesis",
@@ -135,6 +138,10 @@ class ReversibleRoles(RoleShuffle):
         "construction": ("construction:C", "shuffle-sr-reversible: the construction of the frame's clause"),
         "labeler": ("labeler:L", "shuffle-sr-reversible: the role labeler that found the roles"),
         "animacy": RoleShuffle.tag_descriptions["animacy"],
+        "beings": ("beings:A-P", "shuffle-sr-reversible: what the agent and the patient name, person or animal "
+                                 "(mixed: conjuncts of both), read off the animacy lexicon (roles/animacy.py); a "
+                                 "reversal between a person and an animal is often implausible ('a goat is milking "
+                                 "a farmer'), so beings:person-person is the slice that only roles decide"),
         "pronoun-case": ("pronoun-case", "shuffle-sr-reversible: a pronoun changed case with its role"),
         "prepositional": ("prepositional", "shuffle-sr-reversible: the second being is the object of a preposition "
                                            "('a man looking at a woman')"),
@@ -157,8 +164,9 @@ class ReversibleRoles(RoleShuffle):
 
     @classmethod
     def card_sections(cls, config, info, validity: dict | None = None) -> dict[str, list[str]]:
-        return {f"Reversible pairs of `{config.name}`": _card_lines(config)} if "frames_found" in config.extra \
+        sections = {f"Reversible pairs of `{config.name}`": _card_lines(config)} if "frames_found" in config.extra \
             else {}
+        return {**sections, f"Validity of {config.name}'s labels": validity_lines(config, validity)}
 
     @property
     def extra_features(self) -> dict[str, datasets.Feature]:
@@ -223,7 +231,8 @@ class ReversibleRoles(RoleShuffle):
         roles, frame = written.parse, written.frame
         premise = self.originals.get(pair.pair_id, (" ".join(parse.tokens),))[0]
         tags = [f"side:{written.side}", f"construction:{written.construction}", f"labeler:{roles.labeler}",
-                f"animacy:{ANIMATE}-{ANIMATE}"] + ["prepositional"] * written.prepositional
+                f"animacy:{ANIMATE}-{ANIMATE}", f"beings:{being(roles, frame.agent)}-{being(roles, frame.patient)}"
+                ] + ["prepositional"] * written.prepositional
         if _pronoun_moves(roles, frame):
             tags.append("pronoun-case")
         extra = {"frame_side": written.side, "verb": roles.tokens[frame.verb], "verb_index": frame.verb,
@@ -273,6 +282,8 @@ def review_reversible(parse: RoleParse, frame: Frame, side: str, prepositional: 
     """The two hypotheses of a frame, or the reason it gives none."""
     if overlaps(frame):
         return None, OVERLAP[0]
+    if indefinite(parse, frame.agent) or indefinite(parse, frame.patient):  # "no one": of unknown animacy
+        return None, "indefinite_argument"
     if animacy(parse, frame.agent) != ANIMATE:
         return None, "agent_not_animate"
     if animacy(parse, frame.patient) != ANIMATE:
@@ -438,8 +449,13 @@ def _card_lines(config) -> list[str]:
              "Each row's original pair is the premise with a hypothesis written from one of its frames (or from a "
              "frame of one of its entailment hypotheses, which the premise entails), gold entailment; its "
              "perturbed pair is the premise with the same hypothesis, agent and patient exchanged. Both agent and "
-             "patient are animate, so the reversal is as plausible as the original and cannot be told from the "
-             "hypothesis alone.",
+             "patient are animate, so that the reversal is not told from the hypothesis alone by a thing acting "
+             "on a person.",
+             "",
+             "Between a person and an animal the reversal is still often implausible on its own ('a goat is "
+             "milking a farmer', 'a cat is brushing a girl'): such rows are kept, and tagged `beings:person-animal` "
+             "or `beings:animal-person` (`beings:person-person` between two people). Read the hypothesis-only "
+             "check and the `beings:person-person` slice: they are what only the roles decide.",
              "",
              "The reversal is labeled `neutral`, non-entailment in the binary view (`binary_label`), not "
              "contradiction: the premise says that the man pushes the woman, not that she does not push him, so "

@@ -47,8 +47,9 @@ RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise
                "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap")
 
 
+ANNOTATIONS = Path(__file__).resolve().parents[2] / "data" / "annotations"
 # The validity of shuffle-sr's labels, as judged by people on a sample (written by `swapbench curate --measure`).
-VALIDITY = Path(__file__).resolve().parents[2] / "data" / "annotations" / "shuffle-sr-validity.json"
+VALIDITY = ANNOTATIONS / "shuffle-sr-validity.json"
 
 
 class RoleOptions(CommandOptions):
@@ -68,7 +69,7 @@ class RoleShuffleOptions(RoleOptions):
 
 
 def read_validity(path: Path = VALIDITY) -> dict | None:
-    """The measured validity of shuffle-sr's labels, when a file records it."""
+    """The measured validity of a configuration's labels, when the file records it (default: shuffle-sr's)."""
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
@@ -83,7 +84,7 @@ class RoleShuffle(Variant):
     Options = RoleShuffleOptions
     refused_without = ("sr_selection",)
     needs_docs = True  # the role labeler reads the Docs the spaCy parser made
-    judged = True  # a sample of its swaps is judged by hand for validity (VALIDITY): the card has a section for it
+    validity_file = VALIDITY
     column_descriptions = {
         "swapped_side": "shuffle-sr: the sentence whose roles were exchanged, premise or hypothesis",
         "verb": "shuffle-sr: the verb whose agent and patient were exchanged",
@@ -148,8 +149,8 @@ class RoleShuffle(Variant):
     @classmethod
     def card_sections(cls, config, info, validity: dict | None = None) -> dict[str, list[str]]:
         sections = {"Candidates and filters": _filter_lines(config)} if "candidates" in config.extra else {}
-        if cls.judged:
-            sections[f"Validity of {config.name}'s labels"] = _validity_lines(config, validity)
+        if cls.validity_file is not None:
+            sections[f"Validity of {config.name}'s labels"] = validity_lines(config, validity)
         return sections
 
     def __init__(self, srl: str = "auto", selection: Path | None = None, spacy_model: str | None = None,
@@ -321,11 +322,14 @@ def _filter_lines(config) -> list[str]:
     return lines
 
 
-def _validity_lines(config, validity: dict | None) -> list[str]:
+def validity_lines(config, validity: dict | None) -> list[str]:
     if validity is None:
         return ["", "Validity was not measured for this build: no judged sample of its swaps was recorded, so "
-                "the share of its rows that are true contradictions is unknown."]
-    lines = ["", f"{validity['valid']} of {validity['judged']} judged swaps are valid contradictions: validity "
+                "the share of its rows whose label holds is unknown."]
+    # the file's own criterion where it states one (each configuration is judged by what its label claims)
+    valid = f"judged rows are valid ({validity['criterion']})" if validity.get("criterion") else \
+        "judged swaps are valid contradictions"
+    lines = ["", f"{validity['valid']} of {validity['judged']} {valid}: validity "
              f"{validity['validity']:.3f} (95% interval {validity['low']:.3f} to {validity['high']:.3f}); "
              f"measured with `{portable(validity['command'])}`."]
     if validity.get("build_fingerprint") != config.fingerprint:

@@ -22,7 +22,7 @@ class ValidatedRoleShuffle(RoleShuffle):
     description = "the shuffle-sr swaps judged valid by hand (data/annotations/shuffle-sr-selection.jsonl)"
     Options = RoleOptions  # shuffle-sr's, less --sr-selection: its selection is the committed decisions
     refused_without = ()
-    judged = False
+    validity_file = None  # every row was accepted by hand
 
     @classmethod
     def create(cls, name: str, options: RoleOptions) -> ValidatedRoleShuffle:

@@ -205,11 +205,11 @@ def test_card_reports_the_measured_validity(built, tmp_path):
                 "command": "swapbench curate --measure", "build_fingerprint": "sha256:" + "ab" * 32}
     path = tmp_path / "shuffle-sr-validity.json"
     path.write_text(json.dumps(validity))
-    card = str(render_card(info, features, validity=read_validity(path)))
+    card = str(render_card(info, features, validity={"shuffle-sr": read_validity(path)}))
     assert ("171 of 200 judged swaps are valid contradictions: validity 0.855 (95% interval 0.799 to 0.898); "
             "measured with `swapbench curate --measure`.") in card
     assert "judged on a build whose" not in card
-    other = str(render_card(info, features, validity={**validity, "build_fingerprint": "sha256:00"}))
+    other = str(render_card(info, features, validity={"shuffle-sr": {**validity, "build_fingerprint": "sha256:00"}}))
     assert "The sample was judged on a build whose shuffle-sr fingerprint is sha256:00" in other
     assert read_validity(tmp_path / "absent.json") is None
     assert VALIDITY.name == "shuffle-sr-validity.json" and VALIDITY.parent.name == "annotations"
@@ -221,7 +221,7 @@ def test_write_card_writes_what_render_card_makes(built, tmp_path):
     info = BuildInfo.model_validate_json((folder / BUILD_INFO).read_text())
     (folder / "README.md").unlink()
     features = {name: datasets.load_dataset(str(built), name, split="test").features for name in CONFIGS}
-    write_card(folder, info, features, validity=tmp_path / "absent.json")
+    write_card(folder, info, features, validity={"shuffle-sr": tmp_path / "absent.json"})
     assert card_of(folder) == card_of(built)
 
 

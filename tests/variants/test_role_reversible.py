@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
+import datasets
 import pyarrow.parquet as pq
 import pytest
 
 from roles_helpers import FIXTURES
+from swapbench.dataset.card import read_validities, write_card
 from swapbench.dataset.pipeline import build, build_options
-from swapbench.roles.animacy import animacy
+from swapbench.results.build_record import BuildInfo
+from swapbench.roles.animacy import animacy, being
 from swapbench.roles.base import Frame, RoleParse, Span
 from swapbench.variants import DEFAULT_VARIANTS
-from swapbench.variants.role_reversible import REASONS, review_reversible
+from swapbench.variants.role_reversible import REASONS, ReversibleRoles, review_reversible
 
 SOURCE = FIXTURES / "snli_reversible.jsonl"
 
@@ -46,6 +51,13 @@ def test_an_animate_frame_gives_its_hypothesis_and_the_reversal(tagged, verb, ag
 @pytest.mark.parametrize("reason, tagged, verb, agent, patient", [
     ("symmetric_predicate", "A/DT man/NN hugs/VBZ a/DT woman/NN ./.", 2, (0, 2), (3, 5)),
     ("symmetric_predicate", "A/DT man/NN marries/VBZ a/DT woman/NN ./.", 2, (0, 2), (3, 5)),
+    # passing on foot is passing each other
+    ("symmetric_predicate", "Two/CD women/NNS pass/VBP three/CD men/NNS ./.", 2, (0, 2), (3, 5)),
+    ("symmetric_predicate", "A/DT boy/NN is/VBZ passing/VBG a/DT girl/NN ./.", 3, (0, 2), (4, 6)),
+    # the reversal of a frame with no one in particular is about as true as the frame
+    ("indefinite_argument", "A/DT boy/NN follows/VBZ someone/NN ./.", 2, (0, 2), (3, 4)),
+    ("indefinite_argument", "Somebody/NN is/VBZ carrying/VBG a/DT child/NN ./.", 2, (0, 1), (3, 5)),
+    ("indefinite_argument", "A/DT man/NN pushes/VBZ no/DT one/NN ./.", 2, (0, 2), (3, 5)),
     ("reciprocal_with", "A/DT man/NN works/VBZ with/IN a/DT woman/NN ./.", 2, (0, 2), (4, 6)),
     # an inanimate argument on either side keeps the frame out
     ("patient_not_animate", "A/DT man/NN holds/VBZ a/DT cup/NN ./.", 2, (0, 2), (3, 5)),
@@ -79,6 +91,19 @@ def test_animacy_of_an_argument(tagged, span, expected):
     assert animacy(RoleParse(tuple(words), tuple(tags), (), "hand"), Span(*span)) == expected
 
 
+@pytest.mark.parametrize("tagged, span, expected", [
+    ("a/DT man/NN", (0, 2), "person"),
+    ("three/CD brown/JJ goats/NNS", (0, 3), "animal"),
+    ("a/DT pony/NN", (0, 2), "animal"),
+    ("she/PRP", (0, 1), "person"),
+    ("a/DT man/NN and/CC a/DT dog/NN", (0, 5), "mixed"),
+    ("a/DT cup/NN", (0, 2), None),
+])
+def test_what_an_animate_argument_names(tagged, span, expected):
+    words, tags = zip(*(item.rsplit("/", 1) for item in tagged.split()))
+    assert being(RoleParse(tuple(words), tuple(tags), (), "hand"), Span(*span)) == expected
+
+
 def test_build_on_hand_written_pairs(tmp_path):
     assert "shuffle-sr-reversible" in DEFAULT_VARIANTS
     out, info = build(build_options(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr-reversible"]))
@@ -97,6 +122,7 @@ def test_build_on_hand_written_pairs(tmp_path):
     assert (participle["original_hypothesis"], participle["hypothesis"]) == ("A girl is holding a puppy .",
                                                                            "A puppy is holding a girl .")
     assert "construction:participial" in participle["tags"]
+    assert "beings:person-animal" in participle["tags"] and "beings:person-person" in pushed["tags"]
     assert rows["rv5#0r1e"]["hypothesis"] == "A boy is carrying two men ."
     assert "prepositional" in rows["rv7#0r1n"]["tags"]
     assert rows["rv7#0r1n"]["hypothesis"] == "A girl is looking at a boy ."
@@ -111,3 +137,29 @@ def test_build_on_hand_written_pairs(tmp_path):
     card = (out / "README.md").read_text()
     assert "| `symmetric_predicate` | 1 |" in card
     assert "not contradiction" in card and "animacy:A-P" in card
+    assert "| `beings:A-P` |" in card and "often implausible" in card
+    assert "| `indefinite_argument` | 0 |" in card
+
+
+def test_the_card_reads_the_configurations_own_validity_file(tmp_path, monkeypatch):
+    out, info = build(build_options(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr-reversible"]))
+    features = {"shuffle-sr-reversible": datasets.load_dataset(str(out), "shuffle-sr-reversible",
+                                                               split="test").features}
+    config = info.configs[0]
+    monkeypatch.setattr(ReversibleRoles, "validity_file", tmp_path / "absent.json")
+    write_card(out, info, features)
+    assert "## Validity of shuffle-sr-reversible's labels" in (out / "README.md").read_text()
+    assert "Validity was not measured for this build" in (out / "README.md").read_text()
+
+    judged = tmp_path / "reversible-validity.json"
+    judged.write_text(json.dumps({
+        "judged": 100, "valid": 97, "validity": 0.97, "low": 0.915, "high": 0.99, "interval": "Wilson score, 95%",
+        "command": "python draw.py", "build_fingerprint": config.fingerprint, "sample": [],
+        "criterion": "the premise entails the original and not the reversal"}))
+    monkeypatch.setattr(ReversibleRoles, "validity_file", judged)
+    assert read_validities(BuildInfo.model_validate(info.model_dump()))["shuffle-sr-reversible"]["valid"] == 97
+    write_card(out, info, features)
+    card = (out / "README.md").read_text()
+    assert ("97 of 100 judged rows are valid (the premise entails the original and not the reversal): validity "
+            "0.970 (95% interval 0.915 to 0.990); measured with `python draw.py`.") in card
+    assert "Validity was not measured" not in card and "judged on a build whose" not in card
