@@ -60,6 +60,9 @@ class Variant(ABC):
     tag_descriptions: ClassVar[dict[str, tuple[str, str]]] = {}
     card_limitations: ClassVar[tuple[str, ...]] = ()  # bullets of the card's Limitations when it is built
     usage: ClassVar[str | None] = None  # how error messages list the name, when it is a family (shuffle-N)
+    # Its pairs are made so that only the premise tells a swap from its original (both readings plausible): a
+    # hypothesis-only model must sit near chance on it, and the card says it fails its purpose when it does not.
+    needs_premise: ClassVar[bool] = False
 
     @classmethod
     def options_model(cls) -> type[CommandOptions]:
