@@ -274,8 +274,8 @@ def _leak_section(info: BuildInfo, features: dict[str, dict], leaks: dict | None
     lines += ["", f"Model: `{leaks['model']}` fine-tuned on the hypotheses of {train['n']:,} pairs "
                   f"({train['split']} split), validation accuracy {leaks['validation_accuracy']:.1%} (3 classes); "
                   f"scored with `{' '.join(leaks['eval_command'])}`, measured with `{' '.join(leaks['command'])}`.",
-              "", "| configuration | n | originals non-ent % | swaps non-ent % | leak (points) | 95% interval | verdict |",
-              "|---|---:|---:|---:|---:|---|---|"]
+              "", "| configuration | n | originals non-ent % | swaps non-ent % | leak (points) | 95% interval "
+                  "| verdict |", "|---|---:|---:|---:|---:|---|---|"]
     notes = []
     for config in roles:
         figure = leaks["configurations"].get(config.name)

@@ -220,8 +220,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
              cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,
              console: Console | None = None, hypothesis_only: bool = False) -> FineTuned:
     """The cached fine-tuning of `base` for this recipe and data (with `hypothesis_only`, on the hypotheses alone),
-    training it first when there is none; refused when the data overlap the `scored` pairs. Messages, bars and the training's log lines go to `console`
-    (stderr by default)."""
+    training it first when there is none; refused when the data overlap the `scored` pairs. Messages, bars and the
+    training's log lines go to `console` (stderr by default)."""
     console = console or Console(stderr=True, soft_wrap=True)
     log = console.print
 

@@ -109,7 +109,8 @@ def test_a_hypothesis_only_eval_is_recorded_refused_by_the_board_and_measured_by
     assert len([p for p in (cache / "finetuned").iterdir() if p.is_dir()]) == 2
 
     # The checkpoint is not scored on whole pairs by its folder.
-    [checkpoint] = [p for p in (cache / "finetuned").iterdir() if p.name.endswith(alone.model.fine_tuning.cache_key[:16])]
+    key = alone.model.fine_tuning.cache_key[:16]
+    [checkpoint] = [p for p in (cache / "finetuned").iterdir() if p.name.endswith(key)]
     assert main(["eval", str(checkpoint), "--data", str(dataset),
                  "--output", str(tmp_path / "r.json"), "--no-probe", "--no-progress"]) == 2
     assert "trained on the hypotheses alone" in " ".join(capsys.readouterr().err.split())
