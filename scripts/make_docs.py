@@ -1,6 +1,6 @@
 """Write docs/results-schema.md from the pydantic models of what swapbench writes: the results file of `eval`
-(swapbench.results.schema.EvalResults) and the build record (swapbench.results.build_record.BuildInfo), and the hypothesis-only record that `swapbench leak`
-writes (swapbench.results.hypothesis_only.HypothesisOnlyLeaks).
+(swapbench.results.schema.EvalResults), the build record (swapbench.results.build_record.BuildInfo) and the
+hypothesis-only record of `leak` (swapbench.results.hypothesis_only.HypothesisOnlyLeaks).
 
 The page is generated, never edited by hand, so that it says what the code accepts: tests/test_docs.py fails when
 the committed page differs from what this script makes now. After changing a model, run
