@@ -1,5 +1,6 @@
 """Write docs/results-schema.md from the pydantic models of what swapbench writes: the results file of `eval`
-(swapbench.results.schema.EvalResults) and the build record (swapbench.results.build_record.BuildInfo).
+(swapbench.results.schema.EvalResults), the build record (swapbench.results.build_record.BuildInfo) and the
+hypothesis-only record of `leak` (swapbench.results.hypothesis_only.HypothesisOnlyLeaks).
 
 The page is generated, never edited by hand, so that it says what the code accepts: tests/test_docs.py fails when
 the committed page differs from what this script makes now. After changing a model, run
@@ -29,6 +30,7 @@ if str(REPO) not in sys.path:  # run as `python scripts/make_docs.py` from anywh
 
 from swapbench.core.version import __version__  # noqa: E402
 from swapbench.results.build_record import BUILD_INFO, BuildInfo  # noqa: E402
+from swapbench.results.hypothesis_only import HypothesisOnlyLeaks  # noqa: E402
 from swapbench.results.schema import SCHEMA_VERSION, EvalResults  # noqa: E402
 
 SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null", datetime: "date-time",
@@ -130,10 +132,14 @@ def render() -> str:
              f"[EvalResults](#{anchor(EvalResults)}), from `swapbench/results/schema.py`. "
              "`python -m swapbench.results.schema` prints its JSON Schema.",
              f"- The build record of `swapbench build` (`{BUILD_INFO}`, beside the dataset card): "
-             f"[BuildInfo](#{anchor(BuildInfo)}), from `swapbench/results/build_record.py`.", "",
+             f"[BuildInfo](#{anchor(BuildInfo)}), from `swapbench/results/build_record.py`.",
+             "- What a hypothesis-only model tells of each role configuration (`swapbench leak`, "
+             "`data/annotations/hypothesis-only.json`, which the dataset card reads): "
+             f"[HypothesisOnlyLeaks](#{anchor(HypothesisOnlyLeaks)}), from `swapbench/results/hypothesis_only.py`.",
+             "",
              "A key not listed is an error when a file is read (the records are strict). Fractions are stored as "
              "fractions (0.069, not 6.9%).", ""]
-    for root in (EvalResults, BuildInfo):
+    for root in (EvalResults, BuildInfo, HypothesisOnlyLeaks):
         lines += document(root, seen)
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -14,8 +14,9 @@ import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..core.hub_access import is_hub_id
-from ..core.text import tag_sort_key
+from ..core.text import percent, points, tag_sort_key
 from ..results.build_record import CARD, BuildInfo, ConfigInfo
+from ..results.hypothesis_only import LEAKS, MARGIN, read_leaks
 from ..sources import Source, source_named
 from ..variants import declared
 from ..variants.role_shuffle import VALIDITY, read_validity  # noqa: F401  (shuffle-sr's, which tests name)
@@ -124,9 +125,10 @@ def card_data(info: BuildInfo, features: dict[str, dict]) -> DatasetCardData:
 
 
 def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None = None,
-                validity: dict[str, dict] | None = None) -> DatasetCard:
+                validity: dict[str, dict] | None = None, leaks: dict | None = None) -> DatasetCard:
     """The card of a build; `example`: one row of its first configuration; `validity`: each configuration's
-    judged validity by name (read_validities); one absent from it says its validity was not measured."""
+    judged validity by name (read_validities); one absent from it says its validity was not measured; `leaks`:
+    read_leaks()."""
     source = source_card(info)
     split = info.split
     first = info.configs[0].name if info.configs else "shuffle-3"
@@ -153,6 +155,7 @@ def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None
     lines += _slice_tags(info)
     lines += _how_built(info, source)
     lines += _variant_sections(info, validity or {})
+    lines += _leak_section(info, features, leaks)
     lines += ["", "## Limitations", ""]
     lines += [f"- {limit}" for limit in dict.fromkeys(x for kind in _kinds(info) for x in kind.card_limitations)]
     lines += [f"- Only pairs with a gold label are used; configurations are small subsets of {source.short_name} "
@@ -262,6 +265,58 @@ def _variant_sections(info: BuildInfo, validity: dict[str, dict]) -> list[str]:
     return [line for title, body in sections.items() for line in ["", f"## {title}", *body]]
 
 
+def _leak_section(info: BuildInfo, features: dict[str, dict], leaks: dict | None) -> list[str]:
+    """Per role configuration (one whose swaps carry a binary label), how well a model that saw the hypotheses
+    alone tells its swaps from their originals, as `swapbench leak` recorded it."""
+    roles = [c for c in info.configs if "binary_label" in features[c.name]]
+    if not roles:
+        return []
+    lines = ["", "## What the hypotheses alone give away", "",
+             "A model that never sees the premise can tell a role swap from its original only by the hypothesis "
+             "itself: a thing now acting on a person, an implausible event. Such a model, fine-tuned with the same "
+             "recipe on the hypotheses alone (`swapbench eval --hypothesis-only`), is scored on each role "
+             "configuration (`swapbench leak`). Its *leak* is the share of swapped pairs it predicts non-entailment "
+             "minus the share of originals: 0 when the hypotheses give the swap away no more than chance, with its "
+             f"95% interval clustered by premise. A configuration leaks when the whole interval lies more than "
+             f"{100 * MARGIN:.0f} points from 0, and sits near chance when it lies within {100 * MARGIN:.0f} points. "
+             "A row that swaps the premise keeps its hypothesis, and counts as not separated."]
+    if leaks is None:
+        return lines + ["", "Not measured for this build: no hypothesis-only record was found, so how much of each "
+                            "role configuration can be answered without reading the premise is unknown."]
+    train = leaks["train"]
+    lines += ["", f"Model: `{leaks['model']}` fine-tuned on the hypotheses of {train['n']:,} pairs "
+                  f"({train['split']} split), validation accuracy {leaks['validation_accuracy']:.1%} (3 classes); "
+                  f"scored with `{' '.join(leaks['eval_command'])}`, measured with `{' '.join(leaks['command'])}`.",
+              "", "| configuration | n | originals non-ent % | swaps non-ent % | leak (points) | 95% interval "
+                  "| verdict |", "|---|---:|---:|---:|---:|---|---|"]
+    notes = []
+    for config in roles:
+        figure = leaks["configurations"].get(config.name)
+        purpose = declared(config.name).needs_premise
+        if figure is None:
+            lines.append(f"| `{config.name}` | | | | | | not measured |")
+            if purpose:
+                notes.append(f"`{config.name}` was not measured: whether it needs the premise, as it is built to, "
+                             "is unknown.")
+            continue
+        ci = figure["leak_ci"]
+        lines.append(f"| `{config.name}` | {figure['n']} | {percent(figure['original_non_entailment'])} | "
+                     f"{percent(figure['swapped_non_entailment'])} | {points(figure['leak'])} | "
+                     f"[{points(ci['low'])}, {points(ci['high'])}] | {figure['verdict']} |")
+        if figure["fingerprint"] != config.fingerprint:
+            notes.append(f"`{config.name}` was measured on a build whose fingerprint is {figure['fingerprint']}, not "
+                         f"this one's ({config.fingerprint}).")
+        if figure["verdict"] == "leaks":
+            notes.append(f"`{config.name}` leaks: the hypotheses alone tell its swaps from their originals "
+                         f"({points(figure['leak'])} points), so part of what a model scores on it is earned without "
+                         "reading the premise." + (" This defeats its purpose: its pairs are built so that only the "
+                                                   "premise tells them apart." if purpose else ""))
+        elif figure["verdict"] == "undecided" and purpose:
+            notes.append(f"`{config.name}` is not shown to sit near chance, as it is built to: its interval reaches "
+                         f"beyond {100 * MARGIN:.0f} points.")
+    return lines + (["", *(f"- {note}" for note in notes)] if notes else [])
+
+
 def first_row(folder: Path, config: ConfigInfo, split: str) -> dict | None:
     """The first row of a written configuration, as `datasets` would return it (ClassLabels as names)."""
     path = folder / parquet_path(config.name, split, config.fingerprint)
@@ -279,8 +334,8 @@ def first_row(folder: Path, config: ConfigInfo, split: str) -> dict | None:
 
 
 def write_card(folder: Path, info: BuildInfo, features: dict[str, dict],
-               validity: dict[str, Path | None] | None = None) -> None:
+               validity: dict[str, Path | None] | None = None, leaks: Path = LEAKS) -> None:
     """Write the card of the configurations written in `folder`; `validity`: the validity files by configuration
-    name, in place of each variant's own (read_validities)."""
+    name, in place of each variant's own (read_validities); `leaks`: the hypothesis-only figures' file."""
     example = first_row(folder, info.configs[0], info.split) if info.configs else None
-    render_card(info, features, example, read_validities(info, validity)).save(folder / CARD)
+    render_card(info, features, example, read_validities(info, validity), read_leaks(leaks)).save(folder / CARD)

@@ -182,11 +182,14 @@ def describe(pairs: list[Pair], source: str, split: str, limit: int | None, held
                         held_out=held_out)
 
 
-def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingData, val: TrainingData) -> str:
+def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingData, val: TrainingData,
+              hypothesis_only: bool = False) -> str:
     # A local folder is its files' content (its revision), wherever it lies and however its path is typed.
     model = {"revision": revision} if Path(base).is_dir() else {"base": base, "revision": revision}
     identity = {"format": CACHE_FORMAT, **model, "recipe": recipe.model_dump(), "train": train.fingerprint,
                 "validation": val.fingerprint}
+    if hypothesis_only:  # only then: the keys of the checkpoints trained on whole pairs stay what they were
+        identity["inputs"] = "hypothesis only"
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
@@ -215,10 +218,10 @@ def read_training_record(path: Path, console: Console | None = None) -> FineTuni
 
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
              cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,
-             console: Console | None = None) -> FineTuned:
-    """The cached fine-tuning of `base` for this recipe and data, training it first when there is none; refused
-    when the data overlap the `scored` pairs. Messages, bars and the training's log lines go to `console`
-    (stderr by default)."""
+             console: Console | None = None, hypothesis_only: bool = False) -> FineTuned:
+    """The cached fine-tuning of `base` for this recipe and data (with `hypothesis_only`, on the hypotheses alone),
+    training it first when there is none; refused when the data overlap the `scored` pairs. Messages, bars and the
+    training's log lines go to `console` (stderr by default)."""
     console = console or Console(stderr=True, soft_wrap=True)
     log = console.print
 
@@ -238,7 +241,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     for role, count in (("training", overlap.train_set_apart), ("validation", overlap.validation_set_apart)):
         if count:
             log(f"Set apart {count} {role} pair{'s' * (count != 1)} whose premise is also a scored premise")
-    key = cache_key(base, base_revision, recipe, train_info, val_info)
+    key = cache_key(base, base_revision, recipe, train_info, val_info, hypothesis_only)
     folder = checkpoint_folder(cache_dir, base, key)
     info = read_training_record(folder / INFO_FILE, console)
     if info is not None:
@@ -251,13 +254,15 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     from .trainer import optimisation_steps  # here: it imports transformers
 
     steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)
-    log(f"Fine-tuning {base} on {train_info.n:,} pairs of {train_info.source} ({train_info.split}), "
+    inputs = " (hypotheses alone: --hypothesis-only)" if hypothesis_only else ""
+    log(f"Fine-tuning {base}{inputs} on {train_info.n:,} pairs of {train_info.source} ({train_info.split}), "
         f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in batches of {recipe.batch_size}: {steps:,} optimiser "
         f"steps on {describe_device(device)}, timed over the first few; validation: {val_info.n:,} pairs; "
         f"checkpoint: {folder}", highlight=False)
     started = time.perf_counter()
     trainer = make_trainer(base, revision, recipe, train_pairs, val_pairs, folder.with_name(f".{folder.name}.work"),
-                           device, dtype, progress, console, slow_hint=partial(cutting_hint, recipe))
+                           device, dtype, progress, console, slow_hint=partial(cutting_hint, recipe),
+                           hypothesis_only=hypothesis_only)
     trainer.train()
     history = epoch_history(trainer.state.log_history)
     best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)
@@ -265,7 +270,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
                           validation=val_info, best_epoch=best.epoch,
                           best_validation_accuracy=best.validation_accuracy, history=history, cache_key=key,
                           checkpoint=str(folder), reused=False, train_seconds=time.perf_counter() - started,
-                          devices=world_size(), data_overlap=overlap)  # kept: the checkpoint scored by its path
+                          devices=world_size(), data_overlap=overlap,  # kept: the checkpoint scored by its path
+                          hypothesis_only=hypothesis_only)
     if trainer.is_world_process_zero():
         # The cache is swapbench's own: whatever is in the folder is an unfinished or outdated checkpoint.
         with atomic_directory(folder, marker=INFO_FILE, overwrite=True) as staging:
@@ -304,7 +310,7 @@ def cutting_hint(recipe: Recipe, seconds_per_step: float) -> str:
 
 def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair],
                  work: Path, device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
-                 slow_hint: Callable[[float], str] | None = None):
+                 slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     processes = world_size()
@@ -330,13 +336,13 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
         return model
 
     return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress, console,
-                        slow_hint=slow_hint)
+                        slow_hint=slow_hint, hypothesis_only=hypothesis_only)
 
 
 def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair], work: Path,
                  device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
                  eval_batch_size: int = 64, description: str = "fine-tuning",
-                 slow_hint: Callable[[float], str] | None = None):
+                 slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False):
     """The Trainer of swapbench's recipes (fine-tuning here, the zoo's training from scratch): `recipe` on the
     pairs, evaluated and saved every epoch, the best epoch by validation accuracy kept; its progress, log lines and
     the time it takes (measured over its first steps; `slow_hint` says how to cut hours on a CPU) on `console`
@@ -359,8 +365,10 @@ def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair],
         fp16=on_gpu and dtype == torch.float16)
     trainer = LossKeepingTrainer(model_init=model_init, args=args, **trainer_tokenizer_argument(tokenizer),
                                  data_collator=DataCollatorWithPadding(tokenizer),
-                                 train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length),
-                                 eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length),
+                                 train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length,
+                                                            hypothesis_only),
+                                 eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length,
+                                                           hypothesis_only),
                                  compute_metrics=accuracy_metrics)
     estimate = TimeEstimate(console, describe_device(device), on_cpu=device.type == "cpu", slow_hint=slow_hint)
     show_progress(trainer, console, progress, description=description, estimate=estimate)
@@ -372,10 +380,13 @@ def accuracy_metrics(prediction) -> dict:
     return {"accuracy": float((prediction.predictions.argmax(-1) == prediction.label_ids).mean())}
 
 
-def encode_pairs(tokenizer, pairs: list[Pair], max_length: int) -> list[dict]:
-    """Tokenized pairs with their label index; the collator pads each batch."""
-    encoded = tokenizer([p.premise for p in pairs], [p.hypothesis for p in pairs], truncation=True,
-                        max_length=max_length)
+def encode_pairs(tokenizer, pairs: list[Pair], max_length: int, hypothesis_only: bool = False) -> list[dict]:
+    """Tokenized pairs (with `hypothesis_only`, their hypotheses alone) with their label index; the collator pads
+    each batch."""
+    from .scoring import tokenize
+
+    encoded = tokenize(tokenizer, [p.premise for p in pairs], [p.hypothesis for p in pairs], hypothesis_only,
+                       truncation=True, max_length=max_length)
     label_ids = {name: i for i, name in enumerate(LABEL_NAMES)}
     return [{**{key: values[i] for key, values in encoded.items()}, "labels": label_ids[p.label]}
             for i, p in enumerate(pairs)]

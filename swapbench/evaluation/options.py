@@ -102,6 +102,11 @@ class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the la
 
     finetune: bool = option(False, group="fine-tuning",
                             help="fine-tune even when MODEL already is a sequence classifier")
+    hypothesis_only: bool = option(False, group="fine-tuning",
+                                   help="remove the premise from every input, in training, validation and scoring: "
+                                        "the model sees the hypothesis alone. A diagnostic of what the hypotheses "
+                                        "give away (`swapbench leak` reads its results), not an NLI model: submit "
+                                        "refuses it")
     epochs: int | None = option(None, ge=1, group="fine-tuning", help="default: 3")
     learning_rate: float | None = option(None, gt=0, flag="--lr", group="fine-tuning",
                                          help="learning rate (default: 2e-5)")

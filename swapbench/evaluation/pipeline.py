@@ -90,7 +90,7 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
     commit, dirty = git_state()
     eval_results = EvalResults(
         model=model_info(prepared.name or options.model, prepared.revision, loaded, fine_tuning, probe,
-                         scores.prompt, scorer.mode),
+                         scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only),
         dataset=dataset_info(benchmark),
         results=results,
         health=benchmark_health(benchmark, rows, fine_tuning, loaded.labels),
@@ -112,6 +112,10 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
     print_table(eval_results, slices=options.slices)
     save(eval_results, predictions_text, path)
     console.print(f"Wrote {escape(str(path))} and {escape(predictions_path(path).name)}", soft_wrap=True)
+    if eval_results.model.hypothesis_only:
+        console.print("This model saw the hypotheses alone: its figures say what the hypotheses give away, not how "
+                      f"it reads pairs. `swapbench leak {escape(str(path))}` measures, per role configuration, how "
+                      "well it tells swapped from original hypotheses; `swapbench submit` refuses the file.")
     return Evaluation(eval_results, path)
 
 
@@ -187,7 +191,8 @@ def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, pro
 
 
 def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning: FineTuningInfo | None,
-               probe: ProbeInfo | None, prompt: PromptInfo | None, mode: Mode) -> ModelInfo:
+               probe: ProbeInfo | None, prompt: PromptInfo | None, mode: Mode,
+               hypothesis_only: bool = False) -> ModelInfo:
     return ModelInfo(
         name_or_path=name, revision=revision, model_type=loaded.config.model_type,
         architecture=type(loaded.model).__name__,
@@ -196,7 +201,7 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
         architecture_kind=architecture_kind(loaded.config), mode=mode,
         prompt=prompt, fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning,
-        probe=probe, weights=loaded.weights)
+        probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

@@ -50,6 +50,8 @@ def results_table(results: EvalResults) -> Table:
     model = results.model
     pe = model.positional_encoding
     how = " (fine-tuned here)" if model.fine_tuned else ""
+    if model.hypothesis_only:
+        how = " (fine-tuned here on the hypotheses alone: --hypothesis-only)"
     if model.prompt:
         how = f" (prompted, {model.prompt.shots}-shot)"
     title = f"{model.name_or_path}{how} · {model.architecture_kind} · positions: {pe.family} ({pe.kind})"

@@ -33,13 +33,23 @@ class Scored:
     padded_tokens: int  # tokens run, padding included
 
 
-def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> tuple[dict[str, list], list[int]]:
+def tokenize(tokenizer, premises: Sequence[str], hypotheses: Sequence[str], hypothesis_only: bool = False,
+             **kwargs) -> dict:
+    """What the model receives, in training and scoring alike: each premise and hypothesis as one input, or with
+    `hypothesis_only` the hypothesis alone, so that the premise never reaches a hypothesis-only model."""
+    if hypothesis_only:
+        return tokenizer(list(hypotheses), **kwargs)
+    return tokenizer(list(premises), list(hypotheses), **kwargs)
+
+
+def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int,
+           hypothesis_only: bool = False) -> tuple[dict[str, list], list[int]]:
     """Token ids of every pair, unpadded, and the positions of the pairs max_length cut."""
-    encoded = dict(tokenizer([p for p, _ in pairs], [h for _, h in pairs]))
+    encoded = dict(tokenize(tokenizer, [p for p, _ in pairs], [h for _, h in pairs], hypothesis_only))
     long = [i for i, ids in enumerate(encoded["input_ids"]) if len(ids) > max_length]
     if long:  # re-encode only those, with the tokenizer's own truncation strategy
-        cut = tokenizer([pairs[i][0] for i in long], [pairs[i][1] for i in long], truncation=True,
-                        max_length=max_length)
+        cut = tokenize(tokenizer, [pairs[i][0] for i in long], [pairs[i][1] for i in long], hypothesis_only,
+                       truncation=True, max_length=max_length)
         for key in encoded:
             for j, i in enumerate(long):
                 encoded[key][i] = cut[key][j]
@@ -78,12 +88,14 @@ def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.nd
 
 def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]], *, max_length: int = 128,
             batch_size: int | None = None, progress: Callable[[int], None] | None = None,
-            on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None) -> Scored:
-    """Argmax output index of `model` on each (premise, hypothesis) pair, read off its logits as float32.
-    `on_batch(positions, logits, cut)` is called after each batch with the positions of its pairs."""
+            on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None,
+            hypothesis_only: bool = False) -> Scored:
+    """Argmax output index of `model` on each (premise, hypothesis) pair, read off its logits as float32 (with
+    `hypothesis_only`, on the hypothesis alone). `on_batch(positions, logits, cut)` is called after each batch with
+    the positions of its pairs."""
     started = time.perf_counter()
     device = next(model.parameters()).device
-    encoded, long = encode(tokenizer, pairs, max_length) if pairs else ({"input_ids": []}, [])
+    encoded, long = encode(tokenizer, pairs, max_length, hypothesis_only) if pairs else ({"input_ids": []}, [])
     cut = np.zeros(len(pairs), dtype=bool)
     cut[long] = True
     lengths = [len(ids) for ids in encoded["input_ids"]]

@@ -2,7 +2,7 @@
 
 A file is refused when it is not JSON; a required key is missing or a key is unknown; its schema version is
 neither the current one nor one that migrate.py can bring up to it; `swapbench eval` found the model at chance
-(health.at_chance); a number is NaN, infinite or out of its
+(health.at_chance); the model saw the hypotheses alone (model.hypothesis_only); a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
 reference dataset (another split, --limit at eval or build, fewer rows than the reference's, a configuration
 whose fingerprint differs, a configuration of the reference left out) or on data
@@ -81,6 +81,7 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
         return verdict
     problems += wrong_deltas(data)
     problems += at_chance(data)
+    problems += hypothesis_only(data)
     try:
         verdict.results = EvalResults.model_validate(data)
     except ValidationError as err:
@@ -140,6 +141,17 @@ def at_chance(data: dict) -> list[Problem]:
         return []
     reasons = "; ".join(map(str, health.get("reasons") or [])) or "no reason given"
     return [Problem("health", f"the model is at chance, its figures are no result to rank: {reasons}")]
+
+
+def hypothesis_only(data: dict) -> list[Problem]:
+    """A model that never saw a premise measures the hypotheses, not NLI: it belongs on no board."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    if model.get("hypothesis_only") is not True:
+        return []
+    return [Problem("model.hypothesis_only", "the model saw the hypotheses alone (--hypothesis-only): it is a "
+                                             "diagnostic of what the hypotheses give away, not an NLI model. "
+                                             "`swapbench leak` reads it; score the model without --hypothesis-only "
+                                             "to submit it")]
 
 
 def schema_problems(err: ValidationError, found: list[Problem]) -> list[Problem]:

@@ -134,6 +134,9 @@ class FineTuningInfo(Strict):
     data_overlap: OverlapCheck | None = Field(  # added later, null in older files
         default=None, description="the check that neither the training nor the validation pairs share a pairID or "
                                   "a premise with the scored data; null when it could not be made")
+    hypothesis_only: bool = Field(  # added later: a diagnostic model, trained without the premise
+        default=False, description="true when the model was trained and validated on the hypotheses alone, the "
+                                   "premise removed (`swapbench eval --hypothesis-only`)")
 
 
 class ProbeSettings(Strict):
@@ -235,12 +238,19 @@ class ModelInfo(Strict):
     weights: LoadedWeights | None = Field(  # added later, null in older files
         default=None, description="checkpoint weights that did not load (only with --allow-missing); null when "
                                   "every weight loaded and none was left unused")
+    hypothesis_only: bool = Field(  # added later, false in older files
+        default=False, description="true when the premise was removed from every input, in training, validation and "
+                                   "scoring (`swapbench eval --hypothesis-only`): the figures say what the hypotheses "
+                                   "alone give away. A diagnostic, not an NLI model: the board refuses it")
 
     @model_validator(mode="after")
     def _consistent(self):
         if self.fine_tuned != (self.fine_tuning is not None and not self.fine_tuning.from_scratch):
             raise ValueError("fine_tuning must be given exactly when fine_tuned is true, or for a model trained "
                              "from scratch")
+        if self.hypothesis_only and not (self.fine_tuning and self.fine_tuning.hypothesis_only):
+            raise ValueError("hypothesis_only needs a model trained on the hypotheses alone (fine_tuning."
+                             "hypothesis_only)")
         if (self.mode == "prompted") != (self.prompt is not None):
             raise ValueError("prompt must be given exactly when mode is prompted")
         expected = {"3-way": {"entailment", "neutral", "contradiction"}, "binary": {"entailment", "non-entailment"}}

@@ -124,6 +124,7 @@ class ReversibleRoles(RoleShuffle):
     refused_without = ()
     validity_file = ANNOTATIONS / "shuffle-sr-reversible-validity.json"
     board_note = "hypotheses written from the premise's frame, both readings plausible"
+    needs_premise = True
     column_descriptions = {
         "frame_side": "shuffle-sr-reversible: the sentence the frame came from, premise or an entailment hypothesis",
         "verb": "shuffle-sr-reversible: the frame's verb",

@@ -25,6 +25,7 @@ from swapbench.dataset.hub import commit_operations, published_files, push_folde
 from swapbench.dataset.output import common_features, parquet_path
 from swapbench.results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
 from swapbench.results.schema import EvalResults
+from swapbench.variants import declared
 
 CONFIGS = ["shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random"]
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
@@ -215,13 +216,74 @@ def test_card_reports_the_measured_validity(built, tmp_path):
     assert VALIDITY.name == "shuffle-sr-validity.json" and VALIDITY.parent.name == "annotations"
 
 
+def leaks_record(tmp_path: Path, figures: dict[str, tuple[float, float, float, str]]) -> dict:
+    """A hypothesis-only record as `swapbench leak` writes it, read back as the card reads it: per configuration
+    (leak, interval low, interval high, fingerprint)."""
+    from swapbench.evaluation.finetune import reference_recipe
+    from swapbench.results.hypothesis_only import ConfigurationLeak, HypothesisOnlyLeaks, read_leaks, verdict
+    from swapbench.results.schema import ConfidenceInterval, TrainingData
+
+    data = TrainingData(source="snli_1.0", split="dev", fingerprint="sha256:cd", n=9842, limit=None, held_out=False)
+    configurations = {
+        name: ConfigurationLeak(
+            fingerprint=fingerprint, n=200, clusters=150, swapped_non_entailment=0.1 + leak,
+            original_non_entailment=0.1, leak=leak, p_value=0.01,
+            leak_ci=ConfidenceInterval(low=low, high=high, level=0.95, method="bootstrap", resamples=100),
+            verdict=verdict(low, high))
+        for name, (leak, low, high, fingerprint) in figures.items()}
+    record = HypothesisOnlyLeaks(
+        model="sentence-transformers/all-MiniLM-L6-v2", base_revision="abc", recipe=reference_recipe(), train=data,
+        validation=data, validation_accuracy=0.612, dataset="…/snli-test", dataset_fingerprint="sha256:ef",
+        results_sha256="00", eval_command=["swapbench", "eval", "m", "--hypothesis-only"],
+        command=["swapbench", "leak", "results.json"], margin=0.05, configurations=configurations)
+    path = tmp_path / "hypothesis-only.json"
+    path.write_text(record.model_dump_json())
+    return read_leaks(path)
+
+
+def role_build(built) -> tuple[BuildInfo, dict]:
+    """sr_build's, its shuffle-sr labelled in the binary view as a role configuration is."""
+    info, features = sr_build(BuildInfo.model_validate_json((built / BUILD_INFO).read_text()))
+    features["shuffle-sr"]["binary_label"] = datasets.ClassLabel(names=["entailment", "non-entailment"])
+    return info, features
+
+
+def test_card_says_which_role_configuration_leaks_to_a_hypothesis_only_model(built, tmp_path, monkeypatch):
+    info, features = role_build(built)
+    fingerprint = "sha256:" + "ab" * 32
+    card = str(render_card(info, features))
+    assert "## What the hypotheses alone give away" in card and "Not measured for this build" in card
+
+    leaking = leaks_record(tmp_path, {"shuffle-sr": (0.62, 0.55, 0.69, fingerprint)})
+    card = str(render_card(info, features, leaks=leaking))
+    assert "| `shuffle-sr` | 200 | 10.0 | 72.0 | +62.0 | [+55.0, +69.0] | leaks |" in card
+    assert "- `shuffle-sr` leaks: the hypotheses alone tell its swaps from their originals (+62.0 points)" in card
+    assert "defeats its purpose" not in card and "measured on a build whose" not in card
+    assert "`swapbench eval m --hypothesis-only`" in card and "validation accuracy 61.2%" in card
+    section = card.split("## What the hypotheses alone give away", 1)[1].split("\n## ", 1)[0]
+    assert "`shuffle-sr`" in section and "shuffle-3" not in section  # no binary_label: no role configuration
+
+    # A configuration built to need the premise fails its purpose when it leaks.
+    monkeypatch.setattr(declared("shuffle-sr"), "needs_premise", True)
+    assert "This defeats its purpose" in str(render_card(info, features, leaks=leaking))
+    near = leaks_record(tmp_path, {"shuffle-sr": (0.01, -0.02, 0.03, "sha256:00")})
+    card = str(render_card(info, features, leaks=near))
+    assert "| +1.0 | [-2.0, +3.0] | near chance |" in card and "leaks:" not in card
+    assert "`shuffle-sr` was measured on a build whose fingerprint is sha256:00, not this one's" in card
+    wide = leaks_record(tmp_path, {"shuffle-sr": (0.04, -0.03, 0.11, fingerprint)})
+    assert "`shuffle-sr` is not shown to sit near chance" in str(render_card(info, features, leaks=wide))
+    assert "| `shuffle-sr` | | | | | | not measured |" in str(render_card(
+        info, features, leaks=leaks_record(tmp_path, {"shuffle-sr-validated": (0.5, 0.4, 0.6, fingerprint)})))
+
+
 def test_write_card_writes_what_render_card_makes(built, tmp_path):
     folder = tmp_path / "copy"
     shutil.copytree(built, folder)
     info = BuildInfo.model_validate_json((folder / BUILD_INFO).read_text())
     (folder / "README.md").unlink()
     features = {name: datasets.load_dataset(str(built), name, split="test").features for name in CONFIGS}
-    write_card(folder, info, features, validity={"shuffle-sr": tmp_path / "absent.json"})
+    write_card(folder, info, features, validity={"shuffle-sr": tmp_path / "absent.json"},
+               leaks=tmp_path / "absent.json")
     assert card_of(folder) == card_of(built)
 
 

@@ -24,7 +24,8 @@ RECIPE = {"epochs": "--epochs", "learning_rate": "--lr", "train_batch_size": "--
                        "on its last non-pad token (also named finetune)")
 class ClassifierScorer(Scorer):
     mode = "fine-tuned"
-    owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map", **RECIPE}
+    owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map",
+                                      "hypothesis_only": "--hypothesis-only", **RECIPE}
 
     def prepare(self, run: Run) -> Prepared | None:
         from ...core.labels import LABEL_NAMES
@@ -38,13 +39,17 @@ class ClassifierScorer(Scorer):
         config = load_config(options.model, options.revision, options.trust_remote_code)
         if not options.finetune and is_classifier(config):
             refuse_training(options)
+            trained = recorded_training(options.model, run.benchmark, run.console)
+            if trained is not None and trained.hypothesis_only:
+                raise SwapbenchError(f"{options.model} was trained on the hypotheses alone: scored on whole pairs, "
+                                     "its figures would mean nothing. Score its base model with --hypothesis-only "
+                                     "(the cached checkpoint is reused)")
             labels = map_labels(config, options.label_map, options.force)  # refuses before the weights are loaded
             loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device,
                                      dtype=dtype, trust_remote_code=options.trust_remote_code,
                                      allow_missing=options.allow_missing)
             revision = model_revision(options.model, config, options.revision)
-            return Prepared(loaded, revision,
-                            fine_tuning=recorded_training(options.model, run.benchmark, run.console),
+            return Prepared(loaded, revision, fine_tuning=trained,
                             identity=None if random_weights(loaded.weights) else revision)
         if options.label_map:
             raise SwapbenchError("--label-map is for a classifier used as is; a model fine-tuned here gets SNLI's "
@@ -53,10 +58,11 @@ class ClassifierScorer(Scorer):
                                   batch_size=options.train_batch_size, max_length=options.train_max_length,
                                   seed=options.seed)
         run.console.print(announce_fine_tuning(options.model, options.training, recipe, is_classifier(config),
-                                                device))
+                                                device, options.hypothesis_only))
         tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
                          scored=scored_pairs(run.benchmark), cache_dir=options.cache_dir or default_cache_dir(),
-                         device=device, dtype=dtype, progress=options.progress, console=run.console)
+                         device=device, dtype=dtype, progress=options.progress, console=run.console,
+                         hypothesis_only=options.hypothesis_only)
         if not tuned.main_process:
             return None
         loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)),
@@ -77,14 +83,15 @@ class ClassifierScorer(Scorer):
         loaded, max_length, options = prepared.loaded, run.options.max_length or DEFAULT_MAX_LENGTH, run.options
         identity = None if prepared.identity is None else {
             "mode": self.mode, "model": prepared.identity, "max_length": max_length, "dtype": str(run.dtype),
-            "device": run.device.type}
+            "device": run.device.type, **({"inputs": "hypothesis only"} if options.hypothesis_only else {})}
         width = loaded.model.config.num_labels
         cache = open_cache(options, prepared.name or options.model, identity, width, np.float32, run.console)
         runs = []
 
         def score_missing(todo, on_batch):
             runs.append(predict(loaded.model, loaded.tokenizer, todo, max_length=max_length,
-                                batch_size=options.eval_batch_size, progress=progress, on_batch=on_batch))
+                                batch_size=options.eval_batch_size, progress=progress, on_batch=on_batch,
+                                hypothesis_only=options.hypothesis_only))
             return runs[-1].logits, runs[-1].cut
 
         try:
@@ -106,7 +113,7 @@ def refuse_training(options) -> None:
     from ...sources.options import COLUMN_FIELDS
     from ..options import TrainingDataOptions
 
-    ignored = given(options, [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE])
+    ignored = given(options, [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE, "hypothesis_only"])
     if ignored:
         raise SwapbenchError(f"{options.model} already is a sequence classifier, which is scored as it is: "
                              f"{listed(ignored)} would be ignored. Add --finetune to fine-tune it on them before "
@@ -146,7 +153,7 @@ def random_weights(weights) -> bool:
     return weights is not None and bool(weights.missing or weights.mismatched)
 
 
-def announce_fine_tuning(model: str, data, recipe, classifier: bool, device) -> str:
+def announce_fine_tuning(model: str, data, recipe, classifier: bool, device, hypothesis_only: bool = False) -> str:
     """What is about to happen, said before the training data are read: a base model is fine-tuned first. The
     pairs are counted, and the time measured, once they are read (a folder of SNLI files may hold a cut copy)."""
     from rich.markup import escape
@@ -162,7 +169,9 @@ def announce_fine_tuning(model: str, data, recipe, classifier: bool, device) -> 
         snli = default_source()
         folder = os.environ.get(snli.dir_env) if snli.dir_env else None
         source = f"${snli.dir_env} ({folder})" if folder else f"the {snli.release} release archive"
+    alone = (" It sees the hypotheses alone (--hypothesis-only: the premise is removed in training, validation and "
+             "scoring): a diagnostic of what the hypotheses give away, not an NLI model." if hypothesis_only else "")
     return (f"{escape(model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
             f"epoch{'s' * (recipe.epochs != 1)} on {size}the {data.train_split} split of {escape(str(source))}, in "
             f"batches of {recipe.batch_size} on {describe_device(device)}. The pairs are counted once read, and the "
-            "time measured over the first steps. The checkpoint is cached and reused.")
+            "time measured over the first steps. The checkpoint is cached and reused." + alone)

@@ -1,0 +1,51 @@
+"""`swapbench leak RESULTS`: from a hypothesis-only eval, how well the hypotheses alone tell each role configuration's
+swaps from their originals (evaluation/leak.py), printed and written where the dataset card reads it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..core.command_options import add_arguments, from_arguments
+from ..core.files import replace_files
+from ..core.text import percent, points, public_command
+from ..evaluation.leak import LeakOptions, measure_leaks
+from ..results.hypothesis_only import MARGIN
+
+
+def add_leak(subparsers) -> None:
+    p = subparsers.add_parser(
+        "leak", help="per role configuration, how well a hypothesis-only model tells swaps from originals",
+        description="Read the results of `swapbench eval MODEL --hypothesis-only` and measure, for every role "
+                    "configuration it scored, the share of swapped pairs it predicts non-entailment minus the share "
+                    "of originals (0: the hypotheses alone do not give the swap away), with a clustered interval "
+                    f"and test; a configuration whose interval lies beyond ±{100 * MARGIN:.0f} points leaks. Writes "
+                    "the file the dataset card reads.")
+    add_arguments(p, LeakOptions)
+    p.set_defaults(run=run_leak)
+
+
+def run_leak(args: argparse.Namespace) -> int:
+    options = from_arguments(LeakOptions, args)
+    leaks = measure_leaks(options.results, public_command(list(sys.argv)), seed=options.seed,
+                          resamples=options.bootstrap)
+    replace_files({options.output: leaks.model_dump_json(indent=1) + "\n"})
+    table = Table(title=escape(f"{leaks.model}, hypotheses alone (validation accuracy "
+                               f"{leaks.validation_accuracy:.1%})"),
+                  caption="non-ent: pairs predicted non-entailment (%); leak = swapped - original, in points, "
+                          "its 95% interval and p-value clustered by premise")
+    for header in ("config", "n", "original non-ent %", "swapped non-ent %", "leak pp", "95% CI", "p", "verdict"):
+        table.add_column(header, justify="left" if header in ("config", "verdict") else "right")
+    for name, leak in leaks.configurations.items():
+        table.add_row(name, str(leak.n), percent(leak.original_non_entailment),
+                      percent(leak.swapped_non_entailment), points(leak.leak),
+                      f"[{points(leak.leak_ci.low)}, {points(leak.leak_ci.high)}]", f"{leak.p_value:.2g}",
+                      leak.verdict)
+    console = Console()
+    console.print(table)
+    console.print(f"Wrote {escape(str(options.output))}", soft_wrap=True)
+    return 0
