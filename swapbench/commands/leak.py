@@ -31,8 +31,7 @@ def add_leak(subparsers) -> None:
 
 def run_leak(args: argparse.Namespace) -> int:
     options = from_arguments(LeakOptions, args)
-    leaks = measure_leaks(options.results, public_command(list(sys.argv)), seed=options.seed,
-                          resamples=options.bootstrap)
+    leaks = measure_leaks(options.results, public_command(list(sys.argv)))
     replace_files({options.output: leaks.model_dump_json(indent=1) + "\n"})
     table = Table(title=escape(f"{leaks.model}, hypotheses alone (validation accuracy "
                                f"{leaks.validation_accuracy:.1%})"),

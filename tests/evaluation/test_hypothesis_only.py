@@ -12,6 +12,7 @@ from eval_models import save_base, save_tokenizer, write_training_file
 from swapbench.commands.main import main
 from swapbench.evaluation.finetune import cache_key, encode_pairs, reference_recipe
 from swapbench.evaluation.leak import configuration_leak
+from swapbench.evaluation.results import configuration_result
 from swapbench.evaluation.scoring import encode
 from swapbench.results.hypothesis_only import HypothesisOnlyLeaks, verdict
 from swapbench.results.schema import EvalResults, PredictionRow, TrainingData
@@ -63,16 +64,20 @@ def rows(pairs: list[tuple[str, str]], configuration: str = "shuffle-sr") -> lis
                           cluster=f"c{i // 3}", tags=[]) for i, (original, swapped) in enumerate(pairs)]
 
 
+def leak(pairs: list[tuple[str, str]]):
+    """The leak of a role configuration whose results eval made from these predictions."""
+    result = configuration_result(rows(pairs), label_view="3-way", non_entailment_view=True, seed=0, resamples=2000)
+    return configuration_leak(result, "sha256:aa")
+
+
 def test_a_model_that_spots_the_swaps_leaks_and_one_that_does_not_sits_near_chance():
-    spotted = configuration_leak(rows([("entailment", "contradiction")] * 90 + [("entailment", "entailment")] * 30),
-                                 "sha256:aa", seed=0, resamples=2000)
+    spotted = leak([("entailment", "contradiction")] * 90 + [("entailment", "entailment")] * 30)
     assert spotted.swapped_non_entailment == pytest.approx(0.75) and spotted.original_non_entailment == 0
     assert spotted.leak == pytest.approx(0.75) and spotted.leak_ci.low > 0.05
     assert spotted.verdict == "leaks" and spotted.p_value < 1e-6
 
     # Whatever its prior, a model that gives a swap its original's label does not separate them.
-    blind = configuration_leak(rows([("entailment", "entailment")] * 60 + [("neutral", "contradiction")] * 60),
-                               "sha256:aa", seed=0, resamples=2000)
+    blind = leak([("entailment", "entailment")] * 60 + [("neutral", "contradiction")] * 60)
     assert blind.leak == 0 and blind.verdict == "near chance" and blind.p_value == 1.0
     assert blind.original_non_entailment == blind.swapped_non_entailment == 0.5
 
@@ -122,7 +127,7 @@ def test_a_hypothesis_only_eval_is_recorded_refused_by_the_board_and_measured_by
     assert "model.hypothesis_only: the model saw the hypotheses alone" in " ".join(capsys.readouterr().out.split())
 
     out = tmp_path / "hypothesis-only.json"
-    assert main(["leak", str(tmp_path / "alone.json"), "--output", str(out), "--bootstrap", "500"]) == 0
+    assert main(["leak", str(tmp_path / "alone.json"), "--output", str(out)]) == 0
     leaks = HypothesisOnlyLeaks.model_validate_json(out.read_text())
     assert list(leaks.configurations) == ["shuffle-sr"]  # shuffle-3 is no role configuration
     figure = leaks.configurations["shuffle-sr"]
