@@ -31,7 +31,7 @@ from .base import Perturbed
 from .randomness import ExampleRandom
 from .role_filters import FILTERS, OVERLAP, SYMMETRIC_VERBS, overlaps
 from .role_shuffle import ANNOTATIONS, BINARY_NAMES, SPAN, RoleShuffle, validity_lines
-from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, CONJUNCT_EDGES, construction, exchange, swappable_frames
+from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, case_for_slot, construction, exchange, swappable_frames
 
 # Symmetric and reciprocal predicates: "a man dances a woman" reversed says the same; role_filters' symmetric
 # verbs and the reciprocal ones of captions. Passing someone on foot is passing each other ("two women pass three
@@ -361,17 +361,10 @@ def _verb_words(parse: RoleParse, frame: Frame, kind: str) -> list[str]:
 
 def _words(parse: RoleParse, span: Span, subject: bool) -> list[str]:
     """The span's words, a whole-conjunct pronoun in the case of its slot, the sentence's first capital undone."""
-    table = TO_NOMINATIVE if subject else TO_ACCUSATIVE
     out = []
-    for i in range(span.start, span.end):
-        word = parse.tokens[i]
-        before = parse.tokens[i - 1].lower() if i > span.start else None
-        after = parse.tokens[i + 1].lower() if i + 1 < span.end else None
-        if (before is None or before in CONJUNCT_EDGES) and (after is None or after in CONJUNCT_EDGES) \
-                and word.lower() in table:
-            word = "I" if table[word.lower()] == "i" else table[word.lower()]
-        elif i == 0 and parse.tags[0] not in ("NNP", "NNPS") and word != "I" and not (len(word) > 1
-                                                                                    and word.isupper()):
+    for word, i in case_for_slot(parse, span, nominative=subject):
+        if i == 0 and word == parse.tokens[0] and parse.tags[0] not in ("NNP", "NNPS") and word != "I" \
+                and not (len(word) > 1 and word.isupper()):
             word = word[:1].lower() + word[1:]
         out.append(word)
     return out

@@ -37,8 +37,8 @@ def exchange(parse: RoleParse, frame: Frame) -> Swap:
     first, second = sorted((frame.agent, frame.patient), key=lambda s: s.start)
     tokens = parse.tokens
     # (token, original index) so that the capital fix knows where the first word went
-    moved_second = _case_for_slot(parse, second, nominative=first.end <= frame.verb)
-    moved_first = _case_for_slot(parse, first, nominative=second.end <= frame.verb)
+    moved_second = case_for_slot(parse, second, nominative=first.end <= frame.verb)
+    moved_first = case_for_slot(parse, first, nominative=second.end <= frame.verb)
     pieces = ([(tokens[i], i) for i in range(first.start)] + moved_second
               + [(tokens[i], i) for i in range(first.end, second.start)] + moved_first
               + [(tokens[i], i) for i in range(second.end, len(tokens))])
@@ -62,7 +62,7 @@ def construction(parse: RoleParse, frame: Frame) -> str:
     return "active"
 
 
-def _case_for_slot(parse: RoleParse, span: Span, nominative: bool) -> list[tuple[str, int]]:
+def case_for_slot(parse: RoleParse, span: Span, nominative: bool) -> list[tuple[str, int]]:
     """The span's tokens, its whole-conjunct pronouns put in the case of the slot they move to.
 
     Only a pronoun that is a conjunct on its own changes: "her" in "her dog" is a possessive and stays,
