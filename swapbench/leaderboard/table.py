@@ -169,7 +169,7 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) ->
     for c in relabelled:
         columns += [Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c,
                            f"{c}: {ROLE_HELP}"),
-                    Column(f"original:{c}", f"Original ({with_note(short(c), c)})", "accuracy", c,
+                    Column(f"original:{c}", f"Original ({short(c)})", "accuracy", c,
                            f"accuracy on the unperturbed pairs of {c}"),
                     Column(delta_key(c), delta_header(c), "delta", c, variant_help(c)),
                     Column(f"non-entailment:{c}", f"Non-entailment % ({short(c)})", "rate", c,

@@ -300,7 +300,7 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert header[:7] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry", "Locality", "Original"]
     assert header[7:15] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random",
                             RS,
-                            "Original (sr; hypothesis side first, not the paper's order)", SR, "Non-entailment % (sr)"]
+                            "Original (sr)", SR, "Non-entailment % (sr)"]
     assert len(rows) == 3  # no mean row across unrelated models
     absolute_row, relative_row = rows[1:]
     assert relative_row[0] == f"[org/relative-model · SNLI dev](results/{relative_file})"
@@ -386,13 +386,12 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     header = rows[0]
     # the paper swapped the premise first (Algorithm 1): its shuffle-sr figures go beside the premise-side
     # configuration, whose headers say so, and never beside the hypothesis-side shuffle-sr
-    original, delta = "Original (sr-premise; premise side first, the paper's order)", PREMISE
+    original, delta = "Original (sr-premise)", PREMISE
     assert header.index(SR) < header.index(original) == header.index(delta) - 1
     own, bert = rows[1], rows[3]
     assert bert[header.index("Symmetry")] == "0.879" and bert[header.index(delta)] == "-63.9"
     assert bert[header.index("Δ shuffle-random")] == "-2.7" and bert[header.index(original)] == "89.8"
-    assert bert[header.index(SR)] == "" and bert[header.index("Original (sr; hypothesis side first, not the "
-                                                              "paper's order)")] == ""
+    assert bert[header.index(SR)] == "" and bert[header.index("Original (sr)")] == ""
     assert own[header.index(delta)].startswith("-25.0<br>")  # (1 - 6) / 20, the board's own figure beside them
     assert own[header.index("Non-entailment % (sr-premise)")] == "30.0"
     readme = (board / "README.md").read_text()
