@@ -37,8 +37,9 @@ def run_leak(args: argparse.Namespace) -> int:
                                f"{leaks.validation_accuracy:.1%})"),
                   caption="non-ent: pairs predicted non-entailment (%); leak = swapped - original, in points, "
                           "its 95% interval and p-value clustered by premise")
-    for header in ("config", "n", "original non-ent %", "swapped non-ent %", "leak pp", "95% CI", "p", "verdict"):
-        table.add_column(header, justify="left" if header in ("config", "verdict") else "right")
+    for header in ("config", "n", "orig non-ent %", "swap non-ent %", "leak pp", "95% CI", "p", "verdict"):
+        table.add_column(header, justify="left" if header in ("config", "verdict") else "right",
+                         no_wrap=header == "config")
     for name, leak in leaks.configurations.items():
         table.add_row(name, str(leak.n), percent(leak.original_non_entailment),
                       percent(leak.swapped_non_entailment), points(leak.leak),

@@ -307,10 +307,14 @@ def _leak_section(info: BuildInfo, features: dict[str, dict], leaks: dict | None
             notes.append(f"`{config.name}` was measured on a build whose fingerprint is {figure['fingerprint']}, not "
                          f"this one's ({config.fingerprint}).")
         if figure["verdict"] == "leaks":
+            how = ("its swaps look less entailed than their originals, so part of what a model scores on it is "
+                   "earned without reading the premise" if figure["leak"] > 0 else
+                   "its swaps look more entailed than their originals, so a model that leans on the hypothesis is "
+                   "pushed away from the right label whatever it makes of the roles")
             notes.append(f"`{config.name}` leaks: the hypotheses alone tell its swaps from their originals "
-                         f"({points(figure['leak'])} points), so part of what a model scores on it is earned without "
-                         "reading the premise." + (" This defeats its purpose: its pairs are built so that only the "
-                                                   "premise tells them apart." if purpose else ""))
+                         f"({points(figure['leak'])} points): {how}." + (
+                             " This defeats its purpose: its pairs are built so that only the premise tells them "
+                             "apart." if purpose else ""))
         elif figure["verdict"] == "undecided" and purpose:
             notes.append(f"`{config.name}` is not shown to sit near chance, as it is built to: its interval reaches "
                          f"beyond {100 * MARGIN:.0f} points.")

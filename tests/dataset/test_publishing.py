@@ -226,8 +226,8 @@ def leaks_record(tmp_path: Path, figures: dict[str, tuple[float, float, float, s
     data = TrainingData(source="snli_1.0", split="dev", fingerprint="sha256:cd", n=9842, limit=None, held_out=False)
     configurations = {
         name: ConfigurationLeak(
-            fingerprint=fingerprint, n=200, clusters=150, swapped_non_entailment=0.1 + leak,
-            original_non_entailment=0.1, leak=leak, p_value=0.01,
+            fingerprint=fingerprint, n=200, clusters=150, swapped_non_entailment=0.2 + leak,
+            original_non_entailment=0.2, leak=leak, p_value=0.01,
             leak_ci=ConfidenceInterval(low=low, high=high, level=0.95, method="bootstrap", resamples=100),
             verdict=verdict(low, high))
         for name, (leak, low, high, fingerprint) in figures.items()}
@@ -256,8 +256,11 @@ def test_card_says_which_role_configuration_leaks_to_a_hypothesis_only_model(bui
 
     leaking = leaks_record(tmp_path, {"shuffle-sr": (0.62, 0.55, 0.69, fingerprint)})
     card = str(render_card(info, features, leaks=leaking))
-    assert "| `shuffle-sr` | 200 | 10.0 | 72.0 | +62.0 | [+55.0, +69.0] | leaks |" in card
-    assert "- `shuffle-sr` leaks: the hypotheses alone tell its swaps from their originals (+62.0 points)" in card
+    assert "| `shuffle-sr` | 200 | 20.0 | 82.0 | +62.0 | [+55.0, +69.0] | leaks |" in card
+    assert ("- `shuffle-sr` leaks: the hypotheses alone tell its swaps from their originals (+62.0 points): its "
+            "swaps look less entailed") in card
+    below = leaks_record(tmp_path, {"shuffle-sr": (-0.11, -0.14, -0.08, fingerprint)})
+    assert "(-11.0 points): its swaps look more entailed" in str(render_card(info, features, leaks=below))
     assert "defeats its purpose" not in card and "measured on a build whose" not in card
     assert "`swapbench eval m --hypothesis-only`" in card and "validation accuracy 61.2%" in card
     section = card.split("## What the hypotheses alone give away", 1)[1].split("\n## ", 1)[0]
