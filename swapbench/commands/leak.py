@@ -35,11 +35,12 @@ def run_leak(args: argparse.Namespace) -> int:
     replace_files({options.output: leaks.model_dump_json(indent=1) + "\n"})
     table = Table(title=escape(f"{leaks.model}, hypotheses alone (validation accuracy "
                                f"{leaks.validation_accuracy:.1%})"),
-                  caption="non-ent: pairs predicted non-entailment (%); leak = swapped - original, in points, "
-                          "its 95% interval and p-value clustered by premise")
-    for header in ("config", "n", "orig non-ent %", "swap non-ent %", "leak pp", "95% CI", "p", "verdict"):
+                  caption="orig NE, swap NE: pairs predicted non-entailment (%); leak = swap NE - orig NE, in "
+                          "points, its 95% interval and p-value clustered by premise", box=None, padding=(0, 1),
+                  collapse_padding=True)
+    for header in ("config", "n", "orig NE", "swap NE", "leak pp", "95% CI", "p", "verdict"):
         table.add_column(header, justify="left" if header in ("config", "verdict") else "right",
-                         no_wrap=header == "config")
+                         no_wrap=header not in ("95% CI", "verdict"))
     for name, leak in leaks.configurations.items():
         table.add_row(name, str(leak.n), percent(leak.original_non_entailment),
                       percent(leak.swapped_non_entailment), points(leak.leak),
