@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ..core.command_options import add_arguments, from_arguments
+from ..core.errors import SwapbenchError
 from ..core.files import replace_files
 from ..core.text import percent, points, public_command
 from ..evaluation.leak import LeakOptions, measure_leaks
-from ..results.hypothesis_only import MARGIN
+from ..results.hypothesis_only import LEAKS, MARGIN
 
 
 def add_leak(subparsers) -> None:
@@ -29,10 +31,20 @@ def add_leak(subparsers) -> None:
     p.set_defaults(run=run_leak)
 
 
+def default_output() -> Path:
+    """The committed record the dataset card reads, when swapbench runs from a checkout (an installed package has
+    no data/annotations/ to write into)."""
+    if not LEAKS.parent.is_dir():
+        raise SwapbenchError(f"--output: no default here ({LEAKS.parent} is not a folder of a swapbench checkout): "
+                             "say where to write the record")
+    return LEAKS
+
+
 def run_leak(args: argparse.Namespace) -> int:
     options = from_arguments(LeakOptions, args)
+    output = options.output or default_output()
     leaks = measure_leaks(options.results, public_command(list(sys.argv)))
-    replace_files({options.output: leaks.model_dump_json(indent=1) + "\n"})
+    replace_files({output: leaks.model_dump_json(indent=1) + "\n"})
     table = Table(title=escape(f"{leaks.model}, hypotheses alone (validation accuracy "
                                f"{leaks.validation_accuracy:.1%})"),
                   caption="orig NE, swap NE: pairs predicted non-entailment (%); leak = swap NE - orig NE, in "
@@ -48,5 +60,5 @@ def run_leak(args: argparse.Namespace) -> int:
                       leak.verdict)
     console = Console()
     console.print(table)
-    console.print(f"Wrote {escape(str(options.output))}", soft_wrap=True)
+    console.print(f"Wrote {escape(str(output))}", soft_wrap=True)
     return 0

@@ -1,9 +1,13 @@
-"""Where swapbench keeps what it can compute again: parses, fine-tuned checkpoints."""
+"""Where swapbench keeps what it can compute again (parses, fine-tuned checkpoints), and the committed hand
+decisions and measurements of a checkout (data/annotations/)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+# Hand decisions and measurements of the reference build, committed with the code: pair IDs and figures, no text.
+ANNOTATIONS = Path(__file__).resolve().parents[2] / "data" / "annotations"
 
 
 def default_cache_dir() -> Path:

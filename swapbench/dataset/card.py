@@ -19,7 +19,7 @@ from ..results.build_record import CARD, BuildInfo, ConfigInfo
 from ..results.hypothesis_only import LEAKS, MARGIN, read_leaks
 from ..sources import Source, source_named
 from ..variants import declared
-from ..variants.role_shuffle import VALIDITY, read_validity  # noqa: F401  (shuffle-sr's, which tests name)
+from ..variants.role_shuffle import read_validity
 from .output import parquet_path
 
 SOURCE_FILE_SUFFIXES = (".jsonl", ".txt", ".gz", ".zip")  # a source named so is a file, even where it is absent

@@ -2,15 +2,16 @@
 
 A model at chance loses no accuracy to a shuffle and gains a large Δ on a role swap by predicting anything but
 entailment, with narrow intervals and tiny p-values: nothing in the figures themselves gives it away. Three
-checks do, and none of them depends on which configurations were scored:
+checks do, and none of them is switched off by the configurations scored (the accuracy check needs one that keeps
+the source's labels, and says so when there is none):
 
 - accuracy: a one-sided exact binomial test of the model's accuracy on the original pairs it scored of the
   configurations that keep the source's labels, against what a constant answer scores on the whole split. That
   rate is the majority class among every original of those configurations, scored or not (a role configuration's
   originals are selected entailment pairs: counting them would raise the rate towards 1 as they are scored). The
-  null is the majority rate plus GAIN of the way from it to 1, not the rate itself: on thousands of pairs a model
+  null is the majority rate plus CHANCE_GAIN of the way from it to 1, not the rate itself: on thousands of pairs a model
   one point above a constant answer beats it "significantly" and still reads nothing, while a tenth of the gap (43%
-  against SNLI's 34%, 91% against a 90% majority) asks for real evidence on any class balance. The level, ALPHA,
+  against SNLI's 34%, 91% against a 90% majority) asks for real evidence on any class balance. The level, CHANCE_LEVEL,
   is one-sided 0.01: a healthy model clears it by orders of magnitude, and a refusal costs a re-run, not a
   publication. When no label-keeping configuration was scored the test cannot run, and the record says so.
 - collapse: at least COLLAPSE of every prediction scored, originals and perturbed pairs alike, is one class. A
@@ -28,7 +29,6 @@ from collections.abc import Iterable, Mapping
 
 from ..results.schema import CHANCE_GAIN, CHANCE_LEVEL, EpochLog, FineTuningInfo, ModelHealth, PredictionRow
 
-GAIN, ALPHA = CHANCE_GAIN, CHANCE_LEVEL  # the share of the way from the majority rate to 1 the test asks for; level
 COLLAPSE = 0.95
 LOSS_SLACK = 0.02  # "never left chance": every epoch's loss within this of ln(classes)
 
@@ -36,23 +36,23 @@ ACCURACY_CHECK, COLLAPSE_CHECK, LOSS_CHECK = "accuracy above chance", "predictio
 
 
 def chance_bar(majority_rate: float) -> float:
-    """The accuracy the test must show the model above: the majority rate plus GAIN of the way to 1."""
-    return majority_rate + GAIN * (1 - majority_rate)
+    """The accuracy the test must show the model above: the majority rate plus CHANCE_GAIN of the way to 1."""
+    return majority_rate + CHANCE_GAIN * (1 - majority_rate)
 
 
 def accuracy_test(correct: int, n: int, majority_rate: float) -> float:
     """One-sided exact binomial p-value of `correct` of `n` against chance_bar(majority_rate)."""
     from scipy.stats import binomtest
 
-    return float(binomtest(correct, n, min(chance_bar(majority_rate), 1.0), alternative="greater").pvalue)
+    return float(binomtest(correct, n, chance_bar(majority_rate), alternative="greater").pvalue)
 
 
 def accuracy_reason(accuracy: float, n: int, majority_rate: float, p_value: float) -> list[str]:
-    if p_value < ALPHA:
+    if p_value < CHANCE_LEVEL:
         return []
     return [f"original accuracy {accuracy:.1%} on {n:,} pairs is not above chance: the majority-class rate of the "
             f"whole split is {majority_rate:.1%}, and a binomial test against {chance_bar(majority_rate):.1%} gives "
-            f"p = {p_value:.2g}, not below {ALPHA:g}"]
+            f"p = {p_value:.2g}, not below {CHANCE_LEVEL:g}"]
 
 
 def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | None, classes: int, *,
@@ -74,6 +74,9 @@ def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | No
     elif majority is None:
         not_run.append(f"{ACCURACY_CHECK}: the data hold no original pair of a configuration that keeps the "
                        "source's labels")
+    elif majority == 1:
+        not_run.append(f"{ACCURACY_CHECK}: every original pair of the split has one gold label, which a constant "
+                       "answer gets right")
     else:
         checks.append(ACCURACY_CHECK)
         correct = sum(r.prediction_original == r.gold_original for r in originals)

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
-from ..results.hypothesis_only import LEAKS, MARGIN, ConfigurationLeak, HypothesisOnlyLeaks, verdict
+from ..results.hypothesis_only import MARGIN, ConfigurationLeak, HypothesisOnlyLeaks, verdict
 from ..results.schema import ConfigurationResult, EvalResults
 
 
@@ -21,8 +21,9 @@ class LeakOptions(CommandOptions):
     results: Path = option(positional=True, metavar="RESULTS",
                            help="results file of `swapbench eval MODEL --hypothesis-only`; its predictions file "
                                 "beside it")
-    output: Path = option(LEAKS, help="the file written (default: data/annotations/hypothesis-only.json, the one "
-                                      "the dataset card reads)")
+    output: Path | None = option(None, help="the file written (default, in a checkout of swapbench: "
+                                            "data/annotations/hypothesis-only.json, the one the dataset "
+                                            "card reads)")
 
 
 def configuration_leak(result: ConfigurationResult, fingerprint: str) -> ConfigurationLeak:
@@ -52,6 +53,9 @@ def read_hypothesis_only(path: Path) -> tuple[EvalResults, str]:
     if not results.model.hypothesis_only:
         raise SwapbenchError(f"{path}: the model saw whole pairs (model.hypothesis_only is false). Score a model "
                              "with `swapbench eval MODEL --hypothesis-only` and give its results file")
+    if results.health.at_chance:
+        raise SwapbenchError(f"{path}: the model is at chance ({'; '.join(results.health.reasons)}): a model that "
+                             "learned nothing separates nothing, and its leak would read as none")
     if results.dataset.limit is not None:
         raise SwapbenchError(f"{path}: scored with --limit {results.dataset.limit}: the figures would describe the "
                              "first rows only; score every row")

@@ -55,9 +55,10 @@ def reported_note(board: Board) -> list[str]:
 
 
 def sides_text(board: Board) -> str:
-    """Which side each role swap tries first, and which configuration the paper's rows sit beside."""
+    """What each role configuration's headers add to its name (the side a swap tries first), and which
+    configuration the paper's rows sit beside."""
     sides = [f"`{c}` {variant_note(c)}" for c in board.relabelled if variant_note(c)]
-    text = f" Which sentence each swaps first, as its headers say: {'; '.join(sides)}." if sides else ""
+    text = f" What their headers add to their names: {'; '.join(sides)}." if sides else ""
     filled = board.reported_relabelled
     if filled:
         text += (f" The paper's rows (‡) fill {', '.join(f'`{c}`' for c in filled)} only, the configuration built "

@@ -130,8 +130,9 @@ def _health_from_2_1(data: dict) -> None:
         not_run.append(f"{COLLAPSE_CHECK}: a file before 2.2 holds the top prediction's share on the originals "
                        "only, not on every prediction")
     if ACCURACY_CHECK not in checks:
+        # the loss and collapse reasons are judged again above
         reasons += [f"{reason} (schema 2.1's verdict)" for reason in old["reasons"]
-                    if not reason.startswith("the fine-tuning loss") and reason not in reasons]
+                    if not reason.startswith("the fine-tuning loss") and "are one class" not in reason]
     tuning = model["fine_tuning"]
     loss_reason, lowest = loss_at_chance(tuning["history"] if tuning else [], len(model["label_names"]))
     checks += [LOSS_CHECK] if tuning else []

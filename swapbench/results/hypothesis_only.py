@@ -3,8 +3,8 @@ from a `swapbench eval --hypothesis-only` results file, and the dataset card rea
 
 A role configuration pairs each original hypothesis with its role swap. A model that never sees the premise can
 tell the two apart only from the hypothesis itself (a thing now acting on a person, an implausible event): when it
-predicts non-entailment more often on the swaps than on the originals, the configuration can be answered without
-reading the premise, and it leaks. Its measure is the same paired difference as role sensitivity: the share of
+predicts non-entailment more often on the swaps than on the originals, or less often, the hypotheses alone move
+its answers, and the configuration leaks. Its measure is the same paired difference as role sensitivity: the share of
 swapped hypotheses predicted non-entailment minus the share of originals, 0 for a model that cannot tell them apart.
 The file holds figures and pair counts only, never a sentence of the source.
 """
@@ -17,11 +17,12 @@ from typing import Literal
 from pydantic import Field, ValidationError, model_validator
 
 from ..core.errors import SwapbenchError
+from ..core.paths import ANNOTATIONS
 from ..core.strict import Strict
 from .schema import TOLERANCE, ConfidenceInterval, Recipe, TrainingData
 
 # Where the committed measurement of the reference build lies (data/annotations/README.md describes it).
-LEAKS = Path(__file__).resolve().parents[2] / "data" / "annotations" / "hypothesis-only.json"
+LEAKS = ANNOTATIONS / "hypothesis-only.json"
 
 # Within this distance of 0 (5 points), a separation is too small to call a leak: a configuration leaks when the
 # whole interval lies beyond it, and sits near chance when the whole interval lies within it.

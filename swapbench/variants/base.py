@@ -71,7 +71,7 @@ class Variant(ABC):
     # The judged validity of the configuration's labels (a sample judged by hand): the card has a section for it,
     # which says validity was not measured while the file is absent. None: its labels are not judged.
     validity_file: ClassVar[Path | None] = None
-    # Its pairs are made so that only the premise tells a swap from its original (both readings plausible): a
+    # Its pairs are made so that only the premise tells a swap from its original: a
     # hypothesis-only model must sit near chance on it, and the card says it fails its purpose when it does not.
     needs_premise: ClassVar[bool] = False
 

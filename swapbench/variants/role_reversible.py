@@ -1,11 +1,12 @@
-"""shuffle-sr-reversible: minimal pairs in which both readings are plausible, written from natural premises.
+"""shuffle-sr-reversible: minimal pairs whose two readings are both sentences about two beings, from natural premises.
 
 From a frame whose agent and patient are both animate (roles/animacy.py) and whose predicate is not symmetric,
 two hypotheses are written: the frame itself ("A man is pushing a woman"), which the premise entails, and its
 reversal ("A woman is pushing a man"), which changes only the order of the two arguments (and a pronoun's case).
 The row's original pair is (premise, entailed hypothesis), gold entailment; its perturbed pair is (premise,
-reversal), non-entailment in the binary view. Neither hypothesis is odd on its own, so a model cannot answer
-from the hypothesis alone.
+reversal), non-entailment in the binary view. Both hypotheses name two beings, so no reversal has a thing acting
+on a person; a reversal between a person and an animal can still be implausible on its own (tagged beings:...),
+and what the hypotheses alone give away is measured, not assumed (`swapbench leak`).
 
 Frames come from every premise (main clauses, participles "a man holding a baby", relative clauses) and from the
 hypotheses of its entailment pairs, which the premise entails and so do their frames. Each source pair carries at
@@ -19,7 +20,6 @@ from dataclasses import dataclass
 
 import datasets
 
-from ..core.command_options import CommandOptions, option
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse
 from ..roles import RoleParse, Sentence
@@ -30,7 +30,7 @@ from ..sources.pair import Pair
 from .base import Perturbed
 from .randomness import ExampleRandom
 from .role_filters import FILTERS, OVERLAP, SYMMETRIC_VERBS, overlaps
-from .role_shuffle import ANNOTATIONS, BINARY_NAMES, SPAN, RoleShuffle, validity_lines
+from .role_shuffle import ANNOTATIONS, BINARY_NAMES, SPAN, RoleOptions, RoleShuffle, validity_lines
 from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, case_for_slot, construction, exchange, swappable_frames
 
 # Symmetric and reciprocal predicates: "a man dances a woman" reversed says the same; role_filters' symmetric
@@ -96,11 +96,6 @@ REASONS: dict[str, str] = {
 }
 
 
-class ReversibleOptions(CommandOptions):
-    srl: str = option("auto", metavar="LABELER", help="shuffle-sr's semantic-role labeler")
-    spacy_model: str | None = option(None, help="the build's --spacy-model")
-
-
 @dataclass(frozen=True, slots=True)
 class Written:
     """A frame's two hypotheses, and where the frame was found."""
@@ -120,10 +115,10 @@ class ReversibleRoles(RoleShuffle):
     name = "shuffle-sr-reversible"
     description = ("a frame with an animate agent and patient and a non-symmetric verb, written as a hypothesis "
                    "(entailment) and reversed (non-entailment, label neutral)")
-    Options = ReversibleOptions
+    Options = RoleOptions
     refused_without = ()
     validity_file = ANNOTATIONS / "shuffle-sr-reversible-validity.json"
-    board_note = "hypotheses written from the premise's frame, both readings plausible"
+    board_note = "hypotheses written from the premise's frame"
     needs_premise = True
     column_descriptions = {
         "frame_side": "shuffle-sr-reversible: the sentence the frame came from, premise or an entailment hypothesis",
@@ -152,12 +147,12 @@ class ReversibleRoles(RoleShuffle):
                         "premise does not entail.",)
 
     @classmethod
-    def create(cls, name: str, options: ReversibleOptions) -> ReversibleRoles:
+    def create(cls, name: str, options: RoleOptions) -> ReversibleRoles:
         return cls(srl=options.srl, spacy_model=options.spacy_model)
 
     @classmethod
-    def record(cls, options: ReversibleOptions, built: bool) -> dict:
-        return {}
+    def record(cls, options: RoleOptions, built: bool) -> dict:
+        return {"role_labeler": options.srl} if built else {}
 
     @classmethod
     def card_notes(cls, info) -> list[str]:

@@ -24,6 +24,7 @@ from pydantic import create_model
 
 from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
+from ..core.paths import ANNOTATIONS
 from ..core.registry import LABELERS, VARIANTS
 from ..core.selection import SelectionFile, read_selection
 from ..core.text import portable, public_path
@@ -47,7 +48,6 @@ RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise
                "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap")
 
 
-ANNOTATIONS = Path(__file__).resolve().parents[2] / "data" / "annotations"
 # The validity of shuffle-sr's labels, as judged by people on a sample (written by `swapbench curate --measure`).
 VALIDITY = ANNOTATIONS / "shuffle-sr-validity.json"
 

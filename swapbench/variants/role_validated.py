@@ -8,12 +8,11 @@ and stale ones.
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from ..core.paths import ANNOTATIONS
 from ..core.registry import VARIANTS
 from .role_shuffle import RoleOptions, RoleShuffle
 
-DECISIONS = Path(__file__).resolve().parents[2] / "data" / "annotations" / "shuffle-sr-selection.jsonl"
+DECISIONS = ANNOTATIONS / "shuffle-sr-selection.jsonl"
 
 
 @VARIANTS.register("shuffle-sr-validated", help="the shuffle-sr swaps accepted by hand in data/annotations/")

@@ -20,7 +20,8 @@ from hub_server import FakeHub
 
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.text import tag_sort_key
-from swapbench.dataset.card import VALIDITY, read_validity, render_card, source_name, write_card
+from swapbench.dataset.card import read_validity, render_card, source_name, write_card
+from swapbench.variants.role_shuffle import VALIDITY
 from swapbench.dataset.hub import commit_operations, published_files, push_folder
 from swapbench.dataset.output import common_features, parquet_path
 from swapbench.results.build_record import BUILD_INFO, BuildInfo, ConfigInfo

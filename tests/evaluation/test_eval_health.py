@@ -101,3 +101,11 @@ def test_a_fine_tuning_loss_that_never_left_chance_is_flagged():
     assert health.reasons == [f"the fine-tuning loss never left chance (lowest 1.094, chance ln 3 = "
                               f"{math.log(3):.3f})"]
     assert not health_of(rows(predictions), Tuning(1.10, 1.05)).at_chance
+
+
+def test_a_split_of_one_gold_label_leaves_the_accuracy_check_unrun_not_failed():
+    gold = ["entailment"] * 60  # a constant answer is right on every original: no accuracy beats it
+    split = {f"p{i}": g for i, g in enumerate(gold)}
+    health = health_of(rows(gold, gold=gold), split=split)
+    assert not health.at_chance and health.p_value is None
+    assert [line.split(":")[0] for line in health.not_run] == ["accuracy above chance"]

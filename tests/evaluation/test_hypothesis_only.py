@@ -126,7 +126,15 @@ def test_a_hypothesis_only_eval_is_recorded_refused_by_the_board_and_measured_by
     assert main(["submit", str(tmp_path / "alone.json"), "--board", str(board), "--check"]) == 1
     assert "model.hypothesis_only: the model saw the hypotheses alone" in " ".join(capsys.readouterr().out.split())
 
+    # A model at chance separates nothing: its leak would read as none, so leak refuses it. The tiny model here is
+    # at chance; marked healthy, its file is measured.
     out = tmp_path / "hypothesis-only.json"
+    assert alone.health.at_chance
+    assert main(["leak", str(tmp_path / "alone.json"), "--output", str(out)]) == 2
+    assert "the model is at chance" in " ".join(capsys.readouterr().err.split()) and not out.exists()
+    data = json.loads((tmp_path / "alone.json").read_text())
+    data["health"].update(at_chance=False, reasons=[])
+    (tmp_path / "alone.json").write_text(json.dumps(data))
     assert main(["leak", str(tmp_path / "alone.json"), "--output", str(out)]) == 0
     leaks = HypothesisOnlyLeaks.model_validate_json(out.read_text())
     assert list(leaks.configurations) == ["shuffle-sr"]  # shuffle-3 is no role configuration
