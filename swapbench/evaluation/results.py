@@ -93,7 +93,8 @@ def role_sensitivity(rows: list[PredictionRow], rng: np.random.Generator, resamp
                            [r.prediction_perturbed != "entailment" for r in rows], [r.cluster for r in rows])
     low, high = bootstrap_delta_ci(figures, rng, resamples, level)
     return RoleSensitivity(
-        value=figures.delta, non_entailment_original=figures.accuracy_original, non_entailment_perturbed=figures.accuracy_perturbed,
+        value=figures.delta, non_entailment_original=figures.accuracy_original,
+        non_entailment_perturbed=figures.accuracy_perturbed,
         ci=ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples),
         test=RoleTest(became_non_entailment=figures.perturbed_only, became_entailment=figures.original_only,
                       p_value=clustered_mcnemar(figures), method=ROLE_TEST_METHOD))

@@ -259,9 +259,10 @@ def render_html(board: Board, reference: Reference) -> str:
 Symmetry of Positional Encodings</i> (Findings of EMNLP 2023). Accuracies in %, Δ in points (perturbed − original,
 same pairs) with its 95% interval and its number of pairs n below it. A role configuration's headline is its role
 sensitivity: the share of its swaps predicted non-entailment minus that of their originals, in points (0 for a
-model blind to roles, whatever its label prior), with its interval; its Δ mixes the label prior in. Listed by model name: no column ranks the
-models (sorting by Δ would reward a model that collapses to one answer, as it loses nothing when words move), and
-there is no mean row. Click a header to sort; each model links to its results file and opens its details.</p>
+model blind to roles, whatever its label prior), with its interval; its Δ mixes the label prior in. Listed by
+model name: no column ranks the models (sorting by Δ would reward a model that collapses to one answer, as it loses
+nothing when words move), and there is no mean row. Click a header to sort; each model links to its results file
+and opens its details.</p>
 <div class="controls">
 <label>Positional-encoding family <select id="family"><option value="">all</option>{options}</select></label>
 <span id="shown" aria-live="polite"></span>

@@ -1,7 +1,7 @@
 """The plot of the page: the role sensitivity of the first role configuration against symmetry, one point per row
 with both figures, coloured by positional-encoding family, as inline SVG. The paper's reported rows have no role
-sensitivity (the paper did not report it), so they have no point. Each point is an SVG group with id pt-<family>-<n>, which the page's filter dims; its label is
-pt-<family>-<n>-label."""
+sensitivity (the paper did not report it), so they have no point. Each point is an SVG group with id
+pt-<family>-<n>, which the page's filter dims; its label is pt-<family>-<n>-label."""
 
 from __future__ import annotations
 

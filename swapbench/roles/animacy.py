@@ -51,7 +51,8 @@ MORE_PERSONS = frozenset(key(w) for w in (
     "student", "parent", "resident", "participant", "assistant", "attendant", "servant", "sergeant", "infant",
     "spectator", "visitor", "actor", "instructor", "doctor", "sailor", "tutor", "mentor", "investor", "author",
     "editor", "director", "operator", "inspector", "competitor", "survivor", "senator", "governor", "mayor",
-    "ancestor", "narrator", "daddy", "mommy", "papa", "mama", "ref", "bro", "sis", "protester", "demonstrator", "traveler", "traveller", "rescuer", "explorer",
+    "ancestor", "narrator", "daddy", "mommy", "papa", "mama", "ref", "bro", "sis", "protester", "demonstrator",
+    "traveler", "traveller", "rescuer", "explorer",
     "people", "person", "persons", "folks", "kid", "kids", "team", "teams", "crowd", "couple"))
 # Words before a head that make it a likeness or a food, not a being: "a stuffed cat", "a hot dog".
 NOT_BEINGS = frozenset({"stuffed", "toy", "teddy", "plush", "inflatable", "cartoon", "fake", "puppet", "balloon",
