@@ -33,12 +33,3 @@ class PremiseRoleShuffle(RoleShuffle):
                         "only where the hypothesis restates the swapped relation (grounding): most of its rows "
                         "swap the hypothesis, as Algorithm 1 does when the premise has no swap left, and those "
                         "are shuffle-sr's rows; its side:premise slice is what differs from shuffle-sr.")
-
-    @classmethod
-    def create(cls, name: str, options: RoleOptions) -> PremiseRoleShuffle:
-        return cls(srl=options.srl, spacy_model=options.spacy_model)
-
-    @classmethod
-    def record(cls, options: RoleOptions, built: bool) -> dict:
-        # the labeler, as shuffle-sr records it (the same --srl): a build of this configuration alone records it too
-        return {"role_labeler": options.srl} if built else {}

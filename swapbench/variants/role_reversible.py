@@ -148,14 +148,6 @@ class ReversibleRoles(RoleShuffle):
                         "premise does not entail.",)
 
     @classmethod
-    def create(cls, name: str, options: RoleOptions) -> ReversibleRoles:
-        return cls(srl=options.srl, spacy_model=options.spacy_model)
-
-    @classmethod
-    def record(cls, options: RoleOptions, built: bool) -> dict:
-        return {"role_labeler": options.srl} if built else {}
-
-    @classmethod
     def card_notes(cls, info) -> list[str]:
         return []
 

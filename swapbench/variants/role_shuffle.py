@@ -122,17 +122,21 @@ class RoleShuffle(Variant):
             "auto", metavar="LABELER", help=f"shuffle-sr's semantic-role labeler (default: auto): {labelers}")))
 
     @classmethod
-    def create(cls, name: str, options: RoleShuffleOptions) -> RoleShuffle:
-        return cls(srl=options.srl, selection=options.sr_selection, spacy_model=options.spacy_model)
+    def create(cls, name: str, options: RoleOptions) -> RoleShuffle:
+        # --sr-selection is shuffle-sr's own: the other role swaps' options do not declare it
+        return cls(srl=options.srl, selection=getattr(options, "sr_selection", None), spacy_model=options.spacy_model)
 
     @classmethod
     def check(cls, options: RoleOptions) -> None:
         check_labeler(options.srl)
 
     @classmethod
-    def record(cls, options: RoleShuffleOptions, built: bool) -> dict:
+    def record(cls, options: RoleOptions, built: bool) -> dict:
+        """The labeler, which every role swap of a build shares (the same --srl), and shuffle-sr's selection file."""
         if not built:
             return {}
+        if not hasattr(options, "sr_selection"):
+            return {"role_labeler": options.srl}
         selection = SelectionFile.of(options.sr_selection) if options.sr_selection else None
         return {"role_labeler": options.srl, "sr_selection": selection}
 
