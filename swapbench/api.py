@@ -138,7 +138,8 @@ class Probed:
 
     @cached_property
     def layers(self) -> pd.DataFrame:
-        """One row per layer: locality, symmetry, spread."""
+        """One row per layer: the paper's locality and symmetry, swapbench's relative_locality and degree_symmetry,
+        spread and left_decay."""
         import pandas as pd
 
         return pd.DataFrame([layer.model_dump() for layer in self.result.per_layer])

@@ -16,7 +16,8 @@ from word_tokenizer import bert_tokenizer, in_memory_vocabularies
 
 from swapbench.commands.main import main
 from swapbench.core.text import public_path
-from swapbench.probing import ProbeError, ProbeResult, locality, probe_model, symmetry
+from swapbench.probing import (ProbeError, ProbeResult, degree_symmetry, locality, probe_model, relative_locality,
+                               symmetry)
 from swapbench.probing.attention import encoder_of
 from swapbench.probing.loading import load_model
 from swapbench.probing.vocabulary import candidate_words
@@ -88,10 +89,15 @@ def check_consistent(result: ProbeResult, layers: int, n: int) -> None:
     np.testing.assert_allclose(matrix, per_layer.mean(axis=0), rtol=1e-6)  # both stored as float32
     assert result.locality == pytest.approx(locality(matrix))
     assert result.symmetry == pytest.approx(symmetry(matrix))
+    assert result.relative_locality == pytest.approx(relative_locality(matrix))
+    assert result.degree_symmetry == pytest.approx(degree_symmetry(matrix))
+    assert result.degree_symmetry is not None and result.degree_symmetry_note is None
     assert [m.layer for m in result.per_layer] == list(range(1, layers + 1))
     for metrics, layer in zip(result.per_layer, per_layer):
         assert metrics.locality == pytest.approx(locality(layer))
         assert metrics.symmetry == pytest.approx(symmetry(layer))
+        assert metrics.relative_locality == pytest.approx(relative_locality(layer))
+        assert metrics.degree_symmetry == pytest.approx(degree_symmetry(layer))
 
 
 def test_probe_bert_end_to_end(bert_dir):
