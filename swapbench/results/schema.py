@@ -208,6 +208,8 @@ class ProbeInfo(Strict):
             raise ValueError("symmetry is null exactly when the attention is causal")
         if self.symmetry is None and not self.symmetry_note:
             raise ValueError("a null symmetry needs its symmetry_note")
+        if self.degree_symmetry is not None and (self.causal or self.flat):
+            raise ValueError("degree_symmetry is null under a causal mask and for flat attention")
         return self
 
 
