@@ -50,7 +50,8 @@ def spread(matrix) -> float:
 
 
 def locality(matrix) -> float:
-    """The paper's locality. Mean over rows i of sum_j M[i][j] / 2^|i-j|: 1 when every position attends only to itself."""
+    """The paper's locality: mean over rows i of sum_j M[i][j] / 2^|i-j|; 1 when every position attends only to
+    itself."""
     m = as_attention_matrix(matrix)
     n = m.shape[0]
     positions = np.arange(n)
@@ -59,7 +60,8 @@ def locality(matrix) -> float:
 
 
 def symmetry(matrix) -> float:
-    """The paper's symmetry. 1 minus the mean min-max-normalised gap between weights at equal distance left and right of each row's diagonal.
+    """The paper's symmetry: 1 minus the mean min-max-normalised gap between weights at equal distance left and right
+    of each row's diagonal.
 
     Row i pairs its m = min(i, n-1-i) entries nearest the diagonal on each side by distance, as the authors'
     code does: left[-m:] in order against right[:m] reversed (both then run from distance m down to 1).
