@@ -138,10 +138,23 @@ class Probed:
 
     @cached_property
     def layers(self) -> pd.DataFrame:
-        """One row per layer: locality, symmetry, spread."""
+        """One row per layer: the paper's locality and symmetry, swapbench's relative_locality and degree_symmetry,
+        spread and left_decay."""
         import pandas as pd
 
         return pd.DataFrame([layer.model_dump() for layer in self.result.per_layer])
+
+    @cached_property
+    def figures(self) -> pd.DataFrame:
+        """One row per figure of the averaged attention, indexed by its name: its value, whose figure it is (the
+        paper's or swapbench's) and, where it is null, why."""
+        import pandas as pd
+
+        r = self.result
+        rows = [("locality", r.locality, "paper", None), ("symmetry", r.symmetry, "paper", r.symmetry_note),
+                ("relative_locality", r.relative_locality, "swapbench", None),
+                ("degree_symmetry", r.degree_symmetry, "swapbench", r.degree_symmetry_note)]
+        return pd.DataFrame(rows, columns=["figure", "value", "of", "note"]).set_index("figure")
 
 
 def _name(value, what: str) -> str:

@@ -57,6 +57,7 @@ def healthy(reasons: list[str] = ()) -> ModelHealth:
 
 
 def make_results(model: str, *, family: str = "absolute", symmetry: float | None = 0.9, locality: float = 0.5,
+                 degree_symmetry: float | None = 0.8, relative_locality: float | None = 0.3,
                  drops: dict[str, int] | None = None, trained_on: str | None = None, revision: str = "abc123",
                  skip: tuple[str, ...] = (), history: list[EpochLog] = ()) -> dict:
     """A valid results dict. `drops[config]`: pairs right on the original and wrong once perturbed (80% of the
@@ -97,7 +98,8 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
         positional_encoding=PositionalEncodingInfo(family=family, kind="test", evidence={"model_type": "bert"}),
         fine_tuned=trained_on is not None, fine_tuning=fine_tuning,
         probe=None if symmetry is None else ProbeInfo(
-            locality=locality, symmetry=symmetry, per_layer=[],
+            locality=locality, symmetry=symmetry, per_layer=[], degree_symmetry=degree_symmetry,
+            relative_locality=relative_locality,
             settings=ProbeSettings(n_words=10, length=16, seed=0, add_special_tokens=False)))
     dataset = DatasetInfo(path="data/snli-test", revision=None, split="test", fingerprint=scored,
                           configurations=configurations, limit=None, source="snli_1.0_test.jsonl.gz",

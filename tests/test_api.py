@@ -70,6 +70,12 @@ def test_probe_returns_the_result_and_one_row_per_layer(tmp_path):
     probed = swapbench.probe(model, words=3, length=8, progress=False, out=tmp_path / "probe")
     assert len(probed.layers) == len(probed.result.per_layer)
     assert list(probed.layers["locality"]) == [layer.locality for layer in probed.result.per_layer]
+    assert list(probed.layers["degree_symmetry"]) == [layer.degree_symmetry for layer in probed.result.per_layer]
+    assert list(probed.layers["relative_locality"]) == [layer.relative_locality for layer in probed.result.per_layer]
+    figures = probed.figures
+    assert figures.loc["symmetry", "of"] == "paper" and figures.loc["degree_symmetry", "of"] == "swapbench"
+    assert figures.loc["degree_symmetry", "value"] == probed.result.degree_symmetry
+    assert figures.loc["relative_locality", "value"] == probed.result.relative_locality
     assert (tmp_path / "probe" / "probe.json") in probed.files
 
 

@@ -26,8 +26,11 @@ def add_probe(subparsers) -> None:
     p = subparsers.add_parser("probe", help="measure the locality and symmetry of a model's positional attention",
                               description="Feed a model sequences of one repeated word, average its attention "
                                           "weights, and report their locality and symmetry with heatmaps and a "
-                                          "profile by offset. Decoder-only models are probed under their causal "
-                                          "mask: symmetry is then null, and left decay (a swapbench extension) "
+                                          "profile by offset: the paper's two figures, and swapbench's relative "
+                                          "locality (against uniform attention under the same mask) and degree "
+                                          "symmetry (continuous in the left/right gap; null for flat attention). "
+                                          "Decoder-only models are probed under their causal mask: both "
+                                          "symmetries are then null, and left decay (a swapbench extension) "
                                           "describes how attention falls off to the left.")
     add_arguments(p, ProbeOptions)
     p.set_defaults(run=run_probe, loads_models=True)
@@ -87,6 +90,7 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
 
 
 def run_probe(args: argparse.Namespace) -> int:
+    from ..probing.figures import probe_figures
     from ..probing.run import flat_warning
 
     from .evaluate import silence_library_bars
@@ -96,14 +100,11 @@ def run_probe(args: argparse.Namespace) -> int:
     silence_library_bars(downloads=options.progress)
     result, paths = probe(options)
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
-    symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"
-    console.print(f"locality {result.locality:.1%}, symmetry {symmetry_text}, spread {result.spread:.3f}, "
-                  f"left decay w {result.left_decay:.3g} "
+    console.print(f"{probe_figures(result)}, spread {result.spread:.3f}, left decay w {result.left_decay:.3g} "
                   f"({result.n_words} words x {result.length} copies, {framing}; {result.positions} positions, "
                   f"{len(result.per_layer)} layers, {result.seconds:.1f} s)")
     for layer in result.per_layer:
-        symmetry_text = f"{layer.symmetry:.1%}" if layer.symmetry is not None else "null"
-        console.print(f"  layer {layer.layer:2d}: locality {layer.locality:.1%}, symmetry {symmetry_text}, "
+        console.print(f"  layer {layer.layer:2d}: {probe_figures(layer, causal=result.causal)}, "
                       f"spread {layer.spread:.3f}")
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")

@@ -170,6 +170,7 @@ def probe_settings(options: EvalOptions) -> ProbeSettings:
 def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, progress: bool,
               console: Console) -> tuple[ProbeInfo, float]:
     from ..probing import ProbeError, probe_model
+    from ..probing.figures import probe_figures
     from ..probing.run import flat_warning
 
     began = time.perf_counter()
@@ -178,15 +179,17 @@ def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, pro
                              **settings.model_dump())
     except ProbeError as err:
         raise SwapbenchError(f"the probe cannot run on this model: {err} (--no-probe skips it)") from err
-    symmetry_text = f"{result.symmetry:.1%}" if result.symmetry is not None else "null (causal mask)"
-    console.print(f"Probe: locality {result.locality:.1%}, symmetry {symmetry_text}, "
-                  f"spread {result.spread:.3f} of the uniform weight")
+    console.print(f"Probe: {probe_figures(result)}, spread {result.spread:.3f} of the uniform weight")
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
-    layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry) for m in result.per_layer]
+    layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry,
+                         relative_locality=m.relative_locality, degree_symmetry=m.degree_symmetry)
+              for m in result.per_layer]
     info = ProbeInfo(locality=result.locality, symmetry=result.symmetry, per_layer=layers, settings=settings,
                      spread=result.spread, flat=result.flat, causal=result.causal,
-                     symmetry_note=result.symmetry_note, left_decay=result.left_decay)
+                     symmetry_note=result.symmetry_note, left_decay=result.left_decay,
+                     relative_locality=result.relative_locality, degree_symmetry=result.degree_symmetry,
+                     degree_symmetry_note=result.degree_symmetry_note)
     return info, time.perf_counter() - began
 
 

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..core.text import percent, points, tag_sort_key
+from ..probing.figures import probe_figures
 from ..results.schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults
 
 
@@ -56,8 +57,7 @@ def results_table(results: EvalResults) -> Table:
         how = f" (prompted, {model.prompt.shots}-shot)"
     title = f"{model.name_or_path}{how} · {model.architecture_kind} · positions: {pe.family} ({pe.kind})"
     if model.probe:
-        symmetry = "n/a (causal)" if model.probe.symmetry is None else f"{model.probe.symmetry:.1%}"
-        title += f" · locality {model.probe.locality:.1%}, symmetry {symmetry}"
+        title += f" · {probe_figures(model.probe)}"
     caption = f"{results.dataset.path} [{results.dataset.split}], {model.label_view} labels. {PAIRED_CAPTION}"
     table = Table(title=escape(title), caption=escape(caption), box=box.SIMPLE_HEAD)
     table.add_column("config", no_wrap=True)

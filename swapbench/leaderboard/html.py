@@ -3,7 +3,7 @@
 The table is listed by model name and sorts by any column (click its header; missing values always sort last),
 filters by positional-encoding family; each model links to its results file and opens its details (every
 configuration and slice of its results file); the paper's reported rows are marked; the plot shows the role
-sensitivity of the first role configuration against symmetry for every row that has both.
+sensitivity of the first role configuration against degree symmetry for every row that has both.
 """
 
 from __future__ import annotations
@@ -276,9 +276,10 @@ and opens its details.</p>
 <figure>
 {plot_svg(board)}
 <figcaption>Role sensitivity {plotted} (points: the share of swaps predicted non-entailment minus that of their
-originals; 0 = blind to roles) against the symmetry of each model's positional attention: one point per row with
-both figures. The paper did not report role sensitivity, so its rows have no point. Click a point to find its
-row.</figcaption>
+originals; 0 = blind to roles) against the degree symmetry of each model's positional attention (swapbench's
+figure, continuous in the left/right gap; not the paper's symmetry, which any asymmetry at all puts near 0.43): one
+point per row with both figures; rows without a degree symmetry are named under the axes. The paper reported
+neither figure, so its rows have no point. Click a point to find its row.</figcaption>
 </figure>
 <h2>Details</h2>
 {"".join(details) if details else '<p class="note">No results on the board yet.</p>'}

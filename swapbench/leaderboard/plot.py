@@ -1,7 +1,10 @@
-"""The plot of the page: the role sensitivity of the first role configuration against symmetry, one point per row
-with both figures, coloured by positional-encoding family, as inline SVG. The paper's reported rows have no role
-sensitivity (the paper did not report it), so they have no point. Each point is an SVG group with id
-pt-<family>-<n>, which the page's filter dims; its label is pt-<family>-<n>-label."""
+"""The plot of the page: the role sensitivity of the first role configuration against degree symmetry, one point per
+row with both figures, coloured by positional-encoding family, as inline SVG. The x axis is swapbench's degree
+symmetry, not the paper's symmetry: the paper's is nearly an on/off switch (any asymmetry at all scores about
+0.43), which gives no axis to read a trend along. Rows with a role sensitivity but no degree symmetry (probed
+before it was recorded, under a causal mask, or too flat) are named in a note under the axes instead. The paper's
+reported rows have neither figure, so they have no point. Each point is an SVG group with id pt-<family>-<n>, which
+the page's filter dims; its label is pt-<family>-<n>-label."""
 
 from __future__ import annotations
 
@@ -16,20 +19,30 @@ FAMILY_COLOURS = {"absolute": "#1f77b4", "relative": "#ff7f0e", "rotary": "#2ca0
                   "none": "#9467bd", "unknown": "#7f7f7f"}
 
 
+X_KEY = "degree_symmetry"
+SKIPPED_NOTE = ("not plotted, no degree symmetry (probed before it was recorded, under a causal mask, or attention "
+                "too flat): ")
+
+
+def skipped_note(labels: list[str]) -> str:
+    return SKIPPED_NOTE + ", ".join(labels)
+
+
 def plot_svg(board: Board) -> str:
     key = role_key(board.plotted) if board.plotted else None
-    points = [(i, row) for i, row in enumerate(board.rows)
-              if key and row.values["symmetry"] is not None and row.values.get(key) is not None]
+    sensitive = [(i, row) for i, row in enumerate(board.rows) if key and row.values.get(key) is not None]
+    points = [(i, row) for i, row in sensitive if row.values.get(X_KEY) is not None]
+    skipped = [row.label for _, row in sensitive if row.values.get(X_KEY) is None]
     # A fixed hash salt and no date make the SVG the same on every rebuild.
     with matplotlib.rc_context({"svg.hashsalt": "swapbench-leaderboard", "svg.fonttype": "none",
                                 "font.size": 9}):
         figure = Figure(figsize=(6.8, 4.4))
         ax = figure.add_subplot()
         seen = set()
-        xs = [row.values["symmetry"] for _, row in points]
+        xs = [row.values[X_KEY] for _, row in points]
         xmid = (min(xs) + max(xs)) / 2 if xs else 0.5
         for i, row in points:
-            x, y = row.values["symmetry"], 100 * row.values[key]
+            x, y = row.values[X_KEY], 100 * row.values[key]
             colour = FAMILY_COLOURS.get(row.family, "#000000")
             legend = (row.family, bool(row.reported))
             label = None
@@ -51,7 +64,8 @@ def plot_svg(board: Board) -> str:
                                color="#777777" if row.reported else "#333333")
             note.set_gid(f"pt-{row.family}-{i}-label")
         ax.axhline(0, color="#999999", linewidth=0.8, zorder=1)
-        ax.set_xlabel("symmetry of the positional attention (1 = left and right alike)")
+        ax.set_xlabel("degree symmetry of the positional attention (swapbench's, not the paper's; "
+                      "1 = left and right alike)")
         ax.set_ylabel(f"role sensitivity {board.plotted_name} (points)")
         ax.grid(True, color="#e5e5e5", zorder=0)
         if points:
@@ -62,9 +76,11 @@ def plot_svg(board: Board) -> str:
             ax.set_ylim(min(ys) - pad, max(ys) + pad)
             ax.legend(title="positional encoding", loc="best", frameon=False, fontsize=7.5)
         else:
-            ax.text(0.5, 0.5, f"no model has both a symmetry and a role sensitivity {board.plotted_name}",
+            ax.text(0.5, 0.5, f"no model has both a degree symmetry and a role sensitivity {board.plotted_name}",
                     ha="center", transform=ax.transAxes)
-        figure.tight_layout()
+        if skipped:
+            figure.text(0.01, 0.01, skipped_note(skipped), fontsize=7, color="#555555", wrap=True)
+        figure.tight_layout(rect=(0, 0.05 if skipped else 0, 1, 1))  # room for the note under the axes
         out = io.StringIO()
         figure.savefig(out, format="svg", metadata={"Date": None})
     svg = out.getvalue()

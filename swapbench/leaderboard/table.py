@@ -155,6 +155,24 @@ def delta_header(config: str) -> str:
     return f"Δ {config} ({note})" if note else f"Δ {config}"
 
 
+# The probe's figures: the paper's two, named as the paper's, each beside swapbench's figure of the same property.
+PROBE_COLUMNS = (
+    Column("symmetry", "Symmetry (paper)", "ratio",
+           help="the paper's symmetry of the positional attention, after the authors' code: it min-max scales each "
+                "row's left/right gaps, so any asymmetry at all scores about 0.43; 1 = left and right alike"),
+    Column("degree_symmetry", "Degree symmetry", "ratio",
+           help="swapbench's symmetry: 1 minus the total-variation distance between the attention left and right "
+                "of the diagonal, falling with the size of the gap; 1 = left and right alike; empty under a causal "
+                "mask or for flat attention"),
+    Column("locality", "Locality (paper)", "ratio",
+           help="the paper's locality of the positional attention: 1 = itself only; uniform attention scores more "
+                "under a causal mask than without one, so a decoder and an encoder do not compare"),
+    Column("relative_locality", "Relative locality", "ratio",
+           help="swapbench's locality: the paper's, against uniform attention under the same mask (causal or "
+                "full); 0 = no positional preference, 1 = itself only; compares decoders with encoders"),
+)
+
+
 def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) -> list[Column]:
     columns = [Column("model", "Model", "text")]
     if any(r.values.get("architecture") for r in rows):
@@ -162,8 +180,7 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) ->
     if any(r.values.get("mode") for r in rows):
         columns.append(Column("mode", "Mode", "text", help="fine-tuned or prompted"))
     columns += [Column("family", "Positional encoding", "text"),
-                Column("symmetry", "Symmetry", "ratio", help="of the positional attention: 1 = left and right alike"),
-                Column("locality", "Locality", "ratio", help="of the positional attention: 1 = neighbours only"),
+                *PROBE_COLUMNS,
                 Column("original", "Original", "accuracy", help="accuracy on the unperturbed pairs")]
     columns += [Column(delta_key(c), delta_header(c), "delta", c, variant_help(c)) for c in shuffles]
     for c in relabelled:
@@ -202,14 +219,14 @@ def training_text(model: ModelInfo, detail: bool = False) -> str:
 
 
 def probe_text(model: ModelInfo) -> str | None:
-    """The probe's framing and the spread of the attention, with a warning when it is too flat for symmetry."""
+    """The probe's framing and the spread of the attention, with a warning when it is too flat for a symmetry."""
     probe = model.probe
     if probe is None:
         return None
     text = "framed by [CLS]/[SEP]" if probe.settings.add_special_tokens else "no special tokens"
     if probe.spread is not None:
         text += f", spread {probe.spread:.3f}"
-    return text + ("; too flat: symmetry is noise" if probe.flat else "")
+    return text + ("; too flat: the paper's symmetry is noise, degree symmetry undefined" if probe.flat else "")
 
 
 def departures(results: EvalResults) -> list[str]:
@@ -252,8 +269,7 @@ def make_row(stored: Stored, original_from: str) -> Row:
     values = {
         "model": label, "family": f"{pe.family} ({pe.kind})",
         "architecture": _field(model, ARCHITECTURE_FIELDS), "mode": _field(model, MODE_FIELDS),
-        "symmetry": model.probe.symmetry if model.probe else None,
-        "locality": model.probe.locality if model.probe else None,
+        **{column.key: getattr(model.probe, column.key) if model.probe else None for column in PROBE_COLUMNS},
         "probe": probe_text(model),
         "original": get(original_from, "accuracy_original"),
         "training": with_departures(training_text(model), r),
@@ -335,6 +351,7 @@ def reported_rows(reported: Reported | None) -> list[Row]:
     for p in reported.rows:
         values = {"model": p.model, "family": f"{p.family} ({p.kind})", "architecture": None, "mode": None,
                   "symmetry": fraction(p.symmetry), "locality": fraction(p.locality),
+                  "degree_symmetry": None, "relative_locality": None,  # the paper has neither
                   "original": fraction(p.original), "probe": None,
                   "training": f"{reported.note}, on the paper's own data (see the note)"}
         values.update({delta_key(name): fraction(delta) for name, delta in p.delta.items()})
@@ -372,7 +389,7 @@ class Board:
 
     @property
     def plotted(self) -> str | None:
-        """The configuration whose role sensitivity is plotted against symmetry: the first role configuration
+        """The configuration whose role sensitivity is plotted against degree symmetry: the first role configuration
         (the paper reported none, so its rows have no point)."""
         return self.relabelled[0] if self.relabelled else None
 

@@ -2,9 +2,9 @@
 
 from .attenuated import attenuated_matrix
 from .errors import MatrixError, ProbeError
-from .metrics import locality, symmetry
+from .metrics import degree_symmetry, locality, relative_locality, symmetry
 from .result import LayerMetrics, ProbeResult
 from .run import probe_model
 
-__all__ = ["LayerMetrics", "MatrixError", "ProbeError", "ProbeResult", "attenuated_matrix", "locality",
-           "probe_model", "symmetry"]
+__all__ = ["LayerMetrics", "MatrixError", "ProbeError", "ProbeResult", "attenuated_matrix", "degree_symmetry",
+           "locality", "probe_model", "relative_locality", "symmetry"]

@@ -1,6 +1,12 @@
 """Locality and symmetry of a positional attention matrix (Chen, Varoquaux, Suchanek, EMNLP Findings 2023).
 
-Both take a row-stochastic n x n matrix M whose row i holds how much position i attends to each position j.
+`locality` and `symmetry` are the paper's, faithful to the authors' calculate.py; wherever they are shown they are
+named as the paper's. `relative_locality` and `degree_symmetry` are swapbench's: the paper's symmetry min-max scales
+each row's gaps, which makes it nearly an on/off switch (the attenuated matrix jumps from 1.0 to 0.43 at the
+slightest asymmetry), and the paper's locality of attention with no positional preference depends on the mask
+(uniform attention over 128 positions scores 0.074 under a causal mask, 0.023 without one).
+
+All take a row-stochastic n x n matrix M whose row i holds how much position i attends to each position j.
 """
 
 from __future__ import annotations
@@ -44,7 +50,8 @@ def spread(matrix) -> float:
 
 
 def locality(matrix) -> float:
-    """Mean over rows i of sum_j M[i][j] / 2^|i-j|: 1 when every position attends only to itself."""
+    """The paper's locality: mean over rows i of sum_j M[i][j] / 2^|i-j|; 1 when every position attends only to
+    itself."""
     m = as_attention_matrix(matrix)
     n = m.shape[0]
     positions = np.arange(n)
@@ -53,7 +60,8 @@ def locality(matrix) -> float:
 
 
 def symmetry(matrix) -> float:
-    """1 minus the mean min-max-normalised gap between weights at equal distance left and right of each row's diagonal.
+    """The paper's symmetry: 1 minus the mean min-max-normalised gap between weights at equal distance left and right
+    of each row's diagonal.
 
     Row i pairs its m = min(i, n-1-i) entries nearest the diagonal on each side by distance, as the authors'
     code does: left[-m:] in order against right[:m] reversed (both then run from distance m down to 1).
@@ -130,3 +138,83 @@ def left_decay(matrix) -> float:
     fit = minimize_scalar(lambda log_w: float(((_causal_attenuated(squared, np.exp(log_w)) - m) ** 2).sum()),
                           bounds=(np.log(1e-4), np.log(100.0)), method="bounded", options={"xatol": 1e-4})
     return float(np.exp(fit.x))
+
+
+# ---- swapbench's figures: a symmetry that measures degree, a locality comparable across masks ---------------------
+
+FLAT_NOTE = (f"undefined for flat attention (spread under {FLAT_SPREAD} of the uniform weight): attention with no "
+             "positional preference has no symmetry to measure")
+
+
+def degree_symmetry_note(matrix) -> str | None:
+    """Why degree_symmetry is undefined for this matrix (a causal mask, flat attention), or None where it is not."""
+    m = as_attention_matrix(matrix)
+    if is_causal(m):
+        return CAUSAL_NOTE
+    if spread(m) < FLAT_SPREAD:
+        return FLAT_NOTE
+    return None
+
+
+def degree_symmetry(matrix) -> float | None:
+    """A swapbench figure, not the paper's: 1 minus the total-variation distance between the attention beside the
+    diagonal and its mirror image, so that it moves with the size of the left/right gap.
+
+    Row i pairs offsets d = 1..m, m = min(i, n-1-i), as the paper's symmetry does: L_id = M[i][i-d] on the left,
+    R_id = M[i][i+d] on the right. Pooled over the rows,
+
+        degree_symmetry = 1 - sum_i sum_d |L_id - R_id| / sum_i sum_d (L_id + R_id)
+
+    Within one row, sum_d |L - R| / sum_d (L + R) is the total-variation distance between the row's paired weights
+    (renormalised to sum to 1) and their mirror image; pooling weights each row by the attention it puts beside its
+    diagonal. It lies in [0, 1]: 1 for exactly symmetric attention (M[i][i-d] = M[i][i+d] wherever both exist),
+    0 when every paired weight lies on one side only. Nothing is scaled per row, so a small gap scores near 1 and
+    the figure falls continuously as the gap grows. Attention with no weight beside the diagonal scores 1.
+
+    Its null, attention that prefers neither side, is 1: the figure measures how far from mirror-symmetric the
+    attention is, not whether it favours positions at all. That is why it is None (degree_symmetry_note says why)
+    for flat attention, whose spread is under FLAT_SPREAD: there is no positional preference there to be symmetric
+    or not, only noise. It is None under a causal mask too, where no row has a right-hand side.
+    """
+    m = as_attention_matrix(matrix)
+    n = m.shape[0]
+    if n < 3:
+        raise MatrixError(f"symmetry needs at least 3 positions (a row with neighbours on both sides), got {n}")
+    if degree_symmetry_note(m) is not None:
+        return None
+    gap = total = 0.0
+    for i in range(1, n - 1):
+        width = min(i, n - 1 - i)
+        left = m[i, i - width:i][::-1]  # offsets 1..width
+        right = m[i, i + 1:i + 1 + width]
+        gap += float(np.abs(left - right).sum())
+        total += float((left + right).sum())
+    return 1.0 if total == 0 else float(np.clip(1.0 - gap / total, 0.0, 1.0))
+
+
+def uniform_locality(n: int, causal: bool) -> float:
+    """The paper's locality of attention spread evenly over the positions a mask allows: every position
+    (bidirectional) or itself and those on its left (causal)."""
+    if n < 1:
+        raise MatrixError(f"expected at least 1 position, got {n}")
+    allowed = np.tril(np.ones((n, n))) if causal else np.ones((n, n))
+    return locality(allowed / allowed.sum(axis=1, keepdims=True))
+
+
+def relative_locality(matrix, causal: bool | None = None) -> float:
+    """A swapbench figure, not the paper's: the paper's locality relative to the uniform baseline of the mask in use,
+
+        (locality - baseline) / (1 - baseline)
+
+    where baseline is uniform_locality(n, causal): the paper's locality of attention spread evenly over the allowed
+    positions. 0 for attention with no positional preference under either mask, 1 for attention on the diagonal
+    alone, negative for attention that avoids its neighbours. The paper's locality of uniform attention is higher
+    under a causal mask (fewer positions, all of them nearer), so only this figure compares a decoder with an
+    encoder. `causal` defaults to what the matrix shows (is_causal).
+    """
+    m = as_attention_matrix(matrix)
+    n = m.shape[0]
+    if n < 2:
+        raise MatrixError(f"relative locality needs at least 2 positions, got {n}")
+    baseline = uniform_locality(n, is_causal(m) if causal is None else causal)
+    return float(min((locality(m) - baseline) / (1.0 - baseline), 1.0))

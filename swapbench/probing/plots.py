@@ -57,6 +57,11 @@ def _figure(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
+def _figures(result: ProbeResult) -> str:
+    return (f"locality (paper) {result.locality:.1%}, relative {_figure(result.relative_locality)}; symmetry (paper) "
+            f"{_figure(result.symmetry)}, degree {_figure(result.degree_symmetry)}")
+
+
 def plot_average(result: ProbeResult, path: Path, name: str | None = None) -> Path:
     """One heatmap of the matrix averaged over layers, heads and words; `name` titles it (default: the model's
     name or folder)."""
@@ -67,7 +72,7 @@ def plot_average(result: ProbeResult, path: Path, name: str | None = None) -> Pa
     _ticks(axes, len(matrix))
     axes.set_xlabel(KEY_LABEL)
     axes.set_ylabel(QUERY_LABEL)
-    axes.set_title(f"{_title(result, name)}\nlocality {result.locality:.1%}, symmetry {_figure(result.symmetry)} "
+    axes.set_title(f"{_title(result, name)}\n{_figures(result)}\n"
                    f"({len(result.words)} words x {result.length}, seed {result.seed})", fontsize=10)
     figure.colorbar(image, ax=axes, label="mean attention weight (log scale)")
     figure.savefig(path, dpi=150, metadata={"Title": _title(result, name)})
@@ -91,7 +96,8 @@ def plot_layers(result: ProbeResult, path: Path, name: str | None = None) -> Pat
         metrics = result.per_layer[index]
         image = axes.imshow(layers[index], cmap="viridis", norm=norm, interpolation="nearest")
         _ticks(axes, result.positions)
-        axes.set_title(f"layer {metrics.layer}: loc {metrics.locality:.1%}, sym {_figure(metrics.symmetry)}",
+        axes.set_title(f"layer {metrics.layer}: loc (paper) {metrics.locality:.1%}, "
+                       f"rel {_figure(metrics.relative_locality)}\nsym (paper) {_figure(metrics.symmetry)}, degree {_figure(metrics.degree_symmetry)}",
                        fontsize=9)
         if index % columns == 0:
             axes.set_ylabel("query i")
@@ -159,8 +165,8 @@ def plot_offsets(result: ProbeResult, path: Path, name: str | None = None) -> Pa
                        textcoords="axes fraction", fontsize=8, arrowprops={"arrowstyle": "->", "color": "grey"})
     every.set_ylabel("mean attention weight (log scale)")
     decay = f", left decay w {result.left_decay:.3g}" if result.left_decay is not None else ""
-    figure.suptitle(f"{_title(result, name)} by offset\nlocality {result.locality:.1%}, symmetry "
-                    f"{_figure(result.symmetry)}{decay}{' (causal)' if result.causal else ''}", fontsize=10)
+    figure.suptitle(f"{_title(result, name)} by offset\n{_figures(result)}{decay}"
+                    f"{' (causal)' if result.causal else ''}", fontsize=10)
     rest.legend(fontsize=7, ncol=2 if len(result.per_layer) > 6 else 1)
     figure.savefig(path, dpi=150, metadata={"Title": f"{_title(result, name)} by offset"})
     return path

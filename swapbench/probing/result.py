@@ -12,8 +12,13 @@ from .metrics import FLAT_SPREAD
 
 class LayerMetrics(BaseModel):
     layer: int = Field(description="1-based layer number, the layer nearest the embeddings first")
-    locality: float = Field(ge=0, le=1)
-    symmetry: float | None = Field(ge=0, le=1, description="null under a causal mask")
+    locality: float = Field(ge=0, le=1, description="the paper's locality of the layer's averaged weights")
+    symmetry: float | None = Field(ge=0, le=1, description="the paper's symmetry; null under a causal mask")
+    relative_locality: float | None = Field(None, le=1, description="swapbench figure: metrics.relative_locality "
+                                            "of the layer; null in files written before it was recorded")
+    degree_symmetry: float | None = Field(None, ge=0, le=1, description="swapbench figure: "
+                                          "metrics.degree_symmetry of the layer; null under a causal mask or for a "
+                                          "flat layer")
     spread: float = Field(ge=0, description="(max - min) of the layer's averaged weights, in units of 1/positions")
     left_decay: float | None = Field(None, ge=0, description="swapbench extension: metrics.left_decay of the layer")
 
@@ -37,10 +42,20 @@ class PackedArray(BaseModel):
 class ProbeResult(BaseModel):
     model: str | None = Field(None, description="the model's name or path")
     revision: str | None = Field(None, description="Hub commit, or sha256 of a local folder's weights")
-    locality: float = Field(ge=0, le=1, description="locality of the matrix averaged over layers, heads and words")
-    symmetry: float | None = Field(ge=0, le=1, description="symmetry of the same averaged matrix; null under a "
-                                                            "causal mask, where it is undefined (symmetry_note)")
+    locality: float = Field(ge=0, le=1, description="the paper's locality of the matrix averaged over layers, "
+                                                    "heads and words")
+    symmetry: float | None = Field(ge=0, le=1, description="the paper's symmetry of the same averaged matrix; null "
+                                                            "under a causal mask, where it is undefined "
+                                                            "(symmetry_note)")
     symmetry_note: str | None = Field(None, description="why symmetry is null, when it is")
+    relative_locality: float | None = Field(None, le=1, description="swapbench figure, not the paper's: locality "
+                                            "relative to uniform attention under the same mask, 0 for no positional "
+                                            "preference, 1 for the diagonal alone (metrics.relative_locality)")
+    degree_symmetry: float | None = Field(None, ge=0, le=1, description="swapbench figure, not the paper's: 1 minus "
+                                          "the total-variation distance between the attention beside the diagonal "
+                                          "and its mirror image (metrics.degree_symmetry); null under a causal "
+                                          "mask or for flat attention (degree_symmetry_note)")
+    degree_symmetry_note: str | None = Field(None, description="why degree_symmetry is null, when it is")
     causal: bool = Field(False, description="true when no position attends to its right (a decoder's causal mask)")
     left_decay: float | None = Field(None, ge=0, description="swapbench extension, not the paper's metric: the "
                                      "attenuated encoding's w fitted to the attention on and left of the diagonal "

@@ -11,7 +11,8 @@ import time
 from ..core.version import __version__
 from .attention import encoder_of, layer_attention
 from .errors import ProbeError
-from .metrics import CAUSAL_NOTE, FLAT_SPREAD, is_causal, left_decay, locality, spread, symmetry
+from .metrics import (CAUSAL_NOTE, FLAT_SPREAD, degree_symmetry, degree_symmetry_note, is_causal, left_decay,
+                      locality, relative_locality, spread, symmetry)
 from .result import LayerMetrics, PackedArray, ProbeResult
 from .vocabulary import Word, sample_words
 
@@ -44,16 +45,19 @@ ADD_SPECIAL_TOKENS = False
 
 def flat_warning(spread_value: float) -> str:
     return (f"the attention is nearly flat (spread {spread_value:.3f} < {FLAT_SPREAD} of the uniform weight): "
-            "its symmetry measures noise, not a positional preference")
+            "the paper's symmetry measures noise, not a positional preference, and degree symmetry is undefined")
 
 
 def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed: int = 0,
                 add_special_tokens: bool = ADD_SPECIAL_TOKENS, progress: bool = True, batch_size: int = 8) -> ProbeResult:
-    """Locality and symmetry of a loaded transformers model's positional attention.
+    """Locality and symmetry of a loaded transformers model's positional attention: the paper's two figures and
+    swapbench's relative_locality and degree_symmetry (metrics), for the average and for each layer.
 
     Under a causal mask (a decoder: no weight at all right of the diagonal) locality is computed as defined, on
-    the rows as they are, and symmetry is None with the reason in `symmetry_note`. Every model also gets
-    `left_decay`, a swapbench extension (metrics.left_decay).
+    the rows as they are, and symmetry is None with the reason in `symmetry_note`; relative_locality then measures
+    against uniform attention under the causal mask. degree_symmetry is None under a causal mask and for flat
+    attention, with the reason in `degree_symmetry_note`. Every model also gets `left_decay`, a swapbench extension
+    (metrics.left_decay).
 
     Draws `n_words` words from the vocabulary with `seed`, feeds each as `length` copies (framed by the
     tokenizer's special tokens if `add_special_tokens`), and averages the attention weights over heads,
@@ -87,11 +91,16 @@ def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed
         locality=locality(average),
         symmetry=measure_symmetry(average),
         symmetry_note=CAUSAL_NOTE if causal else None,
+        relative_locality=relative_locality(average, causal=causal),
+        degree_symmetry=degree_symmetry(average),
+        degree_symmetry_note=degree_symmetry_note(average),
         causal=causal,
         left_decay=left_decay(average),
         spread=average_spread,
         flat=average_spread < FLAT_SPREAD,
-        per_layer=[LayerMetrics(layer=k + 1, locality=locality(m), symmetry=measure_symmetry(m), spread=spread(m),
+        per_layer=[LayerMetrics(layer=k + 1, locality=locality(m), symmetry=measure_symmetry(m),
+                                relative_locality=relative_locality(m, causal=causal),
+                                degree_symmetry=degree_symmetry(m), spread=spread(m),
                                 left_decay=left_decay(m))
                    for k, m in enumerate(layers)],
         positions=average.shape[0],

@@ -149,16 +149,42 @@ class ProbeSettings(Strict):
 
 class ProbeLayer(Strict):
     layer: int = Field(description="1-based layer number, nearest the embeddings first")
-    locality: float = Field(ge=0, le=1, description="locality of that layer's averaged attention")
-    symmetry: float | None = Field(ge=0, le=1, description="symmetry of that layer's averaged attention; null "
-                                                           "under a causal mask (see ProbeInfo.symmetry_note)")
+    locality: float = Field(ge=0, le=1, description="the paper's locality of that layer's averaged attention")
+    symmetry: float | None = Field(ge=0, le=1, description="the paper's symmetry of that layer's averaged "
+                                                           "attention; null under a causal mask (see "
+                                                           "ProbeInfo.symmetry_note)")
+    relative_locality: float | None = Field(  # added later, null in older files
+        default=None, le=1, description="relative locality of that layer's averaged attention (see "
+                                        "ProbeInfo.relative_locality); null in files written before it was recorded")
+    degree_symmetry: float | None = Field(  # added later, null in older files
+        default=None, ge=0, le=1, description="degree symmetry of that layer's averaged attention (see "
+                                              "ProbeInfo.degree_symmetry); null under a causal mask, for a flat "
+                                              "layer, and in files written before it was recorded")
 
 
 class ProbeInfo(Strict):
-    locality: float = Field(ge=0, le=1, description="locality of the positional attention (swapbench.probing), "
-                                                    "averaged over layers, heads and words: 1 = neighbours only")
-    symmetry: float | None = Field(ge=0, le=1, description="symmetry of the same matrix: 1 = left and right "
+    locality: float = Field(ge=0, le=1, description="the paper's locality of the positional attention "
+                                                    "(swapbench.probing.metrics.locality, after the authors' "
+                                                    "calculate.py), averaged over layers, heads and words: 1 = "
+                                                    "itself only; its value for uniform attention depends on the mask")
+    symmetry: float | None = Field(ge=0, le=1, description="the paper's symmetry of the same matrix (min-max scaled "
+                                                           "within each row, so nearly on/off): 1 = left and right "
                                                            "alike; null under a causal mask, where it is undefined")
+    relative_locality: float | None = Field(  # added later, null in older files
+        default=None, le=1, description="swapbench figure, not the paper's: (locality - baseline) / (1 - baseline), "
+                                        "baseline the paper's locality of uniform attention under the same mask "
+                                        "(causal or full); 0 = no positional preference, 1 = itself only, negative "
+                                        "= avoids its neighbours; comparable between encoders and decoders. Null in "
+                                        "files written before it was recorded")
+    degree_symmetry: float | None = Field(  # added later, null in older files
+        default=None, ge=0, le=1, description="swapbench figure, not the paper's: 1 minus the total-variation "
+                                              "distance between the attention at offsets 1..m left and right of each "
+                                              "row's diagonal and its mirror image, pooled over rows; 1 = exactly "
+                                              "symmetric, falling continuously with the gap. Null under a causal "
+                                              "mask, for flat attention (degree_symmetry_note), and in files written "
+                                              "before it was recorded")
+    degree_symmetry_note: str | None = Field(default=None, description="why degree_symmetry is null, when the probe "
+                                                                       "recorded it so")
     per_layer: list[ProbeLayer] = Field(description="the same figures layer by layer")
     settings: ProbeSettings = Field(description="probe_model arguments")
     spread: float | None = Field(  # added later, null in older files
@@ -166,7 +192,7 @@ class ProbeInfo(Strict):
                                         "1/positions; null in files written before it was recorded")
     flat: bool | None = Field(  # added later, null in older files
         default=None, description="true when the spread is under swapbench.probing.metrics.FLAT_SPREAD: nearly uniform "
-                                  "attention, on which symmetry measures noise")
+                                  "attention, on which the paper's symmetry measures noise and degree_symmetry is null")
     causal: bool | None = Field(  # added with decoder-only models, null in older files
         default=None, description="true when every position attends only to itself and those on its left (a "
                                   "decoder's causal mask); null in files written before it was recorded")
@@ -182,6 +208,8 @@ class ProbeInfo(Strict):
             raise ValueError("symmetry is null exactly when the attention is causal")
         if self.symmetry is None and not self.symmetry_note:
             raise ValueError("a null symmetry needs its symmetry_note")
+        if self.degree_symmetry is not None and (self.causal or self.flat):
+            raise ValueError("degree_symmetry is null under a causal mask and for flat attention")
         return self
 
 

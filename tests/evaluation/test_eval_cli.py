@@ -93,6 +93,10 @@ def test_end_to_end_results_validate_and_equal_a_recomputation(name, family, mod
     assert list(results.results) == CONFIGS
     assert results.model.positional_encoding.family == family
     assert 0 <= results.model.probe.locality <= 1 and len(results.model.probe.per_layer) == 2
+    probe = results.model.probe  # swapbench's figures beside the paper's, for the average and each layer
+    assert probe.relative_locality is not None and all(layer.relative_locality is not None
+                                                       for layer in probe.per_layer)
+    assert (probe.degree_symmetry is None) == bool(probe.flat)
     assert results.model.fine_tuned is False and results.model.label_map_source == "config"
 
     predictions = tmp_path / results.predictions.path
@@ -122,6 +126,7 @@ def test_end_to_end_results_validate_and_equal_a_recomputation(name, family, mod
     assert results.dataset.configurations[0].verified
     table = capsys.readouterr().out
     assert all(config in table for config in CONFIGS)
+    assert "symmetry (paper)" in " ".join(table.split())
 
 
 def test_a_random_model_gives_informative_figures(models, dataset, tmp_path):

@@ -21,7 +21,8 @@ from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, PromptSpec, draw_s
 from swapbench.evaluation.scoring import predict
 from swapbench.models.loading import prepare_tokenizer
 from swapbench.models.positional import architecture_kind, read_positional_encoding
-from swapbench.probing import probe_model
+from swapbench.probing import probe_model, relative_locality
+from swapbench.probing.metrics import CAUSAL_NOTE
 from swapbench.results.schema import EvalResults
 from swapbench.sources import Pair
 
@@ -152,6 +153,10 @@ def test_probe_under_a_causal_mask_has_null_symmetry_and_a_left_decay(lms):
     assert result.causal and result.symmetry is None and "causal" in result.symmetry_note
     assert all(layer.symmetry is None for layer in result.per_layer)
     assert 0 < result.locality <= 1 and result.left_decay is not None
+    # Neither symmetry is a number, and locality is measured against uniform attention under the causal mask.
+    assert result.degree_symmetry is None and result.degree_symmetry_note == CAUSAL_NOTE
+    assert all(layer.degree_symmetry is None for layer in result.per_layer)
+    assert result.relative_locality == pytest.approx(relative_locality(result.matrix_array(), causal=True))
     assert np.all(np.triu(result.matrix_array(), 1) == 0)
 
 

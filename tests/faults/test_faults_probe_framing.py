@@ -11,7 +11,7 @@ from safetensors.torch import load_file, save_file
 
 from swapbench.commands.main import main
 from swapbench.probing import ProbeResult, symmetry
-from swapbench.probing.metrics import FLAT_SPREAD, spread
+from swapbench.probing.metrics import FLAT_NOTE, FLAT_SPREAD, spread
 
 from board_helpers import empty_board, make_results, save
 
@@ -51,17 +51,24 @@ def test_flat_attention_is_warned_of_and_the_file_holds_what_the_figures_come_fr
     result = ProbeResult.model_validate(data)
     assert result.matrix_array().shape == (12, 12) and result.layer_arrays().shape == (2, 12, 12)
     assert symmetry(result.matrix_array()) == result.symmetry
+    # The paper's symmetry scores the flat attention; degree symmetry declines to, and says why.
+    assert result.degree_symmetry is None and result.degree_symmetry_note == FLAT_NOTE
+    assert all(layer.degree_symmetry is None for layer in result.per_layer)
+    assert "degree symmetry null (flat)" in " ".join(run.stdout.split())
     assert spread(result.matrix_array()) == result.spread
 
 
 def test_the_board_shows_framing_and_flatness_and_refuses_another_framing(tmp_path, capsys, digest):
     board = empty_board(tmp_path / "board")
     flat = make_results("flat-model")
-    flat["model"]["probe"].update(spread=0.02, flat=True)
+    flat["model"]["probe"].update(spread=0.02, flat=True, degree_symmetry=None,
+                                  degree_symmetry_note="undefined for flat attention")
     assert main(["submit", str(save(flat, tmp_path / "flat.json")), "--board", str(board)]) == 0
     [row] = [line for line in (board / "README.md").read_text(encoding="utf-8").splitlines()
              if line.startswith("| [flat-model")]
-    assert "| no special tokens, spread 0.020; too flat: symmetry is noise |" in row
+    assert "| no special tokens, spread 0.020; too flat: the paper's symmetry is noise, degree symmetry undefined |" \
+        in row
+    assert "| 0.900 |  | 0.500 |" in row  # the paper's symmetry, no degree symmetry, the paper's locality
 
     framed = make_results("framed-model")
     framed["model"]["probe"]["settings"]["add_special_tokens"] = True

@@ -297,8 +297,9 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     readme = (board / "README.md").read_text()
     rows = markdown_rows(readme)
     header = rows[0]
-    assert header[:7] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry", "Locality", "Original"]
-    assert header[7:15] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random",
+    assert header[:9] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry (paper)",
+                          "Degree symmetry", "Locality (paper)", "Relative locality", "Original"]
+    assert header[9:17] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random",
                             RS,
                             "Original (sr)", SR, "Non-entailment % (sr)"]
     assert len(rows) == 3  # no mean row across unrelated models
@@ -312,7 +313,8 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     # Δ shuffle-sr: relative (1 - 3) / 20 = -10.0 points, absolute (1 - 8) / 20 = -35.0
     assert value(relative_row[header.index(SR)]) == "-10.0"
     assert absolute_row[header.index(SR)] == "-35.0<br><sub>[-40.0, -30.0], n 20</sub>"
-    assert absolute_row[1:7] == ["encoder", "fine-tuned", "absolute (test)", "0.950", "0.600", "80.0"]
+    assert absolute_row[1:9] == ["encoder", "fine-tuned", "absolute (test)", "0.950", "0.800", "0.600", "0.300",
+                                 "80.0"]
     assert value(absolute_row[header.index("Δ shuffle-3")]) == "-1.1"  # (1 - 2) / 90
     assert value(absolute_row[header.index("Δ shuffle-5")]) == "-6.7"  # (1 - 5) / 60
     assert value(relative_row[header.index("Δ shuffle-4")]) == "0.0"  # (1 - 1) / 70: never "-0.0" nor "+0.0"
@@ -389,7 +391,9 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     original, delta = "Original (sr-premise)", PREMISE
     assert header.index(SR) < header.index(original) == header.index(delta) - 1
     own, bert = rows[1], rows[3]
-    assert bert[header.index("Symmetry")] == "0.879" and bert[header.index(delta)] == "-63.9"
+    assert bert[header.index("Symmetry (paper)")] == "0.879" and bert[header.index(delta)] == "-63.9"
+    # The paper has neither of swapbench's figures: empty, never its own under another name.
+    assert [bert[header.index("Degree symmetry")], bert[header.index("Relative locality")]] == ["", ""]
     assert bert[header.index("Δ shuffle-random")] == "-2.7" and bert[header.index(original)] == "89.8"
     assert bert[header.index(SR)] == "" and bert[header.index("Original (sr)")] == ""
     assert own[header.index(delta)].startswith("-25.0<br>")  # (1 - 6) / 20, the board's own figure beside them
@@ -458,7 +462,8 @@ def test_a_toy_variant_registered_by_a_test_module_gets_its_column(tmp_path):
 def test_a_model_without_probe_figures_has_empty_cells_and_no_point(tmp_path, board):
     assert submit(save(make_results("org/unprobed", symmetry=None), tmp_path / "a.json"), board) == 0
     header, row = markdown_rows((board / "README.md").read_text())[:2]
-    assert [row[header.index("Symmetry")], row[header.index("Locality")]] == ["", ""]
+    assert [row[header.index(name)] for name in ("Symmetry (paper)", "Degree symmetry", "Locality (paper)",
+                                                  "Relative locality")] == ["", "", "", ""]
     assert 'id="pt-' not in (board / "index.html").read_text()
 
 

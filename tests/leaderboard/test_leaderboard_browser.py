@@ -98,7 +98,7 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
 
     # Sort by locality: ascending, then descending on a second click (the paper's rows sort along). The whole
     # header cell sorts: a click in its corner, outside the header's text, counts.
-    header = page.locator("#board thead th", has_text="Locality")
+    header = page.locator("#board thead th", has_text="Locality (paper)")
     box, text = header.bounding_box(), header.locator("button").bounding_box()
     corner = {"x": 2, "y": box["height"] - 2}
     assert not (text["x"] <= box["x"] + corner["x"] <= text["x"] + text["width"]

@@ -16,7 +16,8 @@ from word_tokenizer import bert_tokenizer, in_memory_vocabularies
 
 from swapbench.commands.main import main
 from swapbench.core.text import public_path
-from swapbench.probing import ProbeError, ProbeResult, locality, probe_model, symmetry
+from swapbench.probing import (ProbeError, ProbeResult, degree_symmetry, locality, probe_model, relative_locality,
+                               symmetry)
 from swapbench.probing.attention import encoder_of
 from swapbench.probing.loading import load_model
 from swapbench.probing.vocabulary import candidate_words
@@ -88,10 +89,15 @@ def check_consistent(result: ProbeResult, layers: int, n: int) -> None:
     np.testing.assert_allclose(matrix, per_layer.mean(axis=0), rtol=1e-6)  # both stored as float32
     assert result.locality == pytest.approx(locality(matrix))
     assert result.symmetry == pytest.approx(symmetry(matrix))
+    assert result.relative_locality == pytest.approx(relative_locality(matrix))
+    assert result.degree_symmetry == pytest.approx(degree_symmetry(matrix))
+    assert result.degree_symmetry is not None and result.degree_symmetry_note is None
     assert [m.layer for m in result.per_layer] == list(range(1, layers + 1))
     for metrics, layer in zip(result.per_layer, per_layer):
         assert metrics.locality == pytest.approx(locality(layer))
         assert metrics.symmetry == pytest.approx(symmetry(layer))
+        assert metrics.relative_locality == pytest.approx(relative_locality(layer))
+        assert metrics.degree_symmetry == pytest.approx(degree_symmetry(layer))
 
 
 def test_probe_bert_end_to_end(bert_dir):
@@ -190,9 +196,10 @@ def test_bad_probe_settings_are_errors(bert_dir, kwargs, message):
 
 # --- the command ------------------------------------------------------------------------------------------
 
-def test_probe_command_writes_json_and_figures(bert_dir, tmp_path):
+def test_probe_command_writes_json_and_figures(bert_dir, tmp_path, capsys):
     out = tmp_path / "probe"
     assert main(["probe", bert_dir, "--out", str(out), "--words", "5", "--length", "16", "--seed", "7"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
 
     data = json.loads((out / "probe.json").read_text())
     result = ProbeResult.model_validate(data)
@@ -203,6 +210,12 @@ def test_probe_command_writes_json_and_figures(bert_dir, tmp_path):
     assert result.matrix_array().shape == (16, 16) and result.layer_arrays().shape == (2, 16, 16)
     assert symmetry(result.matrix_array()) == pytest.approx(result.symmetry, abs=1e-6)
     assert 0 <= data["locality"] <= 1 and 0 <= data["symmetry"] <= 1
+    assert degree_symmetry(result.matrix_array()) == pytest.approx(result.degree_symmetry, abs=1e-6)
+    assert relative_locality(result.matrix_array()) == pytest.approx(result.relative_locality, abs=1e-6)
+    # The terminal names the paper's figures as the paper's, swapbench's beside them, for the average and each layer.
+    assert (f"locality (paper) {result.locality:.1%}, symmetry (paper) {result.symmetry:.1%}, relative locality "
+            f"{result.relative_locality:.1%}, degree symmetry {result.degree_symmetry:.1%}") in printed
+    assert printed.count("degree symmetry") == 1 + len(result.per_layer)
     for name in ("positional_attention.png", "positional_attention_layers.png"):
         image = imread(out / name)
         assert image.ndim == 3 and min(image.shape[:2]) > 300

@@ -9,7 +9,8 @@ import torch
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification, BertTokenizer
 from word_tokenizer import bert_tokenizer
 
-from swapbench.probing import attenuated_matrix, locality, probe_model, symmetry
+from swapbench.probing import (attenuated_matrix, degree_symmetry, locality, probe_model, relative_locality,
+                               symmetry)
 from swapbench.zoo import encoding_names
 from swapbench.zoo.encodings.alibi import alibi_slopes
 from swapbench.zoo.modeling import ZooConfig, ZooForSequenceClassification, ZooModel, count_parameters
@@ -103,6 +104,8 @@ def test_the_probe_reads_the_attenuated_matrix_off_the_encoder():
     np.testing.assert_allclose(result.matrix_array(), expected, atol=1e-5)
     assert result.locality == pytest.approx(locality(expected), abs=1e-5)
     assert result.symmetry == pytest.approx(symmetry(expected), abs=1e-4)
+    assert result.degree_symmetry == pytest.approx(degree_symmetry(expected), abs=1e-4)
+    assert result.relative_locality == pytest.approx(relative_locality(expected), abs=1e-5)
 
 
 def test_the_probe_reads_alibi_off_the_encoder():
