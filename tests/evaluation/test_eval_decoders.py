@@ -18,7 +18,7 @@ from swapbench.core.errors import SwapbenchError
 from swapbench.core.text import public_path
 from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, PromptSpec, draw_shots, encode_prompts, model_max_tokens,
                                             parse_verbalizers, render, score_naive, score_prompts)
-from swapbench.evaluation.scoring import predict
+from swapbench.evaluation.scoring import predict, tokenize
 from swapbench.models.loading import prepare_tokenizer
 from swapbench.models.positional import architecture_kind, read_positional_encoding
 from swapbench.probing import probe_model
@@ -74,7 +74,7 @@ def test_classifier_padding_gives_the_unpadded_predictions(kind, tmp_path):
     assert tokenizer.padding_side == "right" and model.config.pad_token_id == tokenizer.eos_token_id
     scored = predict(model, tokenizer, PAIRS, batch_size=4)
     with torch.inference_mode():
-        alone = [int(model(**tokenizer(p, h, return_tensors="pt")).logits.argmax()) for p, h in PAIRS]
+        alone = [int(model(**tokenize(tokenizer, [p], [h], return_tensors="pt")).logits.argmax()) for p, h in PAIRS]
     assert scored.predictions.tolist() == alone
 
 
@@ -127,7 +127,7 @@ def test_prompted_scoring_backs_off_on_out_of_memory(lms):
 
 
 def pair(i: int, premise: str) -> Pair:
-    return Pair(f"p{i}", premise, "A man runs.", "entailment", None, None, "x", i)
+    return Pair(f"p{i}", premise, "A man runs.", ("entailment", "neutral", "contradiction")[i % 3], None, None, "x", i)
 
 
 def test_few_shot_examples_never_come_from_the_scored_pairs():
