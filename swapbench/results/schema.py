@@ -224,8 +224,9 @@ class PromptInfo(Strict):
     example_source: TrainingData | None = Field(description="the pairs the examples were drawn from (a training "
                                                             "split, never the scored data); null when k is 0")
     cache_key: str = Field(description="sha256 of model, revision, dtype, device type, template, verbalizers, k, "
-                                       "seed, examples and length limit: the scores' cache entry, which holds each "
-                                       "pair's scores (empty when they are not cached)")
+                                       "seed, examples, length limit, verbalizer score and rendering: the scores' "
+                                       "cache entry of the headline template, which holds each pair's scores "
+                                       "before calibration (empty when they are not cached)")
     reused: bool = Field(description="true when every pair's scores came from the cache")
     # Added later, each null in older files (one template, summed log-probabilities, no calibration, one draw).
     score_normalization: Literal["sum", "mean"] | None = Field(

@@ -94,6 +94,7 @@ def test_end_to_end_results_validate_and_equal_a_recomputation(name, family, mod
     assert results.model.positional_encoding.family == family
     assert 0 <= results.model.probe.locality <= 1 and len(results.model.probe.per_layer) == 2
     assert results.model.fine_tuned is False and results.model.label_map_source == "config"
+    assert results.model.pair_template is None  # an encoder keeps its tokenizer's own pair template
 
     predictions = tmp_path / results.predictions.path
     assert hashlib.sha256(predictions.read_bytes()).hexdigest() == results.predictions.sha256

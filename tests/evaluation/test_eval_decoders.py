@@ -240,6 +240,7 @@ def test_cli_fine_tunes_a_decoder_with_a_head_on_its_last_token(dataset, tmp_pat
     model = results.model
     assert (model.architecture_kind, model.mode, model.fine_tuned) == ("decoder", "fine-tuned", True)
     assert model.architecture == "GPT2ForSequenceClassification"
+    assert model.pair_template == "{premise}\n{hypothesis}"  # GPT-2's tokenizer puts nothing between the two
 
 
 def test_the_schema_allows_a_null_symmetry_only_under_a_causal_mask_with_its_reason():

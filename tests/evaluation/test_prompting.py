@@ -187,6 +187,17 @@ def test_a_gpt2_pair_is_joined_by_the_declared_template_and_a_bert_pair_keeps_it
     assert bert.count(bert_tokenizer.sep_token_id) == 2
 
 
+def test_a_llama_like_tokenizer_that_starts_each_text_with_bos_has_no_pair_template_either(gpt2):
+    from tokenizers.processors import TemplateProcessing
+
+    tokenizer = AutoTokenizer.from_pretrained(gpt2)
+    bos = (tokenizer.bos_token, tokenizer.bos_token_id)
+    tokenizer.backend_tokenizer.post_processor = TemplateProcessing(  # LlamaTokenizerFast's: bos $A (bos $B)
+        single=f"{bos[0]} $A", pair=f"{bos[0]} $A {bos[0]} $B", special_tokens=[bos])
+    assert tokenizer("A dog.")["input_ids"][0] == bos[1]
+    assert pair_template(tokenizer) == PAIR_TEMPLATE
+
+
 def test_the_join_keys_a_decoders_fine_tuning_and_leaves_an_encoders_key_as_it_was(gpt2, tmp_path):
     from eval_models import save_base
 
