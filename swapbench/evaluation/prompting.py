@@ -213,12 +213,15 @@ def encode_prompts(tokenizer, prompts: Sequence[str], spec: PromptSpec, max_toke
     return Encoded(prefixes=prefixes, continuations=per_pair, truncated=sum(cut), cut=cut)
 
 
-def verbalizer_scores(loglik: np.ndarray, encoded: Encoded, normalization: Normalization) -> np.ndarray:
-    """Each verbalizer's score from its tokens' summed log-probabilities: the sum itself, or the mean per token."""
-    if normalization == "sum":
-        return loglik
-    counts = np.asarray([[len(c) for c in conts] for conts in encoded.continuations], dtype=np.float64)
-    return loglik / counts.reshape(loglik.shape)
+def token_counts(encoded: Encoded) -> np.ndarray:
+    """(pairs, labels): how many tokens each verbalizer has after each prompt."""
+    return np.asarray([[len(c) for c in conts] for conts in encoded.continuations], dtype=np.float64)
+
+
+def verbalizer_scores(loglik: np.ndarray, counts: np.ndarray, normalization: Normalization) -> np.ndarray:
+    """Each verbalizer's score from its tokens' summed log-probabilities and their `counts` (token_counts): the
+    sum itself, or the mean per token."""
+    return loglik if normalization == "sum" else loglik / counts.reshape(loglik.shape)
 
 
 def reference_prompts(spec: PromptSpec, shots: str, calibration: Calibration, cue: str) -> list[str]:

@@ -18,7 +18,7 @@ from swapbench.core.labels import LABEL_NAMES
 from swapbench.evaluation.finetune import cache_key, training_pair_template
 from swapbench.evaluation.prompting import (CONTENT_FREE, Encoded, PromptSpec, calibrate, draw_shots, encode_prompts,
                                             parse_verbalizers, prompt_specs, reference_prompts, render, score_naive,
-                                            score_prompts, shots_text, verbalizer_scores)
+                                            score_prompts, shots_text, token_counts, verbalizer_scores)
 from swapbench.evaluation.scoring import PAIR_TEMPLATE, pair_template, tokenize
 from swapbench.evaluation.templates import PromptTemplate, answer_cue
 from swapbench.models.loading import prepare_tokenizer
@@ -64,9 +64,10 @@ def test_shots_and_queries_are_rendered_alike_with_white_space_squashed():
 def test_mean_per_token_changes_the_choice_of_a_verbalizer_of_two_tokens():
     encoded = Encoded(prefixes=[[1]], continuations=[[[5], [6, 7], [8]]], truncated=0)
     loglik = np.array([[-2.0, -3.0, -2.5]])  # the two-token verbalizer (neutral) loses on its sum only
-    assert verbalizer_scores(loglik, encoded, "sum").argmax() == 0
-    np.testing.assert_allclose(verbalizer_scores(loglik, encoded, "mean"), [[-2.0, -1.5, -2.5]])
-    assert verbalizer_scores(loglik, encoded, "mean").argmax() == 1
+    counts = token_counts(encoded)
+    assert verbalizer_scores(loglik, counts, "sum").argmax() == 0
+    np.testing.assert_allclose(verbalizer_scores(loglik, counts, "mean"), [[-2.0, -1.5, -2.5]])
+    assert verbalizer_scores(loglik, counts, "mean").argmax() == 1
 
 
 def test_mean_per_token_on_a_decoder_is_the_naive_loop_divided_by_the_token_counts(tmp_path):
@@ -79,7 +80,8 @@ def test_mean_per_token_on_a_decoder_is_the_naive_loop_divided_by_the_token_coun
     encoded = encode_prompts(tokenizer, [render(spec, p, h) for p, h in pairs], spec, None)
     lengths = [len(c) for c in encoded.continuations[0]]
     assert lengths[1] > lengths[0]  # "Not sure" has more tokens than "Yes"
-    mean = verbalizer_scores(score_prompts(model, tokenizer, encoded, batch_size=2).loglik, encoded, "mean")
+    mean = verbalizer_scores(score_prompts(model, tokenizer, encoded, batch_size=2).loglik, token_counts(encoded),
+                             "mean")
     naive = score_naive(model, tokenizer, encoded).loglik
     np.testing.assert_allclose(mean, naive / np.array([[len(c) for c in cs] for cs in encoded.continuations]),
                                atol=1e-4)

@@ -61,14 +61,12 @@ class PromptScorer(Scorer):
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:
         """Each pair's label by its verbalizers' scores under every template; from the cache when this prompt
         scored these pairs with this model before."""
-        import numpy as np
-
         from ...results.schema import PromptInfo
         from ...sources import load_split
         from ..finetune import describe, premise_key
         from ..pipeline import scored_pairs
-        from ..prompting import (CONTENT_FREE, SCORE_METHODS, SHOT_DRAW, SHOT_SEPARATOR, draw_shots,
-                                 model_max_tokens, prompt_specs, shots_text)
+        from ..prompting import (CONTENT_FREE, SCORE_METHODS, SHOT_DRAW, SHOT_SEPARATOR, draw_shots, model_max_tokens,
+                                 prompt_specs, shots_text)
         from ..templates import PromptTemplate, answer_cue
 
         options, loaded, console = run.options, prepared.loaded, run.console
@@ -136,8 +134,8 @@ def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pai
     import numpy as np
 
     from ...core.labels import LABEL_NAMES
-    from ..prompting import (RENDERING, SHOT_SEPARATOR, calibrate, encode_prompts, reference_prompts, render, score_prompts,
-                             verbalizer_scores)
+    from ..prompting import (RENDERING, SHOT_SEPARATOR, calibrate, encode_prompts, reference_prompts, render,
+                             score_prompts, token_counts, verbalizer_scores)
     from ..score_cache import cached_outputs, open_cache, report, scores_key
 
     options, loaded = run.options, prepared.loaded
@@ -151,12 +149,16 @@ def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pai
     runs = []
 
     def score(prompts, on_batch=None, progress=None):
+        """The verbalizer scores after each prompt, and whether it was cut; `on_batch` hears of each batch's."""
         encoded = encode_prompts(loaded.tokenizer, prompts, spec, max_tokens)
+        counts = token_counts(encoded)
+
+        def scored_batch(index, loglik, cut):
+            on_batch(index, verbalizer_scores(loglik, counts[index], spec.normalization), cut)
+
         runs.append(score_prompts(loaded.model, loaded.tokenizer, encoded, batch_size=options.eval_batch_size,
-                                  progress=progress, on_batch=on_batch and (
-                                      lambda index, loglik, cut: on_batch(index, verbalizer_scores(
-                                          loglik, _rows(encoded, index), spec.normalization), cut))))
-        return verbalizer_scores(runs[-1].loglik, encoded, spec.normalization), np.asarray(encoded.cut, dtype=bool)
+                                  progress=progress, on_batch=scored_batch if on_batch else None))
+        return verbalizer_scores(runs[-1].loglik, counts, spec.normalization), np.asarray(encoded.cut, dtype=bool)
 
     try:
         outputs = cached_outputs(cache, pairs, labels, np.float64,
@@ -176,14 +178,6 @@ def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pai
                        seconds=sum(r.seconds for r in runs), forwards=sum(r.forwards for r in runs),
                        cache_key=scores_key(identity) if identity else "",
                        reused=cache is not None and outputs.scored == 0)
-
-
-def _rows(encoded, index):
-    """The part of `encoded` that a batch's positions name (verbalizer_scores reads its continuations)."""
-    from ..prompting import Encoded
-
-    return Encoded(prefixes=[encoded.prefixes[i] for i in index],
-                   continuations=[encoded.continuations[i] for i in index], truncated=0)
 
 
 def template_figures(run: Run, prepared: Prepared, pairs, specs, runs: list[TemplateRun]):
