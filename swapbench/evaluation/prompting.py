@@ -78,7 +78,7 @@ class PromptSpec:
     shots: int = 0
     seed: int = 0
     template_source: str = "default (lm-evaluation-harness MNLI)"
-    name: str = "mnli"  # the registry's name, or the file given to --template
+    name: str = "mnli"  # the registry's name, or the name of the file given to --template (never its path)
     normalization: Normalization = "mean"
 
 
@@ -127,7 +127,8 @@ def prompt_specs(names: Sequence[str] | None, template_file: Path | None, verbal
     `names` (default: mnli). `verbalizers` replace every template's own."""
     if template_file is not None:
         return [PromptSpec(read_template(template_file), parse_verbalizers(verbalizers), shots, seed,
-                           template_source=str(template_file), name=str(template_file), normalization=normalization)]
+                           template_source=str(template_file), name=template_file.name,
+                           normalization=normalization)]
     specs = []
     for name in dict.fromkeys(names or ["mnli"]):
         template: PromptTemplate = TEMPLATES.get(name)

@@ -192,7 +192,7 @@ class TemplateAccuracy(Strict):
 
 
 class TemplateResult(Strict):
-    name: str = Field(description="the template's name in the registry, or its file as given to --template")
+    name: str = Field(description="the template's name in the registry")
     template: str = Field(description="its text, {premise} and {hypothesis} filled in")
     verbalizers: dict[str, str] = Field(description="NLI label -> the continuation scored after it")
     results: dict[str, TemplateAccuracy] = Field(description="figures per configuration under this template "
@@ -243,7 +243,7 @@ class PromptInfo(Strict):
     shot_draw: str | None = Field(default=None, description="how the examples were drawn and ordered")
     headline_template: str | None = Field(
         default=None, description="the template whose predictions make the predictions file and every figure of "
-                                  "`results`: the first named")
+                                  "`results`: the first named (--templates), or the name of the --template file")
     templates: list[TemplateResult] | None = Field(
         default=None, description="every template scored, the headline first, with its figures per configuration; "
                                   "null when only one was")

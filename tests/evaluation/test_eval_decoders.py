@@ -208,6 +208,7 @@ def test_cli_prompted_few_shot_end_to_end_and_cache_keyed_by_template(lms, datas
     other = run_eval(lms["gpt2"], dataset, tmp_path / "c.json", *common, "--template", str(template))
     assert not other.model.prompt.reused and other.model.prompt.cache_key != model.prompt.cache_key
     assert other.model.prompt.template_source == public_path(template)
+    assert other.model.prompt.headline_template == "template.txt"  # its name, not a path of this machine
 
 
 def test_cli_refuses_the_scored_split_as_the_few_shot_pool(lms, dataset, tmp_path, capsys):
