@@ -52,7 +52,7 @@ from ..core.registry import TEMPLATES
 from ..sources import Pair
 from .finetune import premise_key
 from .scoring import default_batch, in_batches
-from .templates import PromptTemplate
+from .templates import PromptTemplate, answer_cue
 
 DEFAULT_TEMPLATE = TEMPLATES.get("mnli").text
 DEFAULT_VERBALIZERS = dict(TEMPLATES.get("mnli").verbalizers)
@@ -80,6 +80,7 @@ class PromptSpec:
     template_source: str = "default (lm-evaluation-harness MNLI)"
     name: str = "mnli"  # the registry's name, or the name of the file given to --template (never its path)
     normalization: Normalization = "mean"
+    cue: str = "Answer:"  # what --calibration pmi scores each label after (templates.answer_cue)
 
 
 def read_template(path: Path) -> str:
@@ -126,14 +127,16 @@ def prompt_specs(names: Sequence[str] | None, template_file: Path | None, verbal
     """The templates to score, in order (the first is the headline): `template_file` alone, else the registry's
     `names` (default: mnli). `verbalizers` replace every template's own."""
     if template_file is not None:
-        return [PromptSpec(read_template(template_file), parse_verbalizers(verbalizers), shots, seed,
-                           template_source=str(template_file), name=template_file.name,
-                           normalization=normalization)]
+        text = read_template(template_file)
+        return [PromptSpec(text, parse_verbalizers(verbalizers), shots, seed, template_source=str(template_file),
+                           name=template_file.name, normalization=normalization,
+                           cue=answer_cue(PromptTemplate(text)))]
     specs = []
     for name in dict.fromkeys(names or ["mnli"]):
         template: PromptTemplate = TEMPLATES.get(name)
         specs.append(PromptSpec(template.text, parse_verbalizers(verbalizers, template.verbalizers), shots, seed,
-                                template_source=template.source, name=name, normalization=normalization))
+                                template_source=template.source, name=name, normalization=normalization,
+                                cue=answer_cue(template)))
     return specs
 
 
@@ -225,15 +228,15 @@ def verbalizer_scores(loglik: np.ndarray, counts: np.ndarray, normalization: Nor
     return loglik if normalization == "sum" else loglik / counts.reshape(loglik.shape)
 
 
-def reference_prompts(spec: PromptSpec, shots: str, calibration: Calibration, cue: str) -> list[str]:
+def reference_prompts(spec: PromptSpec, shots: str, calibration: Calibration) -> list[str]:
     """The prompts without a pair that calibration reads each label's reference score after: the template on each
     content-free input (contextual), or the answer cue alone (pmi); the examples before them as before a pair."""
     if calibration == "contextual":
         return [shots + render(spec, text, text) for text in CONTENT_FREE]
-    if not cue:
+    if not spec.cue:
         raise SwapbenchError(f"--calibration pmi needs an answer cue after the template's last field; {spec.name} "
-                             "has nothing after {hypothesis}")
-    return [shots + cue]
+                             "has nothing after it")
+    return [shots + spec.cue]
 
 
 def calibrate(scores: np.ndarray, reference: np.ndarray, calibration: Calibration) -> np.ndarray:

@@ -102,13 +102,13 @@ def test_contextual_calibration_and_pmi_change_the_prediction_in_a_constructed_c
 
 def test_calibration_inputs_are_the_template_without_the_pair():
     spec = prompt_specs(["based-on"], None, None, 0, 0, "mean")[0]
-    contextual = reference_prompts(spec, "EX\n\n", "contextual", "")
+    contextual = reference_prompts(spec, "EX\n\n", "contextual")
     assert len(contextual) == len(CONTENT_FREE) and all(p.startswith("EX\n\n") for p in contextual)
     assert 'N/A Based on the previous passage, is it true that "N/A."?' in contextual[0]
-    assert reference_prompts(spec, "", "pmi", "Yes, no, or maybe?") == ["Yes, no, or maybe?"]
+    assert reference_prompts(spec, "EX\n\n", "pmi") == ["EX\n\nYes, no, or maybe?"]
     assert answer_cue(PromptTemplate('{premise} Is it so that "{hypothesis}"? Yes or no?')) == "Yes or no?"
     with pytest.raises(SwapbenchError, match="answer cue"):
-        reference_prompts(spec, "", "pmi", "")
+        reference_prompts(PromptSpec("{premise} {hypothesis}", parse_verbalizers(None), cue=""), "", "pmi")
 
 
 def test_templates_come_from_the_registry_with_their_own_verbalizers():

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...core.errors import SwapbenchError
-from ...core.registry import SCORERS, TEMPLATES
+from ...core.registry import SCORERS
 from .base import Prepared, Run, Scorer, Scores, given, listed
 
 
@@ -67,14 +67,11 @@ class PromptScorer(Scorer):
         from ..pipeline import scored_pairs
         from ..prompting import (CONTENT_FREE, SCORE_METHODS, SHOT_DRAW, SHOT_SEPARATOR, draw_shots, model_max_tokens,
                                  prompt_specs, shots_text)
-        from ..templates import PromptTemplate, answer_cue
 
         options, loaded, console = run.options, prepared.loaded, run.console
         normalization = options.verbalizer_score or "mean"
         specs = prompt_specs(options.templates, options.template, options.verbalizers, options.shots, options.seed,
                              normalization)
-        cues = {spec.name: answer_cue(PromptTemplate(spec.template) if options.template else TEMPLATES.get(spec.name))
-                for spec in specs}
         examples, source = [], None
         if options.shots:
             choice = options.training
@@ -92,7 +89,7 @@ class PromptScorer(Scorer):
             max_tokens = min(max_tokens, options.max_length)
 
         runs = [score_template(run, prepared, spec, shots_text(spec, examples), examples, pairs, max_tokens,
-                               cues[spec.name], lambda n: progress(n / len(specs))) for spec in specs]
+                               lambda n: progress(n / len(specs))) for spec in specs]
         headline = runs[0]
         figures = template_figures(run, prepared, pairs, specs, runs) if len(specs) > 1 else None
         calibration = options.calibration or "none"
@@ -103,11 +100,11 @@ class PromptScorer(Scorer):
             example_source=source, cache_key=headline.cache_key, reused=all(r.reused for r in runs),
             score_normalization=normalization, calibration=calibration,
             calibration_inputs=(None if calibration == "none" else list(CONTENT_FREE) if calibration == "contextual"
-                                else [cues[specs[0].name]]),
+                                else [specs[0].cue]),
             shot_draw=SHOT_DRAW if options.shots else None, headline_template=specs[0].name,
             templates=figures[0] if figures else None, spread=figures[1] if figures else None)
         return Scores(predictions=headline.predictions, truncated=headline.truncated,
-                      batch_size=headline.batch_size, seconds=sum(r.seconds for r in runs), max_tokens=max_tokens,
+                      batch_size=next((r.batch_size for r in runs if r.batch_size), 0), seconds=sum(r.seconds for r in runs), max_tokens=max_tokens,
                       forwards=sum(r.forwards for r in runs), prompt=info,
                       truncation=(f"longer than --max-length {max_tokens} tokens and were cut from the left"
                                   if max_tokens == options.max_length else f"longer than the model's {max_tokens} "
@@ -127,7 +124,7 @@ class TemplateRun:
     reused: bool
 
 
-def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pairs, max_tokens: int, cue: str,
+def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pairs, max_tokens: int,
                    progress) -> TemplateRun:
     """Every pair's verbalizer scores under one template (from the cache where it has them), calibrated as
     --calibration says, and the label each gives."""
@@ -170,7 +167,7 @@ def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pai
     report(run.console, outputs, cache)
     values = outputs.values
     if options.calibration:
-        reference, _ = score(reference_prompts(spec, shots, options.calibration, cue))
+        reference, _ = score(reference_prompts(spec, shots, options.calibration))
         values = calibrate(values, reference, options.calibration)
     first = runs[0] if runs and outputs.scored else None
     return TemplateRun(predictions=values.argmax(axis=1), truncated=int(outputs.cut.sum()),
