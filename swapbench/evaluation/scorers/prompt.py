@@ -104,7 +104,8 @@ class PromptScorer(Scorer):
             shot_draw=SHOT_DRAW if options.shots else None, headline_template=specs[0].name,
             templates=figures[0] if figures else None, spread=figures[1] if figures else None)
         return Scores(predictions=headline.predictions, truncated=headline.truncated,
-                      batch_size=next((r.batch_size for r in runs if r.batch_size), 0), seconds=sum(r.seconds for r in runs), max_tokens=max_tokens,
+                      batch_size=next((r.batch_size for r in runs if r.batch_size), 0),
+                      seconds=sum(r.seconds for r in runs), max_tokens=max_tokens,
                       forwards=sum(r.forwards for r in runs), prompt=info,
                       truncation=(f"longer than --max-length {max_tokens} tokens and were cut from the left"
                                   if max_tokens == options.max_length else f"longer than the model's {max_tokens} "
