@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-import swapbench.models.positional  # noqa: F401  (each import registers its entries)
+import swapbench.evaluation.templates  # noqa: F401  (each import registers its entries)
+import swapbench.models.positional  # noqa: F401
 import swapbench.parsing  # noqa: F401
 import swapbench.roles  # noqa: F401
 import swapbench.sources  # noqa: F401
 import swapbench.variants  # noqa: F401
 import swapbench.zoo.encodings  # noqa: F401
 from swapbench.core.errors import SwapbenchError
-from swapbench.core.registry import ENCODINGS, FAMILIES, LABELERS, PARSERS, SOURCES, VARIANTS, Entry
+from swapbench.core.registry import ENCODINGS, FAMILIES, LABELERS, PARSERS, SOURCES, TEMPLATES, VARIANTS, Entry
 from swapbench.parsing.base import ConstituencyParser, Parse
 from swapbench.parsing.ptb import PTBParser
 from swapbench.results.schema import PositionalEncodingInfo
@@ -65,7 +66,7 @@ def words(sentence: str) -> list[str]:
     return sorted(CASE.get(w.casefold(), w.casefold()) for w in sentence.split())
 
 
-@pytest.mark.parametrize("registry", [SOURCES, VARIANTS, PARSERS, LABELERS, ENCODINGS], ids=lambda r: r.kind)
+@pytest.mark.parametrize("registry", [SOURCES, VARIANTS, PARSERS, LABELERS, ENCODINGS, TEMPLATES], ids=lambda r: r.kind)
 def test_every_entry_has_help_text(registry):
     """--help lists each entry with its help: an entry without one is a bare name the user cannot choose by.
     (FAMILIES has no option: a model's config picks its family, so its entries need none.)"""

@@ -1,5 +1,5 @@
 """One registry per extension point: sources, variants, parsers, labelers, zoo encodings, encoding families,
-scorers.
+scorers, prompt templates.
 
 An extension is one module and one registration. A variant registers its class, which declares what it takes
 and writes (swapbench/variants/base.py: its options, columns, tags, card sections):
@@ -126,3 +126,4 @@ LABELERS: Registry = Registry("role labeler", "--srl", group="swapbench.labelers
 ENCODINGS: Registry = Registry("zoo encoding", "--encodings", group="swapbench.encodings")
 FAMILIES: Registry = Registry("positional-encoding family", group="swapbench.families")
 SCORERS: Registry = Registry("scorer", "--mode", group="swapbench.scorers")  # swapbench.evaluation.scorers
+TEMPLATES: Registry = Registry("prompt template", "--templates", group="swapbench.templates")  # evaluation/templates.py

@@ -183,14 +183,28 @@ def describe(pairs: list[Pair], source: str, split: str, limit: int | None, held
 
 
 def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingData, val: TrainingData,
-              hypothesis_only: bool = False) -> str:
+              hypothesis_only: bool = False, joined_by: str | None = None) -> str:
     # A local folder is its files' content (its revision), wherever it lies and however its path is typed.
     model = {"revision": revision} if Path(base).is_dir() else {"base": base, "revision": revision}
     identity = {"format": CACHE_FORMAT, **model, "recipe": recipe.model_dump(), "train": train.fingerprint,
                 "validation": val.fingerprint}
     if hypothesis_only:  # only then: the keys of the checkpoints trained on whole pairs stay what they were
         identity["inputs"] = "hypothesis only"
+    elif joined_by is not None:  # a decoder's pair joined by a declared template; an encoder's key stays as it was
+        identity["pair_template"] = joined_by
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def training_pair_template(base: str, revision: str | None) -> str | None:
+    """How the fine-tuning joins each pair for `base`'s tokenizer (scoring.pair_template): the same join that its
+    scoring then uses, since both go through scoring.tokenize."""
+    from transformers import AutoTokenizer
+
+    from .scoring import pair_template
+
+    with library_quiet():
+        tokenizer = AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=cache_only(base))
+    return pair_template(tokenizer)
 
 
 def checkpoint_folder(cache_dir: Path, base: str, key: str) -> Path:
@@ -241,7 +255,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     for role, count in (("training", overlap.train_set_apart), ("validation", overlap.validation_set_apart)):
         if count:
             log(f"Set apart {count} {role} pair{'s' * (count != 1)} whose premise is also a scored premise")
-    key = cache_key(base, base_revision, recipe, train_info, val_info, hypothesis_only)
+    key = cache_key(base, base_revision, recipe, train_info, val_info, hypothesis_only,
+                    joined_by=training_pair_template(base, revision))
     folder = checkpoint_folder(cache_dir, base, key)
     info = read_training_record(folder / INFO_FILE, console)
     if info is not None:

@@ -17,11 +17,13 @@ from pydantic import field_validator, model_validator
 from ..core.command_options import CommandOptions, option
 from ..core.options import MIN_MAX_LENGTH, SEED_MAX, device_problem
 from ..core.options import device as device_name
+from ..core.registry import TEMPLATES
 from ..probing.options import PROBE_BATCH_SIZE
 from ..probing.run import MIN_LENGTH
 from ..sources.options import ColumnOptions, canonical_split, source_help, split_names
 from .finetune import DataChoice
 from .scorers import mode_help
+from .templates import templates_help
 
 # The scoring truncation when --max-length is not given: a classifier's pairs are cut to this many tokens; a
 # prompt is cut (from the left) to the model's own context length instead.
@@ -83,12 +85,27 @@ class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the la
                                     "limited runs")
 
     template: Path | None = option(None, group="prompting", metavar="FILE",
-                                   help="prompt template file naming {premise} and {hypothesis} (default: lm-"
-                                        "evaluation-harness's MNLI prompt: '{premise}\\nQuestion: {hypothesis} True, "
-                                        "False or Neither?\\nAnswer:')")
+                                   help="prompt template file naming {premise} and {hypothesis}, instead of "
+                                        "--templates (verbalizers: --verbalizers, else True, Neither, False)")
+    templates: list[str] | None = option(
+        None, group="prompting", metavar="NAMES", choices=lambda: TEMPLATES.names(),
+        help=lambda: "comma-separated named prompts, each scored; the first is the headline (its predictions make "
+                     "every figure), the others' accuracies and their spread are reported beside it (default: mnli). "
+                     + templates_help())
     verbalizers: str | None = option(None, group="prompting", metavar="MAP",
-                                     help="the word scored for each label (default: entailment=True,neutral=Neither,"
-                                          "contradiction=False), each after a space")
+                                     help="the word scored for each label, each after a space, in every template "
+                                          "(default: the template's own, e.g. entailment=True,neutral=Neither,"
+                                          "contradiction=False)")
+    verbalizer_score: Literal["mean", "sum"] | None = option(
+        None, group="prompting",
+        help="a verbalizer's score: mean log-probability per token (length-normalised; the default, the same as sum "
+             "when every verbalizer is one token) or the sum (lm-evaluation-harness's acc)")
+    calibration: Literal["contextual", "pmi"] | None = option(
+        None, group="prompting",
+        help="correct the prompt's prior for some verbalizer: contextual (each label's probability divided by its "
+             "probability after the content-free inputs N/A, '' and [MASK]) or pmi (each label's score less its "
+             "score after the template's answer cue alone). Default: none, as lm-evaluation-harness's acc and the "
+             "paper's figures, so that the figures stay comparable with theirs")
     shots: int = option(0, ge=0, group="prompting", metavar="K",
                         help="solved examples before each prompt, drawn with --seed from --train-source/"
                              "--train-split, never from the scored pairs")

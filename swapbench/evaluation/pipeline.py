@@ -90,7 +90,8 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
     commit, dirty = git_state()
     eval_results = EvalResults(
         model=model_info(prepared.name or options.model, prepared.revision, loaded, fine_tuning, probe,
-                         scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only),
+                         scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only,
+                         pair_template=scores.pair_template),
         dataset=dataset_info(benchmark),
         results=results,
         health=benchmark_health(benchmark, rows, fine_tuning, loaded.labels),
@@ -195,7 +196,7 @@ def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, pro
 
 def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning: FineTuningInfo | None,
                probe: ProbeInfo | None, prompt: PromptInfo | None, mode: Mode,
-               hypothesis_only: bool = False) -> ModelInfo:
+               hypothesis_only: bool = False, pair_template: str | None = None) -> ModelInfo:
     return ModelInfo(
         name_or_path=name, revision=revision, model_type=loaded.config.model_type,
         architecture=type(loaded.model).__name__,
@@ -204,7 +205,7 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
         architecture_kind=architecture_kind(loaded.config), mode=mode,
         prompt=prompt, fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning,
-        probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only)
+        probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only, pair_template=pair_template)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

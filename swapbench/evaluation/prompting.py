@@ -1,17 +1,29 @@
 """Prompted scoring of a decoder-only language model (`swapbench eval --mode prompt`), zero- or few-shot.
 
-Each pair becomes a prompt, after lm-evaluation-harness's MNLI task:
+Each pair becomes a prompt, by default lm-evaluation-harness's MNLI task:
 
     {premise}
     Question: {hypothesis} True, False or Neither?
     Answer:
 
-(the hypothesis stripped and ended with a full stop, as lm-eval does), and is labelled by the verbalizer whose
-tokens the model finds most likely after it: the sum of their log-probabilities (lm-eval's `acc`), " True" for
-entailment, " Neither" for neutral, " False" for contradiction. With k shots, k SNLI pairs drawn once with the seed
-from a training split (never the scored pairs: a shared pairID is refused, a shared premise set apart) come first,
-each followed by its verbalizer, separated by a blank line. A template of one's own is a text file holding
-`{premise}` and `{hypothesis}` (literal braces doubled).
+(the hypothesis stripped and ended with a full stop, as lm-eval does; premise and hypothesis with every run of
+white space made one space, as finetune.premise_key makes SNLI's text), and is labelled by the verbalizer the model
+finds most likely after it: " True" for entailment, " Neither" for neutral, " False" for contradiction. A
+verbalizer's score is the mean log-probability of its tokens (length-normalised, so that a verbalizer of two tokens
+is not penalised against one of one; the same as the sum where every verbalizer is one token) or their sum
+(lm-eval's `acc`). Other named templates are in evaluation/templates.py (`--templates`); a template of one's own is
+a text file holding `{premise}` and `{hypothesis}` (literal braces doubled).
+
+With k shots, k solved SNLI pairs from a training split (never the scored pairs: a shared pairID is refused, a
+shared premise set apart) come first, rendered as the scored pair is, each followed by its verbalizer, separated by
+a blank line. They are balanced by label (draw_shots says how) and drawn once, with the seed, for every template.
+
+Calibration (`--calibration`, off by default) moves each label's score by a reference read off the same model and
+prompt without the pair: contextual calibration (Zhao et al. 2021) divides each label's probability by its mean
+probability after content-free inputs (CONTENT_FREE in place of premise and hypothesis); domain-conditional PMI
+(Holtzman et al. 2021) subtracts each label's score after the template's answer cue alone. Both correct a prior for
+some verbalizer that the prompt itself induces; off by default, because the paper's baseline and lm-eval's `acc` are
+uncalibrated and a calibrated figure is not comparable with them.
 
 Scoring runs one forward pass per pair over the prompt, which ends where every verbalizer begins, so its last
 position gives every verbalizer's first token; the rest of multi-token verbalizers run on the prompt's key/value
@@ -28,6 +40,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
@@ -35,13 +48,27 @@ import torch
 from ..core.compat import reorder_cache, returned_cache, takes_cache_as
 from ..core.errors import InputError, SwapbenchError
 from ..core.labels import LABEL_NAMES
+from ..core.registry import TEMPLATES
 from ..sources import Pair
+from .finetune import premise_key
 from .scoring import default_batch, in_batches
+from .templates import PromptTemplate, answer_cue
 
-DEFAULT_TEMPLATE = "{premise}\nQuestion: {hypothesis} True, False or Neither?\nAnswer:"
-DEFAULT_VERBALIZERS = {"entailment": " True", "neutral": " Neither", "contradiction": " False"}
+DEFAULT_TEMPLATE = TEMPLATES.get("mnli").text
+DEFAULT_VERBALIZERS = dict(TEMPLATES.get("mnli").verbalizers)
 SHOT_SEPARATOR = "\n\n"
-SCORE_METHOD = "sum of the verbalizer's token log-probabilities after the prompt (lm-eval's acc)"
+Normalization = Literal["sum", "mean"]
+Calibration = Literal["contextual", "pmi"]
+SCORE_METHODS = {"sum": "sum of the verbalizer's token log-probabilities after the prompt (lm-eval's acc)",
+                 "mean": "mean log-probability per token of the verbalizer after the prompt (length-normalised)"}
+# Zhao et al. 2021's content-free inputs, each in place of both premise and hypothesis; their label probabilities
+# are averaged.
+CONTENT_FREE = ("N/A", "", "[MASK]")
+SHOT_DRAW = ("balanced by label: k // 3 examples of every label, the k % 3 left over of labels drawn without "
+             "replacement, each label's examples drawn without replacement, all in an order shuffled by the same "
+             "generator (numpy default_rng(seed))")
+# Bump when the text a pair is rendered to changes: it keys the scores cache.
+RENDERING = "white space squashed"
 
 
 @dataclass(frozen=True)
@@ -51,6 +78,9 @@ class PromptSpec:
     shots: int = 0
     seed: int = 0
     template_source: str = "default (lm-evaluation-harness MNLI)"
+    name: str = "mnli"  # the registry's name, or the name of the file given to --template (never its path)
+    normalization: Normalization = "mean"
+    cue: str = "Answer:"  # what --calibration pmi scores each label after (templates.answer_cue)
 
 
 def read_template(path: Path) -> str:
@@ -76,10 +106,11 @@ def check_template(text: str, where: str) -> None:
                          f"{', '.join('{' + f + '}' for f in fields) or 'none'}", path=where)
 
 
-def parse_verbalizers(text: str | None) -> dict[str, str]:
-    """`entailment=True,neutral=Neither,contradiction=False` -> the continuations (a space before each word)."""
+def parse_verbalizers(text: str | None, default: dict[str, str] | None = None) -> dict[str, str]:
+    """`entailment=True,neutral=Neither,contradiction=False` -> the continuations (a space before each word);
+    `default` (the template's own, else DEFAULT_VERBALIZERS) when none are given."""
     if not text:
-        return dict(DEFAULT_VERBALIZERS)
+        return dict(default or DEFAULT_VERBALIZERS)
     found = {}
     for part in text.split(","):
         label, sep, word = part.partition("=")
@@ -91,6 +122,24 @@ def parse_verbalizers(text: str | None) -> dict[str, str]:
     return {label: found[label] for label in LABEL_NAMES}
 
 
+def prompt_specs(names: Sequence[str] | None, template_file: Path | None, verbalizers: str | None, shots: int,
+                 seed: int, normalization: Normalization) -> list[PromptSpec]:
+    """The templates to score, in order (the first is the headline): `template_file` alone, else the registry's
+    `names` (default: mnli). `verbalizers` replace every template's own."""
+    if template_file is not None:
+        text = read_template(template_file)
+        return [PromptSpec(text, parse_verbalizers(verbalizers), shots, seed, template_source=str(template_file),
+                           name=template_file.name, normalization=normalization,
+                           cue=answer_cue(PromptTemplate(text)))]
+    specs = []
+    for name in dict.fromkeys(names or ["mnli"]):
+        template: PromptTemplate = TEMPLATES.get(name)
+        specs.append(PromptSpec(template.text, parse_verbalizers(verbalizers, template.verbalizers), shots, seed,
+                                template_source=template.source, name=name, normalization=normalization,
+                                cue=answer_cue(template)))
+    return specs
+
+
 def hypothesis_text(hypothesis: str) -> str:
     """lm-eval's MNLI: the hypothesis stripped and ended with a full stop."""
     text = hypothesis.strip()
@@ -98,7 +147,9 @@ def hypothesis_text(hypothesis: str) -> str:
 
 
 def render(spec: PromptSpec, premise: str, hypothesis: str) -> str:
-    return spec.template.format(premise=premise.strip(), hypothesis=hypothesis_text(hypothesis))
+    """The prompt of one pair: scored pairs and few-shot examples alike, each text with its runs of white space
+    made one space (the build's originals are SNLI's text so squashed)."""
+    return spec.template.format(premise=premise_key(premise), hypothesis=hypothesis_text(premise_key(hypothesis)))
 
 
 def shots_text(spec: PromptSpec, examples: Sequence[Pair]) -> str:
@@ -109,18 +160,30 @@ def shots_text(spec: PromptSpec, examples: Sequence[Pair]) -> str:
 
 def draw_shots(pool: Sequence[Pair], k: int, seed: int, scored_ids: frozenset[str], scored_premises: frozenset[str],
                premise_key: Callable[[str], str], where: str) -> tuple[list[Pair], int]:
-    """k examples drawn with `seed` from `pool`, none of them a scored pair or sharing a scored premise; and how
-    many pool pairs were set apart for sharing a premise. A pool sharing a pairID with the scored data is the
-    scored split itself: refused."""
+    """k examples drawn from `pool` as SHOT_DRAW says, by a generator seeded with `seed`, none of them a scored
+    pair or sharing a scored premise; and how many pool pairs were set apart for sharing a premise. Every label is
+    present once k reaches the number of labels. A pool sharing a pairID with the scored data is the scored split
+    itself: refused."""
     shared = sum(p.pair_id in scored_ids for p in pool)
     if shared:
         raise SwapbenchError(f"the few-shot pool ({where}) shares {shared} pairIDs with the scored data: draw the "
                              "examples from a training split (--train-split train)")
     kept = [p for p in pool if premise_key(p.premise) not in scored_premises]
-    if k > len(kept):
-        raise SwapbenchError(f"--shots {k}: the few-shot pool ({where}) has only {len(kept)} usable pairs")
-    picks = np.random.default_rng(seed).choice(len(kept), size=k, replace=False) if k else []
-    return [kept[i] for i in picks], len(pool) - len(kept)
+    set_apart = len(pool) - len(kept)
+    if not k:
+        return [], set_apart
+    by_label = {label: [p for p in kept if p.label == label] for label in LABEL_NAMES}
+    rng = np.random.default_rng(seed)
+    wanted = dict.fromkeys(LABEL_NAMES, k // len(LABEL_NAMES))
+    for index in rng.choice(len(LABEL_NAMES), size=k % len(LABEL_NAMES), replace=False):
+        wanted[LABEL_NAMES[index]] += 1
+    short = {label: len(by_label[label]) for label in LABEL_NAMES if len(by_label[label]) < wanted[label]}
+    if short:
+        raise SwapbenchError(f"--shots {k}: the few-shot pool ({where}) has too few usable pairs of "
+                             + ", ".join(f"{label} ({count} for {wanted[label]})" for label, count in short.items()))
+    picks = [by_label[label][i] for label in LABEL_NAMES
+             for i in rng.choice(len(by_label[label]), size=wanted[label], replace=False)]
+    return [picks[i] for i in rng.permutation(len(picks))], set_apart
 
 
 # ---- tokens ------------------------------------------------------------------------------------------------------
@@ -152,6 +215,38 @@ def encode_prompts(tokenizer, prompts: Sequence[str], spec: PromptSpec, max_toke
                 prefixes[i] = prefix[len(prefix) - room:]  # the left end goes, as lm-eval cuts contexts
                 cut[i] = True
     return Encoded(prefixes=prefixes, continuations=per_pair, truncated=sum(cut), cut=cut)
+
+
+def token_counts(encoded: Encoded) -> np.ndarray:
+    """(pairs, labels): how many tokens each verbalizer has after each prompt."""
+    return np.asarray([[len(c) for c in conts] for conts in encoded.continuations], dtype=np.float64)
+
+
+def verbalizer_scores(loglik: np.ndarray, counts: np.ndarray, normalization: Normalization) -> np.ndarray:
+    """Each verbalizer's score from its tokens' summed log-probabilities and their `counts` (token_counts): the
+    sum itself, or the mean per token."""
+    return loglik if normalization == "sum" else loglik / counts.reshape(loglik.shape)
+
+
+def reference_prompts(spec: PromptSpec, shots: str, calibration: Calibration) -> list[str]:
+    """The prompts without a pair that calibration reads each label's reference score after: the template on each
+    content-free input (contextual), or the answer cue alone (pmi); the examples before them as before a pair."""
+    if calibration == "contextual":
+        return [shots + render(spec, text, text) for text in CONTENT_FREE]
+    if not spec.cue:
+        raise SwapbenchError(f"--calibration pmi needs an answer cue after the template's last field; {spec.name} "
+                             "has nothing after it")
+    return [shots + spec.cue]
+
+
+def calibrate(scores: np.ndarray, reference: np.ndarray, calibration: Calibration) -> np.ndarray:
+    """Scores (pairs, labels) moved by the reference scores (inputs, labels) read without a pair: contextual, the
+    log of each label's probability (a softmax over the labels) less the log of its mean reference probability;
+    pmi, each score less the reference's."""
+    if calibration == "pmi":
+        return scores - reference.mean(axis=0)
+    prior = np.mean(np.exp(reference - np.logaddexp.reduce(reference, axis=1, keepdims=True)), axis=0)
+    return scores - np.logaddexp.reduce(scores, axis=1, keepdims=True) - np.log(prior)
 
 
 def model_max_tokens(model) -> int | None:

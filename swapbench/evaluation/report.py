@@ -54,7 +54,11 @@ def results_table(results: EvalResults) -> Table:
     if model.hypothesis_only:
         how = " (fine-tuned here on the hypotheses alone: --hypothesis-only)"
     if model.prompt:
-        how = f" (prompted, {model.prompt.shots}-shot)"
+        calibrated = (f", {model.prompt.calibration} calibration"
+                      if model.prompt.calibration not in (None, "none") else "")
+        how = f" (prompted, {model.prompt.shots}-shot{calibrated})"
+        if model.prompt.templates:
+            how += f" · template {model.prompt.headline_template} of {len(model.prompt.templates)}"
     title = f"{model.name_or_path}{how} · {model.architecture_kind} · positions: {pe.family} ({pe.kind})"
     if model.probe:
         title += f" · {probe_figures(model.probe)}"
@@ -81,6 +85,39 @@ def role_table(results: EvalResults) -> Table | None:
         table.add_column(header, justify="right", no_wrap=True)
     for name, r in roles.items():
         table.add_row(name, *_role_cells(r))
+    return table
+
+
+HEADLINE_MARK = "*"
+
+
+def templates_table(results: EvalResults) -> Table | None:
+    """Every template's accuracies and Δ per configuration, and their spread across the templates; None when one
+    template was scored."""
+    prompt = results.model.prompt
+    if prompt is None or not prompt.templates:
+        return None
+    caption = (f"{HEADLINE_MARK} the headline template: its predictions make every figure above. spread: mean ± "
+               "standard deviation over the templates [lowest, highest], point estimates")
+    table = Table(title="Templates", caption=escape(caption), box=box.SIMPLE_HEAD, collapse_padding=True,
+                  pad_edge=False, title_justify="left")
+    table.add_column("config", overflow="fold")
+    table.add_column("template", overflow="fold")
+    for header in ("orig %", "pert %", "Δ pp"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for name, spread in (prompt.spread or {}).items():
+        for i, template in enumerate(prompt.templates):
+            figures = template.results[name]
+            table.add_row(escape(name) if i == 0 else "", escape(template.name) + (f" {HEADLINE_MARK}" if i == 0
+                                                                                  else ""),
+                          percent(figures.accuracy_original), percent(figures.accuracy_perturbed),
+                          points(figures.delta))
+        original, delta = spread.accuracy_original, spread.delta
+        table.add_row("", "spread",
+                      f"{percent(original.mean)} ± {percent(original.std)} [{percent(original.low)}, "
+                      f"{percent(original.high)}]", "",
+                      f"{points(delta.mean)} ± {percent(delta.std)} [{points(delta.low)}, {points(delta.high)}]",
+                      end_section=True)
     return table
 
 
@@ -141,6 +178,9 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     roles = role_table(results)
     if roles is not None:
         console.print(roles)
+    templates = templates_table(results)
+    if templates is not None:
+        console.print(templates)
     tables = slices_tables(results) if slices else []
     for table in tables:
         console.print(table)

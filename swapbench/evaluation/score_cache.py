@@ -10,8 +10,8 @@ two trainings apart); for a checkpoint fine-tuned here, the sha256 of its traini
 writes anew with its own timings. A model whose identity is unknown (an offline Hub id), or whose weights did not
 load whole (--allow-missing: some newly initialised at random), is not cached.
 
-Each row holds one pair's outputs as scored (a classifier's logits as float32, a prompt's log-likelihoods as
-float64) and whether the pair was cut, keyed by the sha256 of its premise and hypothesis. The predictions are read
+Each row holds one pair's outputs as scored (a classifier's logits as float32, a prompt's verbalizer scores before
+any calibration as float64) and whether the pair was cut, keyed by the sha256 of its premise and hypothesis. The predictions are read
 off these same numbers with the cache and without it, so the figures are the same either way. Not in the key: the
 batch a pair ran in. Padding is masked, but another batch shape can move the last bits of a logit; a prediction
 could differ only on a near tie (lm-evaluation-harness's cache keys requests alone likewise).

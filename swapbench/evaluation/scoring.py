@@ -33,12 +33,31 @@ class Scored:
     padded_tokens: int  # tokens run, padding included
 
 
+# How a premise and its hypothesis become one text for a tokenizer with no pair template of its own (GPT-2's, Qwen's
+# and Llama's add nothing between the two, so the model would read "...the park.A man runs." as one sentence). A
+# line break is a boundary every byte-level and SentencePiece vocabulary spells, and that no SNLI sentence holds.
+PAIR_TEMPLATE = "{premise}\n{hypothesis}"
+
+
+def pair_template(tokenizer) -> str | None:
+    """PAIR_TEMPLATE when `tokenizer` joins a pair as its two texts tokenized apart and put end to end (no
+    separator, no special token between them: decoders' tokenizers); None when it has a pair template of its own
+    ([CLS] a [SEP] b [SEP], <s> a </s></s> b </s>: encoders'), which is then what the model reads."""
+    first, second = "A man sleeps.", "A dog runs."
+    joined = tokenizer(first, second)["input_ids"]
+    return PAIR_TEMPLATE if joined == tokenizer(first)["input_ids"] + tokenizer(second)["input_ids"] else None
+
+
 def tokenize(tokenizer, premises: Sequence[str], hypotheses: Sequence[str], hypothesis_only: bool = False,
              **kwargs) -> dict:
-    """What the model receives, in training and scoring alike: each premise and hypothesis as one input, or with
-    `hypothesis_only` the hypothesis alone, so that the premise never reaches a hypothesis-only model."""
+    """What the model receives, in training and scoring alike: each premise and hypothesis as one input (the
+    tokenizer's own pair template, else the two joined by PAIR_TEMPLATE), or with `hypothesis_only` the
+    hypothesis alone, so that the premise never reaches a hypothesis-only model."""
     if hypothesis_only:
         return tokenizer(list(hypotheses), **kwargs)
+    template = pair_template(tokenizer)
+    if template is not None:
+        return tokenizer([template.format(premise=p, hypothesis=h) for p, h in zip(premises, hypotheses)], **kwargs)
     return tokenizer(list(premises), list(hypotheses), **kwargs)
 
 

@@ -213,6 +213,32 @@ class ProbeInfo(Strict):
         return self
 
 
+class TemplateAccuracy(Strict):
+    accuracy_original: float = Field(ge=0, le=1, description="accuracy on the original pairs under this template")
+    accuracy_perturbed: float = Field(ge=0, le=1, description="accuracy on the perturbed pairs under this template")
+    delta: float = Field(ge=-1, le=1, description="accuracy_perturbed - accuracy_original")
+
+
+class TemplateResult(Strict):
+    name: str = Field(description="the template's name in the registry")
+    template: str = Field(description="its text, {premise} and {hypothesis} filled in")
+    verbalizers: dict[str, str] = Field(description="NLI label -> the continuation scored after it")
+    results: dict[str, TemplateAccuracy] = Field(description="figures per configuration under this template "
+                                                             "(point estimates)")
+
+
+class TemplateSpread(Strict):
+    mean: float = Field(description="mean over the templates")
+    std: float = Field(ge=0, description="standard deviation over the templates (n - 1 in the denominator)")
+    low: float = Field(description="lowest over the templates")
+    high: float = Field(description="highest over the templates")
+
+
+class ConfigurationSpread(Strict):
+    accuracy_original: TemplateSpread = Field(description="spread of the original accuracy across templates")
+    delta: TemplateSpread = Field(description="spread of delta across templates")
+
+
 class PromptInfo(Strict):
     template: str = Field(description="the prompt of each pair, {premise} and {hypothesis} filled in")
     template_source: str = Field(description="where the template came from: the default (lm-evaluation-harness "
@@ -226,9 +252,32 @@ class PromptInfo(Strict):
     example_source: TrainingData | None = Field(description="the pairs the examples were drawn from (a training "
                                                             "split, never the scored data); null when k is 0")
     cache_key: str = Field(description="sha256 of model, revision, dtype, device type, template, verbalizers, k, "
-                                       "seed, examples and length limit: the scores' cache entry, which holds each "
-                                       "pair's scores (empty when they are not cached)")
+                                       "seed, examples, length limit, verbalizer score and rendering: the scores' "
+                                       "cache entry of the headline template, which holds each pair's scores "
+                                       "before calibration (empty when they are not cached)")
     reused: bool = Field(description="true when every pair's scores came from the cache")
+    # Added later, each null in older files (one template, summed log-probabilities, no calibration, one draw).
+    score_normalization: Literal["sum", "mean"] | None = Field(
+        default=None, description="a verbalizer's score from its tokens' log-probabilities: sum (lm-eval's acc) or "
+                                  "mean per token (length-normalised); null in older files, where it is sum")
+    calibration: Literal["none", "contextual", "pmi"] | None = Field(
+        default=None, description="none; contextual (Zhao et al. 2021: each label's probability divided by its "
+                                  "probability after content-free inputs, calibration_inputs); or pmi (domain-"
+                                  "conditional PMI, Holtzman et al. 2021: a label's score less its score after the "
+                                  "template's answer cue alone, calibration_inputs); null in older files: none")
+    calibration_inputs: list[str] | None = Field(
+        default=None, description="the content-free premises and hypotheses (contextual), or the answer cue (pmi), "
+                                  "each label's reference scores were read after")
+    shot_draw: str | None = Field(default=None, description="how the examples were drawn and ordered")
+    headline_template: str | None = Field(
+        default=None, description="the template whose predictions make the predictions file and every figure of "
+                                  "`results`: the first named (--templates), or the name of the --template file")
+    templates: list[TemplateResult] | None = Field(
+        default=None, description="every template scored, the headline first, with its figures per configuration; "
+                                  "null when only one was")
+    spread: dict[str, ConfigurationSpread] | None = Field(
+        default=None, description="per configuration, the spread of the figures across `templates` (lm-evaluation-"
+                                  "harness's multi-prompt tasks); null when only one template was scored")
 
 
 Mode = Literal["fine-tuned", "prompted"]
@@ -270,6 +319,11 @@ class ModelInfo(Strict):
         default=False, description="true when the premise was removed from every input, in training, validation and "
                                    "scoring (`swapbench eval --hypothesis-only`): the figures say what the hypotheses "
                                    "alone give away. A diagnostic, not an NLI model: the board refuses it")
+    pair_template: str | None = Field(  # added later, null in older files
+        default=None, description="how premise and hypothesis were joined into one text, {premise} and {hypothesis} "
+                                  "filled in, in fine-tuning and scoring alike, for a tokenizer with no pair template "
+                                  "of its own (a decoder's: GPT-2, Llama, Qwen); null: the tokenizer's own pair "
+                                  "template ([CLS] a [SEP] b [SEP] of an encoder), the hypothesis alone, or a prompt")
 
     @model_validator(mode="after")
     def _consistent(self):

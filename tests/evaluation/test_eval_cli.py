@@ -98,6 +98,7 @@ def test_end_to_end_results_validate_and_equal_a_recomputation(name, family, mod
                                                        for layer in probe.per_layer)
     assert (probe.degree_symmetry is None) == bool(probe.flat)
     assert results.model.fine_tuned is False and results.model.label_map_source == "config"
+    assert results.model.pair_template is None  # an encoder keeps its tokenizer's own pair template
 
     predictions = tmp_path / results.predictions.path
     assert hashlib.sha256(predictions.read_bytes()).hexdigest() == results.predictions.sha256

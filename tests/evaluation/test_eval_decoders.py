@@ -18,7 +18,7 @@ from swapbench.core.errors import SwapbenchError
 from swapbench.core.text import public_path
 from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, PromptSpec, draw_shots, encode_prompts, model_max_tokens,
                                             parse_verbalizers, render, score_naive, score_prompts)
-from swapbench.evaluation.scoring import predict
+from swapbench.evaluation.scoring import predict, tokenize
 from swapbench.models.loading import prepare_tokenizer
 from swapbench.models.positional import architecture_kind, read_positional_encoding
 from swapbench.probing import probe_model, relative_locality
@@ -75,7 +75,7 @@ def test_classifier_padding_gives_the_unpadded_predictions(kind, tmp_path):
     assert tokenizer.padding_side == "right" and model.config.pad_token_id == tokenizer.eos_token_id
     scored = predict(model, tokenizer, PAIRS, batch_size=4)
     with torch.inference_mode():
-        alone = [int(model(**tokenizer(p, h, return_tensors="pt")).logits.argmax()) for p, h in PAIRS]
+        alone = [int(model(**tokenize(tokenizer, [p], [h], return_tensors="pt")).logits.argmax()) for p, h in PAIRS]
     assert scored.predictions.tolist() == alone
 
 
@@ -128,7 +128,7 @@ def test_prompted_scoring_backs_off_on_out_of_memory(lms):
 
 
 def pair(i: int, premise: str) -> Pair:
-    return Pair(f"p{i}", premise, "A man runs.", "entailment", None, None, "x", i)
+    return Pair(f"p{i}", premise, "A man runs.", ("entailment", "neutral", "contradiction")[i % 3], None, None, "x", i)
 
 
 def test_few_shot_examples_never_come_from_the_scored_pairs():
@@ -213,6 +213,7 @@ def test_cli_prompted_few_shot_end_to_end_and_cache_keyed_by_template(lms, datas
     other = run_eval(lms["gpt2"], dataset, tmp_path / "c.json", *common, "--template", str(template))
     assert not other.model.prompt.reused and other.model.prompt.cache_key != model.prompt.cache_key
     assert other.model.prompt.template_source == public_path(template)
+    assert other.model.prompt.headline_template == "template.txt"  # its name, not a path of this machine
 
 
 def test_cli_refuses_the_scored_split_as_the_few_shot_pool(lms, dataset, tmp_path, capsys):
@@ -245,6 +246,7 @@ def test_cli_fine_tunes_a_decoder_with_a_head_on_its_last_token(dataset, tmp_pat
     model = results.model
     assert (model.architecture_kind, model.mode, model.fine_tuned) == ("decoder", "fine-tuned", True)
     assert model.architecture == "GPT2ForSequenceClassification"
+    assert model.pair_template == "{premise}\n{hypothesis}"  # GPT-2's tokenizer puts nothing between the two
 
 
 def test_the_schema_allows_a_null_symmetry_only_under_a_causal_mask_with_its_reason():

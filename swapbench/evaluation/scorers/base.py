@@ -72,6 +72,7 @@ class Scores:
     truncation: str
     forwards: int | None = None  # forward passes run, when the scorer counts them
     prompt: PromptInfo | None = None  # the prompt, for a scorer of mode "prompted"
+    pair_template: str | None = None  # how each pair was joined into one text, when not by the tokenizer's own template
 
 
 class Scorer:

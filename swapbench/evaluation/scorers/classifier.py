@@ -78,12 +78,14 @@ class ClassifierScorer(Scorer):
 
         from ..options import DEFAULT_MAX_LENGTH
         from ..score_cache import cached_outputs, open_cache, report
-        from ..scoring import predict
+        from ..scoring import pair_template, predict
 
         loaded, max_length, options = prepared.loaded, run.options.max_length or DEFAULT_MAX_LENGTH, run.options
+        joined_by = None if options.hypothesis_only else pair_template(loaded.tokenizer)
         identity = None if prepared.identity is None else {
             "mode": self.mode, "model": prepared.identity, "max_length": max_length, "dtype": str(run.dtype),
-            "device": run.device.type, **({"inputs": "hypothesis only"} if options.hypothesis_only else {})}
+            "device": run.device.type, **({"inputs": "hypothesis only"} if options.hypothesis_only else {}),
+            **({"pair_template": joined_by} if joined_by is not None else {})}
         width = loaded.model.config.num_labels
         cache = open_cache(options, prepared.name or options.model, identity, width, np.float32, run.console)
         runs = []
@@ -104,7 +106,7 @@ class ClassifierScorer(Scorer):
         return Scores(predictions=outputs.values.argmax(axis=1), truncated=int(outputs.cut.sum()),
                       batch_size=scored.batch_size if scored else 0, seconds=scored.seconds if scored else 0.0,
                       max_tokens=max_length, truncation=f"longer than --max-length {max_length} tokens and were "
-                                                        "truncated")
+                                                        "truncated", pair_template=joined_by)
 
 
 def refuse_training(options) -> None:

@@ -1,9 +1,16 @@
-"""`--mode prompt`: a decoder-only language model labels each pair by the log-likelihood of each label's
-verbalizer after a prompt, zero- or few-shot, with no head and no training (evaluation/prompting.py). The scores
-are cached per pair, keyed by the model and the prompt (evaluation/score_cache.py)."""
+"""`--mode prompt`: a decoder-only language model labels each pair by the score of each label's verbalizer after a
+prompt, zero- or few-shot, with no head and no training (evaluation/prompting.py), under one template or several
+(evaluation/templates.py). The scores are cached per pair, keyed by the model and the prompt
+(evaluation/score_cache.py); calibration is applied to them afterwards, so it keys nothing.
+
+With several templates, the first one named is the headline: its predictions make the predictions file and every
+figure of the results, as a run of that template alone would, so that a figure never depends on which other
+templates ran beside it (a majority vote would be a classifier that no prompt is). Every template's accuracies and
+Δ per configuration, and their spread across templates, are recorded beside it (model.prompt.templates, .spread)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from ...core.errors import SwapbenchError
@@ -12,17 +19,22 @@ from .base import Prepared, Run, Scorer, Scores, given, listed
 
 
 @SCORERS.register("prompt", help="score a decoder-only language model by the log-likelihood of each label's "
-                                 "verbalizer after a prompt (--template, --verbalizers, --shots)")
+                                 "verbalizer after a prompt (--templates or --template, --verbalizers, --shots, "
+                                 "--verbalizer-score, --calibration)")
 class PromptScorer(Scorer):
     mode = "prompted"
-    owns: ClassVar[dict[str, str]] = {"template": "--template", "verbalizers": "--verbalizers", "shots": "--shots"}
+    owns: ClassVar[dict[str, str]] = {"template": "--template", "templates": "--templates",
+                                      "verbalizers": "--verbalizers", "shots": "--shots",
+                                      "verbalizer_score": "--verbalizer-score", "calibration": "--calibration"}
 
     def check(self, options) -> None:
         """The training data options name the pool of --shots examples, and nothing else here: refused where
-        they would not be read."""
+        they would not be read. A template file and named templates are one or the other."""
         from ...sources.options import COLUMN_FIELDS
         from ..options import TrainingDataOptions
 
+        if options.template and options.templates:
+            raise SwapbenchError("--template FILE and --templates NAMES both choose the prompt: give one of them")
         pool = ["train_source", "train_split", "train_limit", *COLUMN_FIELDS]
         unread = given(options, [name for name in TrainingDataOptions.model_fields if name not in pool])
         if not options.shots:
@@ -47,71 +59,152 @@ class PromptScorer(Scorer):
         return Prepared(loaded, revision, identity=revision)
 
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:
-        """Each pair's label by its verbalizers' log-likelihood; from the cache when this prompt scored these
-        pairs with this model before."""
-        import numpy as np
-
-        from ...core.labels import LABEL_NAMES
+        """Each pair's label by its verbalizers' scores under every template; from the cache when this prompt
+        scored these pairs with this model before."""
         from ...results.schema import PromptInfo
         from ...sources import load_split
         from ..finetune import describe, premise_key
         from ..pipeline import scored_pairs
-        from ..prompting import (DEFAULT_TEMPLATE, SCORE_METHOD, SHOT_SEPARATOR, PromptSpec, draw_shots,
-                                 encode_prompts, model_max_tokens, parse_verbalizers, read_template, render,
-                                 score_prompts, shots_text)
-        from ..score_cache import cached_outputs, open_cache, report, scores_key
+        from ..prompting import (CONTENT_FREE, SCORE_METHODS, SHOT_DRAW, SHOT_SEPARATOR, draw_shots, model_max_tokens,
+                                 prompt_specs, shots_text)
 
         options, loaded, console = run.options, prepared.loaded, run.console
-        template = read_template(options.template) if options.template else DEFAULT_TEMPLATE
-        spec = PromptSpec(template=template, verbalizers=parse_verbalizers(options.verbalizers), shots=options.shots,
-                          seed=options.seed, template_source=str(options.template) if options.template else
-                          PromptSpec.__dataclass_fields__["template_source"].default)
+        normalization = options.verbalizer_score or "mean"
+        specs = prompt_specs(options.templates, options.template, options.verbalizers, options.shots, options.seed,
+                             normalization)
         examples, source = [], None
-        if spec.shots:
+        if options.shots:
             choice = options.training
             pool = load_split(choice.train_source, choice.train_split, choice.train_limit, option="--train-source",
                               columns=choice.columns)
             where = f"{pool.source}, {pool.split}"
             scored = scored_pairs(run.benchmark)
-            examples, set_apart = draw_shots(pool.pairs, spec.shots, spec.seed, scored.pair_ids, scored.premises,
-                                             premise_key, where)
+            examples, set_apart = draw_shots(pool.pairs, options.shots, options.seed, scored.pair_ids,
+                                             scored.premises, premise_key, where)
             if set_apart:
                 console.print(f"Set apart {set_apart} few-shot candidates whose premise is also a scored premise")
             source = describe(pool.pairs, pool.source, pool.split, choice.train_limit, held_out=False)
-        shots = shots_text(spec, examples)
         max_tokens = model_max_tokens(loaded.model) or 4096
         if options.max_length:  # --max-length cuts prompts (from the left) as the model's own length does
             max_tokens = min(max_tokens, options.max_length)
-        identity = None if prepared.identity is None else {
-            "mode": self.mode, "model": prepared.identity, "dtype": str(run.dtype), "device": run.device.type,
-            "template": spec.template, "verbalizers": spec.verbalizers, "shots": spec.shots, "seed": spec.seed,
-            "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR, "max_tokens": max_tokens}
-        labels = len(LABEL_NAMES)
-        cache = open_cache(options, options.model, identity, labels, np.float64, console)
-        runs = []
 
-        def score_missing(todo, on_batch):
-            encoded = encode_prompts(loaded.tokenizer, [shots + render(spec, p, h) for p, h in todo], spec,
-                                     max_tokens)
-            runs.append(score_prompts(loaded.model, loaded.tokenizer, encoded, batch_size=options.eval_batch_size,
-                                      progress=progress, on_batch=on_batch))
-            return runs[-1].loglik, np.asarray(encoded.cut, dtype=bool)
-
-        try:
-            outputs = cached_outputs(cache, pairs, labels, np.float64, score_missing, progress)
-        finally:
-            if cache:
-                cache.close()
-        report(console, outputs, cache)
-        result = runs[0] if runs else None
-        info = PromptInfo(template=spec.template, template_source=spec.template_source, verbalizers=spec.verbalizers,
-                          score=SCORE_METHOD, shots=spec.shots, seed=spec.seed, separator=SHOT_SEPARATOR,
-                          examples=[p.pair_id for p in examples], example_source=source,
-                          cache_key=scores_key(identity) if identity else "",
-                          reused=cache is not None and outputs.scored == 0)
-        return Scores(predictions=outputs.values.argmax(axis=1), truncated=int(outputs.cut.sum()),
-                      batch_size=result.batch_size if result else 0, seconds=result.seconds if result else 0.0,
-                      max_tokens=max_tokens, forwards=result.forwards if result else 0, prompt=info,
+        runs = [score_template(run, prepared, spec, shots_text(spec, examples), examples, pairs, max_tokens,
+                               lambda n: progress(n / len(specs))) for spec in specs]
+        headline = runs[0]
+        figures = template_figures(run, prepared, pairs, specs, runs) if len(specs) > 1 else None
+        calibration = options.calibration or "none"
+        info = PromptInfo(
+            template=specs[0].template, template_source=specs[0].template_source,
+            verbalizers=specs[0].verbalizers, score=SCORE_METHODS[normalization], shots=options.shots,
+            seed=options.seed, separator=SHOT_SEPARATOR, examples=[p.pair_id for p in examples],
+            example_source=source, cache_key=headline.cache_key, reused=all(r.reused for r in runs),
+            score_normalization=normalization, calibration=calibration,
+            calibration_inputs=(None if calibration == "none" else list(CONTENT_FREE) if calibration == "contextual"
+                                else [specs[0].cue]),
+            shot_draw=SHOT_DRAW if options.shots else None, headline_template=specs[0].name,
+            templates=figures[0] if figures else None, spread=figures[1] if figures else None)
+        return Scores(predictions=headline.predictions, truncated=headline.truncated,
+                      batch_size=next((r.batch_size for r in runs if r.batch_size), 0),
+                      seconds=sum(r.seconds for r in runs), max_tokens=max_tokens,
+                      forwards=sum(r.forwards for r in runs), prompt=info,
                       truncation=(f"longer than --max-length {max_tokens} tokens and were cut from the left"
                                   if max_tokens == options.max_length else f"longer than the model's {max_tokens} "
                                   "tokens and were cut from the left to fit the model"))
+
+
+@dataclass
+class TemplateRun:
+    """One template's scoring: each pair's predicted output index, and what the results record of the run."""
+
+    predictions: object  # numpy array, one per pair
+    truncated: int
+    batch_size: int
+    seconds: float
+    forwards: int
+    cache_key: str
+    reused: bool
+
+
+def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pairs, max_tokens: int,
+                   progress) -> TemplateRun:
+    """Every pair's verbalizer scores under one template (from the cache where it has them), calibrated as
+    --calibration says, and the label each gives."""
+    import numpy as np
+
+    from ...core.labels import LABEL_NAMES
+    from ..prompting import (RENDERING, SHOT_SEPARATOR, calibrate, encode_prompts, reference_prompts, render,
+                             score_prompts, token_counts, verbalizer_scores)
+    from ..score_cache import cached_outputs, open_cache, report, scores_key
+
+    options, loaded = run.options, prepared.loaded
+    identity = None if prepared.identity is None else {
+        "mode": "prompted", "model": prepared.identity, "dtype": str(run.dtype), "device": run.device.type,
+        "template": spec.template, "verbalizers": spec.verbalizers, "shots": spec.shots, "seed": spec.seed,
+        "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR,
+        "max_tokens": max_tokens, "score": spec.normalization, "rendering": RENDERING}
+    labels = len(LABEL_NAMES)
+    cache = open_cache(options, options.model, identity, labels, np.float64, run.console)
+    runs = []
+
+    def score(prompts, on_batch=None, progress=None):
+        """The verbalizer scores after each prompt, and whether it was cut; `on_batch` hears of each batch's."""
+        encoded = encode_prompts(loaded.tokenizer, prompts, spec, max_tokens)
+        counts = token_counts(encoded)
+
+        def scored_batch(index, loglik, cut):
+            on_batch(index, verbalizer_scores(loglik, counts[index], spec.normalization), cut)
+
+        runs.append(score_prompts(loaded.model, loaded.tokenizer, encoded, batch_size=options.eval_batch_size,
+                                  progress=progress, on_batch=scored_batch if on_batch else None))
+        return verbalizer_scores(runs[-1].loglik, counts, spec.normalization), np.asarray(encoded.cut, dtype=bool)
+
+    try:
+        outputs = cached_outputs(cache, pairs, labels, np.float64,
+                                 lambda todo, on_batch: score([shots + render(spec, p, h) for p, h in todo],
+                                                              on_batch, progress), progress)
+    finally:
+        if cache:
+            cache.close()
+    report(run.console, outputs, cache)
+    values = outputs.values
+    if options.calibration:
+        reference, _ = score(reference_prompts(spec, shots, options.calibration))
+        values = calibrate(values, reference, options.calibration)
+    first = runs[0] if runs and outputs.scored else None
+    return TemplateRun(predictions=values.argmax(axis=1), truncated=int(outputs.cut.sum()),
+                       batch_size=first.batch_size if first else 0,
+                       seconds=sum(r.seconds for r in runs), forwards=sum(r.forwards for r in runs),
+                       cache_key=scores_key(identity) if identity else "",
+                       reused=cache is not None and outputs.scored == 0)
+
+
+def template_figures(run: Run, prepared: Prepared, pairs, specs, runs: list[TemplateRun]):
+    """Every template's accuracies and Δ per configuration (point estimates, from the same prediction rows as the
+    headline's), and per configuration their spread across the templates."""
+    import numpy as np
+
+    from ...results.schema import ConfigurationSpread, TemplateAccuracy, TemplateResult, TemplateSpread
+    from ..results import prediction_rows
+    from ..stats import paired_figures
+
+    results = []
+    for spec, scored in zip(specs, runs):
+        rows = prediction_rows(run.benchmark, pairs, scored.predictions, prepared.loaded.labels)
+        figures = {}
+        for name, config_rows in rows.items():
+            paired = paired_figures([r.prediction_original == r.gold_original for r in config_rows],
+                                    [r.prediction_perturbed == r.gold for r in config_rows])
+            figures[name] = TemplateAccuracy(accuracy_original=paired.accuracy_original,
+                                             accuracy_perturbed=paired.accuracy_perturbed, delta=paired.delta)
+        results.append(TemplateResult(name=spec.name, template=spec.template, verbalizers=spec.verbalizers,
+                                      results=figures))
+
+    def spread(values: list[float]) -> TemplateSpread:
+        array = np.asarray(values, dtype=np.float64)
+        return TemplateSpread(mean=float(array.mean()), std=float(array.std(ddof=1)), low=float(array.min()),
+                              high=float(array.max()))
+
+    spreads = {name: ConfigurationSpread(
+        accuracy_original=spread([r.results[name].accuracy_original for r in results]),
+        delta=spread([r.results[name].delta for r in results])) for name in results[0].results}
+    return results, spreads
