@@ -14,9 +14,10 @@ same for side b. The interval is the percentile interval of those differences; t
 bootstrap p-value of no difference, twice the smaller share of resamples on either side of 0, counted as
 (1 + resamples there) / (1 + resamples) so that it is never 0.
 
-That needs each pair's outcome: the predictions file beside each results file. Where one is missing (the
-committed zoo keeps its results files only: the predictions of its 132 runs would be about 170 MB), a side's pairs
-are resampled from the counts its results file holds (pairs changed, pairs lost and gained, pairs predicted
+That needs each pair's outcome: a zoo run reads them from the predictions files in its --work and keeps them in
+zoo.json (SeedRun.outcomes, a character a pair; ZooSummary.clusters), which `zoo report` reads again. Where they are
+missing (a zoo.json written before they were kept, as the committed one), a side's pairs are resampled from the
+counts its results file holds (pairs changed, pairs lost and gained, pairs predicted
 non-entailment): a multinomial draw over those outcomes, which is what resampling the pairs gives one model, but
 drawn for each model apart and unclustered, since the counts say neither which pairs nor which premises gave them.
 `paired` records which draw a comparison had.
@@ -39,7 +40,7 @@ RESAMPLES = 4000
 LEVEL = 0.95
 METHOD = ("bootstrap of the difference a - b of the mean over seeds: test pairs resampled by premise cluster, one "
           "draw for both sides, and seeds resampled within each side; percentile interval, two-sided bootstrap "
-          "p-value of no difference. Where the predictions files are absent (paired false), each model's pairs are "
+          "p-value of no difference. Where zoo.json keeps no pair outcomes (paired false), each model's pairs are "
           "resampled from the counts of its results file, apart and unclustered")
 # What a figure is of one pair: the prediction changed; correct on the perturbed minus on the original pair; the
 # perturbed pair predicted non-entailment.
@@ -74,14 +75,13 @@ class Comparison(Strict):
 
 @dataclass(frozen=True)
 class Outcomes:
-    """One model's outcome on each pair of a configuration for one figure: per pair (`values`, with `pairs` and
-    `clusters` in the same order), or only how many pairs had each outcome (`levels` and `counts`)."""
+    """One model's outcome on each pair of a configuration for one figure: per pair (`values`, and the cluster of
+    each pair in the same order), or only how many pairs had each outcome (`levels` and `counts`)."""
 
     levels: np.ndarray
     counts: np.ndarray
     values: np.ndarray | None = None
-    pairs: tuple[str, ...] | None = None
-    clusters: tuple[str, ...] | None = None
+    clusters: tuple[int, ...] | None = None
 
     @property
     def n(self) -> int:
@@ -92,19 +92,48 @@ class Outcomes:
         return float(self.levels @ self.counts) / self.n
 
 
-def from_rows(rows, figure: Figure) -> Outcomes:
-    """The outcomes of a configuration's prediction rows (schema PredictionRow), in pair order."""
-    rows = sorted(rows, key=lambda r: r.pair_id)
+# A pair's outcome as one hexadecimal digit, so that zoo.json keeps every pair of every seed (a character a pair)
+# and the comparisons need no predictions file: the sum of these bits.
+CORRECT_ORIGINAL, CORRECT_PERTURBED, CHANGED, NON_ENTAILMENT = 1, 2, 4, 8
+
+
+def pair_outcomes(rows) -> tuple[dict[str, str], dict[str, list[int]]]:
+    """Each configuration's prediction rows (schema PredictionRow), in pair_id order, as a string of outcome digits,
+    and the cluster of each of those pairs, numbered by first appearance."""
+    by_configuration: dict[str, list] = {}
+    for row in rows:
+        by_configuration.setdefault(row.configuration, []).append(row)
+    codes, clusters = {}, {}
+    for name, mine in by_configuration.items():
+        mine = sorted(mine, key=lambda r: r.pair_id)
+        codes[name] = "".join(format(CORRECT_ORIGINAL * (r.prediction_original == r.gold_original)
+                                     + CORRECT_PERTURBED * (r.prediction_perturbed == r.gold)
+                                     + CHANGED * (r.prediction_original != r.prediction_perturbed)
+                                     + NON_ENTAILMENT * (r.prediction_perturbed != "entailment"), "x") for r in mine)
+        numbers: dict[str, int] = {}
+        clusters[name] = [numbers.setdefault(r.cluster, len(numbers)) for r in mine]
+    return codes, clusters
+
+
+def from_code(code: str, clusters: Sequence[int], figure: Figure) -> Outcomes:
+    """The outcomes of one figure from a configuration's outcome digits (pair_outcomes)."""
+    digits = np.array([int(c, 16) for c in code], dtype=np.int64)
     if figure == "changed":
-        values = [r.prediction_original != r.prediction_perturbed for r in rows]
+        values = (digits & CHANGED) > 0
     elif figure == "delta":
-        values = [(r.prediction_perturbed == r.gold) - (r.prediction_original == r.gold_original) for r in rows]
+        values = ((digits & CORRECT_PERTURBED) > 0).astype(int) - ((digits & CORRECT_ORIGINAL) > 0)
     else:
-        values = [r.prediction_perturbed != "entailment" for r in rows]
-    values = np.asarray(values, dtype=float)
+        values = (digits & NON_ENTAILMENT) > 0
+    values = values.astype(float)
     levels, counts = np.unique(values, return_counts=True)
-    return Outcomes(levels=levels, counts=counts, values=values, pairs=tuple(r.pair_id for r in rows),
-                    clusters=tuple(r.cluster for r in rows))
+    return Outcomes(levels=levels, counts=counts, values=values, clusters=tuple(clusters))
+
+
+def from_rows(rows, figure: Figure) -> Outcomes:
+    """The outcomes of one configuration's prediction rows."""
+    codes, clusters = pair_outcomes(rows)
+    [name] = codes
+    return from_code(codes[name], clusters[name], figure)
 
 
 def from_counts(n: int, counted: dict[float, int]) -> Outcomes:
@@ -127,7 +156,7 @@ def compare(a: Sequence[Outcomes], b: Sequence[Outcomes], rng: np.random.Generat
     """The difference of the means over seeds, a - b, its bootstrap interval and p-value (module docstring); the
     fields of a Comparison but its names."""
     runs = [*a, *b]
-    paired = all(o.values is not None for o in runs) and len({o.pairs for o in runs}) == 1
+    paired = all(o.values is not None for o in runs) and len({o.clusters for o in runs}) == 1
     if paired:
         _, cluster = np.unique(np.asarray(runs[0].clusters), return_inverse=True)
         k = int(cluster.max()) + 1
@@ -150,22 +179,20 @@ def compare(a: Sequence[Outcomes], b: Sequence[Outcomes], rng: np.random.Generat
                 resamples=resamples)
 
 
-def outcomes_of(results, changed: dict[str, float], rows=None) -> dict[tuple[str, str], Outcomes]:
-    """Every figure's outcomes of one results file (schema EvalResults), by (figure, configuration): from its
-    prediction rows when given, else from its counts (`changed`: the share of predictions changed per
-    configuration, which the results file does not hold). A role configuration (one with a non-entailment rate)
-    gets the non-entailment share where the others get Δ: its Δ mixes the gold label's change in."""
-    by_configuration: dict[str, list] = {}
-    for row in rows or ():
-        by_configuration.setdefault(row.configuration, []).append(row)
+def outcomes_of(results, run, clusters: dict[str, list[int]] | None) -> dict[tuple[str, str], Outcomes]:
+    """Every figure's outcomes of one seed's results file (schema EvalResults) by (figure, configuration): from the
+    outcome digits its zoo.json run keeps (`run`: a SeedRun) and the zoo's `clusters`, when both are there; else
+    from the counts of the results file and the run's share of predictions changed. A role configuration (one with
+    a non-entailment rate) gets the non-entailment share where the others get Δ: its Δ mixes in the gold label's
+    change."""
     out = {}
     for name, r in results.results.items():
         role = r.non_entailment_rate is not None
         for figure in ("changed", "non_entailment" if role else "delta"):
-            if rows is not None:
-                out[figure, name] = from_rows(by_configuration[name], figure)
-            elif figure == "changed" and name in changed:
-                out[figure, name] = from_counts(r.n, {1.0: round(changed[name] * r.n)})
+            if run.outcomes and clusters and name in run.outcomes and name in clusters:
+                out[figure, name] = from_code(run.outcomes[name], clusters[name], figure)
+            elif figure == "changed" and name in run.changed:
+                out[figure, name] = from_counts(r.n, {1.0: round(run.changed[name] * r.n)})
             elif figure == "delta":
                 out[figure, name] = from_counts(r.n, {1.0: r.mcnemar.perturbed_only, -1.0: r.mcnemar.original_only})
             elif figure == "non_entailment":

@@ -57,6 +57,10 @@ class SeedRun(Strict):
                                   "(model.probe.relative_locality); null when the results file predates it")
     changed: dict[str, float] = Field(default_factory=dict,
                                       description="share of pairs whose prediction changes, per configuration")
+    outcomes: dict[str, str] | None = Field(
+        default=None, description="each pair's outcome per configuration, in pair_id order, one hexadecimal digit a "
+                                  "pair (swapbench.zoo.compare.pair_outcomes), which the paired comparisons draw "
+                                  "from; null in runs summarised before it was kept")
 
 
 class ZooRunRecord(Strict):
@@ -122,6 +126,9 @@ class ZooSummary(Strict):
     runs: list[ZooRunRecord] = Field(default_factory=list,
                                      description="every zoo run whose results files are here, oldest first: one, or "
                                                  "several joined by `swapbench zoo report --merge`")
+    clusters: dict[str, list[int]] | None = Field(
+        default=None, description="the premise cluster of each pair, per configuration, in the order of the runs' "
+                                  "outcomes (every run scored the same rows); null when the runs keep no outcomes")
     comparisons: list[Comparison] = Field(
         default_factory=list, description="paired comparisons of encodings, and of set-ups with and without role "
                                           "swaps, resampling test pairs and seeds together (swapbench.zoo.compare)")
@@ -209,27 +216,25 @@ def discordant_fraction(results: EvalResults, configuration: str) -> float:
 def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     """The summary recomputed from the results files it lists (in `folder`) and the per-seed figures it keeps,
     e.g. after this module learnt a new figure."""
-    encodings, every, outcomes = [], [], {}
+    encodings, every, read = [], [], []
     for encoding in summary.encodings:
         runs = [(run, read_results(Path(folder) / run.results).results) for run in encoding.runs]
         encodings.append(summarize_encoding(encoding.encoding, encoding.setup, encoding.parameters, runs))
         every += [results for _, results in runs]
-        outcomes[encoding.setup, encoding.encoding] = [
-            outcomes_of(results, run.changed, predictions_beside(Path(folder) / run.results, results))
-            for run, results in runs]
+        read.append([results for _, results in runs])
     if not every:
         raise SwapbenchError(f"{folder / SUMMARY_FILE} lists no run")
     return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(every[-1]),
-                                      "runs": run_records(every), "comparisons": comparisons(outcomes)})
+                                      "runs": run_records(every),
+                                      "comparisons": compare_encodings(encodings, read, summary.clusters)})
 
 
-def predictions_beside(path: Path, results: EvalResults) -> list | None:
-    """The rows of the predictions file a results file names, when it is there (a zoo run's --work keeps them; the
-    published zoo does not)."""
-    from ..results.files import read_predictions
-
-    predictions = path.parent / results.predictions.path
-    return read_predictions(predictions) if predictions.is_file() else None
+def compare_encodings(encodings: list[EncodingSummary], results: list[list[EvalResults]],
+                      clusters: dict[str, list[int]] | None) -> list[Comparison]:
+    """The paired comparisons (swapbench.zoo.compare) of these encodings, whose seeds' results files are
+    `results`, in the order of their runs."""
+    return comparisons({(e.setup, e.encoding): [outcomes_of(r, run, clusters) for run, r in zip(e.runs, files)]
+                        for e, files in zip(encodings, results)})
 
 
 def run_records(results) -> list[ZooRunRecord]:
@@ -254,13 +259,16 @@ def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> Zo
     import shutil
 
     encodings, setups = list(summary.encodings), list(summary.setups)
-    wall = summary.wall_seconds
+    wall, clusters = summary.wall_seconds, summary.clusters
     for other_folder in others:
         other = read_summary(other_folder)
         same = (other.seeds == summary.seeds and other.dataset_fingerprint == summary.dataset_fingerprint
                 and other.limit == summary.limit and other.recipe == summary.recipe)
         if not same:
             raise SwapbenchError(f"{other_folder}: another recipe, seeds or dataset than {folder}; not merged")
+        if clusters and other.clusters and clusters != other.clusters:
+            raise SwapbenchError(f"{other_folder}: its runs scored other pairs than {folder}'s; not merged")
+        clusters = clusters or other.clusters
         for encoding in other.encodings:
             if any((e.setup, e.encoding) == (encoding.setup, encoding.encoding) for e in encodings):
                 raise SwapbenchError(f"{other_folder}: {encoding.setup} {encoding.encoding} is in both runs")
@@ -273,7 +281,8 @@ def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> Zo
         wall = max(wall, other.wall_seconds)  # run side by side
     order = {name: i for i, name in enumerate(ENCODINGS.names())}
     encodings.sort(key=lambda e: (setups.index(e.setup), order.get(e.encoding, len(order))))
-    return summary.model_copy(update={"encodings": encodings, "setups": setups, "wall_seconds": wall})
+    return summary.model_copy(update={"encodings": encodings, "setups": setups, "wall_seconds": wall,
+                                      "clusters": clusters})
 
 
 def read_summary(folder: Path) -> ZooSummary:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -86,3 +88,22 @@ def test_every_encoding_meets_none_and_learned_absolute_once_and_role_swap_train
     assert [(a, b) for a, b in pairs if a[0] != b[0]] == [
         (("random+role-swaps", name), ("random", name)) for name in names]
     assert all(isinstance(side, Side) for pair in plan for side in pair)
+
+
+COMMITTED_ZOO = Path(__file__).resolve().parents[2] / "leaderboard" / "zoo"
+
+
+@pytest.mark.skipif(not (COMMITTED_ZOO / "zoo.json").is_file(), reason="no committed zoo")
+def test_the_committed_zoo_is_what_zoo_report_makes_of_its_results_files():
+    import swapbench.zoo.encodings  # noqa: F401  (registers the encodings, as the command does)
+    from swapbench.zoo.report import render_markdown
+    from swapbench.zoo.summary import read_summary, refresh_summary
+
+    summary = read_summary(COMMITTED_ZOO)
+    assert refresh_summary(summary, COMMITTED_ZOO) == summary, "run `swapbench zoo report leaderboard/zoo`"
+    readme = (COMMITTED_ZOO / "README.md").read_text(encoding="utf-8")
+    assert render_markdown(summary) in readme
+    # published without the pairs' outcomes: every comparison drew each model's pairs from its counts, and says so
+    assert summary.comparisons and not any(c.paired for c in summary.comparisons)
+    assert "apart and unclustered" in readme and "not distinguishable at this scale" in readme
+    assert "clear negative result" not in readme and "0.94 vs" not in readme
