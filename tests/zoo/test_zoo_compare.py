@@ -107,3 +107,18 @@ def test_the_committed_zoo_is_what_zoo_report_makes_of_its_results_files():
     assert summary.comparisons and not any(c.paired for c in summary.comparisons)
     assert "apart and unclustered" in readme and "not distinguishable at this scale" in readme
     assert "clear negative result" not in readme and "0.94 vs" not in readme
+
+
+def test_the_probes_figures_that_measure_degree_are_read_when_a_results_file_has_them():
+    from types import SimpleNamespace
+
+    from swapbench.zoo.summary import probe_figures
+
+    def results(**probe):
+        return SimpleNamespace(model=SimpleNamespace(probe=SimpleNamespace(**probe) if probe else None))
+
+    newer = probe_figures(results(locality=0.06, symmetry=0.43, degree_symmetry=0.97, relative_locality=2.5))
+    assert newer == {"locality": 0.06, "symmetry": 0.43, "degree_symmetry": 0.97, "relative_locality": 2.5}
+    older = probe_figures(results(locality=0.06, symmetry=0.43))  # written before they were recorded
+    assert older == {"locality": 0.06, "symmetry": 0.43, "degree_symmetry": None, "relative_locality": None}
+    assert set(probe_figures(results()).values()) == {None}  # --no-probe
