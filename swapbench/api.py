@@ -85,14 +85,15 @@ class Evaluated:
     @cached_property
     def slices(self) -> pd.DataFrame:
         """One row per (configuration, slice tag), role sensitivity included on a role configuration; `small` marks
-        slices too small to read."""
+        slices too small to read. Slices are exploratory: `p_adjusted` and `role_sensitivity_p_adjusted` are the
+        p-values adjusted over every slice test of the configuration (Holm), the ones to read a slice by."""
         import pandas as pd
 
         return pd.DataFrame([{"configuration": name, "slice": tag, **_paired(result), **_role(result),
-                              "small": result.small}
+                              **_adjusted(result), "small": result.small}
                              for name, config in self.results.results.items()
                              for tag, result in (config.slices or {}).items()],
-                            columns=["configuration", "slice", *_PAIRED, *_ROLE, "small"])
+                            columns=["configuration", "slice", *_PAIRED, *_ROLE, *_ADJUSTED, "small"])
 
     @cached_property
     def examples(self) -> pd.DataFrame:
@@ -127,6 +128,15 @@ def _role(result) -> dict:
         return dict.fromkeys(_ROLE)
     return dict(zip(_ROLE, (role.value, role.ci.low if role.ci else None, role.ci.high if role.ci else None,
                             role.test.p_value if role.test else None)))
+
+
+_ADJUSTED = ["p_adjusted", "role_sensitivity_p_adjusted"]
+
+
+def _adjusted(result) -> dict:
+    """A slice's p-values adjusted for the slices' multiple comparisons; None where a test is absent."""
+    role = result.role_sensitivity
+    return dict(zip(_ADJUSTED, (result.mcnemar.p_adjusted, role.test.p_adjusted if role and role.test else None)))
 
 
 @dataclass(frozen=True)

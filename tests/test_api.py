@@ -60,7 +60,12 @@ def test_evaluate_returns_results_and_their_tables(built, tmp_path):
     accuracy = examples.groupby("configuration")["correct_perturbed"].mean()
     for name, result in run.results.results.items():
         assert accuracy[name] == pytest.approx(result.accuracy_perturbed)
-    assert set(run.slices.columns) >= {"configuration", "slice", "delta", "small"}
+    slices = run.slices
+    assert set(slices.columns) >= {"configuration", "slice", "delta", "small", "p_adjusted",
+                                   "role_sensitivity_p_adjusted"}
+    for row in slices.itertuples():  # the adjusted p of every slice, beside its p
+        test = run.results.results[row.configuration].slices[row.slice].mcnemar
+        assert (row.p_value, row.p_adjusted) == (test.p_value, test.p_adjusted) and row.p_adjusted >= row.p_value
     # The module is still the module: the API sits beside it.
     assert swapbench.results.schema.EvalResults is EvalResults
 

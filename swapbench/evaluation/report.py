@@ -131,33 +131,40 @@ def slices_tables(results: EvalResults) -> list[Table]:
     for name, r in results.results.items():
         if not r.slices:
             continue
-        table = Table(title=f"Slices of {escape(name)}", box=box.SIMPLE_HEAD, collapse_padding=True,
+        table = Table(title=f"Slices of {escape(name)} (exploratory)", box=box.SIMPLE_HEAD, collapse_padding=True,
                       pad_edge=False, title_justify="left")
         # A role configuration's slices break its headline down: role sensitivity, with Δ beside it.
         role = all(s.role_sensitivity is not None for s in r.slices.values())
         table.add_column("slice", overflow="fold")  # a long tag folds; the figures are never cut
-        for header in ROLE_HEADERS if role else PAIRED_HEADERS:
+        headers = list(ROLE_HEADERS if role else PAIRED_HEADERS)
+        headers.insert(headers.index("p") + 1, "p adj")
+        for header in headers:
             table.add_column(header, justify="right", no_wrap=True)
         for tag in sorted(r.slices, key=tag_sort_key):
             s = r.slices[tag]
             if role:
                 cells = _role_cells(s)
-                cells[-2] = _slice_p(s.role_sensitivity.test.p_value) if s.role_sensitivity.test else ""
+                test = s.role_sensitivity.test
+                cells[-2:-1] = [_slice_p(test.p_value), _slice_p(test.p_adjusted)] if test else ["", ""]
             else:
                 cells = _paired_cells(s)
-                cells[-1] = _slice_p(s.mcnemar.p_value)
+                cells[-1:] = [_slice_p(s.mcnemar.p_value), _slice_p(s.mcnemar.p_adjusted)]
             table.add_row(escape(tag) + (f" {SMALL_MARK}" if s.small else ""), *cells,
                           style="dim" if s.small else None)
         tables.append(table)
     return tables
 
 
-SLICES_CAPTION = (f"A row counts under each of its tags; columns as above (a role configuration's as in its role "
-                  f"table). {SMALL_MARK} too small to read: fewer than {MIN_SLICE_PAIRS} pairs or "
-                  f"{MIN_SLICE_CLUSTERS} clusters.")
+SLICES_CAPTION = (f"Slices are exploratory: read one by one, some of so many tests cross any threshold by chance. "
+                  f"A row counts under each of its tags; columns as above (a role configuration's as in its role "
+                  f"table), and p adj: the p-value adjusted (Holm) over every test of the configuration's slices, "
+                  f"the one to read a slice by. {SMALL_MARK} too small to read: fewer than {MIN_SLICE_PAIRS} pairs "
+                  f"or {MIN_SLICE_CLUSTERS} clusters.")
 
 
-def _slice_p(p: float) -> str:
+def _slice_p(p: float | None) -> str:
+    if p is None:  # a file written before the adjustment, read without its migration
+        return ""
     return "<0.001" if p < 0.001 else f"{p:.2g}"
 
 

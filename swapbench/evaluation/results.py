@@ -12,11 +12,11 @@ import numpy as np
 
 from ..models.label_map import LabelMap
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
-                              PredictionRow, RoleSensitivity, RoleTest, SliceResult)
+                              PredictionRow, RoleSensitivity, RoleTest, SliceResult, slice_tests)
 from .data import Benchmark
 from .scoring import Scored, predict
-from .stats import (CI_METHOD, ROLE_TEST_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, paired_figures,
-                    role_figures)
+from .stats import (CI_METHOD, ROLE_TEST_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, holm,
+                    paired_figures, role_figures)
 
 
 def distinct_pairs(benchmark: Benchmark) -> list[tuple[str, str]]:
@@ -127,7 +127,16 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
     if non_entailment_view:
         role = role_sensitivity(rows, bootstrap_rng(seed, rows[0].configuration, figure=ROLE), resamples, level)
         non_entailment = role.non_entailment_perturbed
-    return ConfigurationResult(
+    return with_adjusted_slices(ConfigurationResult(
         **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
         role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment,
-        slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view))
+        slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view)))
+
+
+def with_adjusted_slices(result: ConfigurationResult) -> ConfigurationResult:
+    """The configuration with every slice test's p_adjusted set: Holm over the family of all its slices' tests
+    (stats.holm says why Holm). The tests are pydantic models owned by this result, so they are set in place."""
+    tests = slice_tests(result)
+    for test, adjusted in zip(tests, holm([t.p_value for t in tests])):
+        test.p_adjusted = adjusted
+    return ConfigurationResult.model_validate(result.model_dump())

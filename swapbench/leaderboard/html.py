@@ -180,16 +180,28 @@ def _percent(value: float | None) -> str:
     return "" if value is None else percent(value)
 
 
-def _role_cells(figures) -> str:
-    """Role sensitivity, its interval and its p-value as three cells; empty where the figures have none (not a
-    role configuration, or a file migrated from before they were recorded)."""
+def _role_cells(figures, adjusted: bool = False) -> str:
+    """Role sensitivity, its interval and its p-value as three cells (four with `adjusted`: a slice's p-value
+    adjusted over its configuration's slices); empty where the figures have none (not a role configuration, or a
+    file migrated from before they were recorded)."""
     role = figures.role_sensitivity
     if role is None:
-        return "<td></td>" * 3
+        return "<td></td>" * (4 if adjusted else 3)
     points = Column("role", "", "delta")
     interval = "" if role.ci is None else f"[{show(points, role.ci.low)}, {show(points, role.ci.high)}]"
-    p_value = "" if role.test is None else f"{role.test.p_value:.3g}"
-    return f"<td class=num>{show(points, role.value)}</td><td class=num>{interval}</td><td class=num>{p_value}</td>"
+    p_values = [None if role.test is None else role.test.p_value] + (
+        [None if role.test is None else role.test.p_adjusted] if adjusted else [])
+    return f"<td class=num>{show(points, role.value)}</td><td class=num>{interval}</td>" + "".join(
+        f"<td class=num>{_p(p)}</td>" for p in p_values)
+
+
+def _p(p_value: float | None) -> str:
+    return "" if p_value is None else f"{p_value:.3g}"
+
+
+SLICES_NOTE = ("Slices are exploratory: a results file holds many, and read one by one some cross any threshold by "
+               "chance. Each p-value is shown with its value adjusted (Holm) over every test of its "
+               "configuration's slices; read a slice by the adjusted one.")
 
 
 def _details(row: Row, index: int) -> str:
@@ -214,16 +226,19 @@ def _details(row: Row, index: int) -> str:
                      f"{show(show_delta, f.delta_ci.high)}]</td><td class=num>{f.mcnemar.p_value:.3g}</td>"
                      f"<td class=num>{_percent(f.non_entailment_rate)}</td>{_role_cells(f)}</tr>")
     lines.append("</tbody></table>")
-    lines.append('<table class="slices"><thead><tr><th>Configuration</th><th>Slice</th><th class=num>n</th>'
+    lines.append(f'<table class="slices"><caption>Slices (exploratory). {escape(SLICES_NOTE)}</caption>'
+                 "<thead><tr><th>Configuration</th><th>Slice</th><th class=num>n</th>"
                  "<th class=num>Original</th><th class=num>Δ</th><th class=num>95% interval</th>"
+                 "<th class=num>McNemar p</th><th class=num>adjusted</th>"
                  "<th class=num>Role sensitivity</th><th class=num>95% interval</th><th class=num>Role-blind p</th>"
-                 "<th>Note</th></tr></thead><tbody>")
+                 "<th class=num>adjusted</th><th>Note</th></tr></thead><tbody>")
     for name, f in r.results.items():
         for tag, s in sorted((f.slices or {}).items(), key=lambda item: tag_sort_key(item[0])):
             lines.append(f"<tr><td>{escape(name)}</td><td>{escape(tag)}</td><td class=num>{s.n}</td>"
                          f"<td class=num>{_percent(s.accuracy_original)}</td>"
                          f"<td class=num>{show(show_delta, s.delta)}</td><td class=num>[{show(show_delta, s.delta_ci.low)}, "
-                         f"{show(show_delta, s.delta_ci.high)}]</td>{_role_cells(s)}"
+                         f"{show(show_delta, s.delta_ci.high)}]</td><td class=num>{_p(s.mcnemar.p_value)}</td>"
+                         f"<td class=num>{_p(s.mcnemar.p_adjusted)}</td>{_role_cells(s, adjusted=True)}"
                          f"<td>{'too small to read' if s.small else ''}</td></tr>")
     lines.append("</tbody></table></details>")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 
 from ..evaluation.health import (ACCURACY_CHECK, COLLAPSE, COLLAPSE_CHECK, LOSS_CHECK, accuracy_reason, accuracy_test,
                                  loss_at_chance)
+from ..evaluation.stats import holm
 from ..results.schema import SCHEMA_VERSION
 
 Step = Callable[[dict], dict]
@@ -149,9 +150,26 @@ def _2_1_to_2_2(data: dict) -> dict:
     return data
 
 
+def _2_2_to_2_3(data: dict) -> dict:
+    """2.3 adjusts the slices' p-values for multiple comparisons within each configuration. Holm's adjustment is a
+    function of the family's p-values alone, so a 2.2 file gets exactly the values eval writes today: the family
+    is every test its slices carry, Δ's and role sensitivity's where it has one (schema.slice_tests)."""
+    for result in data["results"].values():
+        tests = []
+        for tag in sorted(result.get("slices") or {}):
+            slice_ = result["slices"][tag]
+            tests.append(slice_["mcnemar"])
+            role = slice_.get("role_sensitivity")
+            if role and role.get("test"):
+                tests.append(role["test"])
+        for test, adjusted in zip(tests, holm([t["p_value"] for t in tests])):
+            test["p_adjusted"] = adjusted
+    return data
+
+
 # Version read -> (version written, step).
 MIGRATIONS: dict[str, tuple[str, Step]] = {"1.0": ("2.0", _1_0_to_2_0), "2.0": ("2.1", _2_0_to_2_1),
-                                           "2.1": ("2.2", _2_1_to_2_2)}
+                                           "2.1": ("2.2", _2_1_to_2_2), "2.2": ("2.3", _2_2_to_2_3)}
 
 
 class UnknownVersion(ValueError):

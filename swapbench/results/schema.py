@@ -20,8 +20,9 @@ from pydantic import Field, model_validator
 from ..core.strict import Strict
 from .build_record import settings_model
 
-SCHEMA_VERSION = "2.2"  # 2.2: role_sensitivity of every role configuration and its slices; health against the whole
-# split. 2.1: model.architecture_kind, model.mode, model.prompt; null symmetry under a causal mask
+SCHEMA_VERSION = "2.3"  # 2.3: p_adjusted on every slice test. 2.2: role_sensitivity of every role configuration
+# and its slices; health against the whole split. 2.1: model.architecture_kind, model.mode, model.prompt; null
+# symmetry under a causal mask
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 # model.revision of a model handed to swapbench.evaluate as an object: "in-memory:sha256:..." of its saved files.
 IN_MEMORY = "in-memory:"
@@ -398,7 +399,24 @@ class ConfidenceInterval(Strict):
         return self
 
 
-class McNemar(Strict):
+class AdjustedTest(Strict):
+    """A test that may stand in a family of tests (the slices of a configuration), and its adjusted p-value."""
+
+    p_value: float = Field(ge=0, le=1, description="two-sided p-value of `method`")
+    p_adjusted: float | None = Field(  # schema 2.3
+        default=None, ge=0, le=1, description="on a slice: p_value adjusted for multiple comparisons over every test "
+                                              "the slices of its configuration carry (Holm: "
+                                              "swapbench.evaluation.stats.holm); the slices are exploratory, and "
+                                              "this is the p to read one by. Null on a configuration's own test")
+
+    @model_validator(mode="after")
+    def _adjusted(self):
+        if self.p_adjusted is not None and self.p_adjusted < self.p_value - TOLERANCE:
+            raise ValueError("p_adjusted is below p_value: an adjustment never lowers a p-value")
+        return self
+
+
+class McNemar(AdjustedTest):
     original_only: int = Field(ge=0, description="pairs right on the original and wrong on the perturbed pair")
     perturbed_only: int = Field(ge=0, description="pairs wrong on the original and right on the perturbed pair")
     p_value: float = Field(ge=0, le=1, description="two-sided p-value of `method`")
@@ -407,7 +425,7 @@ class McNemar(Strict):
                                     "McNemar test over pairs in files migrated from 1.0")
 
 
-class RoleTest(Strict):
+class RoleTest(AdjustedTest):
     became_non_entailment: int = Field(ge=0, description="pairs predicted entailment before the swap and "
                                                          "non-entailment after it")
     became_entailment: int = Field(ge=0, description="pairs predicted non-entailment before the swap and "
@@ -519,7 +537,24 @@ class ConfigurationResult(PairedResult):
             raise ValueError("role_sensitivity is given exactly for configurations with a non_entailment_rate")
         if role and abs(role.non_entailment_perturbed - self.non_entailment_rate) > TOLERANCE:
             raise ValueError("role_sensitivity.non_entailment_perturbed is not non_entailment_rate")
+        if self.mcnemar.p_adjusted is not None or (role and role.test and role.test.p_adjusted is not None):
+            raise ValueError("p_adjusted belongs to the slices' tests, not to the configuration's own")
+        adjusted = {test.p_adjusted is None for test in slice_tests(self)}
+        if len(adjusted) > 1:
+            raise ValueError("some slice tests carry p_adjusted and others do not: the adjustment is over all of "
+                             "them")
         return self
+
+
+def slice_tests(result: ConfigurationResult) -> list[McNemar | RoleTest]:
+    """Every test the slices of a configuration carry, in tag order: the family their p-values are adjusted in."""
+    tests = []
+    for tag in sorted(result.slices or {}):
+        s = result.slices[tag]
+        tests.append(s.mcnemar)
+        if s.role_sensitivity and s.role_sensitivity.test:
+            tests.append(s.role_sensitivity.test)
+    return tests
 
 
 # ---- model health ------------------------------------------------------------------------------------------------
@@ -618,7 +653,7 @@ class PredictionsFile(Strict):
 
 
 class EvalResults(Strict):
-    schema_version: Literal["2.2"] = Field(default=SCHEMA_VERSION, description="version of this schema")
+    schema_version: Literal["2.3"] = Field(default=SCHEMA_VERSION, description="version of this schema")
     model: ModelInfo = Field(description="the model scored")
     dataset: DatasetInfo = Field(description="the benchmark data scored")
     results: dict[str, ConfigurationResult] = Field(min_length=1, description="figures per configuration")

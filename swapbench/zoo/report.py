@@ -10,6 +10,7 @@ from pathlib import Path
 from ..core.files import rendered, replace_files
 from ..core.text import percent, portable, public_command
 from ..core.text import points as signed_points
+from .compare import FIGURE_WORDS, RESAMPLES, REFERENCES, ROLE_SWAPS
 from .figure import FIGURE_FILE, plot_sensitivity
 
 TABLE_FILE = "README.md"
@@ -53,16 +54,106 @@ def _table(summary, setup: str, figures: str, configs: list[str], signed: bool =
 def sr_table(summary, setup: str) -> str:
     relabelled = list(summary.relabelled)
     header = ["encoding"] + [f"non-entailment % on {c} swaps" for c in relabelled] + [f"Δ {c}" for c in relabelled] \
-        + ["locality", "symmetry", "parameters (positional)"]
+        + [*PROBE_HEADERS.values(), "parameters (positional)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for e in summary.of(setup):
         cells = [f"`{e.encoding}`"] + [points(e.non_entailment[c]) if c in e.non_entailment else "–"
                                        for c in relabelled]
         cells += [points(e.delta[c], signed=True) for c in relabelled]
-        cells += [mean_of(r.locality for r in e.runs), mean_of(r.symmetry for r in e.runs),
-                  f"{e.parameters['total']:,} ({e.parameters['positional']:,})"]
+        cells += [mean_of(getattr(r, figure) for r in e.runs) for figure in PROBE_HEADERS]
+        cells += [f"{e.parameters['total']:,} ({e.parameters['positional']:,})"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+# The probe's figures, means over seeds: the paper's two, then those that measure degree and compare with the
+# uniform baseline of the mask (the paper's symmetry min-max scales each row, which makes it nearly on or off).
+PROBE_HEADERS = {"locality": "locality (paper)", "symmetry": "symmetry (paper)",
+                 "degree_symmetry": "degree symmetry", "relative_locality": "relative locality"}
+
+
+def comparison(summary, a: tuple[str, str], b: tuple[str, str], figure: str, configuration: str):
+    """The comparison a - b as (difference, low, high, p), read the other way round where only b - a was made;
+    None when neither was."""
+    for c in summary.comparisons:
+        if (c.figure, c.configuration) != (figure, configuration):
+            continue
+        sides = (c.a.setup, c.a.encoding), (c.b.setup, c.b.encoding)
+        if sides == (a, b):
+            return c.difference, c.low, c.high, c.p_value
+        if sides == (b, a):
+            return -c.difference, -c.high, -c.low, c.p_value
+    return None
+
+
+def comparison_cell(found) -> str:
+    """Points a - b [95% interval], p; in italics where the interval covers 0: not distinguishable at this scale."""
+    if found is None:
+        return "–"
+    difference, low, high, p_value = found
+    p = "p < 0.001" if p_value < 0.001 else f"p {p_value:.2g}"
+    text = f"{signed_points(difference)} [{signed_points(low)}, {signed_points(high)}], {p}"
+    return text if low > 0 or high < 0 else f"*{text}*"
+
+
+def compared_columns(summary) -> list[tuple[str, str, str]]:
+    """(reference, figure, configuration) of the comparisons table: predictions changed on the whole-sentence
+    shuffle and on the first role configuration, and Δ on the shuffle, against each reference."""
+    shuffle, role = summary.accuracy_configuration, (summary.relabelled or [None])[0]
+    columns = []
+    for reference in REFERENCES:
+        columns += [(reference, "changed", shuffle)] + ([(reference, "changed", role)] if role else [])
+        columns += [(reference, "delta", shuffle)]
+    return columns
+
+
+def comparisons_table(summary, setup: str) -> str:
+    columns = compared_columns(summary)
+    header = ["encoding"] + [f"{FIGURE_WORDS[figure]} on {configuration}: − `{reference}`"
+                             for reference, figure, configuration in columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for e in summary.of(setup):
+        cells = [f"`{e.encoding}`"] + [
+            "·" if e.encoding == reference else
+            comparison_cell(comparison(summary, (setup, e.encoding), (setup, reference), figure, configuration))
+            for reference, figure, configuration in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def role_training_table(summary) -> str | None:
+    """Each encoding trained with role swaps against itself without, on the first role configuration: the share of
+    swaps it calls non-entailment (its prior) and the share of predictions the swap changes (what it makes of the
+    roles); None when the run has no such pair of set-ups or no role configuration."""
+    setups = [s for s in summary.setups if s.endswith(ROLE_SWAPS) and s.removesuffix(ROLE_SWAPS) in summary.setups]
+    if not setups or not summary.relabelled:
+        return None
+    role = summary.relabelled[0]
+    columns = [(setup, figure) for setup in setups for figure in ("non_entailment", "changed")]
+    header = ["encoding"] + [f"{FIGURE_WORDS[figure]} on {role}: `{setup}` − `{setup.removesuffix(ROLE_SWAPS)}`"
+                             for setup, figure in columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for e in summary.of(setups[0]):
+        cells = [f"`{e.encoding}`"] + [
+            comparison_cell(comparison(summary, (setup, e.encoding), (setup.removesuffix(ROLE_SWAPS), e.encoding),
+                                       figure, role)) for setup, figure in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def comparisons_words(summary) -> str:
+    paired = {c.paired for c in summary.comparisons}
+    how = ("every results file had its predictions file: the pairs were drawn once for both sides, by premise"
+           if paired == {True} else
+           "these results files come without their predictions (a zoo run's --work keeps them), so each model's "
+           "pairs were drawn from the counts its results file holds, apart and unclustered" if paired == {False} else
+           "where both sides' predictions files were at hand the pairs were drawn once for both, by premise; "
+           "elsewhere from each results file's counts, apart and unclustered")
+    return ("Paired comparisons, in points: a − b of the mean over seeds, its 95% interval and p-value from a "
+            "bootstrap that resamples the test pairs and the seeds together (`swapbench.zoo.compare`; "
+            f"{RESAMPLES:,} resamples): {how}. *In italics*: the interval covers 0, the two are not "
+            "distinguishable at this scale (which is not a finding that they are equal). The intervals over seeds "
+            "in the tables above cover the seeds alone; read differences here, not from whether those overlap.")
 
 
 def chance_line(summary, setup: str) -> str:
@@ -183,8 +274,19 @@ def render_markdown(summary) -> str:
             "",
         ]
         if summary.relabelled:
-            blocks += ["Role swaps (the gold label becomes contradiction, non-entailment in the binary view):", "",
+            blocks += ["Role swaps (the gold label becomes contradiction, non-entailment in the binary view; the "
+                       "probe's figures are means over seeds, the paper's two and the two that measure degree and "
+                       "compare with the mask's uniform baseline, – where the results files predate them):", "",
                        sr_table(summary, setup), ""]
+        if summary.comparisons:
+            blocks += ["Against `none` and `learned_absolute` (see the paired comparisons below):", "",
+                       comparisons_table(summary, setup), ""]
+    if summary.comparisons:
+        blocks += ["### Paired comparisons", "", comparisons_words(summary), ""]
+        training = role_training_table(summary)
+        if training:
+            blocks += ["Role-swap training, each encoding against itself trained without role swaps:", "", training,
+                       ""]
     blocks += [
         "### Position signal at initialisation",
         "",

@@ -28,8 +28,9 @@ from ..core.version import __version__
 from ..evaluation.scorers import Prepared
 from ..evaluation.scorers.classifier import ClassifierScorer
 from .options import ZooRunOptions
-from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, largest_configuration, order_sensitivity, relabelled,
-                      run_records, summarize_encoding)
+from .compare import pair_outcomes
+from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, compare_encodings, largest_configuration, order_sensitivity,
+                      probe_figures, relabelled, run_records, summarize_encoding)
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
 
 PLAIN = "random"
@@ -138,7 +139,8 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     max_length = options.recipe.training.max_length
     # Every row of every configuration, before --limit: no training pair may share a pairID or premise with them.
     scored = scored_pairs(open_benchmark(options.data, configs=options.configs))
-    summaries, every = [], []  # every: each seed's results, in order
+    summaries, every, read = [], [], []  # every: each seed's results, in order; read: the same per encoding
+    clusters = None
     for setup, setup_recipe in recipes.items():
         for encoding in options.encodings:
             runs, record = [], None
@@ -154,16 +156,18 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
                     output=options.work / "results" / where, command=options.command),
                     scorer=ZooScorer(record, checkpoint, reused))
                 replace_files({out / where: portable(results.model_dump_json(indent=2), keep=2) + "\n"})
-                changed = order_sensitivity(read_predictions(predictions_path(results_path)))
-                probe, timings = results.model.probe, results.provenance.timings
+                rows = read_predictions(predictions_path(results_path))
+                # the predictions stay in --work; zoo.json keeps each pair's outcome for the paired comparisons
+                outcomes, clusters = pair_outcomes(rows)
+                timings = results.provenance.timings
                 runs.append((SeedRun(seed=seed, results=str(where),
                                      best_validation_accuracy=record.best_validation_accuracy,
                                      train_seconds=0.0 if reused else record.train_seconds,
-                                     eval_seconds=timings.total - timings.fine_tuning,
-                                     locality=probe.locality if probe else None,
-                                     symmetry=probe.symmetry if probe else None, changed=changed), results))
+                                     eval_seconds=timings.total - timings.fine_tuning, **probe_figures(results),
+                                     changed=order_sensitivity(rows), outcomes=outcomes), results))
                 every.append(results)
             summaries.append(summarize_encoding(encoding, setup, record.parameters, runs))
+            read.append([results for _, results in runs])
             log(f"{setup} {encoding}: " + ", ".join(f"{c} changed {100 * s.mean:.1f}%"
                                                    for c, s in summaries[-1].changed.items()))
     commit, _ = git_state()
@@ -176,7 +180,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
         wall_seconds=round(time.perf_counter() - began, 1), device=last.provenance.device,
         device_name=device_name(torch.device(last.provenance.device)), torch_threads=torch.get_num_threads(),
         swapbench_version=__version__, git_commit=commit, started_at=started_at, command=options.command,
-        runs=run_records(every))
+        runs=run_records(every), clusters=clusters, comparisons=compare_encodings(summaries, read, clusters))
     write_report(summary, out, also={out / SUMMARY_FILE: portable(summary.model_dump_json(indent=2), keep=2) + "\n"})
     return summary
 

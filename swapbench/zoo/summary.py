@@ -23,6 +23,7 @@ from ..core.registry import ENCODINGS
 from ..core.strict import Strict
 from ..leaderboard.store import read_results
 from ..results.schema import EvalResults
+from .compare import METHOD, Comparison, comparisons, outcomes_of
 from .train import ZooRecipe
 
 SUMMARY_FILE = "zoo.json"
@@ -45,10 +46,21 @@ class SeedRun(Strict):
     best_validation_accuracy: float
     train_seconds: float = Field(description="training wall time (0 when the checkpoint was reused)")
     eval_seconds: float = Field(description="swapbench eval wall time: probe and scoring")
-    locality: float | None
-    symmetry: float | None
+    locality: float | None = Field(description="the paper's locality of the probe")
+    symmetry: float | None = Field(description="the paper's symmetry of the probe (min-max scaled rows: nearly on or "
+                                               "off, so it cannot order encodings)")
+    degree_symmetry: float | None = Field(  # a figure of the probe added later: null in runs made before it
+        default=None, description="the probe's symmetry that measures degree (model.probe.degree_symmetry); null "
+                                  "when the results file predates it")
+    relative_locality: float | None = Field(  # added with degree_symmetry
+        default=None, description="the probe's locality relative to the uniform baseline of its mask "
+                                  "(model.probe.relative_locality); null when the results file predates it")
     changed: dict[str, float] = Field(default_factory=dict,
                                       description="share of pairs whose prediction changes, per configuration")
+    outcomes: dict[str, str] | None = Field(
+        default=None, description="each pair's outcome per configuration, in pair_id order, one hexadecimal digit a "
+                                  "pair (swapbench.zoo.compare.pair_outcomes), which the paired comparisons draw "
+                                  "from; null in runs summarised before it was kept")
 
 
 class ZooRunRecord(Strict):
@@ -114,6 +126,13 @@ class ZooSummary(Strict):
     runs: list[ZooRunRecord] = Field(default_factory=list,
                                      description="every zoo run whose results files are here, oldest first: one, or "
                                                  "several joined by `swapbench zoo report --merge`")
+    clusters: dict[str, list[int]] | None = Field(
+        default=None, description="the premise cluster of each pair, per configuration, in the order of the runs' "
+                                  "outcomes (every run scored the same rows); null when the runs keep no outcomes")
+    comparisons: list[Comparison] = Field(
+        default_factory=list, description="paired comparisons of encodings, and of set-ups with and without role "
+                                          "swaps, resampling test pairs and seeds together (swapbench.zoo.compare)")
+    comparisons_method: str = Field(default=METHOD, description="how the comparisons were made")
 
     def of(self, setup: str) -> list[EncodingSummary]:
         return [e for e in self.encodings if e.setup == setup]
@@ -155,6 +174,7 @@ def order_sensitivity(rows) -> dict[str, float]:
 
 def summarize_encoding(encoding: str, setup: str, parameters: dict[str, int],
                        runs: list[tuple[SeedRun, EvalResults]]) -> EncodingSummary:
+    runs = [(run.model_copy(update=probe_figures(r)), r) for run, r in runs]
     first = runs[0][1]
     configurations = list(first.results)
     largest = largest_configuration(first)
@@ -172,6 +192,16 @@ def summarize_encoding(encoding: str, setup: str, parameters: dict[str, int],
         at_chance=[run.seed for run, r in runs if r.health.at_chance])
 
 
+PROBE_FIGURES = ("locality", "symmetry", "degree_symmetry", "relative_locality")
+
+
+def probe_figures(results: EvalResults) -> dict[str, float | None]:
+    """The probe's figures a seed's run shows; a figure the results file's probe lacks (written before it was
+    recorded) is null."""
+    probe = results.model.probe
+    return {name: getattr(probe, name, None) for name in PROBE_FIGURES}
+
+
 def relabelled(results: EvalResults) -> list[str]:
     """The configurations whose perturbation changes the gold label (shuffle-sr): they report a non-entailment
     rate, and their Δ measures that change more than word order."""
@@ -186,15 +216,25 @@ def discordant_fraction(results: EvalResults, configuration: str) -> float:
 def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     """The summary recomputed from the results files it lists (in `folder`) and the per-seed figures it keeps,
     e.g. after this module learnt a new figure."""
-    encodings, every = [], []
+    encodings, every, read = [], [], []
     for encoding in summary.encodings:
         runs = [(run, read_results(Path(folder) / run.results).results) for run in encoding.runs]
         encodings.append(summarize_encoding(encoding.encoding, encoding.setup, encoding.parameters, runs))
         every += [results for _, results in runs]
+        read.append([results for _, results in runs])
     if not every:
         raise SwapbenchError(f"{folder / SUMMARY_FILE} lists no run")
     return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(every[-1]),
-                                      "runs": run_records(every)})
+                                      "runs": run_records(every),
+                                      "comparisons": compare_encodings(encodings, read, summary.clusters)})
+
+
+def compare_encodings(encodings: list[EncodingSummary], results: list[list[EvalResults]],
+                      clusters: dict[str, list[int]] | None) -> list[Comparison]:
+    """The paired comparisons (swapbench.zoo.compare) of these encodings, whose seeds' results files are
+    `results`, in the order of their runs."""
+    return comparisons({(e.setup, e.encoding): [outcomes_of(r, run, clusters) for run, r in zip(e.runs, files)]
+                        for e, files in zip(encodings, results)})
 
 
 def run_records(results) -> list[ZooRunRecord]:
@@ -219,13 +259,16 @@ def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> Zo
     import shutil
 
     encodings, setups = list(summary.encodings), list(summary.setups)
-    wall = summary.wall_seconds
+    wall, clusters = summary.wall_seconds, summary.clusters
     for other_folder in others:
         other = read_summary(other_folder)
         same = (other.seeds == summary.seeds and other.dataset_fingerprint == summary.dataset_fingerprint
                 and other.limit == summary.limit and other.recipe == summary.recipe)
         if not same:
             raise SwapbenchError(f"{other_folder}: another recipe, seeds or dataset than {folder}; not merged")
+        if clusters and other.clusters and clusters != other.clusters:
+            raise SwapbenchError(f"{other_folder}: its runs scored other pairs than {folder}'s; not merged")
+        clusters = clusters or other.clusters
         for encoding in other.encodings:
             if any((e.setup, e.encoding) == (encoding.setup, encoding.encoding) for e in encodings):
                 raise SwapbenchError(f"{other_folder}: {encoding.setup} {encoding.encoding} is in both runs")
@@ -238,7 +281,8 @@ def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> Zo
         wall = max(wall, other.wall_seconds)  # run side by side
     order = {name: i for i, name in enumerate(ENCODINGS.names())}
     encodings.sort(key=lambda e: (setups.index(e.setup), order.get(e.encoding, len(order))))
-    return summary.model_copy(update={"encodings": encodings, "setups": setups, "wall_seconds": wall})
+    return summary.model_copy(update={"encodings": encodings, "setups": setups, "wall_seconds": wall,
+                                      "clusters": clusters})
 
 
 def read_summary(folder: Path) -> ZooSummary:

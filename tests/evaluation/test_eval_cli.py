@@ -261,9 +261,24 @@ def test_slices_are_in_the_file_the_predictions_and_the_slices_table(models, dat
             assert s.n == len(tagged) and s.small  # a fixture of 8 pairs: every slice is too small to read
             assert s.accuracy_original == pytest.approx(
                 sum(r.prediction_original == r.gold_original for r in tagged) / len(tagged))
+        assert_holm_adjusted(figures)
     out = capsys.readouterr().out
-    assert "Slices of shuffle-3" in out and "too small" in out
+    assert "Slices of shuffle-3 (exploratory)" in out and "too small" in out and "p adj" in out
     assert "side:premise" in out or "side:hypothesis" in out
+
+
+def assert_holm_adjusted(figures) -> None:
+    """Every slice test of a configuration carries Holm's adjustment over all of them, computed here from its
+    definition: the i-th smallest of m p-values times m - i + 1, the running maximum of those, cut at 1."""
+    tests = [test for tag in sorted(figures.slices) for test in
+             (figures.slices[tag].mcnemar, *([figures.slices[tag].role_sensitivity.test]
+                                             if figures.slices[tag].role_sensitivity else []))]
+    ranked = sorted(tests, key=lambda t: t.p_value)
+    running = 0.0
+    for i, test in enumerate(ranked):
+        running = max(running, min(1.0, (len(tests) - i) * test.p_value))
+        assert test.p_adjusted == pytest.approx(running, rel=1e-12)
+    assert figures.mcnemar.p_adjusted is None
 
 
 def test_the_slices_tables_fit_a_terminal_and_sort_numbers_as_numbers():
@@ -290,6 +305,8 @@ def test_the_slices_tables_fit_a_terminal_and_sort_numbers_as_numbers():
     text = console.export_text()
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
     assert "…" not in text  # nothing cut short
+    assert "(exploratory)" in text and "p adj" in text
+    assert_holm_adjusted(result)
     words = [line.split()[0] for line in text.splitlines() if line.strip().startswith("words:")]
     assert words == sorted(words, key=lambda w: int(w.split(":")[1])) and len(words) > 2
     assert "-0.0" not in text

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from swapbench.evaluation.stats import bootstrap_delta_ci, clustered_mcnemar, paired_figures
+from swapbench.evaluation.stats import bootstrap_delta_ci, clustered_mcnemar, holm, paired_figures
 
 
 def test_paired_figures_count_the_discordant_pairs_and_the_clusters():
@@ -157,3 +157,21 @@ def test_bootstrap_is_reproducible_from_its_generator_and_degenerate_when_nothin
     assert first == bootstrap_delta_ci(figures, np.random.default_rng(7))
     same = paired_figures(np.array([1, 0, 1]), np.array([1, 0, 1]))
     assert bootstrap_delta_ci(same, np.random.default_rng(0)) == (0.0, 0.0)
+
+
+def test_holm_against_hand_computed_values():
+    # m = 4, sorted 0.01, 0.02, 0.03, 0.5: times 4, 3, 2, 1 = 0.04, 0.06, 0.06, 0.5, already non-decreasing
+    assert holm([0.03, 0.5, 0.01, 0.02]) == pytest.approx([0.06, 0.5, 0.04, 0.06])
+    # m = 3, sorted 0.01, 0.04, 0.045: 0.03, 0.08, 0.045 -> the last raised to 0.08 (step-down is monotone)
+    assert holm([0.045, 0.01, 0.04]) == pytest.approx([0.08, 0.03, 0.08])
+    # large products are cut at 1; ties get one value whatever their order
+    assert holm([0.4, 0.4, 0.9]) == pytest.approx([1.0, 1.0, 1.0])
+    assert holm([0.01, 0.01, 0.2]) == pytest.approx([0.03, 0.03, 0.2])
+    assert holm([0.2]) == [0.2] and holm([]) == []
+
+
+def test_holm_never_lowers_a_p_value_and_keeps_the_order():
+    p = np.random.default_rng(0).uniform(size=50) ** 3
+    adjusted = np.array(holm(p))
+    assert np.all(adjusted >= p) and np.all(adjusted <= 1)
+    assert np.all(np.diff(adjusted[np.argsort(p)]) >= 0)

@@ -215,3 +215,6 @@ def test_the_role_tables_fit_a_terminal():
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
     assert "…" not in text  # nothing cut short
     assert text.count(points(result.role_sensitivity.value)) >= 1 and "role pp" in text and "Δ pp" in text
+    # a role configuration's slices: Δ's test and role sensitivity's test, one family of 4 tests
+    tests = [t for s in result.slices.values() for t in (s.mcnemar, s.role_sensitivity.test)]
+    assert len(tests) == 4 and all(t.p_adjusted >= t.p_value for t in tests) and "p adj" in text

@@ -200,7 +200,7 @@ def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
     current = make_results("org/model")
     old = version_0_9(current)
     migrated, steps = migrate(old, {**MIGRATIONS, "0.9": ("1.0", points_to_fraction)})
-    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2"]
+    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2", "2.2 -> 2.3"]
     assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
     assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
         current["results"]["shuffle-3"]["delta"])
@@ -213,7 +213,7 @@ def test_a_1_0_file_is_migrated_with_its_figures_marked_unclustered_and_its_trai
     for history, at_chance in [(chance, True), (learnt, False)]:
         migrated, steps = migrate(version_1_0(make_results("org/model", trained_on="snli_1.0_dev", history=history)))
         results = EvalResults.model_validate(migrated)
-        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2"]
+        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2", "2.2 -> 2.3"]
         figures = results.results["shuffle-3"]
         assert (figures.clusters, figures.slices) == (None, None)
         assert "not clustered" in figures.mcnemar.method
@@ -227,13 +227,70 @@ def test_a_2_1_file_gets_the_exact_role_sensitivity_and_a_null_interval_and_test
     current = make_results("org/model")
     current["results"]["shuffle-sr"]["non_entailment_rate"] = 0.25
     migrated, steps = migrate(version_2_1(current))
-    assert steps == ["2.1 -> 2.2"]
+    assert steps == ["2.1 -> 2.2", "2.2 -> 2.3"]
     results = EvalResults.model_validate(migrated)
     role = results.results["shuffle-sr"].role_sensitivity
     assert (role.non_entailment_original, role.non_entailment_perturbed) == (4 / 20, 5 / 20)
     assert role.value == 1 / 20  # from the counts: exact
     assert role.ci is None and role.test is None and "per-pair predictions" in role.note
     assert all(results.results[c].role_sensitivity is None for c in results.results if c != "shuffle-sr")
+
+
+def version_2_2(data: dict) -> dict:
+    """The same file as schema 2.2 wrote it: no p_adjusted on the slices' tests."""
+    old = copy.deepcopy(data)
+    old["schema_version"] = "2.2"
+    for result in old["results"].values():
+        for slice_ in (result["slices"] or {}).values():
+            slice_["mcnemar"].pop("p_adjusted")
+            if slice_["role_sensitivity"]:
+                slice_["role_sensitivity"]["test"].pop("p_adjusted")
+    return old
+
+
+def test_a_2_2_file_gets_holm_adjusted_slice_p_values_from_its_own_p_values():
+    current = make_results("org/model")
+    slice_ = current["results"]["shuffle-3"]["slices"]["label:NP"]
+    slices = current["results"]["shuffle-3"]["slices"] = {}
+    for tag, p in [("label:NP", 0.01), ("moved:2", 0.04), ("side:premise", 0.03)]:
+        slices[tag] = copy.deepcopy(slice_)
+        slices[tag]["mcnemar"]["p_value"] = p
+    # a role configuration's slice: Δ's test and role sensitivity's test are one family
+    role = current["results"]["shuffle-sr"]
+    role["slices"] = {"label:NP": copy.deepcopy(slice_)}
+    role["slices"]["label:NP"]["mcnemar"]["p_value"] = 0.2
+    role["slices"]["label:NP"]["role_sensitivity"] = role_sensitivity(30, 0.1, 0.2).model_dump()
+    role["slices"]["label:NP"]["role_sensitivity"]["test"]["p_value"] = 0.02
+    old = version_2_2(current)
+    migrated, steps = migrate(old)
+    assert steps == ["2.2 -> 2.3"]
+    results = EvalResults.model_validate(migrated).results
+    # Holm by hand: sorted 0.01, 0.03, 0.04 times 3, 2, 1 = 0.03, 0.06, 0.04 -> made non-decreasing: 0.06
+    assert {tag: s.mcnemar.p_adjusted for tag, s in results["shuffle-3"].slices.items()} == pytest.approx(
+        {"label:NP": 0.03, "moved:2": 0.06, "side:premise": 0.06})
+    # 0.02 and 0.2 times 2, 1: 0.04 and 0.2
+    sr = results["shuffle-sr"].slices["label:NP"]
+    assert (sr.role_sensitivity.test.p_adjusted, sr.mcnemar.p_adjusted) == pytest.approx((0.04, 0.2))
+    # the configurations' own tests are no slice: not adjusted; the p-values are kept as they were
+    assert results["shuffle-3"].mcnemar.p_adjusted is None
+    assert results["shuffle-3"].slices["moved:2"].mcnemar.p_value == 0.04
+    assert "p_adjusted" not in old["results"]["shuffle-3"]["slices"]["moved:2"]["mcnemar"]  # input kept
+
+
+def test_a_slice_family_adjusted_in_part_or_a_lowered_p_is_refused():
+    data = make_results("org/model")
+    slices = data["results"]["shuffle-3"]["slices"]
+    slices["moved:2"] = copy.deepcopy(slices["label:NP"])
+    slices["moved:2"]["mcnemar"]["p_adjusted"] = None
+    with pytest.raises(ValueError, match="some slice tests carry p_adjusted"):
+        EvalResults.model_validate(data)
+    slices["moved:2"]["mcnemar"]["p_adjusted"] = 1.0
+    slices["label:NP"]["mcnemar"]["p_adjusted"] = 0.1  # its p_value is 0.5
+    with pytest.raises(ValueError, match="never lowers"):
+        EvalResults.model_validate(data)
+    data["results"]["shuffle-4"]["mcnemar"]["p_adjusted"] = 0.5
+    with pytest.raises(ValueError, match="not to the configuration's own"):
+        EvalResults.model_validate(data)
 
 
 def test_the_committed_minilm_file_reads_as_blind_to_roles_whatever_its_delta():
@@ -267,7 +324,7 @@ def test_submit_and_the_board_read_an_older_version_through_the_registered_migra
     assert "unknown schema version '0.9'" in capsys.readouterr().out
     monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
     assert submit(path, board) == 0
-    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1, 2.1 -> 2.2)" in capsys.readouterr().out
+    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1, 2.1 -> 2.2, 2.2 -> 2.3)" in capsys.readouterr().out
     stored = board / "results" / "org-model__abc123.json"
     assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
     assert check_board(board) == {stored.name: []}
@@ -354,6 +411,7 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert page.count('id="pt-') == 4  # a point and its label per model
     assert f"<button type=\"button\">{escape(RS)}</button>" in page and ">+15.0<" in page
     assert "Role-blind p" in page  # the details give the test of role blindness
+    assert "Slices (exploratory)" in page and "<th class=num>adjusted</th>" in page  # a slice's p, adjusted
     assert "role sensitivity on shuffle-sr" in page  # the plot's axis
     assert 'id="details-0"' in page and 'id="details-1"' in page and "label:NP" in page
     assert "mean of" not in page and ">-0.0<" not in page

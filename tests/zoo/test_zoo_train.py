@@ -92,6 +92,12 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     assert [run.results for run in summary.runs] == [4]  # one run: 2 encodings x 2 seeds
     for spread in summary.encodings[1].changed.values():
         assert spread.low <= spread.mean <= spread.high
+    # every pair's outcome is kept, so the comparison of alibi with none draws the pairs once for both
+    assert all(run.outcomes for e in summary.encodings for run in e.runs) and summary.clusters
+    [compared] = [c for c in summary.comparisons if (c.figure, c.configuration) == ("changed", "shuffle-random")]
+    assert compared.paired and (compared.a.encoding, compared.b.encoding) == ("alibi", "none")
+    assert compared.difference == pytest.approx(summary.encodings[1].changed["shuffle-random"].mean)
+    assert compared.low <= compared.difference <= compared.high
 
     table = (out / "README.md").read_text(encoding="utf-8")
     assert "| `none` |" in table and "| `alibi` |" in table and "Predictions changed" in table
