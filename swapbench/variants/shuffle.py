@@ -91,6 +91,7 @@ class ConstituencyShuffle(Variant):
 
     Options = ShuffleOptions
     usage = f"shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS})"
+    paper_settings = {"shuffle_scope": "scope"}
     column_descriptions = {"moved_spans": "shuffle-N: the constituents whose words were shuffled, each with its "
                                           "label (NP, VP, PP, ADVP, ADJP), token span [start, end) in "
                                           "`original_premise` and text"}
