@@ -416,7 +416,10 @@ def test_a_column_the_papers_rows_fill_says_in_its_header_how_its_data_differ(tm
     (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
     reference = make_reference()  # built with --shuffle-scope all; the paper shuffled one phrase per premise
     write_reference(board, reference)
-    assert submit(save(make_results("org/model"), tmp_path / "a.json"), board) == 0
+    data = make_results("org/model")
+    spread = {"mean": 3.2, "min": 2, "p10": 2, "p25": 2, "median": 4, "p75": 4, "p90": 4, "max": 4}
+    data["results"]["shuffle-3"]["displacement"] = {"rows": 90, "distance": spread, "moved": spread}
+    assert submit(save(data, tmp_path / "a.json"), board) == 0
     header = markdown_rows((board / "README.md").read_text())[0]
     assert header[7:11] == ["Δ shuffle-3 (scope all, paper one; 90 rows, paper about 5,000)",
                             "Δ shuffle-4 (scope all, paper one; 70 rows, paper about 5,000)",
@@ -425,6 +428,7 @@ def test_a_column_the_papers_rows_fill_says_in_its_header_how_its_data_differ(tm
     assert SR in header  # the paper's rows do not fill shuffle-sr: it says only its own note
     page = (board / "index.html").read_text()
     assert "Δ shuffle-3 (scope all, paper one; 90 rows, paper about 5,000)" in page
+    assert "Distance / row</th>" in page and "<td class=num>3.20</td></tr>" in page  # the model's details
     readme = (board / "README.md").read_text()
     assert "had every constituent of N words shuffled" in readme and "`matched:3-5`" in readme
 
