@@ -8,7 +8,9 @@ the side a role swap tries first), and for a role configuration, whose perturbat
 results carry a role sensitivity and a non-entailment rate), its role sensitivity first (its headline: how far the
 swap moves the model's answers from entailment to non-entailment, 0 for a role-blind model whatever its label
 prior), then its Original, Δ and non-entailment rate. The paper's reported rows fill the configurations
-reported.json names: its shuffle-sr figures, measured premise first, go beside shuffle-sr-premise. Accuracies are
+reported.json names: its shuffle-sr figures, measured premise first, go beside shuffle-sr-premise. A Δ column the
+paper's rows fill says in its header how its data differ from the paper's (reported.json's `paper`): each build
+setting its variant names in paper_settings (shuffle-N's scope) that differs, and the rows scored. Accuracies are
 fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on the same pairs
 unperturbed, shown in points with its 95% interval and its number of pairs, and so is role sensitivity.
 
@@ -25,9 +27,9 @@ from pathlib import PurePath
 
 from .. import variants  # noqa: F401  (registers the built-in variants, whose declarations head the columns)
 from ..core.registry import VARIANTS
-from ..variants import declared
 from ..core.text import percent, points
 from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
+from ..variants import declared
 from .reference import Reference
 from .reported import Reported
 from .store import Stored, is_local_path, model_label, short_hash, training_tag
