@@ -24,7 +24,10 @@ import swapbench.zoo.encodings  # noqa: F401
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.registry import ENCODINGS, FAMILIES, LABELERS, PARSERS, SOURCES, TEMPLATES, VARIANTS, Entry
 from swapbench.parsing.base import ConstituencyParser, Parse
+from swapbench.leaderboard.reference import Reference
+from swapbench.leaderboard.reported import PaperData
 from swapbench.parsing.ptb import PTBParser
+from swapbench.results.build_record import BuildInfo
 from swapbench.results.schema import PositionalEncodingInfo
 from swapbench.roles.base import RoleLabeler, RoleParse, Sentence
 from swapbench.roles.heads import key
@@ -144,6 +147,10 @@ def test_variant_builds_and_perturbs_by_permuting_words(entry, name, fixture_pai
         assert result.label in ("entailment", "neutral", "contradiction") and all(isinstance(t, str)
                                                                                  for t in result.tags)
     assert isinstance(variant.statistics(), dict)
+    # the settings a board header compares with the paper's: fields of the build record, the board's reference and
+    # reported.json's account of the paper's data
+    assert set(declared(name).paper_settings) <= (set(BuildInfo.model_fields) & set(Reference.model_fields)
+                                                  & set(PaperData.model_fields))
     if not name.endswith("-validated"):  # only hand-accepted swaps, and none of these pairs was judged
         assert applied, f"{name} applies to none of the fixture pairs"
 

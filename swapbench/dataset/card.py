@@ -16,6 +16,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from ..core.hub_access import is_hub_id
 from ..core.text import percent, points, tag_sort_key
 from ..results.build_record import CARD, BuildInfo, ConfigInfo
+from ..results.displacement import DISTANCE, MOVED
 from ..results.hypothesis_only import LEAKS, MARGIN, read_leaks
 from ..sources import Source, source_named
 from ..variants import declared
@@ -149,6 +150,7 @@ def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None
               "N words, no swappable verb, every swap dropped by a filter). Each configuration's content "
               "fingerprint (sha256 of its rows, which `swapbench eval` checks) is in `build_info.json`, and its "
               "first 16 digits name its data file."]
+    lines += _displacement(info)
     if example is not None:
         lines += ["", "## Example", "", f"A row of `{first}`:", "", "```json", _json_row(example), "```"]
     lines += _fields(info, features)
@@ -168,6 +170,23 @@ def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None
               "```", ""]
     body = "\n".join(lines)
     return DatasetCard(f"---\n{card_data(info, features).to_yaml()}\n---\n\n{body}")
+
+
+def _displacement(info: BuildInfo) -> list[str]:
+    """How far each configuration that reorders the premise moves its words: the locality gradient, measured."""
+    measured = [c for c in info.configs if c.displacement is not None]
+    if not measured:
+        return []
+    lines = ["", "## How far words move", "",
+             f"Per row, *distance* is the {DISTANCE} (the row's `permutation` gives both), and *moved* the number "
+             f"of {MOVED}. A locality gradient needs the distance to grow from shuffle-3 to shuffle-random.", "",
+             "| configuration | rows | distance: mean | p10 | p25 | median | p75 | p90 | max | moved: mean | median "
+             "| max |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c in measured:
+        d, m = c.displacement.distance, c.displacement.moved
+        lines.append(f"| `{c.name}` | {c.displacement.rows} | {d.mean:.2f} | {d.p10:g} | {d.p25:g} | {d.median:g} "
+                     f"| {d.p75:g} | {d.p90:g} | {d.max} | {m.mean:.2f} | {m.median:g} | {m.max} |")
+    return lines
 
 
 def _json_row(row: dict) -> str:

@@ -32,6 +32,7 @@ from ..parsing import AUTO, ParseCache, ParseFailure, make_parser, parse_with_ca
 from ..parsing.base import ConstituencyParser, Parse
 from ..parsing.spacy_pipeline import shared_pipelines
 from ..results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
+from ..results.displacement import measured, summarize
 from ..sources import Pair, Source, SourceSplit, load_split, output_stem, resolve, source_of
 from ..variants import DEFAULT_VARIANTS, Variant, create_variant, declared, expected, variant_type
 from ..variants.base import Perturbed
@@ -273,7 +274,8 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     rows = len(columns["pair_id"])
     info = ConfigInfo(name=variant.name, description=variant.description, rows=rows,
                       not_applicable=len(pairs) - rows, fingerprint=fingerprint,
-                      tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics())
+                      tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics(),
+                      displacement=summarize(map(measured, columns["permutation"])))
     return columns, info
 
 

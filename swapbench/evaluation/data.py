@@ -15,6 +15,7 @@ from ..core.errors import InputError, SwapbenchError
 from ..core.fingerprint import content_fingerprint
 from ..core.hub_access import is_hub_id
 from ..results.build_record import BUILD_INFO, BuildInfo, card_configs
+from ..results.displacement import measured
 
 
 @dataclass
@@ -34,6 +35,9 @@ class Configuration:
     all_pair_ids: frozenset[str] = frozenset()  # of every row, before --limit: what no training may use
     all_source_premises: frozenset[str] = frozenset()  # SNLI's premise text of every row
     all_original_labels: dict[str, str] = field(default_factory=dict)  # pair id -> original label, every row
+    # (distance, moved) of each scored row's premise shuffle (results/displacement.py), from its permutation; an
+    # entry is None where the row reorders no premise, and the list None where the permutations were not read
+    displacements: list[tuple[int, int] | None] | None = None
 
 
 @dataclass
@@ -109,6 +113,7 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
         originals=list(zip(columns["original_premise"], columns["original_hypothesis"]))[keep],
         perturbed=list(zip(columns["premise"], columns["hypothesis"]))[keep],
         gold=gold[keep], gold_original=gold_original[keep], tags=columns["tags"][keep],
+        displacements=[measured(p) for p in columns["permutation"][keep]],
         non_entailment_view="binary_label" in columns,
         rows=rows, all_pair_ids=frozenset(columns["pair_id"]), all_source_premises=frozenset(columns["source_premise"]),
         all_original_labels=dict(zip(columns["pair_id"], gold_original)),

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from itertools import repeat
 
 import numpy as np
 
 from ..models.label_map import LabelMap
+from ..results.displacement import summarize
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
                               PredictionRow, RoleSensitivity, RoleTest, SliceResult, slice_tests)
 from .data import Benchmark
@@ -46,10 +48,10 @@ def prediction_rows(benchmark: Benchmark, pairs: list[tuple[str, str]], predicti
             PredictionRow(pair_id=pair_id, configuration=config.name, gold=labels.to_view(gold),
                           gold_original=labels.to_view(gold_original), prediction_original=predicted[original],
                           prediction_perturbed=predicted[perturbed], cluster=cluster_key(original[0]),
-                          tags=list(tags))
-            for pair_id, original, perturbed, gold, gold_original, tags in zip(
+                          tags=list(tags), distance=shift and shift[0], moved=shift and shift[1])
+            for pair_id, original, perturbed, gold, gold_original, tags, shift in zip(
                 config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original,
-                config.tags)]
+                config.tags, config.displacements or repeat(None))]
     return rows
 
 
@@ -130,7 +132,8 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
     return with_adjusted_slices(ConfigurationResult(
         **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
         role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment,
-        slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view)))
+        slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
+        displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in rows)))
 
 
 def with_adjusted_slices(result: ConfigurationResult) -> ConfigurationResult:

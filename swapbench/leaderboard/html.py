@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from ..core.text import percent, tag_sort_key
+from ..results.schema import ConfigurationResult
 from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
@@ -204,6 +205,11 @@ SLICES_NOTE = ("Slices are exploratory: a results file holds many, and read one 
                "configuration's slices; read a slice by the adjusted one.")
 
 
+def _distance(figures: ConfigurationResult) -> str:
+    """The mean distance the configuration's shuffles move words per row; empty where not recorded."""
+    return "" if figures.displacement is None else f"{figures.displacement.distance.mean:.2f}"
+
+
 def _details(row: Row, index: int) -> str:
     """Every configuration of the row's results file, and every slice of each."""
     r = row.results
@@ -217,14 +223,16 @@ def _details(row: Row, index: int) -> str:
              "<th class=num>Original</th><th class=num>Perturbed</th><th class=num>Δ</th>"
              "<th class=num>95% interval</th><th class=num>McNemar p</th><th class=num>Non-entailment %</th>"
              "<th class=num>Role sensitivity</th><th class=num>95% interval</th><th class=num>Role-blind p</th>"
-             "</tr></thead><tbody>"]
+             '<th class=num title="mean over the scored rows of the sum of |new position - old position| of the '
+             "premise's tokens\">Distance / row</th></tr></thead><tbody>"]
     for name, f in r.results.items():
         lines.append(f"<tr><td>{escape(name)}</td><td class=num>{f.n}</td><td class=num>{f.clusters or ''}</td>"
                      f"<td class=num>{_percent(f.accuracy_original)}</td>"
                      f"<td class=num>{_percent(f.accuracy_perturbed)}</td>"
                      f"<td class=num>{show(show_delta, f.delta)}</td><td class=num>[{show(show_delta, f.delta_ci.low)}, "
                      f"{show(show_delta, f.delta_ci.high)}]</td><td class=num>{f.mcnemar.p_value:.3g}</td>"
-                     f"<td class=num>{_percent(f.non_entailment_rate)}</td>{_role_cells(f)}</tr>")
+                     f"<td class=num>{_percent(f.non_entailment_rate)}</td>{_role_cells(f)}"
+                     f"<td class=num>{_distance(f)}</td></tr>")
     lines.append("</tbody></table>")
     lines.append(f'<table class="slices"><caption>Slices (exploratory). {escape(SLICES_NOTE)}</caption>'
                  "<thead><tr><th>Configuration</th><th>Slice</th><th class=num>n</th>"
@@ -286,7 +294,8 @@ and opens its details.</p>
 {reported_note}
 <p class="note">An empty cell is a configuration the results file does not report. Reference dataset: SNLI 1.0
 {escape(reference.split)} built by <code>swapbench build</code> (parser {escape(reference.parser)}, seed
-{reference.seed}), fingerprint <code>{escape(fingerprint)}</code>. How the numbers were made:
+{reference.seed}, shuffle scope {escape(reference.shuffle_scope)}), fingerprint <code>{escape(fingerprint)}</code>.
+How the numbers were made:
 <a href="README.md">README.md</a>; unrounded figures: <a href="leaderboard.csv">leaderboard.csv</a>.</p>
 <figure>
 {plot_svg(board)}

@@ -9,6 +9,9 @@ from . import RESULTS_DIR
 from .reference import Reference
 from .table import VIEWS, Board, Row, by_view, delta_key, interval_text, role_key, show, variant_note
 
+# The reference's shuffle scope, as the README's Δ shuffle-N says which constituents were shuffled.
+SCOPES = {"one": "one", "all": "every"}
+
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
@@ -93,11 +96,15 @@ def render_readme(board: Board, reference: Reference) -> str:
         "is no mean row: the models on a board are unrelated.",
         f"- **Original**: accuracy (%) on the unperturbed pairs of `{board.original_from}`, which holds every "
         "labelled pair of the split.",
-        "- **Δ shuffle-N**: accuracy on the pairs whose premise had every constituent of N words shuffled, minus "
-        "accuracy on the same pairs unperturbed, in points; **Δ shuffle-random**: the same with the whole premise "
-        "shuffled. Under each Δ: its 95% bootstrap interval, clustered by premise (the pairs of a premise are "
-        "shuffled apart but share its text and parse, so their outcomes are correlated), and n, the pairs scored. "
-        "A Δ that rounds to zero reads 0.0.",
+        f"- **Δ shuffle-N**: accuracy on the pairs whose premise had {SCOPES.get(reference.shuffle_scope, 'a')} "
+        "constituent of N words shuffled, minus accuracy on the same pairs unperturbed, in points; **Δ "
+        "shuffle-random**: the same with the whole premise shuffled. Under each Δ: its 95% bootstrap interval, "
+        "clustered by premise (the pairs of a premise are shuffled apart but share its text and parse, so their "
+        "outcomes are correlated), and n, the pairs scored. A Δ that rounds to zero reads 0.0. Each N is scored on "
+        "the pairs whose premise has a constituent of N words, so the columns' pairs differ; each configuration's "
+        "slice `matched:3-5` (a model's details on the page) holds the pairs that all of shuffle-3, -4, -5 and "
+        "shuffle-random have, and compares them on the same pairs. Where a column's data differ from the paper's "
+        "(the shuffle scope, the rows scored), its header says how.",
         f"- Role configurations, which swap agent and patient and so change the gold label ({relabelled}): "
         "**Role sensitivity**, their headline, is the share of the swapped pairs predicted non-entailment (any "
         "label but entailment) minus the share of their originals predicted non-entailment, pair by pair, in "

@@ -38,6 +38,16 @@ class ReportedRow(Strict):
                                           "shuffle-sr, swapped premise first, is shuffle-sr-premise")
 
 
+class PaperData(Strict):
+    """How the paper built the data its rows were scored on, in the terms of the board's build: a column whose
+    data differ from the paper's says how in its header."""
+
+    shuffle_scope: str = Field(description="the --shuffle-scope of the paper's shuffle-N sets: 'one' phrase shuffled "
+                                           "per premise")
+    rows: dict[str, str] = Field(default_factory=dict, description="the rows of each configuration as the paper "
+                                 "describes them (about 5,000, 300 hand-picked), by the board's configuration name")
+
+
 class Reported(Strict):
     citation: str
     short: str = Field(description="the citation as a row names it, e.g. 'Chen et al. (2023)'")
@@ -45,6 +55,7 @@ class Reported(Strict):
     construction: str = Field(description="how the paper's data differ from the board's")
     label_view: str = "3-way"
     original_from: str = Field(description="the configuration whose Original column the paper's accuracy fills")
+    paper: PaperData | None = Field(default=None, description="how the paper built its data, setting by setting")
     rows: list[ReportedRow]
 
 

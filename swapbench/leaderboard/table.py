@@ -8,7 +8,9 @@ the side a role swap tries first), and for a role configuration, whose perturbat
 results carry a role sensitivity and a non-entailment rate), its role sensitivity first (its headline: how far the
 swap moves the model's answers from entailment to non-entailment, 0 for a role-blind model whatever its label
 prior), then its Original, Δ and non-entailment rate. The paper's reported rows fill the configurations
-reported.json names: its shuffle-sr figures, measured premise first, go beside shuffle-sr-premise. Accuracies are
+reported.json names: its shuffle-sr figures, measured premise first, go beside shuffle-sr-premise. A Δ column the
+paper's rows fill says in its header how its data differ from the paper's (reported.json's `paper`): each build
+setting its variant names in paper_settings (shuffle-N's scope) that differs, and the rows scored. Accuracies are
 fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on the same pairs
 unperturbed, shown in points with its 95% interval and its number of pairs, and so is role sensitivity.
 
@@ -27,6 +29,7 @@ from .. import variants  # noqa: F401  (registers the built-in variants, whose d
 from ..core.registry import VARIANTS
 from ..core.text import percent, points
 from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
+from ..variants import declared
 from .reference import Reference
 from .reported import Reported
 from .store import Stored, is_local_path, model_label, short_hash, training_tag
@@ -149,10 +152,21 @@ def with_note(name: str, config: str) -> str:
     return f"{name}; {note}" if note else name
 
 
-def delta_header(config: str) -> str:
-    """"Δ shuffle-sr (hypothesis side first, not the paper's order)"; "Δ shuffle-3"."""
-    note = variant_note(config)
-    return f"Δ {config} ({note})" if note else f"Δ {config}"
+def paper_differences(config: str, reference: Reference, reported: Reported | None) -> list[str]:
+    """How the board's data of `config` differ from those the paper's rows were scored on, each in a few words
+    ("scope all, paper one"; "9,108 rows, paper about 5,000"); none when no row of the paper fills the column."""
+    paper = reported.paper if reported else None
+    if paper is None or not any(config in row.delta or config in row.relabelled for row in reported.rows):
+        return []
+    found = []
+    for setting, word in declared(config).paper_settings.items():
+        ours, theirs = getattr(reference, setting, None), getattr(paper, setting, None)
+        if ours is not None and theirs is not None and ours != theirs:
+            found.append(f"{word} {ours}, paper {theirs}")
+    ours = reference.configurations.get(config)
+    if ours is not None and config in paper.rows:
+        found.append(f"{ours.rows:,} rows, paper {paper.rows[config]}")
+    return found
 
 
 # The probe's figures: the paper's two, named as the paper's, each beside swapbench's figure of the same property.
@@ -173,7 +187,17 @@ PROBE_COLUMNS = (
 )
 
 
-def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) -> list[Column]:
+def delta_header(config: str, differences: list[str] = ()) -> str:
+    """"Δ shuffle-sr (hypothesis side first, not the paper's order)"; "Δ shuffle-3 (scope all, paper one; 9,108
+    rows, paper about 5,000)"; "Δ shuffle-3": the variant's note, then how its data differ from the paper's."""
+    notes = "; ".join(filter(None, [variant_note(config), *differences]))
+    return f"Δ {config} ({notes})" if notes else f"Δ {config}"
+
+
+def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
+                 differences: dict[str, list[str]] | None = None) -> list[Column]:
+    """The board's columns; `differences`: paper_differences of each configuration, said in its Δ header."""
+    differences = differences or {}
     columns = [Column("model", "Model", "text")]
     if any(r.values.get("architecture") for r in rows):
         columns.append(Column("architecture", "Architecture", "text", help="encoder or decoder"))
@@ -182,13 +206,14 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row]) ->
     columns += [Column("family", "Positional encoding", "text"),
                 *PROBE_COLUMNS,
                 Column("original", "Original", "accuracy", help="accuracy on the unperturbed pairs")]
-    columns += [Column(delta_key(c), delta_header(c), "delta", c, variant_help(c)) for c in shuffles]
+    columns += [Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c))
+                for c in shuffles]
     for c in relabelled:
         columns += [Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c,
                            f"{c}: {ROLE_HELP}"),
                     Column(f"original:{c}", f"Original ({short(c)})", "accuracy", c,
                            f"accuracy on the unperturbed pairs of {c}"),
-                    Column(delta_key(c), delta_header(c), "delta", c, variant_help(c)),
+                    Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c)),
                     Column(f"non-entailment:{c}", f"Non-entailment % ({short(c)})", "rate", c,
                            f"share of the swapped pairs of {c} predicted not-entailment (binary view): their gold "
                            "label is non-entailment")]
@@ -412,7 +437,9 @@ def make_board(stored: list[Stored], reference: Reference, reported: Reported | 
     own = [make_row(s, original_from) for s in stored]
     told_apart(own)
     rows = sorted(own + reported_rows(reported), key=lambda row: (order.index(row.view), *sort_key(row)))
-    return Board(rows, make_columns(shuffles, relabelled, rows), shuffles, relabelled, original_from, reported)
+    differences = {c: paper_differences(c, reference, reported) for c in shuffles + relabelled}
+    return Board(rows, make_columns(shuffles, relabelled, rows, differences), shuffles, relabelled, original_from,
+                 reported)
 
 
 def by_view(rows: list[Row]) -> dict[str, list[Row]]:

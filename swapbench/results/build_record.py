@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, create_model
 
 from ..core.selection import SelectionFile
 from ..core.version import __version__
+from .displacement import Displacement
 
 BUILD_INFO = "build_info.json"
 CARD = "README.md"  # the dataset card, whose `configs:` block names each configuration's files
@@ -25,6 +26,10 @@ class ConfigInfo(BaseModel):
     num_bytes: int = Field(default=0, description="size of the configuration's Arrow table")
     tag_counts: dict[str, int] = Field(default_factory=dict, description="rows per slice tag")
     extra: dict = Field(default_factory=dict, description="variant-specific statistics")
+    displacement: Displacement | None = Field(
+        default=None, description="how far its shuffles move words, over its rows that reorder the premise "
+                                  "(results/displacement.py); null for a configuration that reorders none (a role "
+                                  "swap) and in older builds")
 
 
 class BuildInfo(BaseModel):
@@ -43,8 +48,9 @@ class BuildInfo(BaseModel):
     parser_version: str = Field(description="backend model and rules version")
     unique_premises: int = Field(description="distinct premises parsed")
     seed: int
-    shuffle_scope: str = Field(default="all", description="'all' constituents of N words shuffled, or 'one' "
-                                                          "(--shuffle-scope)")
+    shuffle_scope: str = Field(default="all", description="'one' constituent of N words shuffled per premise, or "
+                                                          "'all' of them (--shuffle-scope); 'all' in builds made "
+                                                          "before it was recorded, which shuffled every one")
     configs: list[ConfigInfo]
     parser_agreement: dict | None = Field(default=None, description="spacy projection vs the supplied PTB trees")
     role_labeler: str | None = Field(default=None, description="--srl of the role swaps (shuffle-sr, "

@@ -19,6 +19,7 @@ from pydantic import Field, model_validator
 
 from ..core.strict import Strict
 from .build_record import settings_model
+from .displacement import Displacement
 
 SCHEMA_VERSION = "2.3"  # 2.3: p_adjusted on every slice test. 2.2: role_sensitivity of every role configuration
 # and its slices; health against the whole split. 2.1: model.architecture_kind, model.mode, model.prompt; null
@@ -529,6 +530,10 @@ class ConfigurationResult(PairedResult):
     slices: dict[str, SliceResult] | None = Field(
         description="the same figures per slice tag of the rows (label:NP, moved:2, side:hypothesis, ...), a "
                     "row counted under each of its tags; null in files migrated from 1.0")
+    displacement: Displacement | None = Field(  # added later, null in older files
+        default=None, description="how far the scored rows' shuffles move words (swapbench.results.displacement), "
+                                  "from their predictions rows' distance and moved; null for a configuration that "
+                                  "reorders no premise (a role swap) and in files written before it was recorded")
 
     @model_validator(mode="after")
     def _role(self):
@@ -682,6 +687,12 @@ class PredictionRow(Strict):
     prediction_perturbed: str = Field(description="the model's label for the perturbed pair")
     cluster: str = Field(description="the pair's cluster for the interval and the test: pairs sharing a premise")
     tags: list[str] = Field(description="the row's slice tags")
+    distance: int | None = Field(  # added later, null in older files
+        default=None, ge=0, description="the premise shuffle's distance: sum over its tokens of |new position - old "
+                                        "position| (swapbench.results.displacement); null where the row reorders "
+                                        "no premise")
+    moved: int | None = Field(  # added later, null in older files
+        default=None, ge=0, description="the premise's tokens whose position changed; null as distance is")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,9 @@ class Variant(ABC):
     # What the board's column headers add to the configuration's name, where the name alone would let two
     # unlike configurations pass for one (which side a role swap tries first); "" for none.
     board_note: ClassVar[str] = ""
+    # The build record's fields (BuildInfo) that shape this configuration's rows, each with the word a column header
+    # names it by: where the paper built its data with another value, the board's headers say both.
+    paper_settings: ClassVar[dict[str, str]] = {}
     # The judged validity of the configuration's labels (a sample judged by hand): the card has a section for it,
     # which says validity was not measured while the file is absent. None: its labels are not judged.
     validity_file: ClassVar[Path | None] = None

@@ -91,6 +91,11 @@ _blake2b = hashlib.blake2b
 _factorial = functools.cache(math.factorial)
 
 
+def can_change(folded: tuple[str, ...]) -> bool:
+    """Whether some order of the words `folded` (casefolded) reads differently: two of them differ."""
+    return len(set(folded)) >= 2
+
+
 def changed_order(folded: tuple[str, ...], rng: ExampleRandom, max_tries: int = 1000) -> list[int] | None:
     """A uniformly drawn order of the words `folded` (casefolded) that reads differently, or None if none can.
 
@@ -98,7 +103,7 @@ def changed_order(folded: tuple[str, ...], rng: ExampleRandom, max_tries: int = 
     until the sequence changes samples uniformly among the orders that change it; with two or more distinct words
     at least half of all orders do, so the loop ends fast.
     """
-    if len(set(folded)) < 2:
+    if not can_change(folded):
         return None
     items = list(folded)
     for _ in range(max_tries):

@@ -12,9 +12,19 @@ from ..core.registry import VARIANTS
 from ..parsing.base import Constituent, Parse
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
-from .randomness import ExampleRandom, changed_order
+from .randomness import ExampleRandom, can_change, changed_order
 
 SCOPES = ("all", "one")
+# The default scope, chosen by measurement on SNLI's test split (ptb trees; results/displacement.py defines the
+# figures). Shuffling one constituent, the mean distance per row is 3.20 < 5.31 < 8.09 < 79.49 for shuffle-3, -4,
+# -5 and -random, and tokens moved 2.40 < 3.15 < 4.03 < 12.92: a gradient on both. Shuffling every one, distance
+# is 6.34, 7.40, 10.01 and tokens moved 4.74, 4.42, 4.96: a premise holds more constituents of 3 words than of 5,
+# so shuffle-3 moves more tokens than shuffle-4 and the sizes mostly measure how many spans were shuffled. The
+# paper shuffled one.
+DEFAULT_SCOPE = "one"
+# The sizes whose configurations the matched slice compares: the paper's shuffle-3, -4 and -5.
+MATCHED_SIZES = (3, 4, 5)
+MATCHED_TAG = f"matched:{MATCHED_SIZES[0]}-{MATCHED_SIZES[-1]}"
 # A bound on N that refuses absurd values: SNLI's test premises have at most 54 words.
 MIN_WORDS, MAX_WORDS = 2, 64
 
@@ -36,7 +46,26 @@ def shuffle_positions(positions: tuple[int, ...], folded: tuple[str, ...], permu
 
 class ShuffleOptions(CommandOptions):
     shuffle_scope: Literal["all", "one"] = option(
-        "all", help="shuffle every constituent of N words in a premise (all), or one drawn at random (one)")
+        DEFAULT_SCOPE, help="shuffle one constituent of N words in a premise, drawn at random among those whose "
+                            "order can change (one, as the paper did), or every one (all)")
+
+
+def changeable(parse: Parse, size: int) -> list:
+    """The constituents of `size` words whose order can change (not all one word, case aside)."""
+    return [phrase for phrase in parse.shuffle_phrases(size) if can_change(phrase.folded)]
+
+
+def matched(parse: Parse) -> bool:
+    """Whether the premise has a changeable constituent of every size in MATCHED_SIZES: then shuffle-3, -4, -5 and
+    shuffle-random each have a row for every pair of this premise, whatever the scope, and the rows tagged
+    MATCHED_TAG compare the sizes on the same pairs."""
+    return all(changeable(parse, size) for size in MATCHED_SIZES)
+
+
+MATCHED_DESCRIPTION = (MATCHED_TAG, f"shuffle-N and shuffle-random: the premise has a constituent of every size "
+                                    f"{', '.join(map(str, MATCHED_SIZES))} whose words can be reordered, so "
+                                    f"shuffle-{MATCHED_SIZES[0]} to -{MATCHED_SIZES[-1]} and shuffle-random all have "
+                                    "this pair: their slices under this tag compare the sizes on the same pairs")
 
 
 @VARIANTS.register("shuffle-N", pattern=r"shuffle-(0|[1-9][0-9]*)",
@@ -48,10 +77,10 @@ class ConstituencyShuffle(Variant):
     Punctuation does not count as a word and stays in place. Constituents of N words never partially overlap
     (a tree's constituents nest or are disjoint, and nested ones of equal word count hold the same words), so
     with scope "all" every such constituent is shuffled; with scope "one" a single one, drawn at random.
-    A constituent whose words are all identical cannot change and is passed over.
+    A constituent whose words are all identical cannot change and is passed over (never drawn).
     """
 
-    def __init__(self, size: int, scope: str = "all"):
+    def __init__(self, size: int, scope: str = DEFAULT_SCOPE):
         if scope not in SCOPES:
             raise ValueError(f"scope must be one of {SCOPES}, not {scope!r}")
         self.size = size
@@ -62,12 +91,14 @@ class ConstituencyShuffle(Variant):
 
     Options = ShuffleOptions
     usage = f"shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS})"
+    paper_settings = {"shuffle_scope": "scope"}
     column_descriptions = {"moved_spans": "shuffle-N: the constituents whose words were shuffled, each with its "
                                           "label (NP, VP, PP, ADVP, ADJP), token span [start, end) in "
                                           "`original_premise` and text"}
     tag_descriptions = {
         "moved": ("moved:N", "shuffle-N: N constituents were shuffled in the premise"),
-        "label": ("label:X", "shuffle-N: a constituent with label X (NP, VP, PP, ADVP, ADJP) was shuffled")}
+        "label": ("label:X", "shuffle-N: a constituent with label X (NP, VP, PP, ADVP, ADJP) was shuffled"),
+        "matched": MATCHED_DESCRIPTION}
     card_limitations = ("Shuffled premises are often ungrammatical, and shuffles inside a constituent can keep or "
                         "change the meaning; the label is carried over unchanged, so some shuffle-N labels are "
                         "wrong.",)
@@ -87,10 +118,13 @@ class ConstituencyShuffle(Variant):
 
     @classmethod
     def card_notes(cls, info) -> list[str]:
-        return [f"- Constituency shuffles move words inside {'every' if info.shuffle_scope == 'all' else 'one'} "
-                "NP/VP/PP/ADVP/ADJP constituent of exactly N words (`--shuffle-scope "
-                f"{info.shuffle_scope}`); punctuation never counts as a word and stays in place. The shuffled order "
-                "always differs from the original."]
+        how = ("every NP/VP/PP/ADVP/ADJP constituent of exactly N words" if info.shuffle_scope == "all" else
+               "one NP/VP/PP/ADVP/ADJP constituent of exactly N words, drawn among those whose words can be "
+               "reordered, as the paper did")
+        return [f"- Constituency shuffles move words inside {how} (`--shuffle-scope {info.shuffle_scope}`; "
+                f"`--shuffle-scope {'one' if info.shuffle_scope == 'all' else 'all'}` shuffles "
+                f"{'one' if info.shuffle_scope == 'all' else 'every one'}); punctuation never counts as a word and "
+                "stays in place. The shuffled order always differs from the original."]
 
     @property
     def extra_features(self):
@@ -101,7 +135,7 @@ class ConstituencyShuffle(Variant):
         return [phrase.span for phrase in parse.shuffle_phrases(self.size)]
 
     def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:
-        candidates = parse.shuffle_phrases(self.size)
+        candidates = changeable(parse, self.size)
         if not candidates:
             return None
         if self.scope == "one":
@@ -113,7 +147,7 @@ class ConstituencyShuffle(Variant):
                 moved.append({"label": span.label, "start": span.start, "end": span.end, "text": text})
         if not moved:
             return None
-        tags = sorted({"label:" + m["label"] for m in moved}) + [f"moved:{len(moved)}"]
+        tags = sorted({"label:" + m["label"] for m in moved}) + [f"moved:{len(moved)}"] + _matched_tag(parse)
         return _perturbed(pair, parse, permutation, tags, {"moved_spans": moved})
 
 
@@ -124,14 +158,19 @@ class RandomShuffle(Variant):
     name = "shuffle-random"
     description = "all premise words shuffled, punctuation kept in place; label unchanged"
     tag_descriptions = {"words": ("words:N", "shuffle-random: the premise's N words (punctuation excluded) were "
-                                             "shuffled")}
+                                             "shuffled"),
+                        "matched": MATCHED_DESCRIPTION}
 
     def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:
         positions = parse.word_positions
         permutation = list(range(len(parse.tokens)))
         if not shuffle_positions(positions, parse.folded_words, permutation, rng):
             return None
-        return _perturbed(pair, parse, permutation, [f"words:{len(positions)}"])
+        return _perturbed(pair, parse, permutation, [f"words:{len(positions)}", *_matched_tag(parse)])
+
+
+def _matched_tag(parse: Parse) -> list[str]:
+    return [MATCHED_TAG] if matched(parse) else []
 
 
 def _perturbed(pair: Pair, parse: Parse, permutation: list[int], tags: list[str], extra: dict | None = None):

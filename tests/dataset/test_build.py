@@ -64,6 +64,18 @@ def test_card_and_build_info_describe_the_build(built):
         rows = load(built, config.name)
         assert config.fingerprint == fingerprint.content_fingerprint(rows.to_dict())
         assert f"| `{config.name}` | {config.rows} | {config.not_applicable} |" in card
+        # how far its shuffles move words, from its rows' permutations, in build_info.json and in the card
+        shifts = [(sum(abs(k - p) for k, p in enumerate(row["permutation"])),
+                   sum(k != p for k, p in enumerate(row["permutation"]))) for row in rows]
+        moved = config.displacement
+        assert moved.rows == config.rows
+        assert moved.distance.mean == pytest.approx(sum(d for d, _ in shifts) / len(shifts), abs=1e-4)
+        assert (moved.distance.min, moved.distance.max) == (min(d for d, _ in shifts), max(d for d, _ in shifts))
+        assert moved.moved.mean == pytest.approx(sum(m for _, m in shifts) / len(shifts), abs=1e-4)
+        assert f"| `{config.name}` | {moved.rows} | {moved.distance.mean:.2f} | {moved.distance.p10:g} |" in card
+    assert "## How far words move" in card
+    assert "Constituency shuffles move words inside one NP/VP/PP/ADVP/ADJP constituent" in card
+    assert "`--shuffle-scope one`" in card
 
 
 def test_the_content_fingerprint_is_the_documented_json_lines():
@@ -187,6 +199,13 @@ def test_full_snli_test_split_with_supplied_trees(tmp_path, shared_snli):
     counts = {c.name: c.rows for c in info.configs}
     assert counts["shuffle-random"] == 9824
     assert counts == {"shuffle-3": 9108, "shuffle-4": 7355, "shuffle-5": 6277, "shuffle-random": 9824}
+    # the default scope (one constituent) makes the sizes a gradient of distance, on all rows and on the pairs
+    # every configuration has (the matched slice)
+    distances = [c.displacement.distance.mean for c in info.configs]
+    assert distances[0] < distances[1] < distances[2] < distances[3]
+    assert [c.displacement.moved.mean for c in info.configs] == sorted(c.displacement.moved.mean
+                                                                       for c in info.configs)
+    assert {c.tag_counts["matched:3-5"] for c in info.configs} == {4210}
     from swapbench.parsing.ptb import PTBParser
     from swapbench.sources import load_split as load_snli
 

@@ -152,7 +152,8 @@ def test_card_lists_each_configuration_with_its_count(built):
 def test_words_tags_sort_as_numbers(built):
     card = card_of(built)
     [line] = [line for line in card.splitlines() if line.startswith("- `shuffle-random`: ")]
-    assert line == "- `shuffle-random`: `words:2` 1, `words:5` 1, `words:9` 3, `words:10` 1, `words:14` 1"
+    assert line == ("- `shuffle-random`: `matched:3-5` 1, `words:2` 1, `words:5` 1, `words:9` 3, `words:10` 1, "
+                    "`words:14` 1")
     assert sorted(["words:10", "words:9", "moved:2", "label:NP"], key=tag_sort_key) == \
         ["label:NP", "moved:2", "words:9", "words:10"]
 
@@ -160,15 +161,15 @@ def test_words_tags_sort_as_numbers(built):
 def test_card_has_example_fields_tags_build_limitations_licence_citation(built):
     card = card_of(built)
     sections = [line for line in card.splitlines() if line.startswith("## ")]
-    assert sections == ["## Configurations", "## Example", "## Fields", "## Slice tags", "## How the data were built",
-                        "## Limitations", "## License", "## Citation"]
+    assert sections == ["## Configurations", "## How far words move", "## Example", "## Fields", "## Slice tags",
+                        "## How the data were built", "## Limitations", "## License", "## Citation"]
     example = json.loads(card.split("```json\n", 1)[1].split("\n```", 1)[0])
     first = datasets.load_dataset(str(built), "shuffle-3", split="test")[0]
     assert example["pair_id"] == first["pair_id"] == "fx1a#1r1e" and example["label"] == "entailment"
     assert example["permutation"] == first["permutation"] and example["tags"] == first["tags"]
     for column in [*COMMON_COLUMNS, "moved_spans"]:
         assert f"| `{column}` |" in card
-    for tag in ("`moved:N`", "`label:X`", "`words:N`"):
+    for tag in ("`moved:N`", "`label:X`", "`words:N`", "`matched:3-5`"):
         assert f"| {tag} |" in card
     assert "- Parser: `ptb` (`ptb-1`)" in card and "Seed: 0" in card
     assert "CC BY-SA 4.0" in card and "derived" in card

@@ -179,6 +179,7 @@ def test_configs_and_limit(models, dataset, tmp_path):
                           "--limit", "2")
     assert list(results.results) == ["shuffle-random"]
     assert results.results["shuffle-random"].n == 2
+    assert results.results["shuffle-random"].displacement.rows == 2  # of the rows scored, not of the build
     assert results.dataset.limit == 2
     assert results.dataset.configurations[0].rows > 2  # the fingerprint covers the whole configuration
     rc, _ = evaluate(models["bert"], dataset, tmp_path / "x.json", "--no-probe", "--configs", "shuffle-9")
@@ -256,6 +257,14 @@ def test_slices_are_in_the_file_the_predictions_and_the_slices_table(models, dat
         for a, pa in zip(mine, premises):
             assert all((a.cluster == b.cluster) == (pa == pb) for b, pb in zip(mine, premises))
         assert set(figures.slices) == {tag for tags in table["tags"] for tag in tags}
+        # each row's displacement rides in its predictions row, and the configuration's summary is theirs
+        distances = [sum(abs(k - p) for k, p in enumerate(perm)) if perm else None for perm in table["permutation"]]
+        assert [r.distance for r in mine] == distances
+        if config == "shuffle-sr":  # a role swap reorders no premise's tokens one for one
+            assert figures.displacement is None and all(r.moved is None for r in mine)
+        else:
+            assert figures.displacement.rows == len(mine)
+            assert figures.displacement.distance.mean == pytest.approx(sum(distances) / len(distances), abs=1e-4)
         for tag, s in figures.slices.items():
             tagged = [r for r in mine if tag in r.tags]
             assert s.n == len(tagged) and s.small  # a fixture of 8 pairs: every slice is too small to read

@@ -24,7 +24,7 @@ def test_a_limited_curated_build_is_recorded_and_refused_by_name(swapbench_cli, 
                                      "hypothesis": "Music makes a person ."}) + "\n", encoding="utf-8")
     data = tmp_path / "data"
     assert main(["build", "--source", str(fixtures), "--out", str(data), "--no-cache", "--parser", "ptb",
-                 "--limit", "6", "--shuffle-scope", "one", "--variants", "shuffle-random,shuffle-sr",
+                 "--limit", "6", "--shuffle-scope", "all", "--variants", "shuffle-random,shuffle-sr",
                  "--sr-selection", str(selection)]) == 0
     info = json.loads((data / "build_info.json").read_text(encoding="utf-8"))
     # --parser ptb, yet the default labeler (agree) ran spaCy: the pipeline and its version are named
@@ -37,7 +37,7 @@ def test_a_limited_curated_build_is_recorded_and_refused_by_name(swapbench_cli, 
     assert main(["eval", str(save_classifier(tmp_path / "model", NLI)), "--data", str(data), "--output",
                  str(output), "--no-progress", "--no-probe", "--bootstrap", "50"]) == 0
     build = json.loads(output.read_text(encoding="utf-8"))["dataset"]["build"]
-    assert build == {"parser": "ptb", "parser_version": info["parser_version"], "shuffle_scope": "one", "limit": 6,
+    assert build == {"parser": "ptb", "parser_version": info["parser_version"], "shuffle_scope": "all", "limit": 6,
                      "role_labeler": "auto", "spacy_pipelines": info["spacy_pipelines"],
                      "sr_selection": {"path": public_path(selection), "sha256": sha}}
 

@@ -445,14 +445,16 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
                       "*StrucBERT* ‡", "*XLNet* ‡"]  # the board's own rows first, then the paper's
     header = rows[0]
     # the paper swapped the premise first (Algorithm 1): its shuffle-sr figures go beside the premise-side
-    # configuration, whose headers say so, and never beside the hypothesis-side shuffle-sr
-    original, delta = "Original (sr-premise)", PREMISE
+    # configuration, whose headers say so, and never beside the hypothesis-side shuffle-sr; the headers of the
+    # columns the paper's rows fill say how their data differ from the paper's
+    original, delta = "Original (sr-premise)", PREMISE.replace(")", "; 20 rows, paper 300 hand-picked)")
+    random = "Δ shuffle-random (100 rows, paper about 5,000)"
     assert header.index(SR) < header.index(original) == header.index(delta) - 1
     own, bert = rows[1], rows[3]
     assert bert[header.index("Symmetry (paper)")] == "0.879" and bert[header.index(delta)] == "-63.9"
     # The paper has neither of swapbench's figures: empty, never its own under another name.
     assert [bert[header.index("Degree symmetry")], bert[header.index("Relative locality")]] == ["", ""]
-    assert bert[header.index("Δ shuffle-random")] == "-2.7" and bert[header.index(original)] == "89.8"
+    assert bert[header.index(random)] == "-2.7" and bert[header.index(original)] == "89.8"
     assert bert[header.index(SR)] == "" and bert[header.index("Original (sr)")] == ""
     assert own[header.index(delta)].startswith("-25.0<br>")  # (1 - 6) / 20, the board's own figure beside them
     assert own[header.index("Non-entailment % (sr-premise)")] == "30.0"
@@ -470,6 +472,39 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     assert "The paper's rows (‡) fill `shuffle-sr-premise` only" in readme
     table = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text())))
     assert table[2]["delta_shuffle_sr_premise"] == "-0.639" and table[2]["delta_shuffle_sr"] == ""
+
+
+def test_a_column_the_papers_rows_fill_says_in_its_header_how_its_data_differ(tmp_path, board):
+    (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
+    reference = make_reference()  # built with --shuffle-scope all; the paper shuffled one phrase per premise
+    write_reference(board, reference)
+    data = make_results("org/model")
+    spread = {"mean": 3.2, "min": 2, "p10": 2, "p25": 2, "median": 4, "p75": 4, "p90": 4, "max": 4}
+    data["results"]["shuffle-3"]["displacement"] = {"rows": 90, "distance": spread, "moved": spread}
+    assert submit(save(data, tmp_path / "a.json"), board) == 0
+    header = markdown_rows((board / "README.md").read_text())[0]
+    assert header[7:11] == ["Δ shuffle-3 (scope all, paper one; 90 rows, paper about 5,000)",
+                            "Δ shuffle-4 (scope all, paper one; 70 rows, paper about 5,000)",
+                            "Δ shuffle-5 (scope all, paper one; 60 rows, paper about 5,000)",
+                            "Δ shuffle-random (100 rows, paper about 5,000)"]  # no scope: it shuffles every word
+    assert SR in header  # the paper's rows do not fill shuffle-sr: it says only its own note
+    page = (board / "index.html").read_text()
+    assert "Δ shuffle-3 (scope all, paper one; 90 rows, paper about 5,000)" in page
+    assert "Distance / row</th>" in page and "<td class=num>3.20</td></tr>" in page  # the model's details
+    readme = (board / "README.md").read_text()
+    assert "had every constituent of N words shuffled" in readme and "`matched:3-5`" in readme
+
+    # Built as the paper built its sets, the scope is no difference; the rows still are.
+    write_reference(board, reference.model_copy(update={"shuffle_scope": "one"}))
+    rebuild(board)
+    header = markdown_rows((board / "README.md").read_text())[0]
+    assert header[7] == "Δ shuffle-3 (90 rows, paper about 5,000)"
+    assert "had one constituent of N words shuffled" in (board / "README.md").read_text()
+
+    # Without the paper's rows there is nothing to differ from.
+    (board / "reported.json").unlink()
+    rebuild(board)
+    assert markdown_rows((board / "README.md").read_text())[0][7] == "Δ shuffle-3"
 
 
 def test_without_the_premise_side_configuration_the_papers_rows_stay_out_of_shuffle_sr(tmp_path, board):

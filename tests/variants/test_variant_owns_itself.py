@@ -98,7 +98,7 @@ def test_the_toy_takes_its_option_through_the_api_and_only_its_factory_receives_
                             use_cache=False, toy_repeats=3)
     [received] = Echo.received
     assert type(received).model_fields.keys() == {"toy_repeats"} and received.toy_repeats == 3
-    assert built.info.variant_options == {"shuffle-3": {"shuffle_scope": "all"}, toy: {"toy_repeats": 3}}
+    assert built.info.variant_options == {"shuffle-3": {"shuffle_scope": "one"}, toy: {"toy_repeats": 3}}
     rows = built.rows(toy)
     words = rows["hypothesis"][0].split()
     assert set(rows["repeats"]) == {3} and len(words) > 3 and words == words[:len(words) // 3] * 3

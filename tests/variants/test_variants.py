@@ -17,7 +17,8 @@ PARSE = PTBParser().parse_many([TREE])[0]
 PAIR = Pair("p1", "Two young children in blue jerseys are running very quickly through a big field.",
             "Kids run.", "entailment", TREE, None, "fixture", 1)
 # Drawn with seed 0 for pair "p1" by the per-example generators (ExampleRandom).
-PINNED_SHUFFLE_3 = "young children Two in jerseys blue are running very quickly through field a big ."
+PINNED_SHUFFLE_3 = "Two children young in blue jerseys are running very quickly through a big field ."  # scope one
+PINNED_SHUFFLE_3_ALL = "young children Two in jerseys blue are running very quickly through field a big ."
 PINNED_RANDOM = "through very jerseys a Two field children young blue quickly are big in running ."
 
 
@@ -147,8 +148,10 @@ def test_changed_order_changes_the_words_and_draws_uniformly_among_the_orders_th
 def test_shuffles_are_pinned():
     # The leaderboard's reference fingerprints hold only while the same seed draws the same shuffle.
     shuffle_3 = make_variant("shuffle-3").apply(PAIR, PARSE, example_rng(0, "p1", "shuffle-3"))
+    every = ConstituencyShuffle(3, scope="all").apply(PAIR, PARSE, example_rng(0, "p1", "shuffle-3"))
     random = make_variant("shuffle-random").apply(PAIR, PARSE, example_rng(0, "p1", "shuffle-random"))
     assert shuffle_3.premise == PINNED_SHUFFLE_3
+    assert every.premise == PINNED_SHUFFLE_3_ALL
     assert random.premise == PINNED_RANDOM
 
 
