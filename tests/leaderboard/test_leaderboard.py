@@ -505,7 +505,7 @@ def test_a_column_the_papers_rows_fill_says_in_its_header_how_its_data_differ(tm
     # Without the paper's rows there is nothing to differ from.
     (board / "reported.json").unlink()
     rebuild(board)
-    assert markdown_rows((board / "README.md").read_text())[0][7] == "Δ shuffle-3"
+    assert "Δ shuffle-3" in markdown_rows((board / "README.md").read_text())[0]
 
 
 def test_without_the_premise_side_configuration_the_papers_rows_stay_out_of_shuffle_sr(tmp_path, board):
