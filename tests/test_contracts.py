@@ -34,6 +34,7 @@ from swapbench.roles.heads import key
 from swapbench.sources import Source, read_release_file
 from swapbench.variants import Variant, declared, make_variant
 from swapbench.variants.base import Perturbed
+from swapbench.core.text import squash
 from swapbench.variants.originals import hypothesis_renderer, render_original
 from swapbench.variants.randomness import example_rng
 
@@ -124,7 +125,7 @@ def test_variant_builds_and_perturbs_by_permuting_words(entry, name, fixture_pai
     variant = make_variant(name, **({"srl": "tree"} if "srl" in own else {}))
     assert isinstance(variant, Variant)
     assert variant.name == name and isinstance(variant.description, str) and variant.description.strip()
-    variant.prepare(pairs, originals)
+    variant.prepare(pairs, {pair_id: original.tokens for pair_id, original in originals.items()})
     applied = 0
     for pair in pairs:
         parse = parses[pair.premise_parse]
@@ -143,6 +144,14 @@ def test_variant_builds_and_perturbs_by_permuting_words(entry, name, fixture_pai
         if result.permutation:  # a premise shuffle says where each token came from
             assert sorted(result.permutation) == list(range(len(parse.tokens)))
             assert result.premise == " ".join(parse.tokens[k] for k in result.permutation)
+        # Written as text, the pair keeps its characters: the perturbation moved words and nothing else (a role
+        # swap moves a capital to the new first word; a written original's verb agrees with each subject, so there
+        # the words alone compare, above)
+        written = originals[pair.pair_id]
+        for side, text in ((result.premise, original_premise), (result.hypothesis, original_hypothesis)):
+            if result.original_label is None:
+                assert sorted(squash(written.write(side)).casefold()) == \
+                    sorted(squash(written.write(text)).casefold()), (name, side)
         assert set(variant.extra_features) <= set(result.extra), f"{name}: a row lacks a column it declares"
         assert result.label in ("entailment", "neutral", "contradiction") and all(isinstance(t, str)
                                                                                  for t in result.tags)

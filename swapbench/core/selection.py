@@ -20,7 +20,7 @@ from .errors import InputError, SwapbenchError
 from .fingerprint import file_sha256
 from .jsonl import dumps_lines, read_file_objects
 from .strict import Strict
-from .text import public_path
+from .text import public_path, squash
 
 DECISIONS = ("accept", "reject")
 SIDES = ("premise", "hypothesis", None)
@@ -39,8 +39,11 @@ class Decision:
         return self.decision == "accept"
 
     def judged(self, premise: str, hypothesis: str, side: str) -> bool:
-        """Whether this decision was made on this swap: the same text where it holds text, the same side."""
-        if self.premise is not None and (self.premise, self.hypothesis) != (premise, hypothesis):
+        """Whether this decision was made on this swap: the same words where it holds text, the same side. The
+        words are compared without their spacing (core.text.squash): the build judges its tokens joined by spaces,
+        the curator reads them written as text, and a file judged before swaps were written as text still holds."""
+        if self.premise is not None and (squash(self.premise), squash(self.hypothesis or "")) != \
+                (squash(premise), squash(hypothesis)):
             return False
         return self.side is None or self.side == side
 

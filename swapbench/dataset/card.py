@@ -69,14 +69,16 @@ COLUMNS = {
     "premise": "the premise shown to the model: perturbed, or the original when the variant changed the hypothesis",
     "hypothesis": "the hypothesis shown to the model",
     "label": "gold label of the perturbed pair (entailment, neutral, contradiction)",
-    "original_premise": "the unperturbed premise, tokenized and joined as `premise` is, so that the two differ only "
-                        "by the perturbation",
-    "original_hypothesis": "the unperturbed hypothesis, rendered the same way",
+    "original_premise": "the unperturbed premise as the source writes it, white space squashed; a perturbed premise "
+                        "is written from its tokens the same way (punctuation, clitics and brackets where the text "
+                        "has them), so that the two differ only by the perturbation",
+    "original_hypothesis": "the unperturbed hypothesis, written the same way",
     "original_label": "SNLI's gold label of the original pair",
     "variant": "the configuration the row belongs to",
     "source_premise": "SNLI's premise text verbatim",
-    "permutation": "for premise shuffles, token k of `premise` is token `permutation[k]` of `original_premise` "
-                   "(split on spaces); empty for shuffle-sr",
+    "premise_tokens": "the tokens of the premise's parse, which `permutation` and a shuffle's spans index",
+    "permutation": "for premise shuffles, token k of the perturbed premise is token `permutation[k]` of "
+                   "`premise_tokens`; empty for the role swaps",
     "tags": "slice tags: accuracy can be broken down by them (see Slice tags)",
 }
 
@@ -162,8 +164,10 @@ def render_card(info: BuildInfo, features: dict[str, dict], example: dict | None
     lines += [f"- {limit}" for limit in dict.fromkeys(x for kind in _kinds(info) for x in kind.card_limitations)]
     lines += [f"- Only pairs with a gold label are used; configurations are small subsets of {source.short_name} "
               f"{split}, and inherit its biases and annotation artefacts (e.g. hypothesis-only cues).",
-              "- Tokenization follows the parser: `premise` and `original_premise` are tokens joined by spaces, "
-              "not SNLI's text (`source_premise` keeps it).",
+              "- A perturbed sentence is written from its tokens: tokens that stay neighbours keep the spacing of "
+              "the source's text, and those a perturbation makes neighbours are spaced by NLTK's "
+              "TreebankWordDetokenizer (two words never fused). A rare spelling that the tokens do not keep "
+              "is lost (`source_premise` keeps the premise verbatim).",
               "- English only.",
               "", "## License", "", licence_text(source),
               "", "## Citation", "", "```bibtex", PAPER_CITATION, *([source.citation] if source.citation else []),

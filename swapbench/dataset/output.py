@@ -28,6 +28,7 @@ def common_features() -> dict[str, datasets.Feature]:
         "original_label": label,
         "variant": datasets.Value("string"),
         "source_premise": datasets.Value("string"),
+        "premise_tokens": datasets.Sequence(datasets.Value("string")),
         "permutation": datasets.Sequence(datasets.Value("int32")),
         "tags": datasets.Sequence(datasets.Value("string")),
     }

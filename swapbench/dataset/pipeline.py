@@ -36,7 +36,7 @@ from ..results.displacement import measured, summarize
 from ..sources import Pair, Source, SourceSplit, load_split, output_stem, resolve, source_of
 from ..variants import DEFAULT_VARIANTS, Variant, create_variant, declared, expected, variant_type
 from ..variants.base import Perturbed
-from ..variants.originals import hypothesis_renderer, render_original
+from ..variants.originals import Original, hypothesis_renderer, render_original
 from ..variants.randomness import example_rng
 from .card import write_card
 from .options import BuildOptions, build_options
@@ -230,14 +230,14 @@ def parse_premises(snli: SourceSplit, parser: ConstituencyParser, options: Build
 
 
 def render_originals(pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser
-                     ) -> dict[str, tuple[str, str]]:
-    """Each pair's original (premise, hypothesis), rendered once for every configuration, by pairID."""
+                     ) -> dict[str, Original]:
+    """Each pair's original, rendered once for every configuration, by pairID."""
     hypothesis = hypothesis_renderer(reads_trees=not parser.reads_text)
     return {pair.pair_id: render_original(pair, parses[parser_input(parser, pair)], hypothesis) for pair in pairs}
 
 
 def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser,
-                  seed: int, originals: dict[str, tuple[str, str]] | None = None, advance=None
+                  seed: int, originals: dict[str, Original] | None = None, advance=None
                   ) -> tuple[dict[str, list], ConfigInfo]:
     """The variant's rows as columns, and its statistics; `advance(n)` reports progress every 1000 pairs.
     `originals`: render_originals(pairs, parses, parser), when the caller has it already."""
@@ -246,7 +246,7 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     columns: dict[str, list] = {name: [] for name in [*common_features(), *variant.extra_features]}
     common = [columns[name] for name in common_features()]  # filled below in this order
     extra = [(name, columns[name]) for name in variant.extra_features]
-    variant.prepare(pairs, originals)
+    variant.prepare(pairs, {pair_id: original.tokens for pair_id, original in originals.items()})
     apply, name, parse_key = variant.apply, variant.name, attrgetter(input_field(parser))
     for index, pair in enumerate(pairs, start=1):
         if advance and index % 1000 == 0:
@@ -254,13 +254,15 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
         result = apply(pair, parses[parse_key(pair)], example_rng(seed, pair.pair_id, name))
         if result is None:
             continue
-        original, original_label = originals[pair.pair_id], pair.label
+        written = originals[pair.pair_id]
+        original, original_label = written.text, pair.label
         if result.original_label is not None:  # the variant wrote its own original pair
-            original, original_label = (result.original_premise, result.original_hypothesis), result.original_label
-        premise, hypothesis = perturbed_pair(result, pair, original)
+            original = (written.write(result.original_premise), written.write(result.original_hypothesis))
+            original_label = result.original_label
+        premise, hypothesis = perturbed_pair(result, pair, written, original)
         for column, value in zip(common, (pair.pair_id, premise, hypothesis, label_index[result.label], original[0],
                                           original[1], label_index[original_label], name, pair.premise,
-                                          result.permutation, result.tags)):
+                                          written.premise_tokens, result.permutation, result.tags)):
             column.append(value)
         try:
             for key, column in extra:
@@ -279,14 +281,16 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     return columns, info
 
 
-def perturbed_pair(result: Perturbed, pair: Pair, original: tuple[str, str]) -> tuple[str, str]:
-    """The perturbed pair, its unperturbed side rendered as the original is (render_original), so that only the
-    perturbation tells the two pairs apart. A side is unperturbed when it reads as the variant's own rendering of
-    the original (Perturbed.original_premise/_hypothesis; by default the parse's tokens, which original[0] joins,
-    and the hypothesis as read)."""
-    premise = original[0] if result.premise == (result.original_premise or original[0]) else result.premise
+def perturbed_pair(result: Perturbed, pair: Pair, written: Original, original: tuple[str, str]
+                   ) -> tuple[str, str]:
+    """The perturbed pair as text: its unperturbed side is the original's text (`original`), so that only the
+    perturbation tells the two pairs apart, and a perturbed side is its tokens written as the pair's text writes
+    them (variants/writing.py). A side is unperturbed when it reads as the variant's own rendering of the original
+    (Perturbed.original_premise/_hypothesis; by default the parse's tokens and the hypothesis as read)."""
+    premise = original[0] if result.premise == (result.original_premise or written.tokens[0]) \
+        else written.write(result.premise)
     hypothesis = original[1] if result.hypothesis == (result.original_hypothesis or pair.hypothesis) \
-        else result.hypothesis
+        else written.write(result.hypothesis)
     return premise, hypothesis
 
 

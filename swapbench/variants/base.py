@@ -24,10 +24,13 @@ from .randomness import ExampleRandom
 
 @dataclass(slots=True)
 class Perturbed:
-    premise: str  # the perturbed premise (tokens joined by single spaces)
+    # The perturbed pair, each side tokens joined by single spaces (the build writes them as text: writing.py), or
+    # a side as the source gave it where the variant leaves it as it was.
+    premise: str
     hypothesis: str
     label: str  # the new gold label: unchanged for shuffles, contradiction for role swaps
-    permutation: list[int]  # for premise shuffles, token k of `premise` is original token permutation[k]; else []
+    # For premise shuffles, token k of `premise` is token permutation[k] of the premise's parse; else [].
+    permutation: list[int]
     tags: list[str]  # slice tags, HANS style: accuracy can be broken down by them
     extra: dict = field(default_factory=dict)  # the variant's own columns
     # The unperturbed pair in the same tokenization as the perturbed one; None: the premise parse's tokens
@@ -117,7 +120,8 @@ class Variant(ABC):
 
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:
         """Batch work over all pairs before `apply` is called on each (e.g. running a role labeler). `originals`:
-        each pair's original (premise, hypothesis) as the build renders it (variants/originals.py), by pairID."""
+        each pair's original (premise, hypothesis) as the build tokenizes it, tokens joined by single spaces
+        (variants/originals.py), by pairID."""
 
     @abstractmethod
     def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:

@@ -94,7 +94,7 @@ class ConstituencyShuffle(Variant):
     paper_settings = {"shuffle_scope": "scope"}
     column_descriptions = {"moved_spans": "shuffle-N: the constituents whose words were shuffled, each with its "
                                           "label (NP, VP, PP, ADVP, ADJP), token span [start, end) in "
-                                          "`original_premise` and text"}
+                                          "`premise_tokens` and text"}
     tag_descriptions = {
         "moved": ("moved:N", "shuffle-N: N constituents were shuffled in the premise"),
         "label": ("label:X", "shuffle-N: a constituent with label X (NP, VP, PP, ADVP, ADJP) was shuffled"),

@@ -11,6 +11,7 @@ from swapbench.commands.main import main
 from swapbench.core import fingerprint
 from swapbench.core.errors import InputError, SwapbenchError
 from swapbench.core.labels import LABEL_NAMES
+from swapbench.core.text import squash
 from swapbench.dataset.pipeline import build, build_options
 from swapbench.results import build_record
 
@@ -34,8 +35,9 @@ def test_every_configuration_loads_offline_with_named_labels(built):
         for row in rows:
             assert row["variant"] == config
             assert (row["hypothesis"], row["label"]) == (row["original_hypothesis"], row["original_label"])
-            tokens = row["original_premise"].split(" ")
-            assert row["premise"] == " ".join(tokens[k] for k in row["permutation"])
+            tokens = row["premise_tokens"]  # the parse's, which the permutation indexes
+            assert squash("".join(tokens)) == squash(row["original_premise"])
+            assert squash(row["premise"]) == squash("".join(tokens[k] for k in row["permutation"]))
             assert row["premise"].lower() != row["original_premise"].lower()
     shuffle3 = load(built, "shuffle-3")
     first = shuffle3[0]
@@ -216,11 +218,11 @@ def test_full_snli_test_split_with_supplied_trees(tmp_path, shared_snli):
         assert len({r["pair_id"] for r in rows}) == len(rows)
         for row in rows:
             parse = parses[row["pair_id"]]
-            tokens = row["original_premise"].split(" ")
+            tokens = row["premise_tokens"]
             assert tokens == list(parse.tokens)
             perm = row["permutation"]
             assert sorted(perm) == list(range(len(tokens)))
-            assert row["premise"] == " ".join(tokens[k] for k in perm)
+            assert squash(row["premise"]) == squash("".join(tokens[k] for k in perm))
             assert row["premise"].lower() != row["original_premise"].lower()
             assert all(perm[i] == i for i, p in enumerate(parse.punct) if p)
             assert (row["hypothesis"], row["label"]) == (row["original_hypothesis"], row["original_label"])

@@ -52,7 +52,7 @@ def test_a_variant_registered_by_a_test_module_is_in_the_help_and_builds(toy_var
     rows = datasets.load_dataset(str(out), toy_variant, split="test")
     assert len(rows) == 7 and set(rows["variant"]) == {toy_variant}
     first = rows[0]
-    assert first["premise"] == " ".join(reversed(first["original_premise"].split(" ")))
+    assert first["premise"] == ". street the on guitar red a plays man A"  # tokens reversed, written as text
     assert first["tags"] == ["toy"] and first["reversed_words"] == len(first["original_premise"].rstrip(" .").split())
     assert (first["hypothesis"], first["label"]) == (first["original_hypothesis"], first["original_label"])
 

@@ -37,11 +37,11 @@ def test_curate_records_decisions_resumes_and_feeds_the_build(built, tmp_path, m
     # accept the first, an unknown key is asked again, reject the second; input then ends: stop there
     screen = curate(monkeypatch, capsys, built, selection, "a\nmaybe\nr\n")
     assert "3 swaps: 0 already decided, 3 to judge" in screen
-    assert "A man in a grassy field throws a frisbee ." in screen  # original beside ...
-    assert "Something throws a man ." in screen  # ... swapped (the hypothesis)
+    assert "A man in a grassy field throws a frisbee." in screen  # original beside ...
+    assert "Something throws a man." in screen  # ... swapped (the hypothesis)
     assert decisions(selection) == [("rl1#0r1e", "accept"), ("rl2#0r1e", "reject")]
     record = json.loads(selection.read_text().splitlines()[0])
-    assert (record["hypothesis"], record["side"]) == ("Something throws a man .", "hypothesis")
+    assert (record["hypothesis"], record["side"]) == ("Something throws a man.", "hypothesis")
 
     # a second session resumes with the one swap not yet judged; skipping records nothing
     screen = curate(monkeypatch, capsys, built, selection, "s\n")
@@ -93,6 +93,17 @@ def test_a_selection_record_is_checked_with_file_and_line(tmp_path):
     decision = read_selection(path)["a"]
     assert decision.judged("any premise", "any hypothesis", "premise")
     assert not decision.judged("any premise", "any hypothesis", "hypothesis")
+
+
+def test_a_decision_with_text_holds_for_the_same_words_however_they_are_spaced():
+    from swapbench.core.selection import Decision
+
+    # judged on the swap written as text; the build compares its tokens joined by spaces, and a file judged before
+    # swaps were written as text holds them so
+    decision = Decision("a", "accept", "A boy's dog sees a man.", "A man sees a dog.", "hypothesis")
+    assert decision.judged("A boy 's dog sees a man .", "A man sees a dog .", "hypothesis")
+    assert decision.judged("A boy's dog sees a man.", "A man sees a dog.", "hypothesis")
+    assert not decision.judged("A boy 's dog sees a man .", "A dog sees a man .", "hypothesis")  # other words
 
 
 def test_the_committed_decisions_hold_no_text():

@@ -37,7 +37,7 @@ def test_build_with_frames(tmp_path):
                                     variants=["shuffle-sr"], srl=f"frames:{FRAMES}"))
     rows = {r["pair_id"]: r for r in pq.read_table(next((out / "shuffle-sr").glob("*.parquet"))).to_pylist()}
     assert {k: (r["swapped_side"], r["premise"] if r["swapped_side"] == "premise" else r["hypothesis"])
-            for k, r in rows.items()} == {"rl2#0r1e": ("hypothesis", "A ball chases a dog .")}
+            for k, r in rows.items()} == {"rl2#0r1e": ("hypothesis", "A ball chases a dog.")}
     assert {r["labeler"] for r in rows.values()} == {"frames"}
     stats = info.configs[0].extra
     # rl4 "A man shaves himself." is a candidate that the reflexive filter drops; rl1's and rl6's premise swaps

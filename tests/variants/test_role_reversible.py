@@ -116,18 +116,18 @@ def test_build_on_hand_written_pairs(tmp_path):
         assert row["premise"] == row["original_premise"]
         assert "animacy:animate-animate" in row["tags"]
     pushed = rows["rv1#0r1n"]  # a neutral pair's premise: the row is about the premise, not that pair's hypothesis
-    assert (pushed["original_hypothesis"], pushed["hypothesis"]) == ("A man pushes a woman .", "A woman pushes a man .")
+    assert (pushed["original_hypothesis"], pushed["hypothesis"]) == ("A man pushes a woman.", "A woman pushes a man.")
     assert pushed["tags"][:2] == ["side:premise", "construction:active"]
     participle = rows["rv4#0r1c"]
-    assert (participle["original_hypothesis"], participle["hypothesis"]) == ("A girl is holding a puppy .",
-                                                                           "A puppy is holding a girl .")
+    assert (participle["original_hypothesis"], participle["hypothesis"]) == ("A girl is holding a puppy.",
+                                                                           "A puppy is holding a girl.")
     assert "construction:participial" in participle["tags"]
     assert "beings:person-animal" in participle["tags"] and "beings:person-person" in pushed["tags"]
-    assert rows["rv5#0r1e"]["hypothesis"] == "A boy is carrying two men ."
+    assert rows["rv5#0r1e"]["hypothesis"] == "A boy is carrying two men."
     assert "prepositional" in rows["rv7#0r1n"]["tags"]
-    assert rows["rv7#0r1n"]["hypothesis"] == "A girl is looking at a boy ."
+    assert rows["rv7#0r1n"]["hypothesis"] == "A girl is looking at a boy."
     seen = rows["rv8#0r1e"]  # the frame of an entailment hypothesis, which the premise entails
-    assert (seen["frame_side"], seen["original_hypothesis"]) == ("hypothesis", "A woman is watching a man .")
+    assert (seen["frame_side"], seen["original_hypothesis"]) == ("hypothesis", "A woman is watching a man.")
 
     extra = info.configs[0].extra
     assert extra["final"] == 6
