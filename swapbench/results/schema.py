@@ -631,7 +631,11 @@ class ScoringInfo(Strict):
     truncated: int = Field(description="distinct pairs longer than max_length, truncated")
     batch_size: int = Field(description="batch size actually used (after any out-of-memory back-off)")
     batch_size_requested: int | None = Field(description="--eval-batch-size; null: automatic")
-    forward_passes: int | None = Field(default=None, description="forward passes run (prompted scoring)")
+    forward_passes: int | None = Field(default=None, description="forward passes run (prompted scoring); by the "
+                                                                "main process alone when processes > 1")
+    processes: int = Field(  # added later, 1 in older files
+        default=1, ge=1, description="processes that scored the pairs, each a disjoint shard (`torchrun`, "
+                                     "`accelerate launch`); batch_size is the main process's")
 
 
 class Provenance(Strict):
