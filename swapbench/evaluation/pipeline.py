@@ -58,6 +58,10 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
         options = options.model_copy(update={"progress": False})
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     scorer = scorer_for(options, scorer)
+    if options.device_map and world_size() > 1:
+        raise SwapbenchError(f"--device-map {options.device_map} spreads one model over every device of this "
+                             f"machine, and each of the {world_size()} processes of this launch would claim them "
+                             "all: run it in one process, without torchrun or accelerate launch")
     check_model(options.model, options.revision)
     path = options.output or default_output(options.model, options.data, started_at,
                                             hub_commit(options.model, options.revision) or options.revision)
@@ -104,7 +108,7 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
         predictions=predictions,
         provenance=Provenance(
             swapbench_version=__version__, git_commit=commit, git_dirty=dirty, packages=package_versions(),
-            platform=platform_string(), device=str(device), device_name=device_name(device),
+            platform=platform_string(), device=str(loaded.device), device_name=device_name(loaded.device),
             dtype=str(dtype).removeprefix("torch."), torch_threads=torch.get_num_threads(),
             seeds=Seeds(bootstrap=options.seed, fine_tuning=fine_tuning.recipe.seed if fine_tuning else None,
                         probe=options.seed if probe else None),
@@ -211,7 +215,8 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
         architecture_kind=architecture_kind(loaded.config), mode=mode,
         prompt=prompt, fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning,
-        probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only, pair_template=pair_template)
+        probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only, pair_template=pair_template,
+        device_map=loaded.device_map)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

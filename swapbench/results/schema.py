@@ -321,6 +321,10 @@ class ModelInfo(Strict):
         default=False, description="true when the premise was removed from every input, in training, validation and "
                                    "scoring (`swapbench eval --hypothesis-only`): the figures say what the hypotheses "
                                    "alone give away. A diagnostic, not an NLI model: the board refuses it")
+    device_map: dict[str, str] | None = Field(  # added later, null in older files
+        default=None, description="where each module of the model ran when --device-map spread it over devices: a "
+                                  "GPU index, cpu or disk (accelerate's big-model loading); null: on one device, "
+                                  "provenance.device")
     pair_template: str | None = Field(  # added later, null in older files
         default=None, description="how premise and hypothesis were joined into one text, {premise} and {hypothesis} "
                                   "filled in, in fine-tuning and scoring alike, for a tokenizer with no pair template "
