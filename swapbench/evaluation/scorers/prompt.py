@@ -56,7 +56,7 @@ class PromptScorer(Scorer):
         loaded = load_causal_lm(options.model, config, revision=options.revision, device=run.device,
                                 dtype=run.dtype, trust_remote_code=options.trust_remote_code,
                                 placement=options.placement)
-        revision = model_revision(options.model, config)
+        revision = model_revision(options.model, config, options.revision)
         return Prepared(loaded, revision, identity=revision)
 
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:
