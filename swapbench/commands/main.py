@@ -19,9 +19,10 @@ from .evaluate import add_eval
 from .leaderboard import add_leaderboard, add_submit
 from .leak import add_leak
 from .probe import add_probe
+from .suite import add_suite
 from .zoo import ZOO_HELP, add_zoo
 
-COMMANDS = (add_build, add_probe, add_eval, add_leak, add_curate, add_submit, add_leaderboard, add_zoo)
+COMMANDS = (add_build, add_probe, add_eval, add_suite, add_leak, add_curate, add_submit, add_leaderboard, add_zoo)
 
 
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import time
 from collections import Counter
@@ -44,6 +43,7 @@ from ..models.loading import (check_positional_support, check_weights, is_head, 
                               model_revision, prepare_tokenizer, weight_problems)
 from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
+from .sharding import world_size
 
 INFO_FILE = "swapbench_finetune.json"
 CACHE_FORMAT = 3  # bump when a change of this module makes old checkpoints unfit
@@ -69,11 +69,6 @@ class DataChoice:
 class FineTuned:
     path: Path
     info: FineTuningInfo
-    main_process: bool  # false on the other processes of a distributed run: they stop after training
-
-
-def world_size() -> int:
-    return int(os.environ.get("WORLD_SIZE", "1"))
 
 
 @dataclass(frozen=True)
@@ -263,8 +258,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         log(f"Reusing the fine-tuned checkpoint {folder}")
         # The base as named in this run: the entry is found by content, whatever path was typed when it was made.
         return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap,
-                                                                   "base_model": base}),
-                         main_process=is_main())
+                                                                   "base_model": base}))
 
     from .trainer import optimisation_steps  # here: it imports transformers
 
@@ -295,11 +289,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(trainer.args.output_dir, ignore_errors=True)
     trainer.accelerator.wait_for_everyone()
-    return FineTuned(path=folder, info=info, main_process=trainer.is_world_process_zero())
-
-
-def is_main() -> bool:
-    return int(os.environ.get("RANK", "0")) == 0
+    return FineTuned(path=folder, info=info)
 
 
 def describe_device(device: torch.device) -> str:

@@ -18,6 +18,7 @@ from ..core.command_options import CommandOptions, option
 from ..core.options import MIN_MAX_LENGTH, SEED_MAX, device_problem
 from ..core.options import device as device_name
 from ..core.registry import TEMPLATES
+from ..models.loading import Placement
 from ..probing.options import PROBE_BATCH_SIZE
 from ..probing.run import MIN_LENGTH
 from ..sources.options import ColumnOptions, canonical_split, source_help, split_names
@@ -30,6 +31,22 @@ from .templates import templates_help
 DEFAULT_MAX_LENGTH = 128
 
 TRAINING_DATA = "training data"
+
+
+def memory_map(text: str) -> dict[int | str, str]:
+    """--max-memory "0=70GiB,cpu=200GiB" as accelerate takes it: {0: "70GiB", "cpu": "200GiB"}."""
+    import re
+
+    found: dict[int | str, str] = {}
+    for part in (item.strip() for item in text.split(",") if item.strip()):
+        device, _, size = (piece.strip() for piece in part.partition("="))
+        if not (device.isdigit() or device in ("cpu", "mps")) or not re.fullmatch(r"\d+(\.\d+)?[KMG]i?B", size):
+            raise ValueError(f"{part!r} is not DEVICE=SIZE: a GPU index, cpu or mps, and a size in KB, MB, GB, "
+                             "KiB, MiB or GiB, such as 70GiB")
+        found[int(device) if device.isdigit() else device] = size
+    if not found:
+        raise ValueError("no DEVICE=SIZE given")
+    return found
 
 
 class TrainingDataOptions(CommandOptions):
@@ -147,6 +164,18 @@ class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the la
                                   "checkpoint is still cached)")
     device: str | None = option(None, parse=device_name, group="scoring",
                                 help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)")
+    device_map: Literal["auto", "balanced", "sequential"] | None = option(
+        None, group="scoring",
+        help="spread a model too large for one device over the GPUs, then the CPU, then disk, as it loads "
+             "(accelerate's big-model loading), for scoring and the probe; recorded in the results (model.device_map). "
+             "auto and balanced share the layers out evenly, sequential fills each GPU in turn. In one process: not "
+             "with --device, nor under torchrun")
+    max_memory: str | None = option(None, group="scoring", metavar="MAP",
+                                    help="with --device-map: the most each device may hold, e.g. 0=70GiB,1=70GiB,"
+                                         "cpu=200GiB (default: what each has free)")
+    offload_folder: Path | None = option(None, group="scoring",
+                                         help="with --device-map: where the layers that fit on no device are kept "
+                                              "(default: a temporary folder)")
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = option(
         "auto", group="scoring", help="auto: bf16 (else fp16) on GPU, float32 on CPU")
     seed: int = option(0, ge=0, le=SEED_MAX, group="scoring", help="seed of fine-tuning, bootstrap and probe")
@@ -180,6 +209,33 @@ class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the la
         if problem:
             raise ValueError(problem)
         return value
+
+    @field_validator("max_memory", mode="after")
+    @classmethod
+    def _memory_map(cls, value):
+        if value is not None:
+            memory_map(value)
+        return value
+
+    @model_validator(mode="after")
+    def _placement(self):
+        if self.device_map is None:
+            alone = [flag for flag, value in (("--max-memory", self.max_memory),
+                                              ("--offload-folder", self.offload_folder)) if value is not None]
+            if alone:
+                raise ValueError(f"{' and '.join(alone)} {'is' if len(alone) == 1 else 'are'} only for --device-map")
+        elif self.device:
+            raise ValueError(f"--device-map {self.device_map} places the model itself: give it or --device "
+                             f"{self.device}, not both")
+        return self
+
+    @property
+    def placement(self) -> Placement | None:
+        """How the model is spread over devices (--device-map); None: it is loaded on one device."""
+        if self.device_map is None:
+            return None
+        return Placement(self.device_map, memory_map(self.max_memory) if self.max_memory else None,
+                         str(self.offload_folder) if self.offload_folder else None)
 
     @model_validator(mode="after")
     def _command_line(self):

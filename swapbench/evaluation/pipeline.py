@@ -34,6 +34,7 @@ from .provenance import device_name, git_state, package_versions, platform_strin
 from .report import print_table
 from .results import configuration_result, distinct_pairs, prediction_rows
 from .scorers import Run, Scorer, scorer_for
+from .sharding import is_main, world_size
 
 
 class Evaluation(NamedTuple):
@@ -42,16 +43,25 @@ class Evaluation(NamedTuple):
 
 
 class HelperProcess(Exception):
-    """This process helped a distributed fine-tuning and stops there: only the main process scores and writes."""
+    """This process helped a distributed run (the fine-tuning, a shard of the scoring) and stops there: only the
+    main process computes the figures and writes."""
 
 
 def evaluate(options: EvalOptions, console: Console | None = None, scorer: Scorer | None = None) -> Evaluation:
-    """Run the evaluation and write its results; HelperProcess on the non-main processes of a distributed
-    fine-tuning once their part is done. The pairs are scored by the scorer registered for options.mode, or by
-    `scorer`, given by a caller that scores and records its own way (the zoo)."""
-    console = console or Console(stderr=True, soft_wrap=True)
+    """Run the evaluation and write its results; HelperProcess on the non-main processes of a distributed run
+    (`torchrun`, `accelerate launch`) once their shard of the pairs is scored. The pairs are scored by the scorer
+    registered for options.mode, or by `scorer`, given by a caller that scores and records its own way (the zoo)."""
+    main = is_main()
+    # The other processes say nothing: the main process reports for all of them.
+    console = console or Console(stderr=True, soft_wrap=True, quiet=not main)
+    if not main:
+        options = options.model_copy(update={"progress": False})
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     scorer = scorer_for(options, scorer)
+    if options.device_map and world_size() > 1:
+        raise SwapbenchError(f"--device-map {options.device_map} spreads one model over every device of this "
+                             f"machine, and each of the {world_size()} processes of this launch would claim them "
+                             "all: run it in one process, without torchrun or accelerate launch")
     check_model(options.model, options.revision)
     path = options.output or default_output(options.model, options.data, started_at,
                                             hub_commit(options.model, options.revision) or options.revision)
@@ -65,17 +75,17 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
     dtype = choose_dtype(device, options.dtype)
     run = Run(options, benchmark, device, dtype, console)
     prepared = scorer.prepare(run)
-    if prepared is None:
-        raise HelperProcess
     loaded, fine_tuning = prepared.loaded, prepared.fine_tuning
 
     probe, probe_seconds = run_probe(loaded, probe_settings(options), options.probe_batch_size, options.progress,
-                                     console) if options.probe else (None, 0.0)
+                                     console) if options.probe and main else (None, 0.0)
 
     pairs = distinct_pairs(benchmark)
     with progress_bar(enabled=options.progress, console=console) as progress:
         task = progress.add_task("scoring", total=len(pairs))
         scores = scorer.score(run, prepared, pairs, lambda n: progress.advance(task, n))
+    if not main:
+        raise HelperProcess
     rows = prediction_rows(benchmark, pairs, scores.predictions, loaded.labels)
     if scores.truncated:
         console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
@@ -98,14 +108,14 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
         predictions=predictions,
         provenance=Provenance(
             swapbench_version=__version__, git_commit=commit, git_dirty=dirty, packages=package_versions(),
-            platform=platform_string(), device=str(device), device_name=device_name(device),
+            platform=platform_string(), device=str(loaded.device), device_name=device_name(loaded.device),
             dtype=str(dtype).removeprefix("torch."), torch_threads=torch.get_num_threads(),
             seeds=Seeds(bootstrap=options.seed, fine_tuning=fine_tuning.recipe.seed if fine_tuning else None,
                         probe=options.seed if probe else None),
             scoring=ScoringInfo(unique_pairs=len(pairs), pairs=2 * sum(len(r) for r in rows.values()),
                                 max_length=scores.max_tokens, truncated=scores.truncated,
                                 batch_size=scores.batch_size, batch_size_requested=options.eval_batch_size,
-                                forward_passes=scores.forwards),
+                                forward_passes=scores.forwards, processes=world_size()),
             timings=Timings(fine_tuning=prepared.train_seconds, probe=probe_seconds, scoring=scores.seconds,
                             total=time.perf_counter() - began + prepared.earlier_seconds),
             command=options.command, started_at=started_at))
@@ -205,7 +215,8 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         label_map_source=loaded.labels.source, positional_encoding=read_positional_encoding(loaded.config),
         architecture_kind=architecture_kind(loaded.config), mode=mode,
         prompt=prompt, fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning,
-        probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only, pair_template=pair_template)
+        probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only, pair_template=pair_template,
+        device_map=loaded.device_map)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

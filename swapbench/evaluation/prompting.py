@@ -49,6 +49,7 @@ from ..core.compat import reorder_cache, returned_cache, takes_cache_as
 from ..core.errors import InputError, SwapbenchError
 from ..core.labels import LABEL_NAMES
 from ..core.registry import TEMPLATES
+from ..models.loading import input_device
 from ..sources import Pair
 from .finetune import premise_key
 from .scoring import default_batch, in_batches
@@ -290,7 +291,7 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
     verbalizers of several tokens, one pass over their remaining tokens on the prompt's cache).
     `on_batch(positions, loglik, cut)` is called after each batch with the positions of its pairs."""
     started = time.perf_counter()
-    device = next(model.parameters()).device
+    device = input_device(model)
     n, labels = len(encoded.prefixes), len(LABEL_NAMES)
     loglik = np.zeros((n, labels), dtype=np.float64)
     order = np.argsort(-np.asarray([len(p) for p in encoded.prefixes], dtype=np.int64), kind="stable")
@@ -353,7 +354,7 @@ def score_naive(model, tokenizer, encoded: Encoded, *, batch_size: int = 32) -> 
     """One sequence per (pair, verbalizer), prompt and verbalizer together, in length-sorted batches: the way
     lm-eval's loglikelihood requests run."""
     started = time.perf_counter()
-    device = next(model.parameters()).device
+    device = input_device(model)
     requests = [(i, k, encoded.prefixes[i], cont) for i, conts in enumerate(encoded.continuations)
                 for k, cont in enumerate(conts)]
     requests.sort(key=lambda r: -(len(r[2]) + len(r[3])))

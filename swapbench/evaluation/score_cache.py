@@ -142,6 +142,7 @@ class Outputs:
     cut: np.ndarray  # bool, per pair: cut to fit the length limit
     reused: int  # pairs whose outputs came from the cache
     scored: int  # pairs run through the model in this call
+    scored_here: int  # of those, the pairs this process ran (all but under a launcher: its shard)
 
 
 # A scorer's run over the pairs not cached: given them and a callback it calls after each batch with the
@@ -153,7 +154,10 @@ ScoreMissing = Callable[[list[tuple[str, str]], Callable[[np.ndarray, np.ndarray
 def cached_outputs(cache: ScoreCache | None, pairs: Sequence[tuple[str, str]], width: int, dtype,
                    score: ScoreMissing, progress: Callable[[int], None] | None = None) -> Outputs:
     """Every pair's `width` outputs: those cached read back, the others scored by `score` and added to the cache
-    batch by batch, so that an interrupted call keeps what it scored."""
+    batch by batch, so that an interrupted call keeps what it scored. Under a launcher the pairs left are scored
+    in shards, one per process (sharding.score_sharded), and every process returns all of them."""
+    from .sharding import score_sharded
+
     keys = [pair_key(p, h) for p, h in pairs] if cache else []
     found = cache.get_many(keys) if cache else {}
     todo = [i for i, key in enumerate(keys) if key not in found] if cache else list(range(len(pairs)))
@@ -169,13 +173,14 @@ def cached_outputs(cache: ScoreCache | None, pairs: Sequence[tuple[str, str]], w
         if cache:
             cache.add([keys[todo[j]] for j in index], outputs, batch_cut)
 
+    here = 0
     if todo:
         try:
-            values[todo], cut[todo] = score([pairs[i] for i in todo], on_batch)
+            values[todo], cut[todo], here = score_sharded([pairs[i] for i in todo], score, on_batch, progress)
         finally:  # on success, and on an error or Ctrl-C: every batch scored so far is kept
             if cache:
                 cache.flush()
-    return Outputs(values=values, cut=cut, reused=len(found), scored=len(todo))
+    return Outputs(values=values, cut=cut, reused=len(found), scored=len(todo), scored_here=here)
 
 
 def open_cache(options, model: str, identity: dict | None, width: int, dtype, console) -> ScoreCache | None:
@@ -200,7 +205,13 @@ def report(console, outputs: Outputs, cache: ScoreCache | None) -> None:
     """How many pairs came from the cache and how many were scored, on stderr."""
     from rich.markup import escape
 
+    from .sharding import world_size
+
+    shard = (f" ({outputs.scored_here:,} by this process, one of {world_size()})"
+             if outputs.scored_here != outputs.scored else "")
     if cache is None:
+        if shard:
+            console.print(f"Scores: {outputs.scored:,} scored{shard}", highlight=False)
         return
     console.print(f"Scores: {outputs.reused:,} pair{'s' * (outputs.reused != 1)} from the cache, "
-                  f"{outputs.scored:,} scored ({escape(str(cache.path))})", highlight=False, soft_wrap=True)
+                  f"{outputs.scored:,} scored{shard} ({escape(str(cache.path))})", highlight=False, soft_wrap=True)

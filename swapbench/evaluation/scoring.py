@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from ..core.errors import SwapbenchError
+from ..models.loading import input_device
 
 # Starting batch sizes of the automatic choice. On an idle 2-core CPU, 32 to 128 pairs ran MiniLM within 5% of
 # each other (scripts/bench_eval.py); 64 keeps SNLI's padding under 5%. On a GPU the back-off finds what fits.
@@ -113,7 +114,7 @@ def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]],
     `hypothesis_only`, on the hypothesis alone). `on_batch(positions, logits, cut)` is called after each batch with
     the positions of its pairs."""
     started = time.perf_counter()
-    device = next(model.parameters()).device
+    device = input_device(model)
     encoded, long = encode(tokenizer, pairs, max_length, hypothesis_only) if pairs else ({"input_ids": []}, [])
     cut = np.zeros(len(pairs), dtype=bool)
     cut[long] = True

@@ -31,6 +31,39 @@ class LoadedModel:
     device: torch.device
     dtype: torch.dtype
     weights: LoadedWeights | None = None  # what did not load, when --allow-missing let it be scored
+    device_map: dict[str, str] | None = None  # with a Placement: each module's device (a GPU index, cpu, disk)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A model spread over devices as it loads (--device-map: accelerate's big-model loading through
+    from_pretrained): over the GPUs, then the CPU, then disk, each holding at most its `max_memory`."""
+
+    device_map: str  # auto, balanced or sequential
+    max_memory: dict[int | str, str] | None = None  # device (GPU index, cpu) -> its most, as "70GiB"
+    offload_folder: str | None = None  # where modules that fit nowhere else lie; None: a temporary folder
+
+    def arguments(self) -> dict:
+        """from_pretrained's keywords."""
+        import tempfile
+
+        folder = self.offload_folder or tempfile.mkdtemp(prefix="swapbench-offload-")
+        return {"device_map": self.device_map, "max_memory": self.max_memory, "offload_folder": folder}
+
+
+def input_device(model: torch.nn.Module) -> torch.device:
+    """Where a model's inputs go: its parameters' device; for a model spread by a device map, its first GPU, else
+    the CPU (accelerate's hooks move each module's inputs to the module's own device, disk-offloaded ones too)."""
+    placed = getattr(model, "hf_device_map", None)
+    if not placed:
+        return next(model.parameters()).device
+    gpus = [place for place in placed.values() if place not in ("cpu", "disk", "meta")]
+    return torch.device(f"cuda:{gpus[0]}" if isinstance(gpus[0], int) else gpus[0]) if gpus else torch.device("cpu")
+
+
+def device_map_of(model: torch.nn.Module) -> dict[str, str]:
+    """The modules' places, as the results record them: "0" for GPU 0, "cpu", "disk"."""
+    return {module or "(whole model)": str(place) for module, place in model.hf_device_map.items()}
 
 
 @contextlib.contextmanager
@@ -181,24 +214,34 @@ def prepare_tokenizer(tokenizer, config=None):
 
 def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: str | None = None,
                     device: torch.device, dtype: torch.dtype, trust_remote_code: bool = False,
-                    allow_missing: bool = False) -> LoadedModel:
-    """Load a sequence-classification model and its tokenizer; `config` is load_config's, `labels` mapped from it
-    beforehand, so that a refusal costs no weight loading. Every weight must load and be used, unless
-    `allow_missing`."""
+                    allow_missing: bool = False, placement: Placement | None = None) -> LoadedModel:
+    """Load a sequence-classification model and its tokenizer, on `device` or spread as `placement` says;
+    `config` is load_config's, `labels` mapped from it beforehand, so that a refusal costs no weight loading. Every
+    weight must load and be used, unless `allow_missing`."""
     from transformers import AutoModelForSequenceClassification
 
     check_positional_support(name_or_path, config, trust_remote_code)
     tokenizer, model, info = _from_pretrained(AutoModelForSequenceClassification, name_or_path, revision, dtype,
-                                              trust_remote_code)
+                                              trust_remote_code, placement)
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     prepare_tokenizer(tokenizer, model.config)
-    model.to(device).eval()
-    return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device, dtype=dtype,
-                       weights=weights)
+    return _placed(LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device,
+                               dtype=dtype, weights=weights), placement)
+
+
+def _placed(loaded: LoadedModel, placement: Placement | None) -> LoadedModel:
+    """The model in evaluation mode, moved to its device, or where its device map put it (recorded)."""
+    if placement is None:
+        loaded.model.to(loaded.device)
+    else:
+        loaded.device_map = device_map_of(loaded.model)
+        loaded.device = input_device(loaded.model)
+    loaded.model.eval()
+    return loaded
 
 
 def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype: torch.dtype,
-                     trust_remote_code: bool):
+                     trust_remote_code: bool, placement: Placement | None = None):
     """(tokenizer, model, loading info) of `auto_class`, from the local cache alone when the Hub cannot be reached,
     with the libraries' loading chatter held back (library_quiet)."""
     from transformers import AutoTokenizer
@@ -209,14 +252,16 @@ def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype:
                                                   trust_remote_code=trust_remote_code, local_files_only=local)
         model, info = auto_class.from_pretrained(
             name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
-            output_loading_info=True, local_files_only=local)
+            output_loading_info=True, local_files_only=local, **(placement.arguments() if placement else {}))
     return tokenizer, model, info
 
 
 def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, device: torch.device,
-                   dtype: torch.dtype, trust_remote_code: bool = False) -> LoadedModel:
-    """A decoder-only language model with its language-modelling head, for prompted scoring; every weight of it
-    must load. Its labels are the 3-way NLI labels, in the order the verbalizers are scored."""
+                   dtype: torch.dtype, trust_remote_code: bool = False,
+                   placement: Placement | None = None) -> LoadedModel:
+    """A decoder-only language model with its language-modelling head, for prompted scoring, on `device` or spread
+    as `placement` says; every weight of it must load. Its labels are the 3-way NLI labels, in the order the
+    verbalizers are scored."""
     from transformers import AutoModelForCausalLM
 
     from ..core.labels import LABEL_NAMES
@@ -225,14 +270,13 @@ def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, de
     check_positional_support(name_or_path, config, trust_remote_code)
     try:
         tokenizer, model, info = _from_pretrained(AutoModelForCausalLM, name_or_path, revision, dtype,
-                                                  trust_remote_code)
+                                                  trust_remote_code, placement)
     except ValueError as err:  # no causal-LM class for this config
         raise SwapbenchError(f"{name_or_path}: --mode prompt needs a decoder-only language model ({err})") from err
     check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing=False)
     prepare_tokenizer(tokenizer, model.config)
-    model.to(device).eval()
-    return LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=LabelMap(LABEL_NAMES, source="prompt"),
-                       device=device, dtype=dtype)
+    return _placed(LoadedModel(model=model, tokenizer=tokenizer, config=config,
+                               labels=LabelMap(LABEL_NAMES, source="prompt"), device=device, dtype=dtype), placement)
 
 
 def is_head(model, key: str) -> bool:

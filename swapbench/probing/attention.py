@@ -9,6 +9,7 @@ from rich.console import Console
 
 from ..core.compat import switches_attention
 from ..core.progress import progress_bar
+from ..models.loading import input_device
 from .errors import ProbeError
 
 
@@ -61,7 +62,7 @@ def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, p
     if len(lengths) != 1:
         raise ProbeError(f"the probe sequences differ in length: {sorted(lengths)}")
     encoder = encoder_of(model)
-    device = next(model.parameters()).device
+    device = input_device(model)
     totals = None
     # The bar on stderr: stdout holds the results table (`swapbench eval`) and the probe's figures.
     bar = progress_bar(enabled=progress, console=Console(stderr=True))

@@ -321,6 +321,10 @@ class ModelInfo(Strict):
         default=False, description="true when the premise was removed from every input, in training, validation and "
                                    "scoring (`swapbench eval --hypothesis-only`): the figures say what the hypotheses "
                                    "alone give away. A diagnostic, not an NLI model: the board refuses it")
+    device_map: dict[str, str] | None = Field(  # added later, null in older files
+        default=None, description="where each module of the model ran when --device-map spread it over devices: a "
+                                  "GPU index, cpu or disk (accelerate's big-model loading); null: on one device, "
+                                  "provenance.device")
     pair_template: str | None = Field(  # added later, null in older files
         default=None, description="how premise and hypothesis were joined into one text, {premise} and {hypothesis} "
                                   "filled in, in fine-tuning and scoring alike, for a tokenizer with no pair template "
@@ -631,7 +635,11 @@ class ScoringInfo(Strict):
     truncated: int = Field(description="distinct pairs longer than max_length, truncated")
     batch_size: int = Field(description="batch size actually used (after any out-of-memory back-off)")
     batch_size_requested: int | None = Field(description="--eval-batch-size; null: automatic")
-    forward_passes: int | None = Field(default=None, description="forward passes run (prompted scoring)")
+    forward_passes: int | None = Field(default=None, description="forward passes run (prompted scoring); by the "
+                                                                "main process alone when processes > 1")
+    processes: int = Field(  # added later, 1 in older files
+        default=1, ge=1, description="processes that scored the pairs, each a disjoint shard (`torchrun`, "
+                                     "`accelerate launch`); batch_size is the main process's")
 
 
 class Provenance(Strict):

@@ -85,8 +85,8 @@ class Scorer:
     def check(self, options) -> None:
         """Refuse options this mode cannot honour; called before the data are read or the model loaded."""
 
-    def prepare(self, run: Run) -> Prepared | None:
-        """The model to score; None on the helper processes of a distributed training, which stop there."""
+    def prepare(self, run: Run) -> Prepared:
+        """The model to score, on every process of a distributed run (each scores a shard of the pairs)."""
         raise NotImplementedError
 
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]],

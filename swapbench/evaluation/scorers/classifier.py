@@ -27,7 +27,7 @@ class ClassifierScorer(Scorer):
     owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map",
                                       "hypothesis_only": "--hypothesis-only", **RECIPE}
 
-    def prepare(self, run: Run) -> Prepared | None:
+    def prepare(self, run: Run) -> Prepared:
         from ...core.labels import LABEL_NAMES
         from ...core.paths import default_cache_dir
         from ...models.label_map import LabelMap
@@ -47,7 +47,7 @@ class ClassifierScorer(Scorer):
             labels = map_labels(config, options.label_map, options.force)  # refuses before the weights are loaded
             loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device,
                                      dtype=dtype, trust_remote_code=options.trust_remote_code,
-                                     allow_missing=options.allow_missing)
+                                     allow_missing=options.allow_missing, placement=options.placement)
             revision = model_revision(options.model, config, options.revision)
             return Prepared(loaded, revision, fine_tuning=trained,
                             identity=None if random_weights(loaded.weights) else revision)
@@ -63,10 +63,10 @@ class ClassifierScorer(Scorer):
                          scored=scored_pairs(run.benchmark), cache_dir=options.cache_dir or default_cache_dir(),
                          device=device, dtype=dtype, progress=options.progress, console=run.console,
                          hypothesis_only=options.hypothesis_only)
-        if not tuned.main_process:
-            return None
+        # Every process of a distributed training loads the checkpoint the main process wrote: each scores a shard.
         loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)),
-                                 LabelMap(LABEL_NAMES, source="fine-tuned"), device=device, dtype=dtype)
+                                 LabelMap(LABEL_NAMES, source="fine-tuned"), device=device, dtype=dtype,
+                                 placement=options.placement)
         return Prepared(loaded, tuned.info.base_revision, fine_tuning=tuned.info,
                         train_seconds=0.0 if tuned.info.reused else tuned.info.train_seconds,
                         identity=checkpoint_identity(tuned.path))

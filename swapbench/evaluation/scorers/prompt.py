@@ -54,8 +54,9 @@ class PromptScorer(Scorer):
             raise SwapbenchError(f"--mode prompt needs a decoder-only language model; {options.model} is an "
                                  f"{architecture_kind(config)} ({config.model_type})")
         loaded = load_causal_lm(options.model, config, revision=options.revision, device=run.device,
-                                dtype=run.dtype, trust_remote_code=options.trust_remote_code)
-        revision = model_revision(options.model, config)
+                                dtype=run.dtype, trust_remote_code=options.trust_remote_code,
+                                placement=options.placement)
+        revision = model_revision(options.model, config, options.revision)
         return Prepared(loaded, revision, identity=revision)
 
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:

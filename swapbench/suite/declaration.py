@@ -1,0 +1,130 @@
+"""A suite file: the models `swapbench suite` scores, each with its revision, mode, options and seeds.
+
+    data: data/snli-test              # the dataset every model is scored on (default: data/snli-test)
+    options: {no_probe: true}         # `swapbench eval` options of every model, as swapbench.evaluate's keywords
+    models:
+      - model: roberta-large-mnli     # Hub id or local folder
+        revision: 130fb28e...         # Hub branch, tag or commit (default: the main branch)
+        mode: classifier              # classifier (a base model is fine-tuned first), fine-tune, or prompt
+        seeds: [0, 1]                 # one run each (fine-tuning, bootstrap and probe seed; default: [0])
+        options: {eval_batch_size: 64}
+
+Every model's options are checked as `swapbench eval` checks its own, when the file is read: a suite with one bad
+entry is refused at once, naming the file and line, before any model runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+from pydantic import Field, field_validator, model_validator
+
+from ..core.declared import line_of, read_declaration
+from ..core.errors import InputError, SwapbenchError
+from ..core.options import SEED_MAX
+from ..core.strict import Strict
+from ..evaluation.options import EvalOptions
+from ..evaluation.scorers import scorer_for
+
+# What the suite sets itself for each run: the model, its revision, mode and seed from the entry, where the results
+# go and how progress shows from the suite's own options.
+SET_BY_SUITE = ("model", "revision", "mode", "finetune", "seed", "data", "output", "progress", "command")
+
+MODES = {"classifier": {"mode": "classifier"}, "fine-tune": {"mode": "classifier", "finetune": True},
+         "prompt": {"mode": "prompt"}}
+
+
+def _own_options(options: dict[str, Any]) -> dict[str, Any]:
+    taken = sorted(set(options) & set(SET_BY_SUITE))
+    if taken:
+        raise ValueError(f"{', '.join(taken)} {'is' if len(taken) == 1 else 'are'} set by the suite (an entry's "
+                         "model, revision, mode and seeds; the suite's data), not among the options")
+    return options
+
+
+class SuiteModel(Strict):
+    """One model of the suite."""
+
+    model: str = Field(min_length=1, description="Hub id or local folder")
+    revision: str | None = Field(default=None, description="Hub branch, tag or commit; null: the main branch")
+    mode: Literal["classifier", "fine-tune", "prompt"] = Field(
+        default="classifier", description="classifier: a classification head scores the pairs, a base model "
+                                          "fine-tuned on SNLI first; fine-tune: fine-tuned even when it is a "
+                                          "classifier; prompt: a decoder scores each label's verbalizer")
+    seeds: list[int] = Field(default=[0], min_length=1, description="one run per seed")
+    options: dict[str, Any] = Field(default_factory=dict, description="`swapbench eval` options, as keywords")
+
+    @field_validator("options")
+    @classmethod
+    def _options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _own_options(value)
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, value: list[int]) -> list[int]:
+        if len(set(value)) != len(value):
+            raise ValueError("a seed is given twice")
+        if any(not 0 <= seed <= SEED_MAX for seed in value):
+            raise ValueError(f"seeds lie in 0..{SEED_MAX}")
+        return value
+
+
+class Suite(Strict):
+    """A suite file."""
+
+    data: str = Field(default="data/snli-test", description="dataset folder or Hub dataset id, for every model")
+    options: dict[str, Any] = Field(default_factory=dict, description="`swapbench eval` options of every model")
+    models: list[SuiteModel] = Field(min_length=1)
+
+    @field_validator("options")
+    @classmethod
+    def _options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _own_options(value)
+
+    @model_validator(mode="after")
+    def _distinct(self):
+        seen = set()
+        for entry in self.models:
+            for seed in entry.seeds:
+                run = (entry.model, entry.revision, entry.mode, seed)
+                if run in seen:
+                    raise ValueError(f"{entry.model} ({entry.mode}, seed {seed}) is declared twice")
+                seen.add(run)
+        return self
+
+
+class Run(NamedTuple):
+    """One model at one seed: what the suite scores, as `swapbench eval` options."""
+
+    label: str  # how the suite names it: "model (mode, seed N)"
+    options: EvalOptions
+
+
+def eval_options(suite: Suite, entry: SuiteModel, seed: int, *, progress: bool = True,
+                 command: list[str] | None = None) -> EvalOptions:
+    """The `swapbench eval` options of `entry` at `seed` (the results file's place is the suite's to choose)."""
+    keywords = {**suite.options, **entry.options, "model": entry.model, "revision": entry.revision,
+                **MODES[entry.mode], "seed": seed, "data": suite.data, "progress": progress,
+                "command": command or []}
+    options = EvalOptions.from_keywords(**keywords)
+    scorer_for(options)  # the options its mode refuses, refused now
+    return options
+
+
+def read_suite(path: Path, *, progress: bool = True, command: list[str] | None = None) -> list[Run]:
+    """Every run of the suite file at `path`, in order; InputError naming the file and line of a declaration or
+    of an entry's options that `swapbench eval` would refuse."""
+    suite, root = read_declaration(path, Suite)
+    runs = []
+    for index, entry in enumerate(suite.models):
+        for seed in entry.seeds:
+            try:
+                options = eval_options(suite, entry, seed, progress=progress, command=command)
+            except SwapbenchError as err:
+                where = ("models", index, "options") if entry.options else ("models", index)
+                raise InputError(f"models.{index} ({entry.model}): {err}", path=str(path),
+                                 line=line_of(root, where)) from None
+            runs.append(Run(label=f"{entry.model} ({entry.mode}, seed {seed})", options=options))
+    return runs
+
