@@ -47,7 +47,7 @@ def fidelity(data: Path, source: str, tokenizer) -> dict:
     import datasets
 
     from swapbench.results.build_record import BUILD_INFO, BuildInfo
-    from swapbench.variants.writing import squash_text
+    from swapbench.variants.writing import single_spaced
 
     info = BuildInfo.model_validate_json((data / BUILD_INFO).read_text(encoding="utf-8"))
     texts = source_texts(source, info.split)
@@ -58,8 +58,8 @@ def fidelity(data: Path, source: str, tokenizer) -> dict:
         exact = spaced = shuffled = 0
         for row in table:
             premise, hypothesis = texts[row["pair_id"]]
-            same[0] += row["original_premise"] == squash_text(premise)
-            same[1] += row["original_hypothesis"] == squash_text(hypothesis)
+            same[0] += row["original_premise"] == single_spaced(premise)
+            same[1] += row["original_hypothesis"] == single_spaced(hypothesis)
             if row["permutation"]:
                 before, after = row["original_premise"], row["premise"]
                 shuffled += 1

@@ -19,7 +19,7 @@ from ..parsing.ptb import unescape
 from ..parsing.ptb import spells
 from ..parsing.spacy_pipeline import english_tokenizer
 from ..sources.pair import Pair
-from .writing import Writing, pair_writing, squash_text
+from .writing import Writing, pair_writing, single_spaced
 
 PRETERMINAL = re.compile(r"\(([^\s()]+) ([^\s()]+)\)")  # (TAG word): the leaves, without building the tree
 
@@ -78,4 +78,4 @@ def render_original(pair: Pair, parse: Parse, hypothesis: Callable[[Pair], list[
     premise_tokens, hypothesis_tokens = list(parse.tokens), hypothesis(pair)
     writing = pair_writing([(premise_tokens, pair.premise), (hypothesis_tokens, pair.hypothesis)])
     return Original((" ".join(premise_tokens), " ".join(hypothesis_tokens)),
-                    (squash_text(pair.premise), squash_text(pair.hypothesis)), writing, premise_tokens)
+                    (single_spaced(pair.premise), single_spaced(pair.hypothesis)), writing, premise_tokens)

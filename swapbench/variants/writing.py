@@ -20,14 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
-from ..core.text import plain_quotes
+from ..core.text import plain_quotes, squash
 
 QUOTE = '"'
 # PTB's spellings of an opening and a closing double quote, which the detokenizer needs to tell them apart.
 OPENING, CLOSING = "``", "''"
 
 
-def squash_text(text: str) -> str:
+def single_spaced(text: str) -> str:
     """`text` with each run of white space one space, none at either end: the original pair as a model reads it."""
     return " ".join(text.split())
 
@@ -39,17 +39,13 @@ def _detokenizer():
     return TreebankWordDetokenizer()
 
 
-def _squashed(piece: str) -> str:
-    return plain_quotes("".join(piece.split()))
-
-
 def align(tokens: Sequence[str], text: str) -> list[tuple[int, int]] | None:
     """Each token's [start, end) in `text`, or None when the tokens do not spell it (white space and quote style
     aside, as core.text.squash compares them). A PTB quote (``, '') matches any one quote character of the text
     and a typographic or plain quote matches ``/'' in the text."""
     spans, at, n = [], 0, len(text)
     for token in tokens:
-        target = _squashed(token)
+        target = squash(token)
         while at < n and text[at].isspace():
             at += 1
         start, done = at, ""

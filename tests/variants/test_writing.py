@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from swapbench.variants.writing import Writing, align, pair_writing, spaced, squash_text
+from swapbench.variants.writing import Writing, align, pair_writing, single_spaced, spaced
 
 # Hand-written sentences with the tokens a Penn Treebank tree gives them.
 SENTENCES = [
@@ -20,7 +20,7 @@ SENTENCES = [
 @pytest.mark.parametrize("tokens, text", SENTENCES)
 def test_the_unperturbed_tokens_are_written_as_their_text_white_space_squashed(tokens, text):
     writing = pair_writing([(tokens, text)])
-    assert writing.write(tokens) == squash_text(text)
+    assert writing.write(tokens) == single_spaced(text)
 
 
 def test_moved_punctuation_and_clitics_attach_as_in_written_text():
