@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from importlib.metadata import version
 
-TRANSFORMERS = tuple(int(part) for part in re.findall(r"\d+", version("transformers"))[:2])  # (major, minor)
+TRANSFORMERS_VERSION = version("transformers")
+TRANSFORMERS = tuple(int(part) for part in re.findall(r"\d+", TRANSFORMERS_VERSION)[:2])  # (major, minor)
 TRANSFORMERS_MAJOR = TRANSFORMERS[0]
 
 

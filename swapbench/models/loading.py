@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..core.compat import dtype_argument
+from ..core.compat import TRANSFORMERS_VERSION, dtype_argument
 from ..core.errors import SwapbenchError
 from ..core.fingerprint import model_revision  # noqa: F401  (eval names models by it)
 from ..core.hub_access import cache_only, check_model, load_failure
@@ -250,9 +250,17 @@ def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype:
     with library_quiet():
         tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
                                                   trust_remote_code=trust_remote_code, local_files_only=local)
-        model, info = auto_class.from_pretrained(
-            name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
-            output_loading_info=True, local_files_only=local, **(placement.arguments() if placement else {}))
+        try:
+            model, info = auto_class.from_pretrained(
+                name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
+                output_loading_info=True, local_files_only=local, **(placement.arguments() if placement else {}))
+        except ValueError as err:
+            if placement is None or "_no_split_modules" not in str(err):
+                raise
+            # transformers 4 spreads only model classes that name the blocks it must not split
+            raise SwapbenchError(f"--device-map {placement.device_map}: transformers {TRANSFORMERS_VERSION} cannot "
+                                 f"spread {name_or_path} over devices: {err} Load it on one device, or with a "
+                                 "transformers release that can spread this model class") from None
     return tokenizer, model, info
 
 

@@ -9,6 +9,7 @@ from eval_models import save_classifier
 from transformers import AutoModelForSequenceClassification
 
 from swapbench.commands.main import main
+from swapbench.core.compat import TRANSFORMERS_MAJOR
 from swapbench.core.errors import SwapbenchError
 from swapbench.evaluation.options import EvalOptions
 from swapbench.results.files import predictions_path
@@ -22,6 +23,8 @@ def dataset(build_fixture_dataset):
     return build_fixture_dataset(["shuffle-3", "shuffle-sr"])
 
 
+@pytest.mark.skipif(TRANSFORMERS_MAJOR < 5, reason="transformers 4 cannot spread BertForSequenceClassification, "
+                                                    "which names no _no_split_modules (the next test)")
 def test_a_model_split_between_cpu_and_disk_scores_and_probes_as_on_one_device(dataset, tmp_path):
     model = save_classifier(tmp_path / "model", NLI)
     size = sum(p.numel() * p.element_size() for p in AutoModelForSequenceClassification.from_pretrained(model)
@@ -42,6 +45,16 @@ def test_a_model_split_between_cpu_and_disk_scores_and_probes_as_on_one_device(d
     assert split.model.probe.per_layer == one.model.probe.per_layer
     assert split.model.num_parameters == one.model.num_parameters
     assert split.provenance.device == "cpu"
+
+
+@pytest.mark.skipif(TRANSFORMERS_MAJOR >= 5, reason="transformers 5 spreads BertForSequenceClassification")
+def test_a_model_class_transformers_cannot_spread_is_refused_by_name(dataset, tmp_path, capsys):
+    model = save_classifier(tmp_path / "model", NLI)
+    assert main(["eval", str(model), "--data", str(dataset), "--no-progress", "--no-cache", "--no-probe",
+                 "--output", str(tmp_path / "r.json"), "--device-map", "auto"]) != 0
+    error = " ".join(capsys.readouterr().err.split())
+    assert "--device-map auto: transformers 4." in error and "_no_split_modules" in error
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_device_map_options_that_cannot_apply_are_refused():
