@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import signal
 import sys
 import threading
@@ -13,33 +14,26 @@ from rich.markup import escape
 
 from ..core.errors import SwapbenchError
 from ..core.version import __version__
-from .build import add_build
-from .curate import add_curate
-from .evaluate import add_eval
-from .leaderboard import add_leaderboard, add_submit
-from .leak import add_leak
-from .probe import add_probe
-from .suite import add_suite
-from .zoo import ZOO_HELP, add_zoo
-
-COMMANDS = (add_build, add_probe, add_eval, add_suite, add_leak, add_curate, add_submit, add_leaderboard, add_zoo)
+from .listing import COMMANDS
 
 
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """The command line; given `argv`, the zoo's options (whose encodings import torch) are made only when it runs
-    the zoo, and the zoo is listed by its one-line help otherwise."""
+    """The command line. Only the command that runs (the first word of `argv`, else of sys.argv, that is not an
+    option) gets its parser made, from its module; the others are listed by their one-line help
+    (commands/listing.py), so that `swapbench --help` and `swapbench build` import neither torch nor the other
+    commands' options. `swapbench COMMAND --help` shows a command's own options."""
     parser = argparse.ArgumentParser(
         prog="swapbench", description="Word-swap probing benchmarks for NLI models: build the perturbed SNLI "
         "dataset, score models on it, probe their positional attention, and keep the leaderboard.")
     parser.add_argument("--version", action="version", version=f"swapbench {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
     words = sys.argv[1:] if argv is None else argv
-    runs_zoo = next((word for word in words if not word.startswith("-")), None) == "zoo"
-    for add in COMMANDS:
-        if add is add_zoo and not runs_zoo:
-            subparsers.add_parser("zoo", help=ZOO_HELP, add_help=False)  # `swapbench zoo --help` shows the rest
-            continue
-        add(subparsers)
+    runs = next((word for word in words if not word.startswith("-")), None)
+    for name, command in COMMANDS.items():
+        if name == runs:
+            getattr(importlib.import_module(f"{__package__}.{command.module}"), command.function)(subparsers)
+        else:
+            subparsers.add_parser(name, help=command.help, add_help=False)
     return parser
 
 
