@@ -6,9 +6,9 @@ tokens with the text it was read from, and writes any sequence of those tokens b
 
 - tokens that were neighbours in the pair's text keep the space, or the lack of one, that the text has between
   them, and every token keeps the spelling the text gives it (typographic quotes, a bracket);
-- tokens that a perturbation made neighbours are spaced by NLTK's TreebankWordDetokenizer (punctuation and
-  clitics attach to the word before, opening brackets and quotes to the word after), except that two words are
-  never fused into one: "not" moved before "can" is not written "notcan", nor "can" before "not" "cannot".
+- tokens that a perturbation made neighbours are spaced by NLTK's TreebankWordDetokenizer, its rules applied
+  without importing nltk (treebank_spacing.py): punctuation and clitics attach to the word before, opening
+  brackets and quotes to the word after, except that two words are never fused into one: "not" moved before "can" is not written "notcan", nor "can" before "not" "cannot".
 
 So the unperturbed sentence is its text exactly (white space squashed), and a perturbation changes the order of
 words and nothing else a tokenizer can see.
@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from ..core.text import plain_quotes
+from .treebank_spacing import detokenize
 
 QUOTE = '"'
 # PTB's spellings of an opening and a closing double quote, which the detokenizer needs to tell them apart.
@@ -30,13 +31,6 @@ OPENING, CLOSING = "``", "''"
 def squash_text(text: str) -> str:
     """`text` with each run of white space one space, none at either end: the original pair as a model reads it."""
     return " ".join(text.split())
-
-
-@cache
-def _detokenizer():
-    from nltk.tokenize.treebank import TreebankWordDetokenizer
-
-    return TreebankWordDetokenizer()
 
 
 def _squashed(piece: str) -> str:
@@ -116,7 +110,7 @@ def spaced(left: str, right: str) -> bool:
     TreebankWordDetokenizer writes the two, except that two words are never fused into one."""
     if _is_word(left) and _is_word(right):
         return True
-    return " " in _detokenizer().detokenize([left, right])
+    return " " in detokenize([left, right])
 
 
 def _quotes_for_detokenizer(tokens: Sequence[str]) -> list[str]:
