@@ -9,6 +9,8 @@
   distinct sentences it labels (entailment pairs' premises and hypotheses), on a freshly loaded pipeline
   (goal <= 1.5). With the spacy backend (parse cache empty) the baseline is the distinct sentences parsed or
   labelled: each is run through the pipeline once, whichever of the two reads it.
+- commands: `swapbench --help` (goal <= 0.5 s) and `swapbench build --parser ptb` of the four shuffles (goal: its
+  build <= 1.5 s, the ptb line's build time), each as a whole process, imports and shutdown included, wall time.
 Also prints the spaCy projection's agreement with the PTB trees.
 
 Each round runs the baseline, then the build, so both see the same machine; the ratio is of the medians, and
@@ -24,7 +26,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -102,6 +106,7 @@ def main() -> None:
     parser.add_argument("--split", default="test")
     parser.add_argument("--repeat", type=int, default=5, help="rounds of alternating runs (medians taken)")
     parser.add_argument("--skip-spacy", action="store_true")
+    parser.add_argument("--skip-commands", action="store_true", help="leave out the whole-process timings")
     parser.add_argument("--clock", choices=CLOCKS, default="wall",
                         help="wall time, or the process's CPU time (steadier on a shared machine) (default: wall)")
     args = parser.parse_args()
@@ -118,6 +123,8 @@ def main() -> None:
                              "build": lambda: timed(lambda: build(ptb_options, console=QUIET))}, args.repeat)
         console.print(f"ptb   : read + parse the trees {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s "
                       f"| ratio {t.ratio('build')} (goal <= 1.2)")
+        if not args.skip_commands:
+            commands_line(console, path, args.split, tmp, args.repeat)
         premises, labelled = _sentences(path)
         distinct = list(dict.fromkeys(premises))
         sr_options = build_options(split=args.split, source=str(path), out=tmp / "sr", parser="ptb",
@@ -163,6 +170,25 @@ def main() -> None:
                       f" precision {a['precision']:.3f}, recall {a['recall']:.3f} over {a['sentences']} sentences")
         for config in info.configs:
             console.print(f"  {config.name:16} {config.rows:6d} rows")
+
+
+def commands_line(console: Console, path: Path, split: str, tmp: Path, repeat: int) -> None:
+    """`swapbench --help` and the ptb build of the shuffles, each as a whole process (wall time, medians)."""
+    def process(*words: str):
+        def run():
+            began = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "swapbench", *words], check=True, capture_output=True,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+            return time.perf_counter() - began, None
+        return run
+
+    build_words = ("build", "--source", str(path), "--split", split, "--parser", "ptb", "--variants", ",".join(VARIANTS),
+                   "--out", str(tmp / "ptb-command"), "--overwrite")
+    t, _ = side_by_side({"python": process("--version"), "help": process("--help"),
+                         "build": process(*build_words)}, repeat)
+    console.print(f"commands (whole processes, wall): swapbench --help {t.median('help'):.2f} s (goal <= 0.5 s); "
+                  f"swapbench build --parser ptb, the four shuffles {t.median('build'):.2f} s; swapbench --version "
+                  f"{t.median('python'):.2f} s")
 
 
 def _sentences(path: Path) -> tuple[list[str], list[str]]:
