@@ -20,12 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..core.text import plain_quotes
+from ..core.text import QUOTES, plain_quotes
 from .treebank_spacing import detokenize
 
 QUOTE = '"'
 # PTB's spellings of an opening and a closing double quote, which the detokenizer needs to tell them apart.
 OPENING, CLOSING = "``", "''"
+# plain_quotes of one character: align reads the text character by character, and a dictionary is faster than a call
+PLAIN_CHARACTER = {quote: plain for quote, plain in QUOTES if len(quote) == 1}
 
 
 def squash_text(text: str) -> str:
@@ -54,7 +56,7 @@ def align(tokens: Sequence[str], text: str) -> list[tuple[int, int]] | None:
             if two in (OPENING, CLOSING):
                 done, at = done + QUOTE, at + 2
             else:
-                done, at = done + plain_quotes(text[at]), at + 1
+                done, at = done + PLAIN_CHARACTER.get(text[at], text[at]), at + 1
         if done != target:
             return None
         spans.append((start, at))
