@@ -177,7 +177,8 @@ def commands_line(console: Console, path: Path, split: str, tmp: Path, repeat: i
     def process(*words: str):
         def run():
             began = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "swapbench", *words], check=True, capture_output=True,
+            # run from `tmp`, so that `-m` finds swapbench where this process did, not in the current folder
+            subprocess.run([sys.executable, "-m", "swapbench", *words], check=True, capture_output=True, cwd=tmp,
                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
             return time.perf_counter() - began, None
         return run

@@ -16,6 +16,7 @@ words and nothing else a tokenizer can see.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -28,6 +29,11 @@ QUOTE = '"'
 OPENING, CLOSING = "``", "''"
 # plain_quotes of one character: align reads the text character by character, and a dictionary is faster than a call
 PLAIN_CHARACTER = {quote: plain for quote, plain in QUOTES if len(quote) == 1}
+
+
+# A token without quotes of any style or white space matches the text only as it is spelled: align compares it
+# whole (str.startswith) instead of character by character.
+QUOTE_OR_SPACE = re.compile("[\\s\"'`" + "".join(PLAIN_CHARACTER) + "]")
 
 
 def squash_text(text: str) -> str:
@@ -45,9 +51,13 @@ def align(tokens: Sequence[str], text: str) -> list[tuple[int, int]] | None:
     and a typographic or plain quote matches ``/'' in the text."""
     spans, at, n = [], 0, len(text)
     for token in tokens:
-        target = _squashed(token)
         while at < n and text[at].isspace():
             at += 1
+        if text.startswith(token, at) and not QUOTE_OR_SPACE.search(token):
+            spans.append((at, at + len(token)))
+            at += len(token)
+            continue
+        target = _squashed(token)
         start, done = at, ""
         while len(done) < len(target) and at < n:
             if text[at].isspace():
