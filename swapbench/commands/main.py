@@ -19,19 +19,18 @@ from .listing import COMMANDS
 
 
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """The command line. Only the command that runs (the first word of `argv`, else of sys.argv, that is not an
-    option) gets its parser made, from its module; the others are listed by their one-line help
-    (commands/listing.py), so that `swapbench --help` and `swapbench build` import neither torch nor the other
-    commands' options. `swapbench COMMAND --help` shows a command's own options."""
+    """The command line. Given `argv`, only the command it runs (its first word that is not an option) gets its
+    parser made, from its module, and the others are listed by their one-line help (commands/listing.py), so that
+    `swapbench --help` and `swapbench build` import neither torch nor the other commands' options; `swapbench
+    COMMAND --help` shows a command's own options. Without `argv`, every command's parser is made."""
     parser = argparse.ArgumentParser(
         prog="swapbench", description="Word-swap probing benchmarks for NLI models: build the perturbed SNLI "
         "dataset, score models on it, probe their positional attention, and keep the leaderboard.")
     parser.add_argument("--version", action="version", version=f"swapbench {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    words = sys.argv[1:] if argv is None else argv
-    runs = next((word for word in words if not word.startswith("-")), None)
+    runs = next((word for word in argv if not word.startswith("-")), None) if argv is not None else None
     for name, command in COMMANDS.items():
-        if name == runs:
+        if argv is None or name == runs:
             getattr(importlib.import_module(f"{__package__}.{command.module}"), command.function)(subparsers)
         else:
             subparsers.add_parser(name, help=command.help, add_help=False)
@@ -71,6 +70,7 @@ def _report(err: SwapbenchError) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     try:  # the options list the registries, which load plugins: one that fails is reported as any error
+        argv = sys.argv[1:] if argv is None else argv
         args = make_parser(argv).parse_args(argv)
     except SwapbenchError as err:
         return _report(err)
