@@ -188,9 +188,12 @@ def main() -> int:
           f"(batch size {counted.batch_size}, {counted.padded_tokens / counted.tokens - 1:.1%} padding)")
     print(f"pipeline: median {statistics.median(theirs):.2f} s, best {min(theirs):.2f} s (batch size 32)")
     print(f"speed-up: {speedup_text} (goal >= 1.5x) {'MET' if speedup >= 1.5 else 'MISSED'}")
-    print(f"scorer FLOP/s: {flops / statistics.median(ours) / 1e9:.1f} GFLOP/s ({flops / 1e9:.1f} GFLOP counted); "
-          f"machine matmul {peak / 1e9:.1f} GFLOP/s; fraction {fraction:.2f} (rounds {min(fractions):.2f}-"
-          f"{max(fractions):.2f}) (goal >= 0.7) {'MET' if fraction >= 0.7 else 'MISSED'}")
+    if args.clock == "wall":  # the matmul rate is of wall time: CPU time would count every thread's
+        print(f"scorer FLOP/s: {flops / statistics.median(ours) / 1e9:.1f} GFLOP/s ({flops / 1e9:.1f} GFLOP counted); "
+              f"machine matmul {peak / 1e9:.1f} GFLOP/s; fraction {fraction:.2f} (rounds {min(fractions):.2f}-"
+              f"{max(fractions):.2f}) (goal >= 0.7) {'MET' if fraction >= 0.7 else 'MISSED'}")
+    else:
+        print("scorer FLOP/s: measured with the wall clock only")
     bootstrap_seconds = time_clustered_statistics(args.snli, args.split, args.seed)
     print(f"clustered bootstrap and test, whole {args.split} split: {bootstrap_seconds:.2f} s per configuration "
           f"(goal <= 1 s) {'MET' if bootstrap_seconds <= 1 else 'MISSED'}")
