@@ -9,10 +9,14 @@
   distinct sentences it labels (entailment pairs' premises and hypotheses), on a freshly loaded pipeline
   (goal <= 1.5). With the spacy backend (parse cache empty) the baseline is the distinct sentences parsed or
   labelled: each is run through the pipeline once, whichever of the two reads it.
+- commands: `swapbench --help` (goal <= 0.5 s) and `swapbench build --parser ptb` of the four shuffles (goal: its
+  build <= 1.5 s, the ptb line's build time), each as a whole process, imports and shutdown included, wall time.
 Also prints the spaCy projection's agreement with the PTB trees.
 
-Each round runs the baseline, then the build, so both see the same machine; the ratio is of the medians.
-A shared machine's speed can drift by 10% within minutes, which a baseline measured once would put into the ratio.
+Each round runs the baseline, then the build, so both see the same machine; the ratio is of the medians, and
+its spread is the range of the rounds' own ratios. A shared machine's speed can drift by 10% within minutes, which
+a baseline measured once would put into the ratio. Every build is a fresh one: nothing a build computes (parses
+aside, whose cache is empty in the spacy lines) outlives it, shuffle-sr's role labels included.
 
     python scripts/bench_build.py --source ../shared/data/snli_1.0 --split test [--clock cpu]
 """
@@ -22,7 +26,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -53,18 +59,30 @@ def timed(function) -> tuple[float, object]:
     return CLOCK[0]() - start, result
 
 
-def side_by_side(runs: dict, repeat: int) -> tuple[dict[str, float], dict[str, object]]:
-    """Each of `runs` in turn, `repeat` times over: the median time and the last result of each.
+class Rounds(dict):
+    """Each run's times over the rounds, by name."""
+
+    def median(self, name: str) -> float:
+        return statistics.median(self[name])
+
+    def ratio(self, name: str, baseline: str = "baseline") -> str:
+        """The ratio of the medians, and the range of the rounds' own ratios."""
+        rounds = [a / b for a, b in zip(self[name], self[baseline])]
+        return (f"{self.median(name) / self.median(baseline):.2f} (rounds {min(rounds):.2f}-{max(rounds):.2f})")
+
+
+def side_by_side(runs: dict, repeat: int) -> tuple[Rounds, dict[str, object]]:
+    """Each of `runs` in turn, `repeat` times over: the times of each, and its last result.
 
     A run is a function returning (seconds, result), so that it can leave its set-up out of the time.
     """
-    times: dict[str, list[float]] = {name: [] for name in runs}
+    times = Rounds({name: [] for name in runs})
     results: dict[str, object] = {}
     for _ in range(repeat):
         for name, run in runs.items():
             elapsed, results[name] = run()
             times[name].append(elapsed)
-    return {name: statistics.median(t) for name, t in times.items()}, results
+    return times, results
 
 
 def spacy_parse(texts: list[str]) -> tuple[float, int]:
@@ -88,6 +106,7 @@ def main() -> None:
     parser.add_argument("--split", default="test")
     parser.add_argument("--repeat", type=int, default=5, help="rounds of alternating runs (medians taken)")
     parser.add_argument("--skip-spacy", action="store_true")
+    parser.add_argument("--skip-commands", action="store_true", help="leave out the whole-process timings")
     parser.add_argument("--clock", choices=CLOCKS, default="wall",
                         help="wall time, or the process's CPU time (steadier on a shared machine) (default: wall)")
     args = parser.parse_args()
@@ -102,8 +121,10 @@ def main() -> None:
                                     variants=VARIANTS)
         t, _ = side_by_side({"baseline": lambda: timed(lambda: read_and_parse_trees(path)),
                              "build": lambda: timed(lambda: build(ptb_options, console=QUIET))}, args.repeat)
-        console.print(f"ptb   : read + parse the trees {t['baseline']:.2f} s | build {t['build']:.2f} s | "
-                      f"ratio {t['build'] / t['baseline']:.2f} (goal <= 1.2)")
+        console.print(f"ptb   : read + parse the trees {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s "
+                      f"| ratio {t.ratio('build')} (goal <= 1.2)")
+        if not args.skip_commands:
+            commands_line(console, path, args.split, tmp, args.repeat)
         premises, labelled = _sentences(path)
         distinct = list(dict.fromkeys(premises))
         sr_options = build_options(split=args.split, source=str(path), out=tmp / "sr", parser="ptb",
@@ -111,8 +132,8 @@ def main() -> None:
         t, _ = side_by_side({"baseline": lambda: spacy_parse(labelled),
                              "build": lambda: timed(lambda: build(sr_options, console=QUIET))}, args.repeat)
         console.print(f"shuffle-sr (ptb, default role labeler): nlp.pipe over the {len(labelled)} distinct sentences "
-                      f"it labels {t['baseline']:.2f} s | build {t['build']:.2f} s | ratio "
-                      f"{t['build'] / t['baseline']:.2f} (goal <= 1.5)")
+                      f"it labels {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s | ratio "
+                      f"{t.ratio('build')} (goal <= 1.5)")
         if args.skip_spacy:
             return
         run_once = list(dict.fromkeys(distinct + labelled))
@@ -125,8 +146,8 @@ def main() -> None:
 
         t, _ = side_by_side({"baseline": lambda: spacy_parse(run_once), "build": spacy_sr_build}, args.repeat)
         console.print(f"shuffle-sr (spacy, empty cache): nlp.pipe over the {len(run_once)} distinct sentences parsed "
-                      f"or labelled {t['baseline']:.2f} s | build {t['build']:.2f} s | ratio "
-                      f"{t['build'] / t['baseline']:.2f} (goal <= 1.5)")
+                      f"or labelled {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s | ratio "
+                      f"{t.ratio('build')} (goal <= 1.5)")
 
         caches = iter(range(args.repeat))
 
@@ -138,17 +159,37 @@ def main() -> None:
         t, results = side_by_side({"baseline": lambda: spacy_parse(premises),
                                    "distinct": lambda: spacy_parse(distinct), "build": spacy_build}, args.repeat)
         info = results["build"]
-        console.print(f"spacy : nlp.pipe over {len(premises)} premises {t['baseline']:.2f} s | build (empty cache) "
-                      f"{t['build']:.2f} s | ratio {t['build'] / t['baseline']:.2f} (goal <= 0.5)")
+        console.print(f"spacy : nlp.pipe over {len(premises)} premises {t.median('baseline'):.2f} s | build (empty "
+                      f"cache) {t.median('build'):.2f} s | ratio {t.ratio('build')} (goal <= 0.5)")
         # The share of the baseline that the build cannot avoid: parsing each distinct premise once.
-        console.print(f"        nlp.pipe over the {len(distinct)} distinct premises alone {t['distinct']:.2f} s | "
-                      f"ratio {t['distinct'] / t['baseline']:.2f}; the build's other work "
-                      f"{t['build'] - t['distinct']:.2f} s")
+        console.print(f"        nlp.pipe over the {len(distinct)} distinct premises alone {t.median('distinct'):.2f} s "
+                      f"| ratio {t.ratio('distinct')}; the build's other work "
+                      f"{t.median('build') - t.median('distinct'):.2f} s")
         a = info.parser_agreement
         console.print(f"spacy projection vs PTB, (label, span) constituents of {a['min_words']}-{a['max_words']} words:"
                       f" precision {a['precision']:.3f}, recall {a['recall']:.3f} over {a['sentences']} sentences")
         for config in info.configs:
             console.print(f"  {config.name:16} {config.rows:6d} rows")
+
+
+def commands_line(console: Console, path: Path, split: str, tmp: Path, repeat: int) -> None:
+    """`swapbench --help` and the ptb build of the shuffles, each as a whole process (wall time, medians)."""
+    def process(*words: str):
+        def run():
+            began = time.perf_counter()
+            # run from `tmp`, so that `-m` finds swapbench where this process did, not in the current folder
+            subprocess.run([sys.executable, "-m", "swapbench", *words], check=True, capture_output=True, cwd=tmp,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+            return time.perf_counter() - began, None
+        return run
+
+    build_words = ("build", "--source", str(path), "--split", split, "--parser", "ptb", "--variants", ",".join(VARIANTS),
+                   "--out", str(tmp / "ptb-command"), "--overwrite")
+    t, _ = side_by_side({"python": process("--version"), "help": process("--help"),
+                         "build": process(*build_words)}, repeat)
+    console.print(f"commands (whole processes, wall): swapbench --help {t.median('help'):.2f} s (goal <= 0.5 s); "
+                  f"swapbench build --parser ptb, the four shuffles {t.median('build'):.2f} s; swapbench --version "
+                  f"{t.median('python'):.2f} s")
 
 
 def _sentences(path: Path) -> tuple[list[str], list[str]]:

@@ -1,7 +1,5 @@
 """`python -m swapbench`: the command line."""
 
-import sys
+from .commands.main import run
 
-from .commands.main import main
-
-sys.exit(main())
+run()

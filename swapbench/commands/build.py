@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
+from .listing import COMMANDS
 
 
 def add_build(subparsers) -> None:
@@ -17,7 +18,7 @@ def add_build(subparsers) -> None:
     from ..dataset.options import build_options_model
     from ..sources.options import ColumnOptions
 
-    p = subparsers.add_parser("build", help="build the perturbed SNLI (or other NLI) dataset",
+    p = subparsers.add_parser("build", help=COMMANDS["build"].help,
                               description="Read an NLI source (SNLI by default), parse premises and write one dataset "
                                           "configuration per variant.")
     model = build_options_model()

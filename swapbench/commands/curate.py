@@ -8,10 +8,11 @@ from rich.console import Console
 
 from ..core.command_options import add_arguments, from_arguments
 from ..dataset.curate import CurateOptions, curate, read_rows
+from .listing import COMMANDS
 
 
 def add_curate(subparsers) -> None:
-    p = subparsers.add_parser("curate", help="accept or reject shuffle-sr swaps one by one",
+    p = subparsers.add_parser("curate", help=COMMANDS["curate"].help,
                               description="Show each shuffle-sr swap beside its original and record accept/reject "
                                           "decisions in a JSON-lines file; rerun to resume where you stopped.")
     add_arguments(p, CurateOptions)

@@ -8,6 +8,7 @@ import sys
 
 from ..core.command_options import add_arguments, from_arguments
 from ..evaluation.options import EvalOptions, TRAINING_DATA
+from .listing import COMMANDS
 
 FINE_TUNING = ("fine-tuning (base models; reference recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best "
                "epoch on validation). Without these options a base model is trained on all of SNLI's training split "
@@ -16,7 +17,7 @@ FINE_TUNING = ("fine-tuning (base models; reference recipe: max length 128, Adam
 
 def add_eval(subparsers) -> None:
     p = subparsers.add_parser(
-        "eval", help="score an NLI model on every configuration; fine-tune a base model first",
+        "eval", help=COMMANDS["eval"].help,
         description="Score MODEL (Hub id or local folder) on the original and perturbed pairs of every "
                     "configuration and report Δ accuracy with a paired bootstrap interval and an exact McNemar "
                     "test. A sequence-classification model with NLI labels is used as is; a base model is first "

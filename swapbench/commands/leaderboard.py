@@ -10,11 +10,12 @@ from rich.markup import escape
 
 from ..core.command_options import add_arguments, from_arguments
 from ..leaderboard.options import LeaderboardOptions, SubmitOptions
+from .listing import COMMANDS
 
 
 def add_submit(subparsers) -> None:
     p = subparsers.add_parser(
-        "submit", help="validate a results file of `swapbench eval` and put it on the leaderboard",
+        "submit", help=COMMANDS["submit"].help,
         description="Validate RESULTS (the schema, its version, ranges, deltas, the reference dataset, "
                     "duplicates), store it under BOARD/results/ with a normalized name and rebuild the board. "
                     "A refused file is reported with every problem and changes nothing.")
@@ -24,7 +25,7 @@ def add_submit(subparsers) -> None:
 
 def add_leaderboard(subparsers) -> None:
     p = subparsers.add_parser(
-        "leaderboard", help="rebuild the leaderboard (README.md, leaderboard.csv, index.html) from its results",
+        "leaderboard", help=COMMANDS["leaderboard"].help,
         description="Rebuild BOARD/README.md, BOARD/leaderboard.csv and BOARD/index.html from BOARD/results/.")
     add_arguments(p, LeaderboardOptions)
     p.set_defaults(run=run_leaderboard)

@@ -17,11 +17,12 @@ from ..core.files import replace_files
 from ..core.text import percent, points, public_command
 from ..evaluation.leak import LeakOptions, measure_leaks
 from ..results.hypothesis_only import LEAKS, MARGIN
+from .listing import COMMANDS
 
 
 def add_leak(subparsers) -> None:
     p = subparsers.add_parser(
-        "leak", help="per role configuration, how well a hypothesis-only model tells swaps from originals",
+        "leak", help=COMMANDS["leak"].help,
         description="Read the results of `swapbench eval MODEL --hypothesis-only` and measure, for every role "
                     "configuration it scored, the share of swapped pairs it predicts non-entailment minus the share "
                     "of originals (0: the hypotheses alone do not give the swap away), with a clustered interval "

@@ -15,6 +15,7 @@ from ..core.text import public_path
 from ..probing.errors import ProbeError
 from ..probing.options import ProbeOptions
 from ..probing.result import ProbeResult
+from .listing import COMMANDS
 
 PROBE_JSON = "probe.json"
 AVERAGE_PNG = "positional_attention.png"
@@ -23,7 +24,7 @@ OFFSETS_PNG = "positional_attention_offsets.png"
 
 
 def add_probe(subparsers) -> None:
-    p = subparsers.add_parser("probe", help="measure the locality and symmetry of a model's positional attention",
+    p = subparsers.add_parser("probe", help=COMMANDS["probe"].help,
                               description="Feed a model sequences of one repeated word, average its attention "
                                           "weights, and report their locality and symmetry with heatmaps and a "
                                           "profile by offset: the paper's two figures, and swapbench's relative "

@@ -11,11 +11,12 @@ from rich.markup import escape
 
 from ..core.command_options import add_arguments, from_arguments
 from ..suite.options import SuiteOptions
+from .listing import COMMANDS
 
 
 def add_suite(subparsers) -> None:
     p = subparsers.add_parser(
-        "suite", help="score every model of a suite file, resumably, and write the summary",
+        "suite", help=COMMANDS["suite"].help,
         description="Score every model of SUITE.yaml (each with its revision, mode, options and seeds) as "
                     "`swapbench eval` would, each run into its own results file under OUT/results/, and write "
                     "OUT/summary.md and OUT/summary.csv. A run whose results are there already, for the same model "

@@ -12,8 +12,7 @@ from rich.markup import escape
 
 from ..core.command_options import add_arguments, from_arguments
 from ..core.registry import ENCODINGS
-
-ZOO_HELP = "train one small encoder per positional encoding and compare their order sensitivity"
+from .listing import COMMANDS
 
 
 def add_zoo(subparsers) -> None:
@@ -21,7 +20,7 @@ def add_zoo(subparsers) -> None:
     from ..zoo.options import ENCODER, ParamsOptions, ScalesOptions, ZooRunOptions, ZooTrainOptions
 
     p = subparsers.add_parser(
-        "zoo", help=ZOO_HELP,
+        "zoo", help=COMMANDS["zoo"].help,
         description="The positional-encoding zoo: the same small BERT-style encoder, data and recipe, with only "
                     "the positional encoding changed. Encodings: " + ENCODINGS.help_text() + ".")
     commands = p.add_subparsers(dest="zoo_command", required=True)

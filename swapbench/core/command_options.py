@@ -49,6 +49,7 @@ def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: st
            group: str | None = None, parse: Any = None,
            choices: tuple | typing.Callable[[], typing.Iterable] | None = None, cli: bool = True,
            deprecated: str | None = None, required: bool = False, repeat: bool = False, removed: str | None = None,
+           keyed: bool = True,
            **constraints) -> Any:
     """A field of a CommandOptions model.
 
@@ -64,13 +65,14 @@ def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: st
     not", e.g. write no files); `repeat`: a list option given as one flag per item (--encoding-option A=1
     --encoding-option B=2) rather than comma-separated; `removed`: the option was taken away, and this says what
     to do instead: given on the command line or in the API, it is refused with that (its field defaults to None,
-    is hidden from help and left out of model_dump). `constraints`: pydantic's ge, gt, le, lt, min_length...
+    is hidden from help and left out of model_dump); `keyed`: False for an option that changes how a run goes, not
+    what it computes (--threads): left out of model_dump, so that it keys no cached or resumed run. `constraints`: pydantic's ge, gt, le, lt, min_length...
     """
     extra = {"flag": flag, "metavar": metavar, "positional": positional, "negative": negative, "group": group,
              "parse": parse, "choices": choices, "cli": cli, "deprecated": deprecated,
              "required": required, "repeat": repeat, "removed": removed, "help": help if callable(help) else None}
     return Field(default, description=None if callable(help) else help, json_schema_extra={_CLI: extra},
-                 exclude=removed is not None, **constraints)
+                 exclude=removed is not None or not keyed, **constraints)
 
 
 class CommandOptions(BaseModel):

@@ -38,6 +38,7 @@ from ..variants import DEFAULT_VARIANTS, Variant, create_variant, declared, expe
 from ..variants.base import Perturbed
 from ..variants.originals import Original, hypothesis_renderer, render_original
 from ..variants.randomness import example_rng
+from ..variants.role_shuffle import share_labelings
 from .card import write_card
 from .options import BuildOptions, build_options
 from .output import common_features, write_config
@@ -114,7 +115,9 @@ def check_options(options: BuildOptions, declared_source: Source | None = None) 
             validate_repo_id(options.push_to_hub)
         except HFValidationError as err:
             raise SwapbenchError(f"--push-to-hub {options.push_to_hub}: {err}") from err
-    return [create_variant(name, _own(declared(name), options)) for name in names]
+    variants = [create_variant(name, _own(declared(name), options)) for name in names]
+    share_labelings(variants)  # the role configurations label their sentences once, for this build alone
+    return variants
 
 
 def _build(options: BuildOptions, variants: list[Variant], staging: Path, console: Console,

@@ -177,7 +177,14 @@ class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the la
                                          help="with --device-map: where the layers that fit on no device are kept "
                                               "(default: a temporary folder)")
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = option(
-        "auto", group="scoring", help="auto: bf16 (else fp16) on GPU, float32 on CPU")
+        "auto", group="scoring", help="auto: bf16 (else fp16) on GPU, float32 on CPU. bfloat16 on a CPU with AMX "
+                                      "(Intel Xeon 4th generation and later) scores about 3x faster, but a few "
+                                      "predictions in a thousand differ from float32's: opt in to it "
+                                      "(scripts/bench_eval.py --dtype bfloat16 measures both)")
+    threads: int | None = option(None, ge=1, group="scoring", keyed=False,
+                                 help="torch's CPU threads (default: the cores that other processes leave free when "
+                                      "the run starts, or OMP_NUM_THREADS when set); recorded in the results "
+                                      "(provenance.torch_threads)")
     seed: int = option(0, ge=0, le=SEED_MAX, group="scoring", help="seed of fine-tuning, bootstrap and probe")
     bootstrap: int = option(10_000, ge=1, group="scoring", help="bootstrap resamples")
     probe: bool = option(True, negative="--no-probe", group="scoring", help="skip the locality/symmetry probe")

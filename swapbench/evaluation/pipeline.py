@@ -21,6 +21,7 @@ from ..core.progress import progress_bar
 from ..core.version import __version__
 from ..models.loading import LoadedModel, choose_device, choose_dtype
 from ..models.positional import architecture_kind, read_positional_encoding
+from ..models.threads import cpu_threads
 from ..results.build_record import BUILD_INFO
 from ..results.files import default_output, predictions_path, public_results, render_predictions, write_results
 from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode,
@@ -50,7 +51,13 @@ class HelperProcess(Exception):
 def evaluate(options: EvalOptions, console: Console | None = None, scorer: Scorer | None = None) -> Evaluation:
     """Run the evaluation and write its results; HelperProcess on the non-main processes of a distributed run
     (`torchrun`, `accelerate launch`) once their shard of the pairs is scored. The pairs are scored by the scorer
-    registered for options.mode, or by `scorer`, given by a caller that scores and records its own way (the zoo)."""
+    registered for options.mode, or by `scorer`, given by a caller that scores and records its own way (the zoo).
+    torch runs on options.threads CPU threads, else on the cores free when it starts (models/threads.py)."""
+    with cpu_threads(options.threads):
+        return _evaluate(options, console, scorer)
+
+
+def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | None) -> Evaluation:
     main = is_main()
     # The other processes say nothing: the main process reports for all of them.
     console = console or Console(stderr=True, soft_wrap=True, quiet=not main)

@@ -351,8 +351,9 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
 
 
 def score_naive(model, tokenizer, encoded: Encoded, *, batch_size: int = 32) -> PromptScores:
-    """One sequence per (pair, verbalizer), prompt and verbalizer together, in length-sorted batches: the way
-    lm-eval's loglikelihood requests run."""
+    """One sequence per (pair, verbalizer), prompt and verbalizer together, in length-sorted batches: the
+    reference the tests hold score_prompts to. (lm-eval's loop does better where every verbalizer is one token: its
+    logits cache runs one sequence per prompt; scripts/bench_eval.py --decoder compares with that loop.)"""
     started = time.perf_counter()
     device = input_device(model)
     requests = [(i, k, encoded.prefixes[i], cont) for i, conts in enumerate(encoded.continuations)

@@ -101,11 +101,10 @@ class Node:
 
 def read_tree(tree: Tree | str) -> tuple[Node, list[str], list[str]]:
     """The one reader of bracketed parses: the tree as Nodes with token spans, its tokens (PTB escapes undone) and
-    their tags ("" for a bare leaf under a phrase). A string is read with nltk (ValueError if malformed)."""
+    their tags ("" for a bare leaf under a phrase). A string is read in one pass, as from nltk's
+    Tree.fromstring(text) (ValueError if malformed), without importing nltk (a second)."""
     if isinstance(tree, str):
-        from nltk import Tree
-
-        tree = Tree.fromstring(tree)
+        return _read_nodes(tree)
     tokens: list[str] = []
     tags: list[str] = []
 
@@ -123,6 +122,51 @@ def read_tree(tree: Tree | str) -> tuple[Node, list[str], list[str]]:
         return Node(base_label(node.label()), start, len(tokens), children)
 
     return build(tree), tokens, tags
+
+
+def _read_nodes(text: str) -> tuple[Node, list[str], list[str]]:
+    """read_tree of a string. A leaf is kept as a bare leaf until its bracket closes: on it alone, the bracket is
+    a preterminal, whose label is the word's tag."""
+    tokens: list[str] = []
+    tags: list[str] = []
+    stack: list[list] = []  # open brackets: [label, first token, children, whether the one child is a leaf]
+    root: Node | None = None
+    label_next = False
+    for piece in text.replace("(", " ( ").replace(")", " ) ").split():
+        if root is not None:
+            raise ValueError(tree_error(text))
+        if piece == "(":
+            stack.append(["", len(tokens), [], False])
+            label_next = True
+        elif piece == ")":
+            if not stack:
+                raise ValueError(tree_error(text))
+            label, start, children, leaf = stack.pop()
+            if len(children) == 1 and leaf:
+                tags[start] = label
+                node = Node(label, start, start + 1, word=tokens[start])
+            else:
+                node = Node(base_label(label), start, len(tokens), children)
+            if stack:
+                stack[-1][2].append(node)
+                stack[-1][3] = False
+            else:
+                root = node
+            label_next = False
+        elif label_next:
+            stack[-1][0] = piece
+            label_next = False
+        elif not stack:
+            raise ValueError(tree_error(text))
+        else:
+            tokens.append(unescape(piece))
+            tags.append("")
+            open_bracket = stack[-1]
+            open_bracket[2].append(Node("", len(tokens) - 1, len(tokens), word=tokens[-1]))
+            open_bracket[3] = len(open_bracket[2]) == 1
+    if root is None:
+        raise ValueError(tree_error(text))
+    return root, tokens, tags
 
 
 def parse_tree(tree: Tree) -> Parse:

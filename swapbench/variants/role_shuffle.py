@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -41,8 +42,6 @@ from .role_swap import Swap, swappable_frames
 
 SPAN = {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
 BINARY_NAMES = ["entailment", "non-entailment"]
-# The last sentences labeled, with their roles: the key holds the sentences themselves, so a hit is the same work.
-_LAST_LABELED: dict = {}
 ORDERS = ("hypothesis-first", "premise-first")  # shuffle-sr's, then the reference paper's Algorithm 1
 RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise than the original is rendered "
                "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap")
@@ -66,6 +65,33 @@ class RoleOptions(CommandOptions):
 class RoleShuffleOptions(RoleOptions):
     sr_selection: Path | None = option(None, metavar="FILE", help="shuffle-sr keeps only the pairs accepted in this "
                                                                   "file (written by `swapbench curate`)")
+
+
+class RoleLabelings:
+    """The role labels of one build, shared by its role configurations (shuffle-sr, -premise, -validated and
+    -reversible ask for the same sentences, or some of them the same): each distinct request is labelled once.
+    The build makes one (share_labelings) and drops it with its variants, so no labels, nor the spaCy pipeline
+    that made them, outlive the build."""
+
+    def __init__(self):
+        self._done: dict = {}
+
+    def label(self, key, sentences: list[Sentence], labeler: Callable[[], RoleLabeler]) -> tuple[list, str | None]:
+        """The roles of `sentences` and the spaCy pipeline that labelled them, by the labeler `labeler()` makes;
+        `key` names the request (labeler, spaCy model and the sentences themselves, so that a hit is the same
+        work)."""
+        if key not in self._done:
+            made = labeler()
+            self._done[key] = (made.label_many(sentences), made.spacy_pipeline)
+        return self._done[key]
+
+
+def share_labelings(variants: list) -> None:
+    """One RoleLabelings for the role configurations among `variants`, the variants of one build."""
+    shared = RoleLabelings()
+    for variant in variants:
+        if isinstance(variant, RoleShuffle):
+            variant.labelings = shared
 
 
 def read_validity(path: Path = VALIDITY) -> dict | None:
@@ -162,6 +188,7 @@ class RoleShuffle(Variant):
         self.srl = srl
         self.spacy_model = spacy_model
         self._labeler = labeler  # a ready labeler (tests pass one to share a loaded spaCy pipeline)
+        self.labelings = RoleLabelings()  # its own, until the build shares one between its variants
         self.selection_path = selection
         self.selection = None
         if selection is not None:
@@ -191,12 +218,9 @@ class RoleShuffle(Variant):
                                  "source: use --srl spacy, or a local SNLI 1.0 file")
         # a labeler passed in (tests) is asked each time; a named one is shared between the variants of a build
         key = (self.srl, self.spacy_model, tuple(sentences)) if self._labeler is None else object()
-        if _LAST_LABELED.get("key") != key:  # shuffle-sr and shuffle-sr-validated in one build label once
-            labeler = self._labeler or make_labeler(self.srl, self.spacy_model)
-            _LAST_LABELED.clear()
-            _LAST_LABELED.update(key=key, roles=labeler.label_many(sentences), pipeline=labeler.spacy_pipeline)
-        self.roles = dict(zip(sentences, _LAST_LABELED["roles"]))
-        self.spacy_pipeline = _LAST_LABELED["pipeline"]
+        roles, self.spacy_pipeline = self.labelings.label(
+            key, sentences, lambda: self._labeler or make_labeler(self.srl, self.spacy_model))
+        self.roles = dict(zip(sentences, roles))
         self.counts = Counter(sentences_without_roles=sum(r is None for r in self.roles.values()))
         self.counts.update(f"labeler:{r.labeler}" for r in self.roles.values() if r is not None)
         self.drop_reasons = Counter()

@@ -6,9 +6,10 @@ tokens with the text it was read from, and writes any sequence of those tokens b
 
 - tokens that were neighbours in the pair's text keep the space, or the lack of one, that the text has between
   them, and every token keeps the spelling the text gives it (typographic quotes, a bracket);
-- tokens that a perturbation made neighbours are spaced by NLTK's TreebankWordDetokenizer (punctuation and
-  clitics attach to the word before, opening brackets and quotes to the word after), except that two words are
-  never fused into one: "not" moved before "can" is not written "notcan", nor "can" before "not" "cannot".
+- tokens that a perturbation made neighbours are spaced by NLTK's TreebankWordDetokenizer, its rules applied
+  without importing nltk (treebank_spacing.py): punctuation and clitics attach to the word before, opening
+  brackets and quotes to the word after, except that two words are never fused into one: "not" moved before
+  "can" is not written "notcan", nor "can" before "not" "cannot".
 
 So the unperturbed sentence is its text exactly (white space squashed), and a perturbation changes the order of
 words and nothing else a tokenizer can see.
@@ -16,27 +17,29 @@ words and nothing else a tokenizer can see.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import lru_cache
 
-from ..core.text import plain_quotes, squash
+from ..core.text import QUOTES, squash
+from .treebank_spacing import detokenize
 
 QUOTE = '"'
 # PTB's spellings of an opening and a closing double quote, which the detokenizer needs to tell them apart.
 OPENING, CLOSING = "``", "''"
+# plain_quotes of one character: align reads the text character by character, and a dictionary is faster than a call
+PLAIN_CHARACTER = {quote: plain for quote, plain in QUOTES if len(quote) == 1}
+
+
+# A token without quotes of any style or white space matches the text only as it is spelled: align compares it
+# whole (str.startswith) instead of character by character.
+QUOTE_OR_SPACE = re.compile("[\\s\"'`" + "".join(PLAIN_CHARACTER) + "]")
 
 
 def single_spaced(text: str) -> str:
     """`text` with each run of white space one space, none at either end: the original pair as a model reads it."""
     return " ".join(text.split())
-
-
-@cache
-def _detokenizer():
-    from nltk.tokenize.treebank import TreebankWordDetokenizer
-
-    return TreebankWordDetokenizer()
 
 
 def align(tokens: Sequence[str], text: str) -> list[tuple[int, int]] | None:
@@ -45,9 +48,13 @@ def align(tokens: Sequence[str], text: str) -> list[tuple[int, int]] | None:
     and a typographic or plain quote matches ``/'' in the text."""
     spans, at, n = [], 0, len(text)
     for token in tokens:
-        target = squash(token)
         while at < n and text[at].isspace():
             at += 1
+        if text.startswith(token, at) and not QUOTE_OR_SPACE.search(token):
+            spans.append((at, at + len(token)))
+            at += len(token)
+            continue
+        target = squash(token)
         start, done = at, ""
         while len(done) < len(target) and at < n:
             if text[at].isspace():
@@ -56,7 +63,7 @@ def align(tokens: Sequence[str], text: str) -> list[tuple[int, int]] | None:
             if two in (OPENING, CLOSING):
                 done, at = done + QUOTE, at + 2
             else:
-                done, at = done + plain_quotes(text[at]), at + 1
+                done, at = done + PLAIN_CHARACTER.get(text[at], text[at]), at + 1
         if done != target:
             return None
         spans.append((start, at))
@@ -112,7 +119,7 @@ def spaced(left: str, right: str) -> bool:
     TreebankWordDetokenizer writes the two, except that two words are never fused into one."""
     if _is_word(left) and _is_word(right):
         return True
-    return " " in _detokenizer().detokenize([left, right])
+    return " " in detokenize([left, right])
 
 
 def _quotes_for_detokenizer(tokens: Sequence[str]) -> list[str]:

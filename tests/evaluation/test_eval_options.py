@@ -185,3 +185,19 @@ def test_the_api_takes_configs_as_a_string_or_a_list(tmp_path, build_fixture_dat
     with pytest.raises(SwapbenchError, match=r"unknown option batch \(did you mean train_batch_size\?\): expected"):
         swapbench.evaluate(model, data, output=tmp_path / "no.json", batch=4)
     assert not (tmp_path / "no.json").exists()
+
+
+def test_threads_run_the_scoring_are_recorded_and_key_no_run(tmp_path, build_fixture_dataset):
+    import torch
+
+    from swapbench.evaluation.options import EvalOptions
+
+    model = save_classifier(tmp_path / "bert", NLI)
+    data = build_fixture_dataset(["shuffle-3"])
+    before = torch.get_num_threads()
+    run = swapbench.evaluate(model, data, output=tmp_path / "one.json", threads=1, probe=False, bootstrap=100,
+                             progress=False)
+    assert run.results.provenance.torch_threads == 1
+    assert torch.get_num_threads() == before  # the caller's count, restored
+    # how fast a run goes is not what it computes: a resumed suite or a cache key never sees it
+    assert "threads" not in EvalOptions.from_keywords(model="m", data="d", threads=2).model_dump()

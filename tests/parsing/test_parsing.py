@@ -26,6 +26,27 @@ def test_ptb_tokens_are_unescaped_and_punctuation_marked():
     assert parse.constituents[0] == Constituent("S", 0, 13)  # outermost first, ROOT left out
 
 
+@pytest.mark.parametrize("text", [TREE, "( (S (NP (DT a) (NN dog)) (VP runs)))", "(NP-SBJ-1 (DT the) x (NN dog))",
+                                  "(ROOT (S (NP a b) (VP (VBZ runs))))", "(X (Y))"])
+def test_a_tree_read_from_its_text_is_the_tree_nltk_reads(text):
+    from nltk import Tree
+
+    from swapbench.parsing.ptb import read_tree
+
+    assert read_tree(text) == read_tree(Tree.fromstring(text))
+
+
+@pytest.mark.parametrize("text", ["(S (NP a)", "(S a) b", ")", "a", "(S (NP a)) (X b)", ""])
+def test_a_text_that_is_not_one_tree_is_refused_as_nltk_refuses_it(text):
+    from nltk import Tree
+
+    from swapbench.parsing.ptb import read_tree
+
+    for read in (lambda: Tree.fromstring(text), lambda: read_tree(text)):
+        with pytest.raises(ValueError):
+            read()
+
+
 def test_function_tags_are_stripped_but_bracket_labels_kept():
     assert [base_label(x) for x in ("NP-SBJ-1", "NP=2", "-LRB-", "ADVP")] == ["NP", "NP", "-LRB-", "ADVP"]
 

@@ -185,3 +185,21 @@ def test_full_snli_test_split_with_spacy_roles(shared_snli, tmp_path, capsys):
     assert sum(stats["drop_reasons"].values()) == stats["filtered"]
     assert stats["entailment_pairs"] == 3368 and stats["final"] > 600  # 880 with grounding, the goal 600
     check_invariants(rows)
+
+
+def test_a_builds_role_configurations_share_their_labels_and_nothing_outlives_the_build(tmp_path):
+    import gc
+
+    from swapbench.dataset.pipeline import check_options
+    from swapbench.variants.role_shuffle import RoleLabelings
+
+    options = build_options(source=str(SOURCE), out=tmp_path / "out",
+                            variants=["shuffle-3", "shuffle-sr", "shuffle-sr-premise"])
+    _, sr, premise_first = check_options(options)
+    assert sr.labelings is premise_first.labelings  # labelled once for the build
+    assert check_options(options)[1].labelings is not sr.labelings  # a second build labels afresh
+    del sr, premise_first
+    _, info = build(options)
+    assert [c.name for c in info.configs] == ["shuffle-3", "shuffle-sr", "shuffle-sr-premise"]
+    gc.collect()
+    assert not [o for o in gc.get_objects() if type(o) is RoleLabelings]
