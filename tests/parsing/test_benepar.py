@@ -19,6 +19,7 @@ import datasets  # noqa: E402
 from benepar_model import LABELS, TAGS, build_tiny_model  # noqa: E402
 from swapbench.commands.main import main  # noqa: E402
 from swapbench.core.errors import SwapbenchError  # noqa: E402
+from swapbench.core.text import squash  # noqa: E402
 from swapbench.parsing import make_parser  # noqa: E402
 from swapbench.parsing.base import MalformedInput  # noqa: E402
 from swapbench.parsing.benepar_parser import BeneparParser  # noqa: E402
@@ -103,9 +104,10 @@ def test_cli_builds_a_loadable_dataset(model_dir, fixtures, tmp_path):
     assert len(rows) > 0
     for row in rows:
         assert row["variant"] == "shuffle-random"
-        original = row["original_premise"].split(" ")
-        assert sorted(row["permutation"]) == list(range(len(original)))
-        assert row["premise"] == " ".join(original[k] for k in row["permutation"])
+        tokens = row["premise_tokens"]  # the parse's, which the permutation indexes
+        assert squash("".join(tokens)) == squash(row["original_premise"])
+        assert sorted(row["permutation"]) == list(range(len(tokens)))
+        assert squash(row["premise"]) == squash("".join(tokens[k] for k in row["permutation"]))
 
 
 def test_missing_benepar_is_a_clear_error(monkeypatch):
