@@ -116,3 +116,8 @@ def test_the_committed_decisions_hold_no_text():
     validity = _json.loads((root / "shuffle-sr-validity.json").read_text())
     assert validity["judged"] >= 150 and validity["low"] <= validity["validity"] <= validity["high"]
     assert validity["valid"] == sum(s["valid"] for s in validity["sample"]) and len(validity["sample"]) == validity["judged"]
+    # the judged samples hold pair IDs, sides and decisions, never SNLI text
+    for name in ("shuffle-sr-validity.json", "shuffle-sr-reversible-validity.json"):
+        judged = _json.loads((root / name).read_text())
+        samples = judged["sample"] + judged.get("held_out", {}).get("sample", [])
+        assert samples and all(set(s) == {"pair_id", "side", "valid"} for s in samples), name
