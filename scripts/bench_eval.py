@@ -6,6 +6,7 @@
     python scripts/bench_eval.py --decoder llama       # prompted scoring of a small random decoder (or gpt2),
                                                        # against lm-eval's loop (run by an interpreter with lm-eval)
     python scripts/bench_eval.py --sharded             # scoring sharded over 2 processes against 1
+    python scripts/bench_eval.py --permutations 10     # a permutation of unlu against an original pair
 
 Every mode takes --threads (torch's CPU threads; default: the cores free when it starts, as eval chooses them,
 swapbench/models/threads.py) and --clock (wall, or the process's CPU time). Neither protects a timing from a busy
@@ -28,6 +29,9 @@ range of the rounds' own ratios); the headline ratio is of the medians.
   it runs one sequence per prompt, as the scorer does), both on the same token ids in batches of the same number
   of sequences; predictions checked identical. lm-eval is not a swapbench dependency: install it in an
   environment of its own and run this script with that interpreter.
+- --permutations K: the cost of scoring UNLU's permutations (the unlu configuration, K per pair, built here from
+  --pairs pairs) per permutation, against the cost of scoring their original pairs per pair, both through the
+  scorer (goal <= 1.1x: a pair and its permutations share their length, so they batch without waste).
 - --sharded: MiniLM in one process against `torchrun --nproc-per-node N` (--processes, default 2; one thread
   each), through eval's own sharding (swapbench.evaluation.sharding.score_sharded); the ratio of the best times,
   predictions checked identical.
@@ -136,6 +140,8 @@ def main() -> int:
                         help="wall time, or the process's CPU time (default: wall)")
     parser.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
                         help="bfloat16: the classifier in bf16 against float32 (default: float32, the pipeline)")
+    parser.add_argument("--permutations", type=int, metavar="K",
+                        help="bench scoring UNLU's K permutations per pair against their originals instead")
     parser.add_argument("--vocab-size", type=int, default=4000,
                         help="--decoder: the model's vocabulary (default: 4000, the tokenizer's)")
     args = parser.parse_args()
@@ -152,6 +158,8 @@ def main() -> int:
         return decoder_case(args)
     if args.dtype == "bfloat16":
         return bf16_case(args)
+    if args.permutations:
+        return permutations_case(args)
 
     from transformers import pipeline
 
@@ -222,6 +230,39 @@ def bf16_case(args) -> int:
     _, text = ratio(full, reduced)
     print(f"float32: median {statistics.median(full):.2f} s; bfloat16: median {statistics.median(reduced):.2f} s")
     print(f"bf16 speed-up: {text}; predictions agreeing with float32: {same}/{len(pairs)} ({same / len(pairs):.1%})")
+    return 0
+
+
+def permutations_case(args) -> int:
+    """Seconds per scored permutation over seconds per scored original pair, the same pairs."""
+    import tempfile
+
+    from swapbench.dataset.pipeline import build, build_options
+    from swapbench.evaluation.data import open_benchmark
+
+    model, tokenizer, described = load_model(args.model) if args.model else minilm_classifier(args.seed)
+    model.eval()
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "unlu"
+        build(build_options(source=args.snli, split=args.split, limit=args.pairs, out=out, variants=["unlu"],
+                            unlu_permutations=args.permutations, use_cache=False))
+        [config] = open_benchmark(str(out)).configurations
+    originals = list(dict.fromkeys(config.originals))
+    permuted = config.perturbed
+    print(f"{described}; {len(originals)} SNLI {args.split} pairs with {args.permutations} permutations each "
+          f"({len(permuted)} permutations)")
+    predict(model, tokenizer, originals[:64], batch_size=args.batch_size)  # warm-up
+    per_original, per_permutation = [], []
+    for _ in range(args.repeats):
+        seconds, _ = timed(lambda: predict(model, tokenizer, originals, batch_size=args.batch_size))
+        per_original.append(seconds / len(originals))
+        seconds, _ = timed(lambda: predict(model, tokenizer, permuted, batch_size=args.batch_size))
+        per_permutation.append(seconds / len(permuted))
+    cost, cost_text = ratio(per_permutation, per_original)
+    print(f"per original pair: median {statistics.median(per_original) * 1e3:.2f} ms; per permutation: median "
+          f"{statistics.median(per_permutation) * 1e3:.2f} ms")
+    print(f"cost per permutation / cost per original pair: {cost_text} (goal <= 1.1x) "
+          f"{'MET' if cost <= 1.1 else 'MISSED'}")
     return 0
 
 

@@ -74,13 +74,16 @@ class Evaluated:
         """One row per configuration: pairs, accuracy on the originals and the perturbed pairs, delta, its
         confidence interval and the test's p-value (fractions, as in the results file); on a role configuration
         also its role sensitivity (the share of swaps predicted non-entailment minus that of their originals: 0
-        for a role-blind model), its interval and the p-value of its test of role blindness, empty elsewhere."""
+        for a role-blind model), its interval and the p-value of its test of role blindness, empty elsewhere; on a
+        configuration of K permutations per pair (unlu), UNLU's omega_max, omega_rand, p_c and p_f with their
+        intervals, empty elsewhere."""
         import pandas as pd
 
-        return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result),
+        return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result), **_acceptance(result),
                               "label_view": result.label_view, "non_entailment_rate": result.non_entailment_rate}
                              for name, result in self.results.results.items()],
-                            columns=["configuration", *_PAIRED, *_ROLE, "label_view", "non_entailment_rate"])
+                            columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, "label_view",
+                                     "non_entailment_rate"])
 
     @cached_property
     def slices(self) -> pd.DataFrame:
@@ -128,6 +131,22 @@ def _role(result) -> dict:
         return dict.fromkeys(_ROLE)
     return dict(zip(_ROLE, (role.value, role.ci.low if role.ci else None, role.ci.high if role.ci else None,
                             role.test.p_value if role.test else None)))
+
+
+_ACCEPTANCE = [f"{figure}{end}" for figure in ("omega_max", "omega_rand", "p_c", "p_f")
+               for end in ("", "_low", "_high")]
+
+
+def _acceptance(result) -> dict:
+    """UNLU's permutation acceptance and its intervals; None for a configuration without permutations, and for
+    a figure undefined on it (P^f when no pair predicted wrong has a correct permutation)."""
+    found = result.permutation_acceptance
+    values = {}
+    for figure in ("omega_max", "omega_rand", "p_c", "p_f"):
+        value = getattr(found, figure) if found else None
+        values.update(dict(zip((figure, f"{figure}_low", f"{figure}_high"),
+                               (value.value, value.ci.low, value.ci.high) if value else (None, None, None))))
+    return values
 
 
 _ADJUSTED = ["p_adjusted", "role_sensitivity_p_adjusted"]

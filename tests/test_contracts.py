@@ -129,32 +129,34 @@ def test_variant_builds_and_perturbs_by_permuting_words(entry, name, fixture_pai
     applied = 0
     for pair in pairs:
         parse = parses[pair.premise_parse]
-        result = variant.apply(pair, parse, example_rng(0, pair.pair_id, name))
-        if result is None:
+        made = variant.apply(pair, parse, example_rng(0, pair.pair_id, name))
+        if made is None:
             continue
         applied += 1
-        assert isinstance(result, Perturbed)
-        original_premise = result.original_premise or " ".join(parse.tokens)
-        original_hypothesis = result.original_hypothesis or pair.hypothesis
-        # A variant that writes its own original pair writes both hypotheses, its verb agreeing with each subject.
-        same = words if result.original_label is None else lambda s: sorted(key(w) for w in words(s))
-        assert same(result.premise) == same(original_premise), (name, pair.pair_id)
-        assert same(result.hypothesis) == same(original_hypothesis), (name, pair.pair_id)
-        assert (result.premise, result.hypothesis) != (original_premise, original_hypothesis), "nothing changed"
-        if result.permutation:  # a premise shuffle says where each token came from
-            assert sorted(result.permutation) == list(range(len(parse.tokens)))
-            assert result.premise == " ".join(parse.tokens[k] for k in result.permutation)
-        # Written as text, the pair keeps its characters: the perturbation moved words and nothing else (a role
-        # swap moves a capital to the new first word; a written original's verb agrees with each subject, so there
-        # the words alone compare, above)
-        written = originals[pair.pair_id]
-        for side, text in ((result.premise, original_premise), (result.hypothesis, original_hypothesis)):
-            if result.original_label is None:
-                assert sorted(squash(written.write(side)).casefold()) == \
-                    sorted(squash(written.write(text)).casefold()), (name, side)
-        assert set(variant.extra_features) <= set(result.extra), f"{name}: a row lacks a column it declares"
-        assert result.label in ("entailment", "neutral", "contradiction") and all(isinstance(t, str)
-                                                                                 for t in result.tags)
+        # a variant that makes several rows of a pair (unlu) gives them as a list
+        for result in made if isinstance(made, list) else [made]:
+            assert isinstance(result, Perturbed)
+            original_premise = result.original_premise or " ".join(parse.tokens)
+            original_hypothesis = result.original_hypothesis or pair.hypothesis
+            # A variant that writes its own original pair writes both hypotheses, its verb agreeing with each subject.
+            same = words if result.original_label is None else lambda s: sorted(key(w) for w in words(s))
+            assert same(result.premise) == same(original_premise), (name, pair.pair_id)
+            assert same(result.hypothesis) == same(original_hypothesis), (name, pair.pair_id)
+            assert (result.premise, result.hypothesis) != (original_premise, original_hypothesis), "nothing changed"
+            if result.permutation:  # a premise shuffle says where each token came from
+                assert sorted(result.permutation) == list(range(len(parse.tokens)))
+                assert result.premise == " ".join(parse.tokens[k] for k in result.permutation)
+            # Written as text, the pair keeps its characters: the perturbation moved words and nothing else (a role
+            # swap moves a capital to the new first word; a written original's verb agrees with each subject, so there
+            # the words alone compare, above)
+            written = originals[pair.pair_id]
+            for side, text in ((result.premise, original_premise), (result.hypothesis, original_hypothesis)):
+                if result.original_label is None:
+                    assert sorted(squash(written.write(side)).casefold()) == \
+                        sorted(squash(written.write(text)).casefold()), (name, side)
+            assert set(variant.extra_features) <= set(result.extra), f"{name}: a row lacks a column it declares"
+            assert result.label in ("entailment", "neutral", "contradiction") and all(isinstance(t, str)
+                                                                                     for t in result.tags)
     assert isinstance(variant.statistics(), dict)
     # the settings a board header compares with the paper's: fields of the build record, the board's reference and
     # reported.json's account of the paper's data

@@ -254,34 +254,41 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     for index, pair in enumerate(pairs, start=1):
         if advance and index % 1000 == 0:
             advance(1000)
-        result = apply(pair, parses[parse_key(pair)], example_rng(seed, pair.pair_id, name))
-        if result is None:
+        made = apply(pair, parses[parse_key(pair)], example_rng(seed, pair.pair_id, name))
+        if made is None:
             continue
-        written = originals[pair.pair_id]
-        original, original_label = written.text, pair.label
-        if result.original_label is not None:  # the variant wrote its own original pair
-            original = (written.write(result.original_premise), written.write(result.original_hypothesis))
-            original_label = result.original_label
-        premise, hypothesis = perturbed_pair(result, pair, written, original)
-        for column, value in zip(common, (pair.pair_id, premise, hypothesis, label_index[result.label], original[0],
-                                          original[1], label_index[original_label], name, pair.premise,
-                                          written.premise_tokens, result.permutation, result.tags)):
-            column.append(value)
-        try:
-            for key, column in extra:
-                column.append(result.extra[key])
-        except KeyError as err:
-            raise SwapbenchError(f"variant {variant.name}: a row lacks its column {err.args[0]!r} (extra_features "
-                                 "names the columns that Perturbed.extra must hold)") from err
+        for result in made if isinstance(made, list) else (made,):
+            _append_row(result, pair, originals[pair.pair_id], name, common, extra, label_index)
     if advance:
         advance(len(pairs) % 1000)
     fingerprint = content_fingerprint(columns)
     rows = len(columns["pair_id"])
+    pairs_kept = len(set(columns["pair_id"]))
     info = ConfigInfo(name=variant.name, description=variant.description, rows=rows,
-                      not_applicable=len(pairs) - rows, fingerprint=fingerprint,
+                      not_applicable=len(pairs) - pairs_kept, fingerprint=fingerprint,
                       tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics(),
                       displacement=summarize(map(measured, columns["permutation"])))
     return columns, info
+
+
+def _append_row(result: Perturbed, pair: Pair, written: Original, name: str, common: list[list],
+                extra: list[tuple[str, list]], label_index: dict[str, int]) -> None:
+    """Add one perturbed row of `pair` to its configuration's columns (`common`: in common_features' order)."""
+    original, original_label = written.text, pair.label
+    if result.original_label is not None:  # the variant wrote its own original pair
+        original = (written.write(result.original_premise), written.write(result.original_hypothesis))
+        original_label = result.original_label
+    premise, hypothesis = perturbed_pair(result, pair, written, original)
+    for column, value in zip(common, (pair.pair_id, premise, hypothesis, label_index[result.label], original[0],
+                                      original[1], label_index[original_label], name, pair.premise,
+                                      written.premise_tokens, result.permutation, result.tags)):
+        column.append(value)
+    try:
+        for key, column in extra:
+            column.append(result.extra[key])
+    except KeyError as err:
+        raise SwapbenchError(f"variant {name}: a row lacks its column {err.args[0]!r} (extra_features names the "
+                             "columns that Perturbed.extra must hold)") from err
 
 
 def perturbed_pair(result: Perturbed, pair: Pair, written: Original, original: tuple[str, str]

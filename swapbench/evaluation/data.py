@@ -38,6 +38,9 @@ class Configuration:
     # (distance, moved) of each scored row's premise shuffle (results/displacement.py), from its permutation; an
     # entry is None where the row reorders no premise, and the list None where the permutations were not read
     displacements: list[tuple[int, int] | None] | None = None
+    # Which of its pair's permutations each scored row is, in a configuration of several rows per pair (unlu);
+    # None in the others
+    permutation_indices: list[int] | None = None
 
 
 @dataclass
@@ -107,13 +110,17 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
         raise SwapbenchError(f"configuration {name!r} of {path} differs from what {BUILD_INFO} records "
                              f"({fingerprint} vs {expected}): the data were changed after the build")
     rows = len(gold)
-    keep = slice(0, limit)
+    indices = columns.get("permutation_index")
+    # --limit counts pairs: a configuration of K rows per pair (stored pair by pair) keeps K rows of each
+    per_pair = rows // max(1, len(set(columns["pair_id"]))) if indices is not None else 1
+    keep = slice(0, None if limit is None else limit * per_pair)
     return Configuration(
         name=name, pair_ids=columns["pair_id"][keep],
         originals=list(zip(columns["original_premise"], columns["original_hypothesis"]))[keep],
         perturbed=list(zip(columns["premise"], columns["hypothesis"]))[keep],
         gold=gold[keep], gold_original=gold_original[keep], tags=columns["tags"][keep],
         displacements=[measured(p) for p in columns["permutation"][keep]],
+        permutation_indices=None if indices is None else indices[keep],
         non_entailment_view="binary_label" in columns,
         rows=rows, all_pair_ids=frozenset(columns["pair_id"]), all_source_premises=frozenset(columns["source_premise"]),
         all_original_labels=dict(zip(columns["pair_id"], gold_original)),

@@ -88,6 +88,37 @@ def role_table(results: EvalResults) -> Table | None:
     return table
 
 
+ACCEPTANCE_CAPTION = ("UNLU's permutation acceptance (Sinha et al., 2021), in %, each with its 95% interval "
+                      "clustered by premise: Ω_max, pairs with some permutation predicted as the gold label; Ω_rand, "
+                      "pairs with more than a third of them; P^c, P^f: mean share of correct permutations of the "
+                      "pairs predicted right (P^c) or wrong (P^f) unpermuted, among those with some correct "
+                      "permutation. "
+                      "UNLU's SNLI test figures (K = 100; acc / Ω_max / Ω_rand / P^c / P^f): RoBERTa-large 87.6 / 98.8 "
+                      "/ 82.8 / 76.0 / 40.7, DistilBERT 73.9 / 95.0 / 72.5 / 77.0 / 31.2. Ω_max grows with K.")
+
+
+def _figure_cell(figure) -> str:
+    if figure is None:
+        return "undefined"
+    return f"{percent(figure.value)} [{percent(figure.ci.low)}, {percent(figure.ci.high)}]"
+
+
+def acceptance_table(results: EvalResults) -> Table | None:
+    """UNLU's metrics of every configuration of K permutations per pair; None when there is none."""
+    found = {name: r.permutation_acceptance for name, r in results.results.items() if r.permutation_acceptance}
+    if not found:
+        return None
+    table = Table(title="Permutation acceptance", caption=escape(ACCEPTANCE_CAPTION),
+                  box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, title_justify="left")
+    table.add_column("config", overflow="fold")
+    for header in ("K", "pairs", "acc %", "Ω_max %", "Ω_rand %", "P^c %", "P^f %"):
+        table.add_column(header, justify="right")
+    for name, a in found.items():
+        table.add_row(escape(name), str(a.permutations), str(a.pairs), percent(a.accuracy.value),
+                      *(_figure_cell(f) for f in (a.omega_max, a.omega_rand, a.p_c, a.p_f)))
+    return table
+
+
 HEADLINE_MARK = "*"
 
 
@@ -185,6 +216,9 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     roles = role_table(results)
     if roles is not None:
         console.print(roles)
+    acceptance = acceptance_table(results)
+    if acceptance is not None:
+        console.print(acceptance)
     templates = templates_table(results)
     if templates is not None:
         console.print(templates)

@@ -15,6 +15,7 @@ from ..models.label_map import LabelMap
 from ..results.displacement import summarize
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
                               PredictionRow, RoleSensitivity, RoleTest, SliceResult, slice_tests)
+from .acceptance import permutation_acceptance
 from .data import Benchmark
 from .scoring import Scored, predict
 from .stats import (CI_METHOD, ROLE_TEST_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, holm,
@@ -48,10 +49,11 @@ def prediction_rows(benchmark: Benchmark, pairs: list[tuple[str, str]], predicti
             PredictionRow(pair_id=pair_id, configuration=config.name, gold=labels.to_view(gold),
                           gold_original=labels.to_view(gold_original), prediction_original=predicted[original],
                           prediction_perturbed=predicted[perturbed], cluster=cluster_key(original[0]),
-                          tags=list(tags), distance=shift and shift[0], moved=shift and shift[1])
-            for pair_id, original, perturbed, gold, gold_original, tags, shift in zip(
+                          tags=list(tags), distance=shift and shift[0], moved=shift and shift[1],
+                          permutation=permutation)
+            for pair_id, original, perturbed, gold, gold_original, tags, shift, permutation in zip(
                 config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original,
-                config.tags, config.displacements or repeat(None))]
+                config.tags, config.displacements or repeat(None), config.permutation_indices or repeat(None))]
     return rows
 
 
@@ -62,6 +64,7 @@ def cluster_key(original_premise: str) -> str:
 
 
 ROLE = "role-sensitivity"  # the role-sensitivity interval draws from a generator of its own
+ACCEPTANCE = "permutation-acceptance"  # and so do those of permutation acceptance
 
 
 def bootstrap_rng(seed: int, configuration: str, tag: str | None = None, figure: str | None = None
@@ -133,7 +136,10 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
         **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
         role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment,
         slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
-        displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in rows)))
+        displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in rows),
+        permutation_acceptance=permutation_acceptance(
+            rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level)
+        if rows[0].permutation is not None else None))
 
 
 def with_adjusted_slices(result: ConfigurationResult) -> ConfigurationResult:

@@ -520,6 +520,47 @@ class PairedResult(Strict):
         return self
 
 
+class AcceptanceFigure(Strict):
+    value: float = Field(ge=0, le=1, description="the figure, a fraction")
+    ci: ConfidenceInterval = Field(description="bootstrap confidence interval, resampled by cluster of pairs "
+                                               "sharing a premise")
+
+
+class PermutationAcceptance(Strict):
+    """UNLU's permutation acceptance (Sinha et al., "UnNatural Language Inference", ACL 2021), from the K
+    permutations of each pair (swapbench.evaluation.acceptance defines each figure after UNLU's code). A pair's
+    share correct is the share of its permutations predicted as the gold label."""
+
+    permutations: int = Field(ge=1, description="K: permutations per pair (UNLU drew 100; omega_max grows with K)")
+    pairs: int = Field(ge=1, description="pairs, each with its K permutations")
+    clusters: int = Field(ge=1, description="clusters the intervals resample: pairs sharing a premise")
+    accuracy: AcceptanceFigure = Field(description="accuracy on the same pairs unpermuted")
+    omega_max: AcceptanceFigure = Field(description="Ω_max: share of pairs for which some permutation is predicted "
+                                                    "as the gold label")
+    omega_rand: AcceptanceFigure = Field(description="Ω_rand: share of pairs for which more than a third of the "
+                                                     "permutations are predicted as the gold label")
+    p_c: AcceptanceFigure | None = Field(description="P^c: mean share correct over the pairs predicted right "
+                                                     "unpermuted that have some correct permutation (UNLU's "
+                                                     "orig_correct_cor_mean); null when there are none")
+    p_f: AcceptanceFigure | None = Field(description="P^f: the same over the pairs predicted wrong unpermuted "
+                                                     "(UNLU's flipped_cor_mean); null when there are none")
+    p_c_pairs: int = Field(ge=0, description="pairs P^c averages over")
+    p_f_pairs: int = Field(ge=0, description="pairs P^f averages over")
+    definition: str = Field(description="whose definitions the figures follow")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if (self.p_c is None) != (self.p_c_pairs == 0) or (self.p_f is None) != (self.p_f_pairs == 0):
+            raise ValueError("p_c and p_f are null exactly when no pair qualifies")
+        if self.p_c_pairs + self.p_f_pairs > self.pairs or self.clusters > self.pairs:
+            raise ValueError("more pairs counted than there are")
+        if abs(self.omega_max.value * self.pairs - (self.p_c_pairs + self.p_f_pairs)) > 1e-6:
+            raise ValueError("omega_max disagrees with the pairs P^c and P^f average over")
+        if self.omega_rand.value > self.omega_max.value + TOLERANCE:
+            raise ValueError("omega_rand exceeds omega_max")
+        return self
+
+
 class SliceResult(PairedResult):
     small: bool = Field(description=f"true when the slice is too small to read: fewer than {MIN_SLICE_PAIRS} "
                                     f"pairs or {MIN_SLICE_CLUSTERS} clusters")
@@ -538,6 +579,9 @@ class ConfigurationResult(PairedResult):
         default=None, description="how far the scored rows' shuffles move words (swapbench.results.displacement), "
                                   "from their predictions rows' distance and moved; null for a configuration that "
                                   "reorders no premise (a role swap) and in files written before it was recorded")
+    permutation_acceptance: PermutationAcceptance | None = Field(  # added later, null in older files
+        default=None, description="on a configuration of K permutations per pair (unlu): UNLU's Ω_max, Ω_rand, P^c "
+                                  "and P^f; null on the others")
 
     @model_validator(mode="after")
     def _role(self):
@@ -701,6 +745,10 @@ class PredictionRow(Strict):
                                         "no premise")
     moved: int | None = Field(  # added later, null in older files
         default=None, ge=0, description="the premise's tokens whose position changed; null as distance is")
+    permutation: int | None = Field(  # added later, null in older files
+        default=None, ge=0, description="in a configuration of K permutations per pair (unlu): which permutation "
+                                        "of the pair the row is, 0 to K - 1 (a row is keyed by pair_id and "
+                                        "permutation); null in the others")
 
 
 if __name__ == "__main__":

@@ -11,17 +11,18 @@ from ..core.command_options import CommandOptions
 from ..core.errors import SwapbenchError
 from ..core.registry import VARIANTS
 # Importing a module registers its variants, in this order: shuffle-N, shuffle-random, shuffle-sr,
-# shuffle-sr-premise, shuffle-sr-validated, then shuffle-sr-reversible.
+# shuffle-sr-premise, shuffle-sr-validated, shuffle-sr-reversible, then unlu.
 from . import shuffle  # noqa: F401, I001
 from . import role_shuffle  # noqa: F401
 from . import role_premise  # noqa: F401
 from . import role_validated  # noqa: F401
 from . import role_reversible  # noqa: F401
+from . import permutations  # noqa: F401
 from .base import Variant
 from .shuffle import SCOPES
 
 DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr", "shuffle-sr-premise",
-                    "shuffle-sr-validated", "shuffle-sr-reversible")
+                    "shuffle-sr-validated", "shuffle-sr-reversible", "unlu")
 
 
 def variant_type(value) -> type[Variant]:

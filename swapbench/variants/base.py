@@ -124,8 +124,9 @@ class Variant(ABC):
         (variants/originals.py), by pairID."""
 
     @abstractmethod
-    def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:
-        """Perturb one pair, or return None when the variant does not apply to it."""
+    def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | list[Perturbed] | None:
+        """Perturb one pair, or return None when the variant does not apply to it; a variant that makes several
+        rows of one pair (unlu's permutations) returns them in order, and a column of its own tells them apart."""
 
     def statistics(self) -> dict:
         """Figures for the dataset card, gathered over the last prepare/apply run (e.g. drop reasons)."""
