@@ -45,9 +45,10 @@ def float32_copy(model):
     # deepcopy takes what `memo` holds for an object instead of copying it: each tensor of another floating dtype
     # is cast once (tied weights stay tied), and the copy never holds it in its own dtype.
     memo = {}
+    on_cpu = all(tensor.device.type == "cpu" for tensor in model.parameters())
     try:
         with torch.no_grad():
-            for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
+            for tensor in [*model.parameters(), *model.buffers()]:
                 if id(tensor) in memo or not tensor.is_floating_point() or tensor.dtype == torch.float32:
                     continue
                 cast = tensor.detach().float()
@@ -62,9 +63,8 @@ def float32_copy(model):
     try:
         yield reference
     finally:
-        device = next(reference.parameters()).device
         del reference
-        if device.type != "cpu":
+        if not on_cpu:
             from accelerate.utils.memory import clear_device_cache
 
             clear_device_cache(garbage_collection=True)
@@ -92,16 +92,19 @@ def dtype_agreement(scorer, run, prepared, pairs: Sequence[tuple[str, str]], pre
     dtype = str(run.dtype).removeprefix("torch.")
     positions = sample_positions(pairs)
     try:
-        try:
-            reference = scorer.reference_predictions(run, prepared, [pairs[i] for i in positions])
-        except Exception as err:
-            if out_of_memory(err):
-                raise NotMeasured(f"the float32 copy of the model ran out of memory ({err})") from None
+        reference = scorer.reference_predictions(run, prepared, [pairs[i] for i in positions])
+    except NotMeasured as err:
+        why = str(err)
+    except Exception as err:
+        if not out_of_memory(err):
             raise
-    except NotMeasured as why:
-        run.console.print(f"{dtype} not compared with {REFERENCE}: {escape(str(why))}")
+        why = f"the float32 copy of the model ran out of memory ({err})"
+    else:
+        why = None
+    if why is not None:
+        run.console.print(f"{dtype} not compared with {REFERENCE}: {escape(why)}")
         return DtypeAgreement(dtype=dtype, sample=SAMPLE_RULE, pairs=None, agreeing=None, fraction=None,
-                              not_measured=str(why))
+                              not_measured=why)
     ours = np.asarray(predictions)[positions]
     agreeing = int((ours == np.asarray(reference)).sum())
     fraction = agreeing / len(positions) if positions else 1.0
