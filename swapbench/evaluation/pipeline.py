@@ -27,6 +27,7 @@ from ..results.files import default_output, predictions_path, public_results, re
 from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode,
                               ModelHealth, ModelInfo, ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance,
                               ScoringInfo, Seeds, Timings, dataset_fingerprint)
+from .agreement import dtype_agreement
 from .data import Benchmark, open_benchmark
 from .finetune import ScoredPairs, premise_key
 from .health import model_health
@@ -93,6 +94,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
         scores = scorer.score(run, prepared, pairs, lambda n: progress.advance(task, n))
     if not main:
         raise HelperProcess
+    agreement = dtype_agreement(scorer, run, prepared, pairs, scores.predictions)
     rows = prediction_rows(benchmark, pairs, scores.predictions, loaded.labels)
     if scores.truncated:
         console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
@@ -122,7 +124,8 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
             scoring=ScoringInfo(unique_pairs=len(pairs), pairs=2 * sum(len(r) for r in rows.values()),
                                 max_length=scores.max_tokens, truncated=scores.truncated,
                                 batch_size=scores.batch_size, batch_size_requested=options.eval_batch_size,
-                                forward_passes=scores.forwards, processes=world_size()),
+                                forward_passes=scores.forwards, processes=world_size(),
+                                dtype_agreement=agreement),
             timings=Timings(fine_tuning=prepared.train_seconds, probe=probe_seconds, scoring=scores.seconds,
                             total=time.perf_counter() - began + prepared.earlier_seconds),
             command=options.command, started_at=started_at))

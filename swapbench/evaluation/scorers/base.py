@@ -7,6 +7,8 @@ the name `--mode` takes. The pipeline looks the scorer up and calls it in order,
     prepare(run)                    the model to score (loaded; fine-tuned first, ...) and what the results record
                                     of it: revision, training, the name it goes by
     score(run, prepared, pairs, …)  the output index predicted for every distinct pair, and the scoring's record
+    reference_predictions(…)        in a dtype other than float32, the output index a float32 copy of the model
+                                    predicts for a sample of the pairs (evaluation/agreement.py)
 
 Options that only one mode takes are declared in its `owns`; every other mode refuses them, so a new mode's
 options need no edit anywhere else. This module loads nothing heavy: the command line reads the registry to list
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS
+from ..agreement import NotMeasured
 
 if TYPE_CHECKING:
     import torch
@@ -93,6 +96,12 @@ class Scorer:
               progress: Callable[[int], None]) -> Scores:
         """Score every (premise, hypothesis) of `pairs`, calling `progress(n)` as n more are done."""
         raise NotImplementedError
+
+    def reference_predictions(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]]) -> Sequence[int]:
+        """The output index predicted for each of `pairs` (a sample of those scored) as `score` would predict it with
+        the model in float32; called on the main process alone, after `score`, when run.dtype is not float32.
+        NotMeasured says why it cannot be (the results record it)."""
+        raise NotMeasured(f"--mode {self.mode} scores no float32 reference")
 
 
 def scorer_for(options, scorer: Scorer | None = None) -> Scorer:

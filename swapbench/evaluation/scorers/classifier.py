@@ -108,6 +108,18 @@ class ClassifierScorer(Scorer):
                       max_tokens=max_length, truncation=f"longer than --max-length {max_length} tokens and were "
                                                         "truncated", pair_template=joined_by)
 
+    def reference_predictions(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]]):
+        """The pairs scored by a float32 copy of the model as `score` scores them (the scores cache is not read)."""
+        from ..agreement import float32_copy
+        from ..options import DEFAULT_MAX_LENGTH
+        from ..scoring import predict
+
+        options = run.options
+        with float32_copy(prepared.loaded.model) as model:
+            return predict(model, prepared.loaded.tokenizer, pairs,
+                           max_length=options.max_length or DEFAULT_MAX_LENGTH, batch_size=options.eval_batch_size,
+                           hypothesis_only=options.hypothesis_only).predictions
+
 
 def refuse_training(options) -> None:
     """A classifier is scored as it is: training options given for it would be read by nothing, and its head

@@ -89,6 +89,7 @@ class PromptScorer(Scorer):
         if options.max_length:  # --max-length cuts prompts (from the left) as the model's own length does
             max_tokens = min(max_tokens, options.max_length)
 
+        self.headline = (specs[0], shots_text(specs[0], examples), max_tokens)  # for reference_predictions
         runs = [score_template(run, prepared, spec, shots_text(spec, examples), examples, pairs, max_tokens,
                                lambda n: progress(n / len(specs))) for spec in specs]
         headline = runs[0]
@@ -111,6 +112,32 @@ class PromptScorer(Scorer):
                       truncation=(f"longer than --max-length {max_tokens} tokens and were cut from the left"
                                   if max_tokens == options.max_length else f"longer than the model's {max_tokens} "
                                   "tokens and were cut from the left to fit the model"))
+
+    def reference_predictions(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]]):
+        """The headline template's labels for the pairs, calibrated as --calibration says, by a float32 copy of the
+        model (the scores cache is not read)."""
+        from ..agreement import float32_copy
+        from ..prompting import calibrate, reference_prompts, render
+
+        spec, shots, max_tokens = self.headline
+        calibration, batch_size = run.options.calibration, run.options.eval_batch_size
+        with float32_copy(prepared.loaded.model) as model:
+            values = prompt_scores(model, prepared.loaded.tokenizer, spec,
+                                   [shots + render(spec, p, h) for p, h in pairs], max_tokens, batch_size)
+            if calibration:
+                reference = prompt_scores(model, prepared.loaded.tokenizer, spec,
+                                          reference_prompts(spec, shots, calibration), max_tokens, batch_size)
+                values = calibrate(values, reference, calibration)
+        return values.argmax(axis=1)
+
+
+def prompt_scores(model, tokenizer, spec, prompts: list[str], max_tokens: int, batch_size: int | None):
+    """The verbalizers' scores after each prompt, (prompts, labels), as score_template computes them."""
+    from ..prompting import encode_prompts, score_prompts, token_counts, verbalizer_scores
+
+    encoded = encode_prompts(tokenizer, prompts, spec, max_tokens)
+    scored = score_prompts(model, tokenizer, encoded, batch_size=batch_size)
+    return verbalizer_scores(scored.loglik, token_counts(encoded), spec.normalization)
 
 
 @dataclass
