@@ -28,6 +28,11 @@ class Phrase(NamedTuple):
     text: str  # the constituent's tokens joined by single spaces
 
 
+def can_reorder(folded: tuple[str, ...]) -> bool:
+    """Whether some order of the words `folded` (casefolded) reads differently: two of them differ."""
+    return len(set(folded)) >= 2
+
+
 @dataclass(frozen=True, slots=True)
 class Parse:
     tokens: tuple[str, ...]
@@ -39,12 +44,14 @@ class Parse:
     # shuffle_phrases() by word count, filled on first use: SNLI pairs about three to a premise, and every pair
     # of a premise, in every shuffle variant, shares one Parse.
     _phrases: dict[int, tuple[Phrase, ...]] = field(init=False, repr=False, compare=False)
+    _reorderable: dict[int, tuple[Phrase, ...]] = field(init=False, repr=False, compare=False)  # the same, filtered
     _word_positions: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _folded_words: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_words_before", (0, *accumulate(not p for p in self.punct)))
         object.__setattr__(self, "_phrases", {})
+        object.__setattr__(self, "_reorderable", {})
         object.__setattr__(self, "_word_positions", tuple(i for i, p in enumerate(self.punct) if not p))
         object.__setattr__(self, "_folded_words", tuple(self.tokens[i].casefold() for i in self._word_positions))
 
@@ -75,6 +82,13 @@ class Parse:
                         seen[words] = Phrase(span, words, tuple(self.tokens[i].casefold() for i in words),
                                              " ".join(self.tokens[span.start:span.end]))
             found = self._phrases[size] = tuple(seen.values())
+        return found
+
+    def reorderable_phrases(self, size: int) -> tuple[Phrase, ...]:
+        """The shuffle_phrases of `size` words whose order can change, case aside (can_reorder)."""
+        found = self._reorderable.get(size)
+        if found is None:
+            found = self._reorderable[size] = tuple(p for p in self.shuffle_phrases(size) if can_reorder(p.folded))
         return found
 
     def to_json(self) -> dict:

@@ -6,6 +6,8 @@ import functools
 import hashlib
 import math
 
+from ..parsing.base import can_reorder
+
 
 def example_rng(seed: int, pair_id: str, variant: str) -> ExampleRandom:
     """The generator of one example: it depends only on the seed, the pair and the variant, so the order in which
@@ -91,11 +93,6 @@ _blake2b = hashlib.blake2b
 _factorial = functools.cache(math.factorial)
 
 
-def can_change(folded: tuple[str, ...]) -> bool:
-    """Whether some order of the words `folded` (casefolded) reads differently: two of them differ."""
-    return len(set(folded)) >= 2
-
-
 def changed_order(folded: tuple[str, ...], rng: ExampleRandom, max_tries: int = 1000) -> list[int] | None:
     """A uniformly drawn order of the words `folded` (casefolded) that reads differently, or None if none can.
 
@@ -103,7 +100,7 @@ def changed_order(folded: tuple[str, ...], rng: ExampleRandom, max_tries: int = 
     until the sequence changes samples uniformly among the orders that change it; with two or more distinct words
     at least half of all orders do, so the loop ends fast.
     """
-    if not can_change(folded):
+    if not can_reorder(folded):
         return None
     items = list(folded)
     for _ in range(max_tries):

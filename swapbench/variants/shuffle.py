@@ -12,7 +12,7 @@ from ..core.registry import VARIANTS
 from ..parsing.base import Constituent, Parse
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
-from .randomness import ExampleRandom, can_change, changed_order
+from .randomness import ExampleRandom, changed_order
 
 SCOPES = ("all", "one")
 # The default scope, chosen by measurement on SNLI's test split (ptb trees; results/displacement.py defines the
@@ -50,9 +50,9 @@ class ShuffleOptions(CommandOptions):
                             "order can change (one, as the paper did), or every one (all)")
 
 
-def changeable(parse: Parse, size: int) -> list:
+def changeable(parse: Parse, size: int) -> tuple:
     """The constituents of `size` words whose order can change (not all one word, case aside)."""
-    return [phrase for phrase in parse.shuffle_phrases(size) if can_change(phrase.folded)]
+    return parse.reorderable_phrases(size)
 
 
 def matched(parse: Parse) -> bool:
