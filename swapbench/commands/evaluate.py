@@ -18,10 +18,10 @@ FINE_TUNING = ("fine-tuning (base models; reference recipe: max length 128, Adam
 def add_eval(subparsers) -> None:
     p = subparsers.add_parser(
         "eval", help=COMMANDS["eval"].help,
-        description="Score MODEL (Hub id or local folder) on the original and perturbed pairs of every "
-                    "configuration and report Δ accuracy with a paired bootstrap interval and an exact McNemar "
-                    "test. A sequence-classification model with NLI labels is used as is; a base model is first "
-                    "fine-tuned on SNLI (cached).")
+        description="Score MODEL (Hub id, local folder, or GGUF file: --gguf-file) on the original and perturbed "
+                    "pairs of every configuration and report Δ accuracy with a paired bootstrap interval and an "
+                    "exact McNemar test. A sequence-classification model with NLI labels is used as is; a base "
+                    "model is first fine-tuned on SNLI (cached).")
     groups = {"data": p.add_argument_group("data"), "prompting": p.add_argument_group("prompting (--mode prompt)"),
               "labels": p.add_argument_group("labels"), "fine-tuning": p.add_argument_group(FINE_TUNING)}
     groups[TRAINING_DATA] = groups["fine-tuning"]

@@ -25,11 +25,12 @@ OFFSETS_PNG = "positional_attention_offsets.png"
 
 def add_probe(subparsers) -> None:
     p = subparsers.add_parser("probe", help=COMMANDS["probe"].help,
-                              description="Feed a model sequences of one repeated word, average its attention "
-                                          "weights, and report their locality and symmetry with heatmaps and a "
-                                          "profile by offset: the paper's two figures, and swapbench's relative "
-                                          "locality (against uniform attention under the same mask) and degree "
-                                          "symmetry (continuous in the left/right gap; null for flat attention). "
+                              description="Feed a model (Hub id, local folder or GGUF file) sequences of one "
+                                          "repeated word, average its attention weights, and report their "
+                                          "locality and symmetry with heatmaps and a profile by offset: the "
+                                          "paper's two figures, and swapbench's relative locality (against "
+                                          "uniform attention under the same mask) and degree symmetry "
+                                          "(continuous in the left/right gap; null for flat attention). "
                                           "Decoder-only models are probed under their causal mask: both "
                                           "symmetries are then null, and left decay (a swapbench extension) "
                                           "describes how attention falls off to the left.")
@@ -71,6 +72,7 @@ def write_probe(result: ProbeResult, out: Path, title: str) -> list[Path]:
 
 def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
     """Probe the model the options name; with options.out, write probe.json and the figures there too."""
+    from ..models.gguf import checkpoint_path, gguf_record
     from ..probing.loading import load_model, model_revision
     from ..probing.run import probe_model
 
@@ -78,15 +80,17 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
         if options.out.exists() and not options.out.is_dir():
             raise ProbeError(f"--out {options.out} exists and is not a folder")
         check_writable(options.out / PROBE_JSON, "--out")
-    model, tokenizer = load_model(options.model, options.revision, options.trust_remote_code)
+    model, tokenizer = load_model(options.model, options.revision, options.trust_remote_code, options.gguf_file)
     result = probe_model(model, tokenizer, n_words=options.words, length=options.length, seed=options.seed,
                          add_special_tokens=options.add_special_tokens, batch_size=options.probe_batch_size,
                          progress=options.progress)
     # probe.json is published: the model is named as a published file names a path (core.text.public_path); the
     # figures' title is read from the model's folder first (a fine-tuned checkpoint is named by its base model)
-    title = figure_name(options.model)
-    result = result.model_copy(update={"model": public_path(options.model),
-                                       "revision": model_revision(options.model, model)})
+    checkpoint = checkpoint_path(options.model, options.gguf_file)
+    title = figure_name(checkpoint)
+    gguf = gguf_record(options.model, options.gguf_file, next(model.parameters()).dtype, options.revision)
+    result = result.model_copy(update={"model": public_path(checkpoint), "gguf": gguf,
+                                       "revision": model_revision(options.model, model, options.gguf_file)})
     return result, write_probe(result, options.out, title) if options.out is not None else []
 
 

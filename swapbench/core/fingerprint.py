@@ -57,20 +57,25 @@ def json_row(values) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
-def model_revision(name_or_path: str, config, revision: str | None = None) -> str | None:
-    """The Hub commit the files came from, or for a local folder sha256 of its files (names and contents).
+def model_revision(name_or_path: str, config, revision: str | None = None,
+                   gguf_file: str | None = None) -> str | None:
+    """The Hub commit the files came from, or for a local folder sha256 of its files (names and contents), for a
+    GGUF file in a local folder sha256 of that file alone.
 
     Every file counts, not the weights alone: the config and the tokenizer change what a model computes as much
     as its weights do (a config's position_embedding_type, a tokenizer's vocabulary), and a sharded checkpoint
-    may keep weights in sub-folders. `swapbench eval` and `swapbench probe` both name models by it.
+    may keep weights in sub-folders. A GGUF file holds all three, and its folder may hold anything else (a Python
+    package's files and their bytecode). `swapbench eval` and `swapbench probe` both name models by it.
     """
     from .hub_access import hub_commit
 
     folder = Path(name_or_path)
+    if folder.is_dir() and gguf_file:
+        return "sha256:" + file_sha256(folder / gguf_file)
     if folder.is_dir():
         return folder_fingerprint(folder)
     # transformers 4 records the commit on the config; transformers 5 leaves _commit_hash None.
-    return getattr(config, "_commit_hash", None) or hub_commit(name_or_path, revision)
+    return getattr(config, "_commit_hash", None) or hub_commit(name_or_path, revision, gguf_file or "config.json")
 
 
 def folder_fingerprint(folder: Path) -> str:

@@ -35,9 +35,10 @@ def is_hub_id(name: str) -> bool:
     return True
 
 
-def check_model(name: str, revision: str | None = None) -> None:
+def check_model(name: str, revision: str | None = None, file: str = "config.json") -> None:
     """Refuse at once a model that cannot load: a path that does not exist (a name that is not a Hub id), or a Hub
-    id while the Hub is out of reach and the local cache has no config of it."""
+    id while the Hub is out of reach and the local cache has no copy of its `file` (its config, or the GGUF file
+    that holds one)."""
     from huggingface_hub import try_to_load_from_cache
 
     if Path(name).expanduser().exists():
@@ -45,7 +46,7 @@ def check_model(name: str, revision: str | None = None) -> None:
     if not is_hub_id(name):
         raise SwapbenchError(f"cannot load model {name!r}: no such folder ({Path(name).expanduser().absolute()} "
                              "does not exist), and it is not a Hub model id (name or owner/name)")
-    if cache_only(name) and not isinstance(try_to_load_from_cache(name, "config.json", revision=revision), str):
+    if cache_only(name) and not isinstance(try_to_load_from_cache(name, file, revision=revision), str):
         raise SwapbenchError(_not_cached(name))
 
 
@@ -84,16 +85,17 @@ def _not_cached(name: str) -> str:
 COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
-def hub_commit(name: str, revision: str | None = None) -> str | None:
+def hub_commit(name: str, revision: str | None = None, file: str = "config.json") -> str | None:
     """The commit of a Hub model at `revision` (a branch, tag or commit): the snapshot folder huggingface_hub
-    keeps its config.json in, resolved through the local cache, or the Hub when it can be reached. None when
-    neither has it."""
+    keeps its `file` in (its config.json, or the GGUF file that holds one), resolved through the local cache, or
+    the Hub when it can be reached. None when neither has it."""
     from huggingface_hub import hf_hub_download
 
     if not is_hub_id(name):
         return None
     try:
-        path = Path(hf_hub_download(name, "config.json", revision=revision, local_files_only=cache_only(name)))
+        path = Path(hf_hub_download(name, file, revision=revision, local_files_only=cache_only(name)))
     except (OSError, ValueError):  # not in the cache, not on the Hub, not a repo id: load_config says why
         return None
-    return path.parent.name if COMMIT.fullmatch(path.parent.name) else None
+    snapshot = path.parents[len(Path(file).parts) - 1].name
+    return snapshot if COMMIT.fullmatch(snapshot) else None

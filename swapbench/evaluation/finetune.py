@@ -5,9 +5,11 @@ transformers Trainer, so `torchrun` / `accelerate launch` spread it over several
 is split across the processes, only the main process writes the checkpoint.
 
 The checkpoint is keyed by the base model's revision (a Hub id with its commit; a local folder by the sha256 of its
-files alone, so that a relative and an absolute path to it, or a copy of it, find the same checkpoint), the
-recipe and the fingerprints of the training and validation pairs; it is written to a staging folder and moved into
-place when complete. A record that does not read is a miss: the model is trained again, with a warning naming it.
+files alone, so that a relative and an absolute path to it, or a copy of it, find the same checkpoint; a GGUF
+file by its own sha256 and its name), the recipe and the fingerprints of the training and validation pairs; it is
+written to a staging folder and moved into place when complete, a base read from a GGUF file saved as an ordinary
+(safetensors) checkpoint. A record that does not read is a miss: the model is trained again, with a warning naming
+it.
 
 No pair that is scored may be trained or selected on: training and validation pairs that share a pairID or a
 premise with the scored data are refused, whatever split they were read from, and --val-holdout holds out whole
@@ -39,6 +41,7 @@ from ..core.fingerprint import content_fingerprint
 from ..core.hub_access import cache_only
 from ..core.labels import LABEL_NAMES
 from ..core.text import slug
+from ..models.gguf import as_dense, checkpoint_name, gguf_arguments
 from ..models.loading import (check_positional_support, check_weights, is_head, library_quiet, load_config,
                               model_revision, prepare_tokenizer, weight_problems)
 from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
@@ -46,6 +49,7 @@ from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
 from .sharding import world_size
 
 INFO_FILE = "swapbench_finetune.json"
+TRAINING_DTYPE = torch.float32  # the base's weights as they are trained, whatever dtype the scoring then uses
 CACHE_FORMAT = 3  # bump when a change of this module makes old checkpoints unfit
 
 
@@ -178,9 +182,11 @@ def describe(pairs: list[Pair], source: str, split: str, limit: int | None, held
 
 
 def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingData, val: TrainingData,
-              hypothesis_only: bool = False, joined_by: str | None = None) -> str:
+              hypothesis_only: bool = False, joined_by: str | None = None, gguf_file: str | None = None) -> str:
     # A local folder is its files' content (its revision), wherever it lies and however its path is typed.
     model = {"revision": revision} if Path(base).is_dir() else {"base": base, "revision": revision}
+    if gguf_file is not None:  # only then, as below: a Hub repository's commit holds every GGUF file it has
+        model["gguf_file"] = gguf_file
     identity = {"format": CACHE_FORMAT, **model, "recipe": recipe.model_dump(), "train": train.fingerprint,
                 "validation": val.fingerprint}
     if hypothesis_only:  # only then: the keys of the checkpoints trained on whole pairs stay what they were
@@ -190,20 +196,26 @@ def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingDa
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
-def training_pair_template(base: str, revision: str | None) -> str | None:
+def training_pair_template(base: str, revision: str | None, gguf_file: str | None = None) -> str | None:
     """How the fine-tuning joins each pair for `base`'s tokenizer (scoring.pair_template): the same join that its
     scoring then uses, since both go through scoring.tokenize."""
-    from transformers import AutoTokenizer
-
     from .scoring import pair_template
 
     with library_quiet():
-        tokenizer = AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=cache_only(base))
+        tokenizer = base_tokenizer(base, revision, gguf_file)
     return pair_template(tokenizer)
 
 
-def checkpoint_folder(cache_dir: Path, base: str, key: str) -> Path:
-    name = Path(base).resolve().name if Path(base).is_dir() else base
+def base_tokenizer(base: str, revision: str | None, gguf_file: str | None = None):
+    """The tokenizer of the base model (a GGUF file's, with `gguf_file`)."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=cache_only(base),
+                                         **({"gguf_file": gguf_file} if gguf_file else {}))
+
+
+def checkpoint_folder(cache_dir: Path, base: str, key: str, gguf_file: str | None = None) -> Path:
+    name = Path(gguf_file).stem if gguf_file else Path(base).resolve().name if Path(base).is_dir() else base
     return cache_dir / "finetuned" / f"{slug(name)}-{key[:16]}"
 
 
@@ -227,19 +239,21 @@ def read_training_record(path: Path, console: Console | None = None) -> FineTuni
 
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
              cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,
-             console: Console | None = None, hypothesis_only: bool = False) -> FineTuned:
-    """The cached fine-tuning of `base` for this recipe and data (with `hypothesis_only`, on the hypotheses alone),
-    training it first when there is none; refused when the data overlap the `scored` pairs. Messages, bars and the
-    training's log lines go to `console` (stderr by default)."""
+             console: Console | None = None, hypothesis_only: bool = False, gguf_file: str | None = None
+             ) -> FineTuned:
+    """The cached fine-tuning of `base` (a GGUF file of it, with `gguf_file`: dequantized to float32, and saved
+    fine-tuned as an ordinary checkpoint) for this recipe and data (with `hypothesis_only`, on the hypotheses
+    alone), training it first when there is none; refused when the data overlap the `scored` pairs. Messages, bars
+    and the training's log lines go to `console` (stderr by default)."""
     console = console or Console(stderr=True, soft_wrap=True)
     log = console.print
 
     def warn(message: str) -> None:
         console.print(f"[yellow]Warning:[/] {escape(message)}", highlight=False)
 
-    config = load_config(base, revision)
+    config = load_config(base, revision, gguf_file=gguf_file)
     check_positional_support(base, config, trust_remote_code=False)
-    base_revision = model_revision(base, config, revision)
+    base_revision = model_revision(base, config, revision, gguf_file)
     try:
         train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed, warn=warn)
     except SwapbenchError as err:
@@ -251,8 +265,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         if count:
             log(f"Set apart {count} {role} pair{'s' * (count != 1)} whose premise is also a scored premise")
     key = cache_key(base, base_revision, recipe, train_info, val_info, hypothesis_only,
-                    joined_by=training_pair_template(base, revision))
-    folder = checkpoint_folder(cache_dir, base, key)
+                    joined_by=training_pair_template(base, revision, gguf_file), gguf_file=gguf_file)
+    folder = checkpoint_folder(cache_dir, base, key, gguf_file)
     info = read_training_record(folder / INFO_FILE, console)
     if info is not None:
         log(f"Reusing the fine-tuned checkpoint {folder}")
@@ -264,14 +278,15 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
 
     steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)
     inputs = " (hypotheses alone: --hypothesis-only)" if hypothesis_only else ""
-    log(f"Fine-tuning {base}{inputs} on {train_info.n:,} pairs of {train_info.source} ({train_info.split}), "
+    log(f"Fine-tuning {checkpoint_name(base, gguf_file)}{inputs} on {train_info.n:,} pairs of {train_info.source} "
+        f"({train_info.split}), "
         f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in batches of {recipe.batch_size}: {steps:,} optimiser "
         f"steps on {describe_device(device)}, timed over the first few; validation: {val_info.n:,} pairs; "
         f"checkpoint: {folder}", highlight=False)
     started = time.perf_counter()
     trainer = make_trainer(base, revision, recipe, train_pairs, val_pairs, folder.with_name(f".{folder.name}.work"),
                            device, dtype, progress, console, slow_hint=partial(cutting_hint, recipe),
-                           hypothesis_only=hypothesis_only)
+                           hypothesis_only=hypothesis_only, gguf_file=gguf_file)
     trainer.train()
     history = epoch_history(trainer.state.log_history)
     best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)
@@ -315,15 +330,16 @@ def cutting_hint(recipe: Recipe, seconds_per_step: float) -> str:
 
 def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair],
                  work: Path, device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
-                 slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False):
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+                 slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False,
+                 gguf_file: str | None = None):
+    from transformers import AutoModelForSequenceClassification
 
     processes = world_size()
     if recipe.batch_size % processes:
         raise SwapbenchError(f"--train-batch-size {recipe.batch_size} does not split evenly over {processes} processes")
     local = cache_only(base)
     # A decoder-only model classifies from its last non-pad token: it needs a pad token and right padding.
-    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(base, revision=revision, local_files_only=local))
+    tokenizer = prepare_tokenizer(base_tokenizer(base, revision, gguf_file))
     id2label = dict(enumerate(LABEL_NAMES))
 
     # The Trainer calls it twice; the second time after it has seeded, so the new head is initialised
@@ -333,12 +349,12 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
             model, info = AutoModelForSequenceClassification.from_pretrained(
                 base, revision=revision, num_labels=len(LABEL_NAMES), id2label=id2label,
                 label2id={name: i for i, name in id2label.items()}, pad_token_id=tokenizer.pad_token_id,
-                ignore_mismatched_sizes=True, **dtype_argument(torch.float32),
-                output_loading_info=True, local_files_only=local)
+                ignore_mismatched_sizes=True, **dtype_argument(TRAINING_DTYPE),
+                output_loading_info=True, local_files_only=local, **gguf_arguments(base, gguf_file, revision))
         # Only the classification head may be new; weights left unused (pre-training heads) are expected.
         weights = weight_problems(base, {**info, "unexpected_keys": ()}, may_be_new=lambda key: is_head(model, key))
         check_weights(base, weights, allow_missing=False)
-        return model
+        return as_dense(model)
 
     return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress, console,
                         slow_hint=slow_hint, hypothesis_only=hypothesis_only)

@@ -18,6 +18,7 @@ from ..core.command_options import CommandOptions, option
 from ..core.options import MIN_MAX_LENGTH, SEED_MAX, device_problem
 from ..core.options import device as device_name
 from ..core.registry import TEMPLATES
+from ..models.gguf import GGUFOptions
 from ..models.loading import Placement
 from ..probing.options import PROBE_BATCH_SIZE
 from ..probing.run import MIN_LENGTH
@@ -75,10 +76,10 @@ class TrainingDataOptions(CommandOptions):
                           val_holdout=self.val_holdout)
 
 
-class EvalOptions(ColumnOptions, TrainingDataOptions):  # (pydantic lists the last base's fields first)
+class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic lists the last base's fields first)
     """`swapbench eval MODEL [options]`, and `swapbench.evaluate(model, data, **options)`."""
 
-    model: str = option(positional=True, metavar="MODEL", help="Hub model id or local folder")
+    model: str = option(positional=True, metavar="MODEL", help="Hub model id, local folder, or .gguf file")
     revision: str | None = option(None, help="model revision (branch, tag or commit) on the Hub")
     allow_missing: bool = option(False, help="score a classifier whose checkpoint does not load whole (weights newly "
                                              "initialised or left unused); recorded in the results and shown on the "

@@ -19,6 +19,7 @@ from ..core.files import check_writable
 from ..core.hub_access import check_model, hub_commit
 from ..core.progress import progress_bar
 from ..core.version import __version__
+from ..models.gguf import check_gguf, checkpoint_path
 from ..models.loading import LoadedModel, choose_device, choose_dtype
 from ..models.positional import architecture_kind, read_positional_encoding
 from ..models.threads import cpu_threads
@@ -70,9 +71,12 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
         raise SwapbenchError(f"--device-map {options.device_map} spreads one model over every device of this "
                              f"machine, and each of the {world_size()} processes of this launch would claim them "
                              "all: run it in one process, without torchrun or accelerate launch")
-    check_model(options.model, options.revision)
-    path = options.output or default_output(options.model, options.data, started_at,
-                                            hub_commit(options.model, options.revision) or options.revision)
+    model_file = options.gguf_file or "config.json"
+    check_model(options.model, options.revision, model_file)
+    check_gguf(options.model, options.gguf_file)
+    path = options.output or default_output(checkpoint_path(options.model, options.gguf_file), options.data,
+                                            started_at, hub_commit(options.model, options.revision, model_file)
+                                            or options.revision)
     check_writable(path, "--output")
     benchmark = open_benchmark(options.data, configs=options.configs, split=options.split,
                                revision=options.data_revision, limit=options.limit)
@@ -226,7 +230,7 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         architecture_kind=architecture_kind(loaded.config), mode=mode,
         prompt=prompt, fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning,
         probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only, pair_template=pair_template,
-        device_map=loaded.device_map)
+        device_map=loaded.device_map, gguf=loaded.gguf)
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:

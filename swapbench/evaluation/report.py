@@ -59,7 +59,11 @@ def results_table(results: EvalResults) -> Table:
         how = f" (prompted, {model.prompt.shots}-shot{calibrated})"
         if model.prompt.templates:
             how += f" · template {model.prompt.headline_template} of {len(model.prompt.templates)}"
-    title = f"{model.name_or_path}{how} · {model.architecture_kind} · positions: {pe.family} ({pe.kind})"
+    name = model.name_or_path
+    if model.gguf:
+        name += (f"/{model.gguf.file} (GGUF {model.gguf.quantization}, dequantized to "
+                 f"{model.gguf.dequantized_to})")
+    title = f"{name}{how} · {model.architecture_kind} · positions: {pe.family} ({pe.kind})"
     if model.probe:
         title += f" · {probe_figures(model.probe)}"
     caption = f"{results.dataset.path} [{results.dataset.split}], {model.label_view} labels. {PAIRED_CAPTION}"

@@ -16,7 +16,7 @@ from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
 from .store import model_label
-from .table import VIEWS, Board, Column, Row, by_view, interval_text, show
+from .table import VIEWS, Board, Column, Row, by_view, interval_text, show, weights_text
 
 STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 110rem;
@@ -215,8 +215,10 @@ def _details(row: Row, index: int) -> str:
     r = row.results
     model = r.model
     show_delta = Column("d", "", "delta")
+    weights = weights_text(model)
     lines = [f'<details id="details-{index}" class="model-details"><summary>{escape(row.label)}</summary>',
              f"<p>{escape(model_label(model.name_or_path))} · revision {escape(str(model.revision))} · "
+             f"{escape(weights) + ' · ' if weights else ''}"
              f"{escape(model.architecture)} ({escape(model.model_type)}), {model.num_parameters:,} parameters · "
              f"{escape(model.label_view)} labels · {escape(str(row.extra['training_detail']))}</p>",
              "<table><thead><tr><th>Configuration</th><th class=num>n</th><th class=num>clusters</th>"

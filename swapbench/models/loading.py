@@ -17,9 +17,10 @@ from ..core.errors import SwapbenchError
 from ..core.fingerprint import model_revision  # noqa: F401  (eval names models by it)
 from ..core.hub_access import cache_only, check_model, load_failure
 from ..core.options import device_problem
+from .gguf import as_dense, check_gguf, gguf_arguments, gguf_record
 from .label_map import LabelMap, LabelMapError, from_config, from_option
 from .positional import unimplemented_positional_encoding
-from ..results.schema import LoadedWeights
+from ..results.schema import GGUFWeights, LoadedWeights
 
 
 @dataclass
@@ -32,6 +33,7 @@ class LoadedModel:
     dtype: torch.dtype
     weights: LoadedWeights | None = None  # what did not load, when --allow-missing let it be scored
     device_map: dict[str, str] | None = None  # with a Placement: each module's device (a GPU index, cpu, disk)
+    gguf: GGUFWeights | None = None  # the GGUF file it was dequantized from, when it was
 
 
 @dataclass(frozen=True)
@@ -89,14 +91,18 @@ def library_quiet():
         hub_logging.set_verbosity(before[1])
 
 
-def load_config(name_or_path: str, revision: str | None = None, trust_remote_code: bool = False):
-    """The model's config; from the local cache alone when the Hub cannot be reached."""
+def load_config(name_or_path: str, revision: str | None = None, trust_remote_code: bool = False,
+                gguf_file: str | None = None):
+    """The model's config (a GGUF file's, with `gguf_file`); from the local cache alone when the Hub cannot be
+    reached."""
     from transformers import AutoConfig
 
-    check_model(name_or_path, revision)
+    check_model(name_or_path, revision, gguf_file or "config.json")
+    check_gguf(name_or_path, gguf_file)
     try:
         return AutoConfig.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
-                                          local_files_only=cache_only(name_or_path))
+                                          local_files_only=cache_only(name_or_path),
+                                          **({"gguf_file": gguf_file} if gguf_file else {}))
     except (OSError, ValueError) as err:
         raise SwapbenchError(load_failure(name_or_path, err)) from err
 
@@ -214,7 +220,8 @@ def prepare_tokenizer(tokenizer, config=None):
 
 def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: str | None = None,
                     device: torch.device, dtype: torch.dtype, trust_remote_code: bool = False,
-                    allow_missing: bool = False, placement: Placement | None = None) -> LoadedModel:
+                    allow_missing: bool = False, placement: Placement | None = None,
+                    gguf_file: str | None = None) -> LoadedModel:
     """Load a sequence-classification model and its tokenizer, on `device` or spread as `placement` says;
     `config` is load_config's, `labels` mapped from it beforehand, so that a refusal costs no weight loading. Every
     weight must load and be used, unless `allow_missing`."""
@@ -222,11 +229,12 @@ def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: st
 
     check_positional_support(name_or_path, config, trust_remote_code)
     tokenizer, model, info = _from_pretrained(AutoModelForSequenceClassification, name_or_path, revision, dtype,
-                                              trust_remote_code, placement)
+                                              trust_remote_code, placement, gguf_file)
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     prepare_tokenizer(tokenizer, model.config)
+    gguf = gguf_record(name_or_path, gguf_file, dtype, revision)
     return _placed(LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device,
-                               dtype=dtype, weights=weights), placement)
+                               dtype=dtype, weights=weights, gguf=gguf), placement)
 
 
 def _placed(loaded: LoadedModel, placement: Placement | None) -> LoadedModel:
@@ -241,19 +249,22 @@ def _placed(loaded: LoadedModel, placement: Placement | None) -> LoadedModel:
 
 
 def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype: torch.dtype,
-                     trust_remote_code: bool, placement: Placement | None = None):
-    """(tokenizer, model, loading info) of `auto_class`, from the local cache alone when the Hub cannot be reached,
-    with the libraries' loading chatter held back (library_quiet)."""
+                     trust_remote_code: bool, placement: Placement | None = None, gguf_file: str | None = None):
+    """(tokenizer, model, loading info) of `auto_class` (from a GGUF file, with `gguf_file`: dequantized to
+    `dtype`), from the local cache alone when the Hub cannot be reached, with the libraries' loading chatter held
+    back (library_quiet)."""
     from transformers import AutoTokenizer
 
     local = cache_only(name_or_path)
     with library_quiet():
         tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
-                                                  trust_remote_code=trust_remote_code, local_files_only=local)
+                                                  trust_remote_code=trust_remote_code, local_files_only=local,
+                                                  **({"gguf_file": gguf_file} if gguf_file else {}))
         try:
             model, info = auto_class.from_pretrained(
                 name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
-                output_loading_info=True, local_files_only=local, **(placement.arguments() if placement else {}))
+                output_loading_info=True, local_files_only=local, **(placement.arguments() if placement else {}),
+                **gguf_arguments(name_or_path, gguf_file, revision))
         except ValueError as err:
             if placement is None or "_no_split_modules" not in str(err):
                 raise
@@ -261,12 +272,12 @@ def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype:
             raise SwapbenchError(f"--device-map {placement.device_map}: transformers {TRANSFORMERS_VERSION} cannot "
                                  f"spread {name_or_path} over devices: {err} Load it on one device, or with a "
                                  "transformers release that can spread this model class") from None
-    return tokenizer, model, info
+    return tokenizer, as_dense(model), info
 
 
 def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, device: torch.device,
                    dtype: torch.dtype, trust_remote_code: bool = False,
-                   placement: Placement | None = None) -> LoadedModel:
+                   placement: Placement | None = None, gguf_file: str | None = None) -> LoadedModel:
     """A decoder-only language model with its language-modelling head, for prompted scoring, on `device` or spread
     as `placement` says; every weight of it must load. Its labels are the 3-way NLI labels, in the order the
     verbalizers are scored."""
@@ -278,13 +289,14 @@ def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, de
     check_positional_support(name_or_path, config, trust_remote_code)
     try:
         tokenizer, model, info = _from_pretrained(AutoModelForCausalLM, name_or_path, revision, dtype,
-                                                  trust_remote_code, placement)
+                                                  trust_remote_code, placement, gguf_file)
     except ValueError as err:  # no causal-LM class for this config
         raise SwapbenchError(f"{name_or_path}: --mode prompt needs a decoder-only language model ({err})") from err
     check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing=False)
     prepare_tokenizer(tokenizer, model.config)
     return _placed(LoadedModel(model=model, tokenizer=tokenizer, config=config,
-                               labels=LabelMap(LABEL_NAMES, source="prompt"), device=device, dtype=dtype), placement)
+                               labels=LabelMap(LABEL_NAMES, source="prompt"), device=device, dtype=dtype,
+                               gguf=gguf_record(name_or_path, gguf_file, dtype, revision)), placement)
 
 
 def is_head(model, key: str) -> bool:

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.command_options import CommandOptions, option
+from ..core.command_options import option
 from ..core.options import SEED_MAX
+from ..models.gguf import GGUFOptions
 from .run import MIN_LENGTH
 
 PROBE_BATCH_SIZE = 8  # sequences per forward pass: the probe's default, and eval's when it probes
 
 
-class ProbeOptions(CommandOptions):
+class ProbeOptions(GGUFOptions):
     """`swapbench probe MODEL --out DIR [options]`, and `swapbench.probe(model, **options)`."""
 
-    model: str = option(positional=True, metavar="MODEL", help="Hugging Face model id or local folder")
+    model: str = option(positional=True, metavar="MODEL", help="Hugging Face model id, local folder, or .gguf file")
     out: Path | None = option(None, required=True, help="folder for probe.json and the figures (the API: none "
                                                         "written when not given)")
     revision: str | None = option(None, help="Hub revision (branch, tag or commit) of MODEL")

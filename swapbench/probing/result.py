@@ -7,6 +7,7 @@ import base64
 import numpy as np
 from pydantic import BaseModel, Field
 
+from ..results.schema import GGUFWeights
 from .metrics import FLAT_SPREAD
 
 
@@ -41,7 +42,11 @@ class PackedArray(BaseModel):
 
 class ProbeResult(BaseModel):
     model: str | None = Field(None, description="the model's name or path")
-    revision: str | None = Field(None, description="Hub commit, or sha256 of a local folder's weights")
+    revision: str | None = Field(None, description="Hub commit, or sha256 of a local folder's weights (of a GGUF "
+                                                   "file alone)")
+    gguf: GGUFWeights | None = Field(None, description="the GGUF file the weights were read from, its quantization "
+                                                       "and the dtype it was dequantized to; null for any other "
+                                                       "checkpoint")
     locality: float = Field(ge=0, le=1, description="the paper's locality of the matrix averaged over layers, "
                                                     "heads and words")
     symmetry: float | None = Field(ge=0, le=1, description="the paper's symmetry of the same averaged matrix; null "

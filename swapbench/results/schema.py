@@ -60,6 +60,22 @@ class LoadedWeights(Strict):
     allowed: bool = Field(description="true when --allow-missing let the model be scored all the same")
 
 
+class GGUFWeights(Strict):
+    """A checkpoint read from a GGUF file (llama.cpp's format), whose quantized weights transformers dequantized as
+    it loaded them: the model scored is the dense one, not llama.cpp's quantized arithmetic."""
+
+    file: str = Field(description="the GGUF file's name, in the folder or Hub repository name_or_path names")
+    quantization: str = Field(description="the file's weight format, from its metadata: general.file_type as "
+                                          "llama.cpp names it (Q4_1, Q8_0, F16, ...), else its most common "
+                                          "quantized tensor type")
+    tensor_types: dict[str, int] = Field(description="the file's tensors counted by type (a Q4_1 file keeps its "
+                                                     "norms in F32, and may keep the embeddings in Q8_0)")
+    dequantized_to: str = Field(description="the dtype the weights were dequantized to as they loaded: the "
+                                            "scoring's (provenance.dtype) for a model scored as loaded; for a base "
+                                            "fine-tuned here, the training's (float32), its fine-tuned checkpoint "
+                                            "then being scored in provenance.dtype")
+
+
 BuildRecord = settings_model(
     "BuildRecord", ("parser", "parser_version", "shuffle_scope", "limit", "role_labeler", "spacy_pipelines",
                     "sr_selection"), Strict, "How the scored dataset was built, as its build_info.json says.")
@@ -330,6 +346,10 @@ class ModelInfo(Strict):
                                   "filled in, in fine-tuning and scoring alike, for a tokenizer with no pair template "
                                   "of its own (a decoder's: GPT-2, Llama, Qwen); null: the tokenizer's own pair "
                                   "template ([CLS] a [SEP] b [SEP] of an encoder), the hypothesis alone, or a prompt")
+    gguf: GGUFWeights | None = Field(  # added later, null in older files
+        default=None, description="the GGUF file the weights were read from (--gguf-file, or MODEL naming a .gguf "
+                                  "file), its quantization, and the dtype it was dequantized to; null for any other "
+                                  "checkpoint")
 
     @model_validator(mode="after")
     def _consistent(self):

@@ -3,7 +3,7 @@
     data: data/snli-test              # the dataset every model is scored on (default: data/snli-test)
     options: {no_probe: true}         # `swapbench eval` options of every model, as swapbench.evaluate's keywords
     models:
-      - model: roberta-large-mnli     # Hub id or local folder
+      - model: roberta-large-mnli     # Hub id, local folder, or .gguf file (or a folder and options: {gguf_file: NAME})
         revision: 130fb28e...         # Hub branch, tag or commit (default: the main branch)
         mode: classifier              # classifier (a base model is fine-tuned first), fine-tune, or prompt
         seeds: [0, 1]                 # one run each (fine-tuning, bootstrap and probe seed; default: [0])
@@ -46,7 +46,8 @@ def _own_options(options: dict[str, Any]) -> dict[str, Any]:
 class SuiteModel(Strict):
     """One model of the suite."""
 
-    model: str = Field(min_length=1, description="Hub id or local folder")
+    model: str = Field(min_length=1, description="Hub id, local folder, or .gguf file (a folder's or a Hub "
+                                                 "repository's GGUF file is also named by options.gguf_file)")
     revision: str | None = Field(default=None, description="Hub branch, tag or commit; null: the main branch")
     mode: Literal["classifier", "fine-tune", "prompt"] = Field(
         default="classifier", description="classifier: a classification head scores the pairs, a base model "
@@ -87,7 +88,7 @@ class Suite(Strict):
         seen = set()
         for entry in self.models:
             for seed in entry.seeds:
-                run = (entry.model, entry.revision, entry.mode, seed)
+                run = (entry.model, entry.options.get("gguf_file"), entry.revision, entry.mode, seed)
                 if run in seen:
                     raise ValueError(f"{entry.model} ({entry.mode}, seed {seed}) is declared twice")
                 seen.add(run)

@@ -74,7 +74,7 @@ def run_one(run: Run, folder: Path, console: Console, fingerprints: dict[tuple, 
     options = run.options
     revision, fingerprint = model_revision(options), data_fingerprint(options, fingerprints)
     key = run_key(options, revision, fingerprint)
-    path = folder / f"{slug(options.model)}-seed{options.seed}-{key[:12]}.json"
+    path = folder / f"{slug(options.gguf_file or options.model)}-seed{options.seed}-{key[:12]}.json"
     done = finished(path, revision, fingerprint, console)
     if done is not None:
         console.print(f"Done before: {escape(str(path))}", highlight=False)
@@ -85,12 +85,12 @@ def run_one(run: Run, folder: Path, console: Console, fingerprints: dict[tuple, 
 
 def model_revision(options: EvalOptions) -> str | None:
     """The model's revision as its results file records it: the Hub commit, or the sha256 of a local folder's
-    files."""
+    files (of a GGUF file alone)."""
     from ..models.loading import load_config
     from ..models.loading import model_revision as revision_of
 
-    config = load_config(options.model, options.revision, options.trust_remote_code)
-    return revision_of(options.model, config, options.revision)
+    config = load_config(options.model, options.revision, options.trust_remote_code, options.gguf_file)
+    return revision_of(options.model, config, options.revision, options.gguf_file)
 
 
 def data_fingerprint(options: EvalOptions, known: dict[tuple, str]) -> str:

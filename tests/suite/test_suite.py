@@ -139,3 +139,11 @@ def test_the_readme_suites_are_valid(name, runs):
     path = REPO / "suites" / name
     assert len(read_suite(path)) == runs
     assert f"(suites/{name})" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_gguf_files_of_one_folder_are_distinct_models(tmp_path):
+    path = tmp_path / "suite.yaml"
+    path.write_text("models:\n  - {model: m/a.Q4_1.gguf, mode: prompt}\n"
+                    "  - {model: m, mode: prompt, options: {gguf_file: a.Q8_0.gguf}}\n", encoding="utf-8")
+    assert [(run.options.model, run.options.gguf_file) for run in read_suite(path)] == \
+        [("m", "a.Q4_1.gguf"), ("m", "a.Q8_0.gguf")]

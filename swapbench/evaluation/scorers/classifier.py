@@ -32,11 +32,12 @@ class ClassifierScorer(Scorer):
         from ...core.paths import default_cache_dir
         from ...models.label_map import LabelMap
         from ...models.loading import is_classifier, load_classifier, load_config, map_labels, model_revision
-        from ..finetune import finetune, reference_recipe
+        from ...models.gguf import checkpoint_name, gguf_record
+        from ..finetune import TRAINING_DTYPE, finetune, reference_recipe
         from ..pipeline import scored_pairs
 
         options, device, dtype = run.options, run.device, run.dtype
-        config = load_config(options.model, options.revision, options.trust_remote_code)
+        config = load_config(options.model, options.revision, options.trust_remote_code, options.gguf_file)
         if not options.finetune and is_classifier(config):
             refuse_training(options)
             trained = recorded_training(options.model, run.benchmark, run.console)
@@ -47,8 +48,9 @@ class ClassifierScorer(Scorer):
             labels = map_labels(config, options.label_map, options.force)  # refuses before the weights are loaded
             loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device,
                                      dtype=dtype, trust_remote_code=options.trust_remote_code,
-                                     allow_missing=options.allow_missing, placement=options.placement)
-            revision = model_revision(options.model, config, options.revision)
+                                     allow_missing=options.allow_missing, placement=options.placement,
+                                     gguf_file=options.gguf_file)
+            revision = model_revision(options.model, config, options.revision, options.gguf_file)
             return Prepared(loaded, revision, fine_tuning=trained,
                             identity=None if random_weights(loaded.weights) else revision)
         if options.label_map:
@@ -57,16 +59,17 @@ class ClassifierScorer(Scorer):
         recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
                                   batch_size=options.train_batch_size, max_length=options.train_max_length,
                                   seed=options.seed)
-        run.console.print(announce_fine_tuning(options.model, options.training, recipe, is_classifier(config),
-                                                device, options.hypothesis_only))
+        run.console.print(announce_fine_tuning(checkpoint_name(options.model, options.gguf_file), options.training,
+                                               recipe, is_classifier(config), device, options.hypothesis_only))
         tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
                          scored=scored_pairs(run.benchmark), cache_dir=options.cache_dir or default_cache_dir(),
                          device=device, dtype=dtype, progress=options.progress, console=run.console,
-                         hypothesis_only=options.hypothesis_only)
+                         hypothesis_only=options.hypothesis_only, gguf_file=options.gguf_file)
         # Every process of a distributed training loads the checkpoint the main process wrote: each scores a shard.
         loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)),
                                  LabelMap(LABEL_NAMES, source="fine-tuned"), device=device, dtype=dtype,
                                  placement=options.placement)
+        loaded.gguf = gguf_record(options.model, options.gguf_file, TRAINING_DTYPE, options.revision)
         return Prepared(loaded, tuned.info.base_revision, fine_tuning=tuned.info,
                         train_seconds=0.0 if tuned.info.reused else tuned.info.train_seconds,
                         identity=checkpoint_identity(tuned.path))

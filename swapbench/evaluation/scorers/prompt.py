@@ -49,14 +49,14 @@ class PromptScorer(Scorer):
         from ...models.positional import architecture_kind
 
         options = run.options
-        config = load_config(options.model, options.revision, options.trust_remote_code)
+        config = load_config(options.model, options.revision, options.trust_remote_code, options.gguf_file)
         if architecture_kind(config) != "decoder":
             raise SwapbenchError(f"--mode prompt needs a decoder-only language model; {options.model} is an "
                                  f"{architecture_kind(config)} ({config.model_type})")
         loaded = load_causal_lm(options.model, config, revision=options.revision, device=run.device,
                                 dtype=run.dtype, trust_remote_code=options.trust_remote_code,
-                                placement=options.placement)
-        revision = model_revision(options.model, config, options.revision)
+                                placement=options.placement, gguf_file=options.gguf_file)
+        revision = model_revision(options.model, config, options.revision, options.gguf_file)
         return Prepared(loaded, revision, identity=revision)
 
     def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress) -> Scores:
