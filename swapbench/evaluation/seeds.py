@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..results.schema import (ConfigurationSeedSpread, FineTuningInfo, ModelHealth, PredictionRow, RunSpread,
-                              SeedFigures, SeedRun, SeedVariance)
+                              SeedFigures, SeedResult, SeedVariance)
 from .results import ROLE, bootstrap_rng, paired_result, role_sensitivity
 
 
@@ -52,7 +52,7 @@ def seed_figures(rows: list[PredictionRow], *, role: bool, seed: int, resamples:
 def seed_variance(runs: list[SeedScores], roles: set[str], *, seed: int, resamples: int) -> SeedVariance:
     """The seed_variance block of the results: every seed's figures and their spread. `roles` names the role
     configurations; `seed` is the bootstrap's."""
-    records = [SeedRun(seed=run.seed, fine_tuning=run.fine_tuning, health=run.health,
+    records = [SeedResult(seed=run.seed, fine_tuning=run.fine_tuning, health=run.health,
                        results={name: seed_figures(rows, role=name in roles, seed=seed, resamples=resamples)
                                 for name, rows in run.rows.items()}) for run in runs]
     spread = {}

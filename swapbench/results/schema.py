@@ -658,7 +658,7 @@ class SeedFigures(Strict):
         return self
 
 
-class SeedRun(Strict):
+class SeedResult(Strict):
     """One of the fine-tunings of a multi-seed run."""
 
     seed: int = Field(ge=0, description="its seed: recipe.seed of its fine-tuning")
@@ -680,7 +680,7 @@ class SeedVariance(Strict):
     """Every fine-tuning of a run over several seeds (`eval --seeds`), and the spread of its figures over them.
     The file's `results` hold the means over the seeds, in the shape of a one-seed run's."""
 
-    runs: list[SeedRun] = Field(min_length=2, description="each fine-tuning, in the order of --seeds; "
+    runs: list[SeedResult] = Field(min_length=2, description="each fine-tuning, in the order of --seeds; "
                                                           "model.fine_tuning is the first's")
     validation_accuracy: RunSpread = Field(description="best_validation_accuracy of the fine-tunings over the seeds")
     spread: dict[str, ConfigurationSeedSpread] = Field(description="per configuration, its figures over the seeds "

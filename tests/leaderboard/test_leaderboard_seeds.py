@@ -15,7 +15,7 @@ import pytest
 
 from swapbench.commands.main import main
 from swapbench.core.text import points
-from swapbench.results.schema import (ConfigurationSeedSpread, EvalResults, RunSpread, SeedFigures, SeedRun,
+from swapbench.results.schema import (ConfigurationSeedSpread, EvalResults, RunSpread, SeedFigures, SeedResult,
                                       SeedVariance)
 
 from board_helpers import empty_board, healthy, make_results, markdown_rows, save
@@ -54,7 +54,7 @@ def over_two_seeds(data: dict) -> dict:
                 delta=r.delta + sign * SPREAD, delta_ci=r.delta_ci, p_value=r.mcnemar.p_value,
                 role_sensitivity=role.value + sign * SPREAD if role else None,
                 role_sensitivity_ci=role.ci if role else None)
-        runs.append(SeedRun(seed=seed, fine_tuning=tuning, health=healthy(), results=figures))
+        runs.append(SeedResult(seed=seed, fine_tuning=tuning, health=healthy(), results=figures))
     spread = {name: ConfigurationSeedSpread(
         **{figure: RunSpread.of([getattr(run.results[name], figure) for run in runs])
            for figure in ("accuracy_original", "accuracy_perturbed", "delta")},
