@@ -99,8 +99,29 @@ class Evaluated:
                             columns=["configuration", "slice", *_PAIRED, *_ROLE, *_ADJUSTED, "small"])
 
     @cached_property
+    def seeds(self) -> pd.DataFrame:
+        """Of a run over several fine-tuning seeds (`seeds=[0, 1, 2]`), one row per (seed, configuration): that
+        fine-tuning's validation accuracy, accuracies, delta and its interval, p-value, and role sensitivity and its
+        interval on a role configuration; `configurations` holds their means. Empty for one fine-tuning."""
+        import pandas as pd
+
+        variance = self.results.seed_variance
+        columns = ["seed", "configuration", "validation_accuracy", "accuracy_original", "accuracy_perturbed",
+                   "delta", "delta_low", "delta_high", "p_value", "role_sensitivity", "role_sensitivity_low",
+                   "role_sensitivity_high"]
+        rows = []
+        for run in variance.runs if variance else []:
+            for name, f in run.results.items():
+                role = f.role_sensitivity_ci
+                rows.append([run.seed, name, run.fine_tuning.best_validation_accuracy, f.accuracy_original,
+                             f.accuracy_perturbed, f.delta, f.delta_ci.low, f.delta_ci.high, f.p_value,
+                             f.role_sensitivity, role.low if role else None, role.high if role else None])
+        return pd.DataFrame(rows, columns=columns)
+
+    @cached_property
     def examples(self) -> pd.DataFrame:
-        """One row per scored pair (the predictions file), with `correct_original` and `correct_perturbed`."""
+        """One row per scored pair (the predictions file), with `correct_original` and `correct_perturbed`; of a
+        run over several seeds, every seed's, with its `seed`."""
         import pandas as pd
 
         from .results.files import predictions_path, read_predictions
@@ -231,7 +252,8 @@ def evaluate(model, data: str | Path, *, output: str | Path | None = None, token
     `learning_rate=1e-4`, `no_probe=True` or `probe=False`, configs (a list or "a,b"), limit, train_source,
     train_limit, epochs, finetune, max_length, device, seed, bootstrap, no_progress, ...  A base model is
     fine-tuned first on `train_source` (SNLI's train split by default); training options given for a model that
-    already is a classifier are refused unless `finetune=True`.
+    already is a classifier are refused unless `finetune=True`. `seeds=[0, 1, 2]` fine-tunes it once per seed: the
+    results hold the means over the seeds and `Evaluated.seeds` each seed's figures.
     """
     from .commands.main import load_model_types
     from .core.errors import SwapbenchError

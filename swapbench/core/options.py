@@ -87,6 +87,18 @@ def comma_list(text: str | None) -> list[str] | None:
     return [part.strip() for part in text.split(",") if part.strip()] if text else None
 
 
+def seeds_problem(seeds: list[int]) -> str | None:
+    """What is wrong with seeds of one run each (eval --seeds, a suite entry's seeds): one out of 0..SEED_MAX, or
+    one given twice; None when nothing is."""
+    for value in seeds:
+        if not 0 <= value <= SEED_MAX:
+            return out_of_range(int, value, 0, SEED_MAX)
+    twice = sorted({value for value in seeds if seeds.count(value) > 1})
+    if twice:
+        return f"seed {', '.join(map(str, twice))} is given twice: each seed is one run"
+    return None
+
+
 positive_int = integer(1)
 seed = integer(0, SEED_MAX)
 max_length = integer(MIN_MAX_LENGTH)

@@ -43,6 +43,11 @@ def points(fraction: float) -> str:
     return "0.0" if text in ("+0.0", "-0.0") else text
 
 
+def plus_minus(spread: float) -> str:
+    """A standard deviation of fractions beside its mean, in points: "±0.4"."""
+    return f"±{100 * spread:.1f}"
+
+
 def percent(fraction: float) -> str:
     """A fraction as a percentage to one decimal, unsigned: accuracies and rates. A value that rounds to zero
     from below (a spread's lower bound) is 0.0, never -0.0."""

@@ -38,6 +38,7 @@ DEFINITION = ("UNLU (Sinha et al., ACL 2021), as facebookresearch/UNLU's codes/r
               "codes/word_randomization.py print_stats compute them")
 THIRD = 1 / 3  # Omega_rand's threshold: more than a third of the permutations correct, a better-than-chance share
 CHUNK = 500  # resamples drawn at once: a chunk's draws are CHUNK x clusters integers
+ACCEPTANCE_FIGURES = ("omega_max", "omega_rand", "p_c", "p_f")
 
 
 @dataclass(frozen=True)
@@ -54,15 +55,15 @@ class PairOutcomes:
 def pair_outcomes(rows: Sequence[PredictionRow]) -> PairOutcomes:
     """Group the rows of a permutation configuration by pair. Every pair must hold the same K permutations,
     numbered 0 to K - 1, with one original prediction: anything else is a broken predictions file."""
-    by_pair: dict[str, list[PredictionRow]] = {}
-    for row in rows:
-        by_pair.setdefault(row.pair_id, []).append(row)
+    by_pair: dict[tuple[int | None, str], list[PredictionRow]] = {}
+    for row in rows:  # a multi-seed run's rows: each seed's predictions of a pair are a pair of their own
+        by_pair.setdefault((row.seed, row.pair_id), []).append(row)
     counts = {len(group) for group in by_pair.values()}
     if len(counts) != 1:
         raise ValueError(f"{rows[0].configuration}: pairs hold different numbers of permutations "
                          f"({', '.join(map(str, sorted(counts)))}); permutation acceptance needs the same K for all")
     [k] = counts
-    for pair_id, group in by_pair.items():
+    for (_, pair_id), group in by_pair.items():
         if sorted(r.permutation for r in group) != list(range(k)):
             raise ValueError(f"{rows[0].configuration}: pair {pair_id} does not hold permutations 0 to {k - 1} once "
                              "each")

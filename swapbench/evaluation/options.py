@@ -15,7 +15,8 @@ from typing import Literal
 from pydantic import field_validator, model_validator
 
 from ..core.command_options import CommandOptions, option
-from ..core.options import MIN_MAX_LENGTH, SEED_MAX, device_problem
+from ..core.options import MIN_MAX_LENGTH, SEED_MAX, comma_separated, device_problem, seeds_problem
+from ..core.options import seed as seed_number
 from ..core.options import device as device_name
 from ..core.registry import TEMPLATES
 from ..models.gguf import GGUFOptions
@@ -150,6 +151,12 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     train_max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="fine-tuning",
                                           help="truncate training and validation pairs to N tokens (default: 128); "
                                                "--max-length is the scoring's")
+    seeds: list[int] | None = option(
+        None, group="fine-tuning", metavar="A,B,...", parse=comma_separated(seed_number),
+        help="fine-tune once per seed (two or more, each a checkpoint cached of its own) and score each: the "
+             "results hold the mean over the seeds with their spread, and each seed's figures; the interval "
+             "resamples seeds and pairs together. One fine-tuning says little of role sensitivity (McCoy et al. "
+             "2020). Default: one fine-tuning, with --seed")
     cache_dir: Path | None = option(None, group="fine-tuning",
                                     help="fine-tuned checkpoints and the scores cache go here (default: "
                                          "$SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)")
@@ -187,7 +194,8 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
                                  help="torch's CPU threads (default: the cores that other processes leave free when "
                                       "the run starts, or OMP_NUM_THREADS when set); recorded in the results "
                                       "(provenance.torch_threads)")
-    seed: int = option(0, ge=0, le=SEED_MAX, group="scoring", help="seed of fine-tuning, bootstrap and probe")
+    seed: int = option(0, ge=0, le=SEED_MAX, group="scoring",
+                       help="seed of the bootstrap, the probe and, without --seeds, the fine-tuning")
     bootstrap: int = option(10_000, ge=1, group="scoring", help="bootstrap resamples")
     probe: bool = option(True, negative="--no-probe", group="scoring", help="skip the locality/symmetry probe")
     probe_words: int = option(100, ge=1, group="scoring", help="probe words")
@@ -210,6 +218,19 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     def _canonical_split(cls, value):
         """dev is SNLI's validation split: the build names it so."""
         return canonical_split(value) if value else value
+
+    @field_validator("seeds", mode="after")
+    @classmethod
+    def _distinct_seeds(cls, value):
+        if value is None:
+            return value
+        if len(value) < 2:
+            raise ValueError(f"{value[0] if value else 'nothing'} is one seed: --seeds takes two or more, and one "
+                             "fine-tuning's seed is --seed")
+        problem = seeds_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("device", mode="after")
     @classmethod
@@ -255,3 +276,8 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     @property
     def training(self) -> DataChoice:
         return replace(super().training, columns=self.columns)
+
+    @property
+    def fine_tuning_seeds(self) -> list[int]:
+        """The seed of each fine-tuning of the model, in order: --seeds, else --seed alone."""
+        return self.seeds or [self.seed]

@@ -37,6 +37,7 @@ from .provenance import device_name, git_state, package_versions, platform_strin
 from .report import print_table
 from .results import configuration_result, distinct_pairs, prediction_rows
 from .scorers import Run, Scorer, scorer_for
+from .seeds import SeedScores, combined_health, pooled, seed_variance, with_seed
 from .sharding import is_main, world_size
 
 
@@ -85,25 +86,46 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
     warn_unverified(benchmark, console)
     device = choose_device(options.device)
     dtype = choose_dtype(device, options.dtype)
-    run = Run(options, benchmark, device, dtype, console)
-    prepared = scorer.prepare(run)
-    loaded, fine_tuning = prepared.loaded, prepared.fine_tuning
-
-    probe, probe_seconds = run_probe(loaded, probe_settings(options), options.probe_batch_size, options.progress,
-                                     console) if options.probe and main else (None, 0.0)
-
     pairs = distinct_pairs(benchmark)
-    with progress_bar(enabled=options.progress, console=console) as progress:
-        task = progress.add_task("scoring", total=len(pairs))
-        scores = scorer.score(run, prepared, pairs, lambda n: progress.advance(task, n))
+    seeds = options.fine_tuning_seeds
+    runs: list[SeedScores] = []
+    train_seconds = scoring_seconds = 0.0
+    for index, seed in enumerate(seeds):
+        if len(seeds) > 1:
+            console.print(f"Seed {seed}: fine-tuning {index + 1} of {len(seeds)}")
+        run = Run(options, benchmark, device, dtype, console, seed)
+        prepared = scorer.prepare(run)
+        if index == 0:
+            probe, probe_seconds = run_probe(prepared.loaded, probe_settings(options), options.probe_batch_size,
+                                             options.progress, console) if options.probe and main else (None, 0.0)
+        with progress_bar(enabled=options.progress, console=console) as progress:
+            task = progress.add_task("scoring" if len(seeds) == 1 else f"scoring (seed {seed})", total=len(pairs))
+            scores = scorer.score(run, prepared, pairs, lambda n: progress.advance(task, n))
+        train_seconds, scoring_seconds = train_seconds + prepared.train_seconds, scoring_seconds + scores.seconds
+        if main and index == 0:  # what the results say of the model: the first fine-tuning's
+            loaded, first = prepared.loaded, scores
+            model = model_info(prepared.name or options.model, prepared.revision, loaded, prepared.fine_tuning,
+                               probe, scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only,
+                               pair_template=scores.pair_template)
+            labels, ran_on, earlier_seconds = loaded.labels, loaded.device, prepared.earlier_seconds
+            agreement = dtype_agreement(scorer, run, prepared, pairs, scores.predictions)
+            if scores.truncated:
+                console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
+                              f"{scores.truncation}")
+        if main:
+            rows = prediction_rows(benchmark, pairs, scores.predictions, labels)
+            runs.append(SeedScores(seed, prepared.fine_tuning, rows if len(seeds) == 1 else with_seed(rows, seed),
+                                   benchmark_health(benchmark, rows, prepared.fine_tuning, labels)))
+        prepared = loaded = None  # this fine-tuning's model is let go before the next is loaded
     if not main:
         raise HelperProcess
-    agreement = dtype_agreement(scorer, run, prepared, pairs, scores.predictions)
-    rows = prediction_rows(benchmark, pairs, scores.predictions, loaded.labels)
-    if scores.truncated:
-        console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
-                      f"{scores.truncation}")
-    results = {config.name: configuration_result(rows[config.name], label_view=loaded.labels.view,
+    if len(runs) == 1:
+        rows, health, variance = runs[0].rows, runs[0].health, None
+    else:
+        roles = {config.name for config in benchmark.configurations if config.non_entailment_view}
+        rows, health = pooled(runs), combined_health(runs)
+        variance = seed_variance(runs, roles, seed=options.seed, resamples=options.bootstrap)
+    results = {config.name: configuration_result(rows[config.name], label_view=labels.view,
                                                  non_entailment_view=config.non_entailment_view,
                                                  seed=options.seed, resamples=options.bootstrap)
                for config in benchmark.configurations}
@@ -111,28 +133,28 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
     predictions_text, predictions = render_predictions([row for config_rows in rows.values() for row in config_rows],
                                                        path)
     commit, dirty = git_state()
+    fine_tuning = runs[0].fine_tuning
     eval_results = EvalResults(
-        model=model_info(prepared.name or options.model, prepared.revision, loaded, fine_tuning, probe,
-                         scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only,
-                         pair_template=scores.pair_template),
+        model=model,
         dataset=dataset_info(benchmark),
         results=results,
-        health=benchmark_health(benchmark, rows, fine_tuning, loaded.labels),
+        health=health,
         predictions=predictions,
         provenance=Provenance(
             swapbench_version=__version__, git_commit=commit, git_dirty=dirty, packages=package_versions(),
-            platform=platform_string(), device=str(loaded.device), device_name=device_name(loaded.device),
+            platform=platform_string(), device=str(ran_on), device_name=device_name(ran_on),
             dtype=str(dtype).removeprefix("torch."), torch_threads=torch.get_num_threads(),
             seeds=Seeds(bootstrap=options.seed, fine_tuning=fine_tuning.recipe.seed if fine_tuning else None,
                         probe=options.seed if probe else None),
             scoring=ScoringInfo(unique_pairs=len(pairs), pairs=2 * sum(len(r) for r in rows.values()),
-                                max_length=scores.max_tokens, truncated=scores.truncated,
-                                batch_size=scores.batch_size, batch_size_requested=options.eval_batch_size,
-                                forward_passes=scores.forwards, processes=world_size(),
+                                max_length=first.max_tokens, truncated=first.truncated,
+                                batch_size=first.batch_size, batch_size_requested=options.eval_batch_size,
+                                forward_passes=first.forwards, processes=world_size(),
                                 dtype_agreement=agreement),
-            timings=Timings(fine_tuning=prepared.train_seconds, probe=probe_seconds, scoring=scores.seconds,
-                            total=time.perf_counter() - began + prepared.earlier_seconds),
-            command=options.command, started_at=started_at))
+            timings=Timings(fine_tuning=train_seconds, probe=probe_seconds, scoring=scoring_seconds,
+                            total=time.perf_counter() - began + earlier_seconds),
+            command=options.command, started_at=started_at),
+        seed_variance=variance)
     eval_results = public_results(eval_results)  # what the file records: no path of this machine
     print_table(eval_results, slices=options.slices)
     save(eval_results, predictions_text, path)

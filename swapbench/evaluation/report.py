@@ -1,5 +1,6 @@
 """The terminal table of a results file: accuracies, Δ and its interval per configuration, and per slice tag; for
-the role configurations, role sensitivity, their headline, with its interval and its test of role blindness."""
+the role configurations, role sensitivity, their headline, with its interval and its test of role blindness; for a
+run over several fine-tuning seeds, the means ± the seeds' standard deviation, and each seed's figures."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..core.text import percent, points, tag_sort_key
+from ..core.text import percent, plus_minus, points, tag_sort_key
 from ..probing.figures import probe_figures
 from ..results.schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults
 
 
 # The terminal's units: accuracies and rates in percent, Δ and its interval in percentage points. The results file
 # holds the same figures as fractions.
-def _paired_cells(r) -> list[str]:
-    """n, clusters, orig, pert, Δ, 95% CI, p of a configuration or a slice."""
+def _paired_cells(r, spread=None) -> list[str]:
+    """n, clusters, orig, pert, Δ, 95% CI, p of a configuration or a slice; `spread`: the configuration's over the
+    seeds of a multi-seed run, whose Δ is their mean ± their standard deviation."""
     return [str(r.n), "" if r.clusters is None else str(r.clusters), percent(r.accuracy_original),
-            percent(r.accuracy_perturbed), points(r.delta),
+            percent(r.accuracy_perturbed), points(r.delta) + (f" {plus_minus(spread.delta.std)}" if spread else ""),
             f"[{points(r.delta_ci.low)}, {points(r.delta_ci.high)}]", f"{r.mcnemar.p_value:.2g}"]
 
 
@@ -28,13 +30,15 @@ PAIRED_CAPTION = ("orig, pert: accuracy (%) on the original and perturbed pairs;
                   "premise resampled and sign-flipped together: clustered exact McNemar)")
 
 
-def _role_cells(r) -> list[str]:
-    """n, clusters, non-entailment before and after the swap, role sensitivity, its 95% CI and p, and Δ."""
+def _role_cells(r, spread=None) -> list[str]:
+    """n, clusters, non-entailment before and after the swap, role sensitivity, its 95% CI and p, and Δ;
+    `spread` as for _paired_cells."""
     role = r.role_sensitivity
     interval = "" if role.ci is None else f"[{points(role.ci.low)}, {points(role.ci.high)}]"
     p_value = "" if role.test is None else f"{role.test.p_value:.2g}"
+    value = points(role.value) + (f" {plus_minus(spread.role_sensitivity.std)}" if spread else "")
     return [str(r.n), "" if r.clusters is None else str(r.clusters), percent(role.non_entailment_original),
-            percent(role.non_entailment_perturbed), points(role.value), interval, p_value, points(r.delta)]
+            percent(role.non_entailment_perturbed), value, interval, p_value, points(r.delta)]
 
 
 ROLE_HEADERS = ("n", "clusters", "orig NE %", "swap NE %", "role pp", "95% CI", "p", "Δ pp")
@@ -45,6 +49,17 @@ ROLE_CAPTION = ("orig NE, swap NE: pairs predicted non-entailment (any label but
                 "Δ's; the test's null is that the model is role-blind. Δ (the paper's figure) mixes the label prior "
                 "in: the gold label of the originals is entailment and of the swaps is not, so a model that answers "
                 "alike before and after the swap gets a large Δ.")
+
+
+def seeds_caption(results: EvalResults) -> str:
+    """What a multi-seed run's figures are; "" for one fine-tuning."""
+    variance = results.seed_variance
+    if variance is None:
+        return ""
+    return (f"Over {len(variance.runs)} fine-tuning seeds ({', '.join(map(str, variance.seeds))}): every figure is "
+            "their mean, Δ and role sensitivity ± their standard deviation over the seeds; the interval resamples "
+            "the seeds and the premise clusters together, and the test pools the seeds (a premise's pairs under "
+            "every seed one cluster). The Seeds table gives each seed's figures.")
 
 
 def results_table(results: EvalResults) -> Table:
@@ -64,15 +79,20 @@ def results_table(results: EvalResults) -> Table:
         name += (f"/{model.gguf.file} (GGUF {model.gguf.quantization}, dequantized to "
                  f"{model.gguf.dequantized_to})")
     title = f"{name}{how} · {model.architecture_kind} · positions: {pe.family} ({pe.kind})"
+    if results.seed_variance:
+        title += f" · mean of {len(results.seed_variance.runs)} seeds"
     if model.probe:
         title += f" · {probe_figures(model.probe)}"
     caption = f"{results.dataset.path} [{results.dataset.split}], {model.label_view} labels. {PAIRED_CAPTION}"
+    if results.seed_variance:
+        caption += f". {seeds_caption(results)}"
     table = Table(title=escape(title), caption=escape(caption), box=box.SIMPLE_HEAD)
     table.add_column("config", no_wrap=True)
     for header in PAIRED_HEADERS:
         table.add_column(header, justify="right", no_wrap=True)
+    spread = results.seed_variance.spread if results.seed_variance else {}
     for name, r in results.results.items():
-        table.add_row(name, *_paired_cells(r))
+        table.add_row(name, *_paired_cells(r, spread.get(name)))
     return table
 
 
@@ -87,8 +107,40 @@ def role_table(results: EvalResults) -> Table | None:
     table.add_column("config", overflow="fold")
     for header in ROLE_HEADERS:
         table.add_column(header, justify="right", no_wrap=True)
+    spread = results.seed_variance.spread if results.seed_variance else {}
     for name, r in roles.items():
-        table.add_row(name, *_role_cells(r))
+        table.add_row(name, *_role_cells(r, spread.get(name)))
+    return table
+
+
+def seeds_table(results: EvalResults) -> Table | None:
+    """Each seed's validation accuracy, Δ per configuration and role sensitivity per role configuration, with their
+    mean ± standard deviation and range over the seeds; None for one fine-tuning."""
+    variance = results.seed_variance
+    if variance is None:
+        return None
+    caption = ("Each fine-tuning's figures (point estimates): validation accuracy in %, Δ and role sensitivity in "
+               "points; mean ± standard deviation over the seeds, and [lowest, highest].")
+    table = Table(title="Seeds", caption=escape(caption), box=box.SIMPLE_HEAD, collapse_padding=True,
+                  pad_edge=False, title_justify="left")
+    table.add_column("figure", overflow="fold")
+    for seed in variance.seeds:
+        table.add_column(f"seed {seed}", justify="right", no_wrap=True)
+    table.add_column("mean ± sd", justify="right", no_wrap=True)
+    table.add_column("range", justify="right", no_wrap=True)
+
+    def add(label: str, values: list[float], spread, show) -> None:
+        table.add_row(escape(label), *map(show, values), f"{show(spread.mean)} {plus_minus(spread.std)}",
+                      f"[{show(spread.low)}, {show(spread.high)}]")
+
+    add("validation %", [run.fine_tuning.best_validation_accuracy for run in variance.runs],
+        variance.validation_accuracy, percent)
+    for name, spread in variance.spread.items():
+        add(f"Δ {name}", [run.results[name].delta for run in variance.runs], spread.delta, points)
+    for name, spread in variance.spread.items():
+        if spread.role_sensitivity is not None:
+            add(f"role {name}", [run.results[name].role_sensitivity for run in variance.runs],
+                spread.role_sensitivity, points)
     return table
 
 
@@ -226,6 +278,9 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     templates = templates_table(results)
     if templates is not None:
         console.print(templates)
+    seeds = seeds_table(results)
+    if seeds is not None:
+        console.print(seeds)
     tables = slices_tables(results) if slices else []
     for table in tables:
         console.print(table)

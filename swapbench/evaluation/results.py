@@ -1,6 +1,10 @@
 """From predictions to figures: score every distinct pair once, lay the predictions out per configuration (the
 rows of the predictions file), and compute each configuration's figures from those rows alone, so that anyone
 holding the predictions file recomputes the same numbers.
+
+The rows of a run over several fine-tuning seeds (`eval --seeds`) carry their seed, each seed's rows holding the
+same pairs in the same order: their figures are the means over the seeds, their interval the two-level bootstrap
+of stats.seed_bootstrap_ci, and their test's counts are summed over the seeds (stats says why).
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInt
 from .acceptance import permutation_acceptance
 from .data import Benchmark
 from .scoring import Scored, predict
-from .stats import (CI_METHOD, ROLE_TEST_METHOD, TEST_METHOD, bootstrap_delta_ci, clustered_mcnemar, holm,
-                    paired_figures, role_figures)
+from .stats import (CI_METHOD, ROLE_TEST_METHOD, SEED_CI_METHOD, SEEDS_POOLED, TEST_METHOD, PairedFigures,
+                    bootstrap_delta_ci, clustered_mcnemar, holm, paired_figures, role_figures, seed_bootstrap_ci)
 
 
 def distinct_pairs(benchmark: Benchmark) -> list[tuple[str, str]]:
@@ -77,32 +81,60 @@ def bootstrap_rng(seed: int, configuration: str, tag: str | None = None, figure:
     return np.random.default_rng([seed, word])
 
 
+def seed_blocks(rows: list[PredictionRow]) -> list[list[int]]:
+    """The positions of each fine-tuning seed's rows, seeds in the order they first appear: one block for the rows
+    of a one-seed run. ValueError when the seeds' rows are not the same pairs in the same order."""
+    blocks: dict[int | None, list[int]] = {}
+    for i, row in enumerate(rows):
+        blocks.setdefault(row.seed, []).append(i)
+    found = list(blocks.values())
+    pairs = [(rows[i].configuration, rows[i].pair_id) for i in found[0]]
+    if any([(rows[i].configuration, rows[i].pair_id) for i in block] != pairs for block in found[1:]):
+        raise ValueError("the seeds' prediction rows do not hold the same pairs in the same order")
+    return found
+
+
+def interval(figures: PairedFigures, rows: list[PredictionRow], a: list[bool], b: list[bool],
+             rng: np.random.Generator, resamples: int, level: float) -> ConfidenceInterval:
+    """The interval of the paired figure of indicators `a` and `b` over `rows`: over clusters, and over seeds too
+    when the rows hold several."""
+    blocks = seed_blocks(rows)
+    if len(blocks) == 1:
+        low, high = bootstrap_delta_ci(figures, rng, resamples, level)
+        return ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples)
+    d = (np.asarray(b, dtype=np.int64) - np.asarray(a, dtype=np.int64))[np.array(blocks)]
+    low, high = seed_bootstrap_ci(d, [rows[i].cluster for i in blocks[0]], rng, resamples, level)
+    return ConfidenceInterval(low=low, high=high, level=level, method=SEED_CI_METHOD, resamples=resamples)
+
+
 def paired_result(rows: list[PredictionRow], rng: np.random.Generator, resamples: int, level: float) -> dict:
     """The fields of a PairedResult over `rows`: figures, clustered interval, clustered test."""
-    figures = paired_figures([r.prediction_original == r.gold_original for r in rows],
-                             [r.prediction_perturbed == r.gold for r in rows], [r.cluster for r in rows])
-    low, high = bootstrap_delta_ci(figures, rng, resamples, level)
+    a = [r.prediction_original == r.gold_original for r in rows]
+    b = [r.prediction_perturbed == r.gold for r in rows]
+    figures = paired_figures(a, b, [r.cluster for r in rows])
+    seeds = len(seed_blocks(rows))
     return dict(
-        n=figures.n, clusters=figures.clusters, accuracy_original=figures.accuracy_original,
+        n=figures.n // seeds, seeds=seeds, clusters=figures.clusters, accuracy_original=figures.accuracy_original,
         accuracy_perturbed=figures.accuracy_perturbed, delta=figures.delta,
-        delta_ci=ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples),
+        delta_ci=interval(figures, rows, a, b, rng, resamples, level),
         mcnemar=McNemar(original_only=figures.original_only, perturbed_only=figures.perturbed_only,
-                        p_value=clustered_mcnemar(figures), method=TEST_METHOD))
+                        p_value=clustered_mcnemar(figures), method=TEST_METHOD + SEEDS_POOLED * (seeds > 1)))
 
 
 def role_sensitivity(rows: list[PredictionRow], rng: np.random.Generator, resamples: int,
                      level: float) -> RoleSensitivity:
     """Role sensitivity over `rows` of a role configuration, its clustered interval and its test of role
     blindness (evaluation.stats)."""
-    figures = role_figures([r.prediction_original != "entailment" for r in rows],
-                           [r.prediction_perturbed != "entailment" for r in rows], [r.cluster for r in rows])
-    low, high = bootstrap_delta_ci(figures, rng, resamples, level)
+    a = [r.prediction_original != "entailment" for r in rows]
+    b = [r.prediction_perturbed != "entailment" for r in rows]
+    figures = role_figures(a, b, [r.cluster for r in rows])
     return RoleSensitivity(
         value=figures.delta, non_entailment_original=figures.accuracy_original,
         non_entailment_perturbed=figures.accuracy_perturbed,
-        ci=ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples),
+        ci=interval(figures, rows, a, b, rng, resamples, level),
         test=RoleTest(became_non_entailment=figures.perturbed_only, became_entailment=figures.original_only,
-                      p_value=clustered_mcnemar(figures), method=ROLE_TEST_METHOD))
+                      p_value=clustered_mcnemar(figures),
+                      method=ROLE_TEST_METHOD + SEEDS_POOLED * (len(seed_blocks(rows)) > 1)))
 
 
 def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level: float,
@@ -129,6 +161,7 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
     bootstrap_rng. A role configuration (`non_entailment_view`: its swaps are all non-entailment) also gets its
     non-entailment rate and its role sensitivity, and so do its slices."""
     non_entailment, role = None, None
+    one_seed = [rows[i] for i in seed_blocks(rows)[0]]  # each seed's rows move the same words
     if non_entailment_view:
         role = role_sensitivity(rows, bootstrap_rng(seed, rows[0].configuration, figure=ROLE), resamples, level)
         non_entailment = role.non_entailment_perturbed
@@ -136,7 +169,7 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
         **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
         role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment,
         slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
-        displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in rows),
+        displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in one_seed),
         permutation_acceptance=permutation_acceptance(
             rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level)
         if rows[0].permutation is not None else None))

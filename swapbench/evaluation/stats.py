@@ -22,6 +22,11 @@ and role sensitivity is the mean of d. Its interval is the same clustered bootst
 clustered sign-flip test on these indicators, whose null is that the model is role-blind: its predictions on a
 pair and on its swap are exchangeable, whatever its prior. A role-blind model has d = 0 everywhere, so role
 sensitivity 0 and p-value 1.
+
+Several fine-tunings of one model (`eval --seeds`) score the same pairs, and their figures are means over the seeds.
+Their interval resamples the seeds and the clusters together (seed_bootstrap_ci): the seeds vary more than the
+pairs do. Their test is the same sign-flip test with a premise's pairs under every seed as one cluster, since the
+seeds' outcomes on one premise are correlated too.
 """
 
 from __future__ import annotations
@@ -34,6 +39,11 @@ import numpy as np
 TEST_METHOD = ("clustered exact McNemar: exact sign-flip test of the per-cluster sums of correct_perturbed - "
                "correct_original (the exact McNemar test when every cluster holds one pair)")
 CI_METHOD = "percentile bootstrap over clusters of pairs sharing a premise (original and perturbed kept paired)"
+SEEDS_POOLED = ("; over several fine-tuning seeds, their counts summed and a premise's pairs under every seed one "
+                "cluster")
+SEED_CI_METHOD = ("two-level percentile bootstrap over fine-tuning seeds and clusters of pairs sharing a premise: "
+                  "each resample draws the seeds with replacement and the clusters with replacement, and takes the "
+                  "mean over the drawn seeds of the figure on the drawn clusters (original and perturbed kept paired)")
 ROLE_TEST_METHOD = ("clustered exact sign-flip test of the per-cluster sums of d = [swap predicted non-entailment] - "
                     "[original predicted non-entailment]; null: the model is role-blind (its predictions on a pair "
                     "and on its swap are exchangeable)")
@@ -112,6 +122,36 @@ def bootstrap_delta_ci(figures: PairedFigures, rng: np.random.Generator, resampl
     deltas = (draws @ t.sums) / (draws @ t.sizes)
     alpha = (1 - level) / 2
     low, high = np.quantile(deltas, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def seed_bootstrap_ci(d: np.ndarray, clusters: Sequence, rng: np.random.Generator, resamples: int = 10_000,
+                      level: float = 0.95, chunk: int = 1000) -> tuple[float, float]:
+    """Two-level percentile bootstrap interval of the mean over fine-tuning seeds of a paired figure.
+
+    `d` holds one row per seed and one column per pair, d = b - a as in paired_figures (every seed scored the same
+    pairs, in the same order), and `clusters` each pair's cluster. One fine-tuning says little of the next (McCoy
+    et al. 2020), so an interval over pairs alone is too narrow for a model: a resample draws S seeds with
+    replacement and the clusters with replacement, and its value is the mean over the drawn seeds of the figure on
+    the drawn clusters. Every seed scored the same pairs, so that is the sum of d over the drawn seeds and clusters
+    divided by S times the pairs in the drawn clusters. As in bootstrap_delta_ci the clusters are drawn by kind,
+    a kind here being a cluster's size and its sums under every seed, in chunks of `chunk` resamples.
+    """
+    d = np.asarray(d, dtype=np.int64)
+    seeds = d.shape[0]
+    _, index = np.unique(np.asarray(clusters), return_inverse=True)
+    sizes = np.bincount(index)
+    sums = np.stack([np.bincount(index, weights=row, minlength=len(sizes)) for row in d], axis=1)
+    kinds, counts = np.unique(np.column_stack([sizes, sums]).astype(np.int64), axis=0, return_counts=True)
+    k = int(counts.sum())
+    values = np.empty(resamples)
+    for start in range(0, resamples, chunk):
+        m = min(chunk, resamples - start)
+        drawn = rng.multinomial(k, counts / k, size=m)  # clusters of each kind
+        times = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=m)  # draws of each seed
+        values[start:start + m] = ((drawn @ kinds[:, 1:]) * times).sum(axis=1) / (seeds * (drawn @ kinds[:, 0]))
+    alpha = (1 - level) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
     return float(low), float(high)
 
 

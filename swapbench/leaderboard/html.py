@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from html import escape
 
-from ..core.text import percent, tag_sort_key
+from ..core.text import percent, plus_minus, tag_sort_key
 from ..results.schema import ConfigurationResult
 from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
 from .store import model_label
-from .table import VIEWS, Board, Column, Row, by_view, interval_text, show, weights_text
+from .table import VIEWS, Board, Column, Row, by_view, cell_text, interval_text, show, weights_text
 
 STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 110rem;
@@ -148,7 +148,7 @@ def _cells(columns: list[Column], row: Row, index: int) -> str:
                 ' title="reported in the paper; no interval"' if row.reported and value is not None else "")
             extra = f'<span class="ci">{escape(interval)}</span>' if interval else ""
             cells.append(f'<td class="num" data-value="{"" if value is None else repr(value)}"{title}>'
-                         f"{escape(show(column, value))}{extra}</td>")
+                         f"{escape(cell_text(row, column))}{extra}</td>")
         elif column.key == "training":
             cells.append(f'<td class="training" title="{escape(str(row.extra["training_detail"]))}">'
                          f"{escape(show(column, value))}</td>")
@@ -210,6 +210,34 @@ def _distance(figures: ConfigurationResult) -> str:
     return "" if figures.displacement is None else f"{figures.displacement.distance.mean:.2f}"
 
 
+def _seeds(results) -> list[str]:
+    """Each fine-tuning's figures of a multi-seed row (point estimates: its validation accuracy, Δ of every
+    configuration and role sensitivity of every role configuration); none for one fine-tuning."""
+    variance = results.seed_variance
+    if variance is None:
+        return []
+    points = Column("d", "", "delta")
+    names = list(variance.spread)
+    roles = [name for name in names if variance.spread[name].role_sensitivity is not None]
+    head = "".join(f"<th class=num>Δ {escape(name)}</th>" for name in names) + "".join(
+        f"<th class=num>Role sensitivity {escape(name)}</th>" for name in roles)
+    lines = [f"<table class=\"seeds\"><caption>The {len(variance.runs)} fine-tunings whose mean the figures above "
+             "are (point estimates), and their mean ± standard deviation</caption><thead><tr><th>Seed</th>"
+             f"<th class=num>Validation</th>{head}</tr></thead><tbody>"]
+    for run in variance.runs:
+        cells = [f"<td class=num>{show(points, run.results[name].delta)}</td>" for name in names]
+        cells += [f"<td class=num>{show(points, run.results[name].role_sensitivity)}</td>" for name in roles]
+        lines.append(f"<tr><td>{run.seed}</td><td class=num>{_percent(run.fine_tuning.best_validation_accuracy)}</td>"
+                     f"{''.join(cells)}</tr>")
+    spreads = [variance.spread[name].delta for name in names] + [variance.spread[name].role_sensitivity
+                                                                  for name in roles]
+    accuracy = variance.validation_accuracy
+    lines.append(f"<tr><td>mean ± sd</td><td class=num>{_percent(accuracy.mean)} {plus_minus(accuracy.std)}</td>"
+                 + "".join(f"<td class=num>{show(points, spread.mean)} {plus_minus(spread.std)}</td>"
+                           for spread in spreads) + "</tr></tbody></table>")
+    return lines
+
+
 def _details(row: Row, index: int) -> str:
     """Every configuration of the row's results file, and every slice of each."""
     r = row.results
@@ -236,6 +264,7 @@ def _details(row: Row, index: int) -> str:
                      f"<td class=num>{_percent(f.non_entailment_rate)}</td>{_role_cells(f)}"
                      f"<td class=num>{_distance(f)}</td></tr>")
     lines.append("</tbody></table>")
+    lines += _seeds(r)
     lines.append(f'<table class="slices"><caption>Slices (exploratory). {escape(SLICES_NOTE)}</caption>'
                  "<thead><tr><th>Configuration</th><th>Slice</th><th class=num>n</th>"
                  "<th class=num>Original</th><th class=num>Δ</th><th class=num>95% interval</th>"

@@ -1,4 +1,5 @@
-"""leaderboard/README.md (the table and how its numbers were made) and leaderboard/leaderboard.csv."""
+"""leaderboard/README.md (the table and how its numbers were made) and leaderboard/leaderboard.csv, whose `seeds`
+and `*_seed_sd` columns say over how many fine-tunings a row's figures are a mean, and how far they spread."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import io
 
 from . import RESULTS_DIR
 from .reference import Reference
-from .table import VIEWS, Board, Row, by_view, delta_key, interval_text, role_key, show, variant_note
+from .table import VIEWS, Board, Row, by_view, cell_text, delta_key, interval_text, role_key, variant_note
 
 # The reference's shuffle scope, as the README's Δ shuffle-N says which constituents were shuffled.
 SCOPES = {"one": "one", "all": "every"}
@@ -33,7 +34,7 @@ def markdown_table(board: Board, rows: list[Row]) -> list[str]:
             if c.key == "model":
                 cells.append(_model_cell(row))
                 continue
-            text = _cell(show(c, row.values.get(c.key)))
+            text = _cell(cell_text(row, c))
             interval = interval_text(row, c)
             cells.append(f"{text}<br><sub>{interval}</sub>" if interval else text)
         lines.append("| " + " | ".join(cells) + " |")
@@ -135,6 +136,12 @@ def render_readme(board: Board, reference: Reference) -> str:
         "comparable between decoders and encoders. **Probe**: its framing (every row: the word's copies alone, no "
         "special tokens) and the spread of the attention, (max - min) in units of the uniform weight, with a "
         "warning where it is too flat for a symmetry to mean anything.",
+        "- **Several fine-tunings**: one fine-tuning says little of a model's sensitivity to roles (across 100 "
+        "fine-tunings of BERT, McCoy et al. 2020 saw HANS subject/object-swap accuracy range from 0 to 66% while "
+        "MNLI accuracy moved by a quarter point). A row fine-tuned once per seed (`swapbench eval --seeds 0,1,2`) "
+        "shows the mean over its fine-tunings, ± their standard deviation and how many there were (\"-0.1 ±0.2 (3 "
+        "seeds)\"); its interval resamples the seeds and the premise clusters together, and its results file holds "
+        "each seed's figures (`seed_variance`). Every other row is one fine-tuning.",
         "- **Training data**: what swapbench trained the model on (a base model fine-tuned with the reference "
         "recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best epoch on validation; the recipe itself is "
         "in the results file), or that the model was scored as published; every setting that departs from that "
@@ -153,16 +160,17 @@ def render_readme(board: Board, reference: Reference) -> str:
 
 def csv_columns(board: Board) -> list[str]:
     names = ["model", "revision", "results_file", "reported", "positional_encoding", "architecture",
-             "mode", "num_parameters", "fine_tuned", "training_data", "label_view", "symmetry_paper",
+             "mode", "num_parameters", "fine_tuned", "seeds", "training_data", "label_view", "symmetry_paper",
              "degree_symmetry", "locality_paper", "relative_locality", "accuracy_original"]
     for c in board.shuffles:
         slug = c.replace("-", "_")
-        names += [f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"n_{slug}"]
+        names += [f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}"]
     for c in board.relabelled:
         slug = c.replace("-", "_")
         names += [f"role_sensitivity_{slug}", f"role_sensitivity_{slug}_low", f"role_sensitivity_{slug}_high",
-                  f"role_sensitivity_{slug}_p", f"accuracy_original_{slug}", f"delta_{slug}", f"delta_{slug}_low",
-                  f"delta_{slug}_high", f"n_{slug}", f"non_entailment_rate_{slug}"]
+                  f"role_sensitivity_{slug}_seed_sd", f"role_sensitivity_{slug}_p", f"accuracy_original_{slug}",
+                  f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}",
+                  f"non_entailment_rate_{slug}"]
     return names
 
 
@@ -178,21 +186,23 @@ def render_csv(board: Board) -> str:
 
         def delta(config: str) -> list[str]:
             low, high, n = row.intervals.get(delta_key(config), (None, None, None))
-            return [number(v.get(delta_key(config))), number(low), number(high), "" if n is None else str(n)]
+            return [number(v.get(delta_key(config))), number(low), number(high),
+                    number(row.spreads.get(delta_key(config))), "" if n is None else str(n)]
 
         cells = [row.label, row.extra["revision"] or "",
                  f"{RESULTS_DIR}/{row.file}" if row.file else "", row.reported or "", v["family"],
                  v.get("architecture") or "", v.get("mode") or "",
                  "" if row.extra["num_parameters"] is None else row.extra["num_parameters"],
                  "" if row.extra["fine_tuned"] is None else str(row.extra["fine_tuned"]).lower(),
-                 row.extra["training_detail"], row.extra["label_view"], number(v["symmetry"]),
-                 number(v["degree_symmetry"]), number(v["locality"]), number(v["relative_locality"]),
-                 number(v["original"])]
+                 "" if row.reported else str(row.seeds), row.extra["training_detail"], row.extra["label_view"],
+                 number(v["symmetry"]), number(v["degree_symmetry"]), number(v["locality"]),
+                 number(v["relative_locality"]), number(v["original"])]
         for c in board.shuffles:
             cells += delta(c)
         for c in board.relabelled:
             low, high, _ = row.intervals.get(role_key(c), (None, None, None))
-            cells += [number(v.get(role_key(c))), number(low), number(high), number(v.get(f"role-p:{c}")),
+            cells += [number(v.get(role_key(c))), number(low), number(high), number(row.spreads.get(role_key(c))),
+                      number(v.get(f"role-p:{c}")),
                       number(v.get(f"original:{c}")), *delta(c), number(v.get(f"non-entailment:{c}"))]
         writer.writerow(cells)
     return out.getvalue()

@@ -167,9 +167,16 @@ def _2_2_to_2_3(data: dict) -> dict:
     return data
 
 
+def _2_3_to_2_4(data: dict) -> dict:
+    """2.4 records runs over several fine-tuning seeds (seed_variance, PairedResult.seeds, PredictionRow.seed). A
+    2.3 file is one fine-tuning, or none: what 2.4 says when those keys are absent, so it reads as it is."""
+    return data
+
+
 # Version read -> (version written, step).
 MIGRATIONS: dict[str, tuple[str, Step]] = {"1.0": ("2.0", _1_0_to_2_0), "2.0": ("2.1", _2_0_to_2_1),
-                                           "2.1": ("2.2", _2_1_to_2_2), "2.2": ("2.3", _2_2_to_2_3)}
+                                           "2.1": ("2.2", _2_1_to_2_2), "2.2": ("2.3", _2_2_to_2_3),
+                                           "2.3": ("2.4", _2_3_to_2_4)}
 
 
 class UnknownVersion(ValueError):

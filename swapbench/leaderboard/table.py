@@ -12,7 +12,9 @@ reported.json names: its shuffle-sr figures, measured premise first, go beside s
 paper's rows fill says in its header how its data differ from the paper's (reported.json's `paper`): each build
 setting its variant names in paper_settings (shuffle-N's scope) that differs, and the rows scored. Accuracies are
 fractions here and shown in percent; Δ is accuracy on the perturbed pairs minus accuracy on the same pairs
-unperturbed, shown in points with its 95% interval and its number of pairs, and so is role sensitivity.
+unperturbed, shown in points with its 95% interval and its number of pairs, and so is role sensitivity. A row made of
+several fine-tunings of one model (`eval --seeds`) shows the mean over them, ± their standard deviation and how many
+there were ("-0.1 ±0.2 (3 seeds)"), and its interval resamples the seeds with the pairs.
 
 No row is ranked: the board is listed by model name, and sorting by a column is the reader's choice. A Δ is no
 score to sort by: a model that collapses to one answer loses nothing when words move, so the least negative Δ
@@ -28,7 +30,7 @@ from pathlib import PurePath
 
 from .. import variants  # noqa: F401  (registers the built-in variants, whose declarations head the columns)
 from ..core.registry import VARIANTS
-from ..core.text import percent, points
+from ..core.text import percent, plus_minus, points
 from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
 from ..variants import declared
 from .reference import Reference
@@ -67,6 +69,9 @@ class Row:
     intervals: dict[str, tuple[float, float, int]] = field(default_factory=dict)
     reported: str | None = None  # the mark of a row reported in a paper, not re-run
     results: EvalResults | None = None  # for the details view
+    seeds: int = 1  # fine-tunings whose mean the row's figures are (`eval --seeds`)
+    # Δ or role-sensitivity key -> standard deviation over the seeds, for a row of several
+    spreads: dict[str, float] = field(default_factory=dict)
 
 
 def short(config: str) -> str:
@@ -322,10 +327,19 @@ def with_departures(text: str, results: EvalResults) -> str:
     return f"{text}; departs from the reference: {', '.join(found)}" if found else text
 
 
+def seeds_text(results: EvalResults) -> str:
+    """"; mean of 3 fine-tunings (seeds 0, 1, 2)" for a multi-seed run; "" otherwise."""
+    variance = results.seed_variance
+    if variance is None:
+        return ""
+    return f"; mean of {len(variance.runs)} fine-tunings (seeds {', '.join(map(str, variance.seeds))})"
+
+
 def make_row(stored: Stored, original_from: str) -> Row:
     r = stored.results
     model, results = r.model, r.results
     pe = model.positional_encoding
+    variance = r.seed_variance
 
     def get(config: str, key: str):
         return getattr(results[config], key) if config in results else None
@@ -339,7 +353,7 @@ def make_row(stored: Stored, original_from: str) -> Row:
         **{column.key: getattr(model.probe, column.key) if model.probe else None for column in PROBE_COLUMNS},
         "probe": probe_text(model),
         "original": get(original_from, "accuracy_original"),
-        "training": with_departures(training_text(model), r),
+        "training": with_departures(training_text(model) + seeds_text(r), r),
     }
     intervals = {}
     for name, figures in results.items():
@@ -360,11 +374,18 @@ def make_row(stored: Stored, original_from: str) -> Row:
             values[f"role-p:{name}"] = role.test.p_value if role.test else None
             if role.ci is not None:  # a file migrated from 2.1 has the value alone
                 intervals[role_key(name)] = (role.ci.low, role.ci.high, figures.n)
+    spreads = {}
+    for name, spread in (variance.spread if variance else {}).items():
+        spreads[delta_key(name)] = spread.delta.std
+        if spread.role_sensitivity is not None:
+            spreads[role_key(name)] = spread.role_sensitivity.std
     extra = {"revision": model.revision, "num_parameters": model.num_parameters, "fine_tuned": model.fine_tuned,
-             "label_view": model.label_view, "training_detail": with_departures(training_text(model, detail=True), r),
+             "label_view": model.label_view,
+             "training_detail": with_departures(training_text(model, detail=True) + seeds_text(r), r),
              "model_id": model.name_or_path}
     return Row(file=stored.path.name, label=label, family=pe.family, values=values, extra=extra,
-               view=model.label_view, intervals=intervals, results=r)
+               view=model.label_view, intervals=intervals, results=r, seeds=len(variance.runs) if variance else 1,
+               spreads=spreads)
 
 
 def fraction(percent: float) -> float:
@@ -381,7 +402,8 @@ def facets(results: EvalResults) -> dict[str, str]:
         found["epochs"] = f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)}"
         found["learning_rate"] = f"lr {recipe.learning_rate:g}"
         found["train"] = f"{tuning.train.n} training pairs"
-        found["seed"] = f"seed {recipe.seed}"
+        variance = results.seed_variance
+        found["seed"] = (f"seeds {', '.join(map(str, variance.seeds))}" if variance else f"seed {recipe.seed}")
         found |= {name: f"{name.replace('_', ' ')} {getattr(recipe, name)}" for name in Recipe.model_fields
                   if name not in found and name != "best_by"}
         found["validation"] = f"{tuning.validation.n} validation pairs"
@@ -507,6 +529,18 @@ def show(column: Column, value) -> str:
     if column.kind == "delta":
         return points(value)
     return str(value)
+
+
+def spread_text(row: Row, column: Column) -> str:
+    """"±0.2 (3 seeds)" beside the mean of a multi-seed row's Δ or role sensitivity; "" otherwise."""
+    found = row.spreads.get(column.key)
+    return "" if found is None else f"{plus_minus(found)} ({row.seeds} seeds)"
+
+
+def cell_text(row: Row, column: Column) -> str:
+    """A cell's figure as shown, with its spread over the seeds where it has one."""
+    text, spread = show(column, row.values.get(column.key)), spread_text(row, column)
+    return f"{text} {spread}" if spread else text
 
 
 def interval_text(row: Row, column: Column) -> str:

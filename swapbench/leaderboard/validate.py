@@ -288,24 +288,35 @@ def unchecked_because(model: dict, tuning: dict) -> str:
             "is reused and its training data are checked against the scored data")
 
 
-def training_overlap(data: dict) -> list[Problem]:
-    """A model trained here must have been checked against the data it was scored on, and found apart from them."""
+def trainings(data: dict) -> list[tuple[str, dict]]:
+    """Every training record of the file by where it is: the model's, and each seed's of a multi-seed run."""
     model = data.get("model") if isinstance(data.get("model"), dict) else {}
-    tuning = model.get("fine_tuning")
-    if not isinstance(tuning, dict):
-        return []
-    where = "model.fine_tuning.data_overlap"
-    check = tuning.get("data_overlap")
-    if not isinstance(check, dict):
-        return [Problem(where, "the training data were not checked against the scored data (pairIDs and premises); "
-                               + unchecked_because(model, tuning))]
-    problems = []
+    found = [("model.fine_tuning", model.get("fine_tuning"))]
+    variance = data.get("seed_variance") if isinstance(data.get("seed_variance"), dict) else {}
+    runs = variance.get("runs") if isinstance(variance.get("runs"), list) else []
+    found += [(f"seed_variance.runs.{i}.fine_tuning", run.get("fine_tuning")) for i, run in enumerate(runs)
+              if isinstance(run, dict)]
+    return [(where, tuning) for where, tuning in found if isinstance(tuning, dict)]
+
+
+def training_overlap(data: dict) -> list[Problem]:
+    """A model trained here (each of its fine-tunings, of a multi-seed run) must have been checked against the data
+    it was scored on, and found apart from them."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
     scored = (data.get("dataset") or {}).get("fingerprint") if isinstance(data.get("dataset"), dict) else None
-    if check.get("scored_dataset") != scored:
-        problems.append(Problem(f"{where}.scored_dataset", f"{check.get('scored_dataset')} is not the dataset scored "
-                                                           f"({scored})"))
-    shared = {key: value for key, value in check.items() if key.endswith(("_pair_ids", "_premises")) and value}
-    if shared:
-        problems.append(Problem(where, "the training data overlap the reference data: " +
-                                ", ".join(f"{key} {value}" for key, value in shared.items())))
+    problems = []
+    for place, tuning in trainings(data):
+        where = f"{place}.data_overlap"
+        check = tuning.get("data_overlap")
+        if not isinstance(check, dict):
+            problems.append(Problem(where, "the training data were not checked against the scored data (pairIDs and "
+                                           "premises); " + unchecked_because(model, tuning)))
+            continue
+        if check.get("scored_dataset") != scored:
+            problems.append(Problem(f"{where}.scored_dataset", f"{check.get('scored_dataset')} is not the dataset "
+                                                               f"scored ({scored})"))
+        shared = {key: value for key, value in check.items() if key.endswith(("_pair_ids", "_premises")) and value}
+        if shared:
+            problems.append(Problem(where, "the training data overlap the reference data: " +
+                                    ", ".join(f"{key} {value}" for key, value in shared.items())))
     return problems

@@ -32,15 +32,20 @@ def public_results(results: EvalResults) -> EvalResults:
     a path (core.text.public_path: inside the working folder from there, outside it by its last parts, a Hub id as
     it is), and the command line likewise. Nothing reads these paths back: the board checks fingerprints, and a
     rebuild or a cached fine-tuning is found by its cache key."""
-    model, dataset = results.model, results.dataset
+    model, dataset, variance = results.model, results.dataset, results.seed_variance
 
     def data(info):
         return info and info.model_copy(update={"source": public_path(info.source)})
 
-    trained = model.fine_tuning
-    tuning = trained and trained.model_copy(update={
-        "base_model": public_path(trained.base_model), "checkpoint": public_path(trained.checkpoint),
-        "train": data(trained.train), "validation": data(trained.validation)})
+    def training(trained):
+        return trained and trained.model_copy(update={
+            "base_model": public_path(trained.base_model), "checkpoint": public_path(trained.checkpoint),
+            "train": data(trained.train), "validation": data(trained.validation)})
+
+    tuning = training(model.fine_tuning)
+    if variance is not None:
+        runs = [run.model_copy(update={"fine_tuning": training(run.fine_tuning)}) for run in variance.runs]
+        variance = variance.model_copy(update={"runs": runs})
     prompt = model.prompt and model.prompt.model_copy(update={
         "template_source": public_path(model.prompt.template_source),
         "example_source": data(model.prompt.example_source)})
@@ -53,7 +58,8 @@ def public_results(results: EvalResults) -> EvalResults:
                                           "prompt": prompt}),
         "dataset": dataset.model_copy(update={"path": public_path(dataset.path), "build": build,
                                               "source": dataset.source and public_path(dataset.source)}),
-        "provenance": results.provenance.model_copy(update={"command": public_command(results.provenance.command)})})
+        "provenance": results.provenance.model_copy(update={"command": public_command(results.provenance.command)}),
+        "seed_variance": variance})
 
 
 def predictions_path(results_path: Path) -> Path:
@@ -61,7 +67,7 @@ def predictions_path(results_path: Path) -> Path:
 
 
 def render_predictions(rows: list[PredictionRow], results_path: Path) -> tuple[str, PredictionsFile]:
-    """The predictions file's text, and its entry in the results file."""
+    """The predictions file's text, and its entry in the results file; a multi-seed run's rows carry their seed."""
     text = dumps_lines((row.model_dump(mode="json") for row in rows), compact=True)
     return text, PredictionsFile(path=predictions_path(results_path).name,
                                  sha256=hashlib.sha256(text.encode()).hexdigest(), rows=len(rows))

@@ -21,9 +21,10 @@ from ..core.strict import Strict
 from .build_record import settings_model
 from .displacement import Displacement
 
-SCHEMA_VERSION = "2.3"  # 2.3: p_adjusted on every slice test. 2.2: role_sensitivity of every role configuration
-# and its slices; health against the whole split. 2.1: model.architecture_kind, model.mode, model.prompt; null
-# symmetry under a causal mask
+SCHEMA_VERSION = "2.4"  # 2.4: seed_variance and PairedResult.seeds of a run over several fine-tuning seeds
+# (`eval --seeds`), the seed of each predictions row. 2.3: p_adjusted on every slice test. 2.2: role_sensitivity of
+# every role configuration and its slices; health against the whole split. 2.1: model.architecture_kind, model.mode,
+# model.prompt; null symmetry under a causal mask
 TOLERANCE = 1e-9  # rounding slack when checking derived figures
 # model.revision of a model handed to swapbench.evaluate as an object: "in-memory:sha256:..." of its saved files.
 IN_MEMORY = "in-memory:"
@@ -245,16 +246,26 @@ class TemplateResult(Strict):
                                                              "(point estimates)")
 
 
-class TemplateSpread(Strict):
-    mean: float = Field(description="mean over the templates")
-    std: float = Field(ge=0, description="standard deviation over the templates (n - 1 in the denominator)")
-    low: float = Field(description="lowest over the templates")
-    high: float = Field(description="highest over the templates")
+class RunSpread(Strict):
+    """A figure over runs of one model that differ in one setting: its prompt templates, its fine-tuning seeds."""
+
+    mean: float = Field(description="mean over the runs")
+    std: float = Field(ge=0, description="standard deviation over the runs (n - 1 in the denominator)")
+    low: float = Field(description="lowest over the runs")
+    high: float = Field(description="highest over the runs")
+
+    @classmethod
+    def of(cls, values: list[float]) -> RunSpread:
+        import numpy as np
+
+        array = np.asarray(values, dtype=np.float64)
+        return cls(mean=float(array.mean()), std=float(array.std(ddof=1)), low=float(array.min()),
+                   high=float(array.max()))
 
 
 class ConfigurationSpread(Strict):
-    accuracy_original: TemplateSpread = Field(description="spread of the original accuracy across templates")
-    delta: TemplateSpread = Field(description="spread of delta across templates")
+    accuracy_original: RunSpread = Field(description="spread of the original accuracy across templates")
+    delta: RunSpread = Field(description="spread of delta across templates")
 
 
 class PromptInfo(Strict):
@@ -504,7 +515,12 @@ MIN_SLICE_CLUSTERS = 30
 class PairedResult(Strict):
     """Original-vs-perturbed figures over a set of pairs: a configuration, or one slice of it."""
 
-    n: int = Field(ge=1, description="pairs scored")
+    n: int = Field(ge=1, description="pairs scored (by each fine-tuning, when `seeds` is more than 1)")
+    seeds: int = Field(  # schema 2.4; left out of the file when 1, so that a one-seed file reads as before
+        default=1, ge=1, exclude_if=lambda value: value == 1,
+        description="fine-tunings of the model (`eval --seeds`) that scored the pairs: with more than one, every "
+                    "figure is the mean over them, the interval resamples seeds and clusters together, and the "
+                    "test's counts are summed over them, a premise's pairs under every seed forming one cluster")
     clusters: int | None = Field(ge=1, description="clusters the interval and the test resample: pairs sharing a "
                                                    "premise form one; null in files migrated from 1.0 (unclustered)")
     accuracy_original: float = Field(ge=0, le=1, description="accuracy on the unperturbed pairs "
@@ -527,15 +543,15 @@ class PairedResult(Strict):
         if abs(self.delta - (self.accuracy_perturbed - self.accuracy_original)) > TOLERANCE:
             raise ValueError("delta is not accuracy_perturbed - accuracy_original")
         m = self.mcnemar
-        if m.original_only + m.perturbed_only > self.n:
+        if m.original_only + m.perturbed_only > self.n * self.seeds:
             raise ValueError("more discordant pairs than pairs")
-        if abs(self.delta - (m.perturbed_only - m.original_only) / self.n) > TOLERANCE:
+        if abs(self.delta - (m.perturbed_only - m.original_only) / (self.n * self.seeds)) > TOLERANCE:
             raise ValueError("delta disagrees with the McNemar counts")
         if self.clusters is not None and self.clusters > self.n:
             raise ValueError("more clusters than pairs")
         role = self.role_sensitivity
         if role and role.test and abs(role.value - (role.test.became_non_entailment
-                                                    - role.test.became_entailment) / self.n) > TOLERANCE:
+                                                    - role.test.became_entailment) / (self.n * self.seeds)) > TOLERANCE:
             raise ValueError("role_sensitivity disagrees with the counts of its test")
         return self
 
@@ -601,7 +617,10 @@ class ConfigurationResult(PairedResult):
                                   "reorders no premise (a role swap) and in files written before it was recorded")
     permutation_acceptance: PermutationAcceptance | None = Field(  # added later, null in older files
         default=None, description="on a configuration of K permutations per pair (unlu): UNLU's Ω_max, Ω_rand, P^c "
-                                  "and P^f; null on the others")
+                                  "and P^f; null on the others. Of a multi-seed run: over every (seed, pair), so "
+                                  "that Ω_max, Ω_rand and accuracy are the means over the seeds and P^c, P^f their "
+                                  "pooled ratios; pairs counts (seed, pair) units, and the intervals resample "
+                                  "premises, not seeds (seed_variance gives each seed's figures)")
 
     @model_validator(mode="after")
     def _role(self):
@@ -676,11 +695,90 @@ class ModelHealth(Strict):
         return self
 
 
+# ---- fine-tuning seeds (schema 2.4) -------------------------------------------------------------------------------
+# One fine-tuning of a model says little of its sensitivity to roles: across 100 fine-tunings of BERT on MNLI,
+# McCoy et al. (2020) saw HANS subject/object-swap accuracy range from 0 to 66% while MNLI accuracy moved by a
+# quarter point. `eval --seeds` fine-tunes once per seed; its file's `results` hold the means over the seeds, and
+# seed_variance each seed's figures and their spread.
+
+class SeedFigures(Strict):
+    """One fine-tuning's figures of one configuration, as its own run would report them (its slices aside: the
+    predictions file holds every seed's rows)."""
+
+    accuracy_original: float = Field(ge=0, le=1, description="accuracy on the unperturbed pairs")
+    accuracy_perturbed: float = Field(ge=0, le=1, description="accuracy on the perturbed pairs")
+    delta: float = Field(ge=-1, le=1, description="accuracy_perturbed - accuracy_original")
+    delta_ci: ConfidenceInterval = Field(description="this fine-tuning's interval of delta, over the clusters of "
+                                                     "pairs alone")
+    p_value: float = Field(ge=0, le=1, description="this fine-tuning's clustered exact McNemar test")
+    role_sensitivity: float | None = Field(description="role sensitivity on a role configuration; null elsewhere")
+    role_sensitivity_ci: ConfidenceInterval | None = Field(
+        description="this fine-tuning's interval of role sensitivity, over the clusters of pairs alone; null where "
+                    "role_sensitivity is")
+    permutation_acceptance: PermutationAcceptance | None = Field(
+        default=None, description="this fine-tuning's permutation acceptance (UNLU), on a configuration of K "
+                                  "permutations per pair; null elsewhere")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if abs(self.delta - (self.accuracy_perturbed - self.accuracy_original)) > TOLERANCE:
+            raise ValueError("delta is not accuracy_perturbed - accuracy_original")
+        if (self.role_sensitivity is None) != (self.role_sensitivity_ci is None):
+            raise ValueError("role_sensitivity and its interval are given together")
+        return self
+
+
+class SeedResult(Strict):
+    """One of the fine-tunings of a multi-seed run."""
+
+    seed: int = Field(ge=0, description="its seed: recipe.seed of its fine-tuning")
+    fine_tuning: FineTuningInfo = Field(description="its training: checkpoint, cache key, history and best "
+                                                    "validation accuracy")
+    health: ModelHealth = Field(description="whether this fine-tuning is at chance, and why")
+    results: dict[str, SeedFigures] = Field(description="its figures per configuration")
+
+
+class ConfigurationSeedSpread(Strict):
+    accuracy_original: RunSpread = Field(description="accuracy on the unperturbed pairs over the seeds")
+    accuracy_perturbed: RunSpread = Field(description="accuracy on the perturbed pairs over the seeds")
+    delta: RunSpread = Field(description="delta over the seeds")
+    role_sensitivity: RunSpread | None = Field(description="role sensitivity over the seeds, on a role "
+                                                           "configuration; null elsewhere")
+    permutation_acceptance: dict[str, RunSpread | None] | None = Field(
+        default=None, description="each figure of permutation acceptance (omega_max, omega_rand, p_c, p_f) over the "
+                                  "seeds, on a configuration of K permutations per pair (a figure undefined for "
+                                  "some seed is null); null elsewhere")
+
+
+class SeedVariance(Strict):
+    """Every fine-tuning of a run over several seeds (`eval --seeds`), and the spread of its figures over them.
+    The file's `results` hold the means over the seeds, in the shape of a one-seed run's."""
+
+    runs: list[SeedResult] = Field(min_length=2, description="each fine-tuning, in the order of --seeds; "
+                                                          "model.fine_tuning is the first's")
+    validation_accuracy: RunSpread = Field(description="best_validation_accuracy of the fine-tunings over the seeds")
+    spread: dict[str, ConfigurationSeedSpread] = Field(description="per configuration, its figures over the seeds "
+                                                                   "(point estimates)")
+
+    @property
+    def seeds(self) -> list[int]:
+        return [run.seed for run in self.runs]
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError("a seed is listed twice")
+        if any(set(run.results) != set(self.spread) for run in self.runs):
+            raise ValueError("every seed's results and the spread name the same configurations")
+        return self
+
+
 # ---- provenance --------------------------------------------------------------------------------------------------
 
 class Seeds(Strict):
     bootstrap: int = Field(description="seed of the bootstrap's generator")
-    fine_tuning: int | None = Field(description="Trainer seed, when the model was fine-tuned")
+    fine_tuning: int | None = Field(description="Trainer seed, when the model was fine-tuned; of a multi-seed "
+                                                "run, its first (seed_variance.runs lists every seed)")
     probe: int | None = Field(description="seed of the probe, when it ran")
 
 
@@ -764,13 +862,19 @@ class PredictionsFile(Strict):
 
 
 class EvalResults(Strict):
-    schema_version: Literal["2.3"] = Field(default=SCHEMA_VERSION, description="version of this schema")
+    schema_version: Literal["2.4"] = Field(default=SCHEMA_VERSION, description="version of this schema")
     model: ModelInfo = Field(description="the model scored")
     dataset: DatasetInfo = Field(description="the benchmark data scored")
     results: dict[str, ConfigurationResult] = Field(min_length=1, description="figures per configuration")
-    health: ModelHealth = Field(description="whether the model is at chance, and why")
+    health: ModelHealth = Field(description="whether the model is at chance, and why; of a multi-seed run, the first "
+                                            "fine-tuning's figures and a verdict over every one, at chance when one "
+                                            "is (seed_variance.runs[].health has each)")
     predictions: PredictionsFile = Field(description="where every figure can be recomputed from")
     provenance: Provenance = Field(description="what produced the file")
+    seed_variance: SeedVariance | None = Field(  # schema 2.4
+        default=None, description="a run over several fine-tuning seeds (`eval --seeds`): each seed's figures and "
+                                  "their spread; `results` then hold the means over the seeds. Null for one "
+                                  "fine-tuning, or none")
 
     @model_validator(mode="after")
     def _configurations(self):
@@ -779,6 +883,25 @@ class EvalResults(Strict):
         for name, result in self.results.items():
             if result.label_view != self.model.label_view:
                 raise ValueError(f"{name}: label_view differs from the model's")
+        return self
+
+    @model_validator(mode="after")
+    def _seeds(self):
+        variance = self.seed_variance
+        seeds = len(variance.runs) if variance else 1
+        if any(figures.seeds != seeds for result in self.results.values()
+               for figures in [result, *(result.slices or {}).values()]):
+            raise ValueError(f"the results are not over the {seeds} seed(s) that seed_variance lists")
+        if variance is None:
+            return self
+        if set(variance.spread) != set(self.results):
+            raise ValueError("seed_variance and results name different configurations")
+        for name, result in self.results.items():
+            mean = variance.spread[name].delta.mean
+            if abs(result.delta - mean) > TOLERANCE:
+                raise ValueError(f"{name}: delta {result.delta!r} is not the mean over the seeds {mean!r}")
+        if self.model.fine_tuning != variance.runs[0].fine_tuning:
+            raise ValueError("model.fine_tuning is not the first seed's")
         return self
 
 
@@ -803,6 +926,10 @@ class PredictionRow(Strict):
         default=None, ge=0, description="in a configuration of K permutations per pair (unlu): which permutation "
                                         "of the pair the row is, 0 to K - 1 (a row is keyed by pair_id and "
                                         "permutation); null in the others")
+    seed: int | None = Field(  # schema 2.4; left out of the line when null, so that a one-seed file reads as before
+        default=None, ge=0, exclude_if=lambda value: value is None,
+        description="of a multi-seed run (`eval --seeds`), the seed of the fine-tuning that made the predictions: "
+                    "the file holds every seed's rows; absent otherwise")
 
 
 if __name__ == "__main__":

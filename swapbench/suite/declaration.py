@@ -22,14 +22,14 @@ from pydantic import Field, field_validator, model_validator
 
 from ..core.declared import line_of, read_declaration
 from ..core.errors import InputError, SwapbenchError
-from ..core.options import SEED_MAX
+from ..core.options import seeds_problem
 from ..core.strict import Strict
 from ..evaluation.options import EvalOptions
 from ..evaluation.scorers import scorer_for
 
 # What the suite sets itself for each run: the model, its revision, mode and seed from the entry, where the results
 # go and how progress shows from the suite's own options.
-SET_BY_SUITE = ("model", "revision", "mode", "finetune", "seed", "data", "output", "progress", "command")
+SET_BY_SUITE = ("model", "revision", "mode", "finetune", "seed", "seeds", "data", "output", "progress", "command")
 
 MODES = {"classifier": {"mode": "classifier"}, "fine-tune": {"mode": "classifier", "finetune": True},
          "prompt": {"mode": "prompt"}}
@@ -64,10 +64,9 @@ class SuiteModel(Strict):
     @field_validator("seeds")
     @classmethod
     def _seeds(cls, value: list[int]) -> list[int]:
-        if len(set(value)) != len(value):
-            raise ValueError("a seed is given twice")
-        if any(not 0 <= seed <= SEED_MAX for seed in value):
-            raise ValueError(f"seeds lie in 0..{SEED_MAX}")
+        problem = seeds_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value
 
 

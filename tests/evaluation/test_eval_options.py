@@ -90,6 +90,15 @@ BAD_OPTIONS = [
      "--train-limit is not read by --mode prompt, which trains nothing"),
     (["--label-map", "0=contradiction,1=neutral,2=entailment"], {"label_map": "0=contradiction,1=neutral,2=entailment"},
      "overrides the labels the model names itself in config.id2label"),
+    # --seeds fine-tunes once per seed: refused where nothing is fine-tuned, and for a seed given twice or alone
+    (["--seeds", "0,1"], {"seeds": [0, 1]}, ("--seeds fine-tunes the model once per seed, but", "already is a sequence "
+                                             "classifier, which is scored as it is: add --finetune")),
+    (["--mode", "prompt", "--seeds", "0,1"], {"mode": "prompt", "seeds": [0, 1]},
+     "--seeds is for --mode classifier, not --mode prompt"),
+    (["--seeds", "1,1"], {"seeds": "1,1"}, "--seeds: seed 1 is given twice: each seed is one run"),
+    (["--seeds", "3"], {"seeds": [3]}, "--seeds: 3 is one seed: --seeds takes two or more, and one fine-tuning's "
+                                       "seed is --seed"),
+    (["--seeds", "0,-2"], {"seeds": [0, -2]}, "-2 is out of range"),
 ]
 
 
@@ -106,11 +115,12 @@ def test_a_bad_option_is_refused_with_the_same_message_from_the_command_line_and
     except SystemExit as exit_:  # argparse's: a value its type refuses
         rc = exit_.code
     assert rc == 2
-    assert message in " ".join(capsys.readouterr().err.split())
+    said = " ".join(capsys.readouterr().err.split())
     with pytest.raises(SwapbenchError) as caught:
         swapbench.evaluate(scored["model"], scored["data"], output=output, no_probe=True, no_progress=True,
                            **{key: given(value) for key, value in keywords.items()})
-    assert message in str(caught.value)
+    for part in (message if isinstance(message, tuple) else (message,)):
+        assert part in said and part in str(caught.value)
     assert not output.exists()
 
 

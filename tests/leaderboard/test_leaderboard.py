@@ -200,7 +200,7 @@ def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
     current = make_results("org/model")
     old = version_0_9(current)
     migrated, steps = migrate(old, {**MIGRATIONS, "0.9": ("1.0", points_to_fraction)})
-    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2", "2.2 -> 2.3"]
+    assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2", "2.2 -> 2.3", "2.3 -> 2.4"]
     assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
     assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
         current["results"]["shuffle-3"]["delta"])
@@ -213,7 +213,7 @@ def test_a_1_0_file_is_migrated_with_its_figures_marked_unclustered_and_its_trai
     for history, at_chance in [(chance, True), (learnt, False)]:
         migrated, steps = migrate(version_1_0(make_results("org/model", trained_on="snli_1.0_dev", history=history)))
         results = EvalResults.model_validate(migrated)
-        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2", "2.2 -> 2.3"]
+        assert steps == ["1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2", "2.2 -> 2.3", "2.3 -> 2.4"]
         figures = results.results["shuffle-3"]
         assert (figures.clusters, figures.slices) == (None, None)
         assert "not clustered" in figures.mcnemar.method
@@ -227,7 +227,7 @@ def test_a_2_1_file_gets_the_exact_role_sensitivity_and_a_null_interval_and_test
     current = make_results("org/model")
     current["results"]["shuffle-sr"]["non_entailment_rate"] = 0.25
     migrated, steps = migrate(version_2_1(current))
-    assert steps == ["2.1 -> 2.2", "2.2 -> 2.3"]
+    assert steps == ["2.1 -> 2.2", "2.2 -> 2.3", "2.3 -> 2.4"]
     results = EvalResults.model_validate(migrated)
     role = results.results["shuffle-sr"].role_sensitivity
     assert (role.non_entailment_original, role.non_entailment_perturbed) == (4 / 20, 5 / 20)
@@ -263,7 +263,7 @@ def test_a_2_2_file_gets_holm_adjusted_slice_p_values_from_its_own_p_values():
     role["slices"]["label:NP"]["role_sensitivity"]["test"]["p_value"] = 0.02
     old = version_2_2(current)
     migrated, steps = migrate(old)
-    assert steps == ["2.2 -> 2.3"]
+    assert steps == ["2.2 -> 2.3", "2.3 -> 2.4"]
     results = EvalResults.model_validate(migrated).results
     # Holm by hand: sorted 0.01, 0.03, 0.04 times 3, 2, 1 = 0.03, 0.06, 0.04 -> made non-decreasing: 0.06
     assert {tag: s.mcnemar.p_adjusted for tag, s in results["shuffle-3"].slices.items()} == pytest.approx(
@@ -324,7 +324,8 @@ def test_submit_and_the_board_read_an_older_version_through_the_registered_migra
     assert "unknown schema version '0.9'" in capsys.readouterr().out
     monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
     assert submit(path, board) == 0
-    assert "accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1, 2.1 -> 2.2, 2.2 -> 2.3)" in capsys.readouterr().out
+    assert ("accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1, 2.1 -> 2.2, 2.2 -> 2.3, 2.3 -> 2.4)"
+            in capsys.readouterr().out)
     stored = board / "results" / "org-model__abc123.json"
     assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
     assert check_board(board) == {stored.name: []}

@@ -43,6 +43,7 @@ class Run:
     device: torch.device
     dtype: torch.dtype
     console: Console
+    seed: int  # the fine-tuning's seed: one of options.fine_tuning_seeds, each prepared and scored in turn
 
 
 @dataclass

@@ -16,7 +16,7 @@ from .base import Prepared, Run, Scorer, Scores, given, listed
 # The fine-tuning's settings: no other mode trains, so they are this mode's own (a classifier used as is refuses
 # them in prepare, once its config says it is one).
 RECIPE = {"epochs": "--epochs", "learning_rate": "--lr", "train_batch_size": "--train-batch-size",
-          "train_max_length": "--train-max-length"}
+          "train_max_length": "--train-max-length", "seeds": "--seeds"}
 
 
 @SCORERS.register("classifier", pattern="classifier|finetune",
@@ -39,6 +39,10 @@ class ClassifierScorer(Scorer):
         options, device, dtype = run.options, run.device, run.dtype
         config = load_config(options.model, options.revision, options.trust_remote_code, options.gguf_file)
         if not options.finetune and is_classifier(config):
+            if options.seeds:
+                raise SwapbenchError(f"--seeds fine-tunes the model once per seed, but {options.model} already is a "
+                                     "sequence classifier, which is scored as it is: add --finetune to fine-tune it "
+                                     "once per seed, or leave --seeds out")
             refuse_training(options)
             trained = recorded_training(options.model, run.benchmark, run.console)
             if trained is not None and trained.hypothesis_only:
@@ -58,7 +62,7 @@ class ClassifierScorer(Scorer):
                                  "labels")
         recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
                                   batch_size=options.train_batch_size, max_length=options.train_max_length,
-                                  seed=options.seed)
+                                  seed=run.seed)
         run.console.print(announce_fine_tuning(checkpoint_name(options.model, options.gguf_file), options.training,
                                                recipe, is_classifier(config), device, options.hypothesis_only))
         tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,

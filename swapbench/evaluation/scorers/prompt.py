@@ -209,9 +209,7 @@ def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pai
 def template_figures(run: Run, prepared: Prepared, pairs, specs, runs: list[TemplateRun]):
     """Every template's accuracies and Δ per configuration (point estimates, from the same prediction rows as the
     headline's), and per configuration their spread across the templates."""
-    import numpy as np
-
-    from ...results.schema import ConfigurationSpread, TemplateAccuracy, TemplateResult, TemplateSpread
+    from ...results.schema import ConfigurationSpread, RunSpread, TemplateAccuracy, TemplateResult
     from ..results import prediction_rows
     from ..stats import paired_figures
 
@@ -227,12 +225,7 @@ def template_figures(run: Run, prepared: Prepared, pairs, specs, runs: list[Temp
         results.append(TemplateResult(name=spec.name, template=spec.template, verbalizers=spec.verbalizers,
                                       results=figures))
 
-    def spread(values: list[float]) -> TemplateSpread:
-        array = np.asarray(values, dtype=np.float64)
-        return TemplateSpread(mean=float(array.mean()), std=float(array.std(ddof=1)), low=float(array.min()),
-                              high=float(array.max()))
-
     spreads = {name: ConfigurationSpread(
-        accuracy_original=spread([r.results[name].accuracy_original for r in results]),
-        delta=spread([r.results[name].delta for r in results])) for name in results[0].results}
+        accuracy_original=RunSpread.of([r.results[name].accuracy_original for r in results]),
+        delta=RunSpread.of([r.results[name].delta for r in results])) for name in results[0].results}
     return results, spreads
