@@ -119,8 +119,8 @@ def seeds_table(results: EvalResults) -> Table | None:
     variance = results.seed_variance
     if variance is None:
         return None
-    caption = ("Each fine-tuning's figures (point estimates): validation accuracy in %, Δ and role sensitivity in "
-               "points; mean ± standard deviation over the seeds, and [lowest, highest].")
+    caption = ("Each fine-tuning's figures (point estimates): validation accuracy and permutation acceptance in %, "
+               "Δ and role sensitivity in points; mean ± standard deviation over the seeds, and [lowest, highest].")
     table = Table(title="Seeds", caption=escape(caption), box=box.SIMPLE_HEAD, collapse_padding=True,
                   pad_edge=False, title_justify="left")
     table.add_column("figure", overflow="fold")
@@ -141,7 +141,16 @@ def seeds_table(results: EvalResults) -> Table | None:
         if spread.role_sensitivity is not None:
             add(f"role {name}", [run.results[name].role_sensitivity for run in variance.runs],
                 spread.role_sensitivity, points)
+    for name, spread in variance.spread.items():
+        for figure, found in (spread.permutation_acceptance or {}).items():
+            if found is not None:
+                add(f"{ACCEPTANCE_LABELS[figure]} % {name}",
+                    [getattr(run.results[name].permutation_acceptance, figure).value for run in variance.runs],
+                    found, percent)
     return table
+
+
+ACCEPTANCE_LABELS = {"omega_max": "Ω_max", "omega_rand": "Ω_rand", "p_c": "P^c", "p_f": "P^f"}
 
 
 ACCEPTANCE_CAPTION = ("UNLU's permutation acceptance (Sinha et al., 2021), in %, each with its 95% interval "
@@ -169,8 +178,11 @@ def acceptance_table(results: EvalResults) -> Table | None:
     table.add_column("config", overflow="fold")
     for header in ("K", "pairs", "acc %", "Ω_max %", "Ω_rand %", "P^c %", "P^f %"):
         table.add_column(header, justify="right")
+    # over several seeds: each (seed, pair) counts as a pair, the intervals resample premises (not seeds)
     for name, a in found.items():
-        table.add_row(escape(name), str(a.permutations), str(a.pairs), percent(a.accuracy.value),
+        seeds = results.results[name].seeds
+        pairs = str(a.pairs) if seeds == 1 else f"{a.pairs // seeds} × {seeds} seeds"
+        table.add_row(escape(name), str(a.permutations), pairs, percent(a.accuracy.value),
                       *(_figure_cell(f) for f in (a.omega_max, a.omega_rand, a.p_c, a.p_f)))
     return table
 

@@ -159,7 +159,11 @@ def configurations(reference: Reference, stored: list[Stored], reported: Reporte
     relabelled_names = [n for n in names if n in relabelled]
     sizes = {name: c.rows for name, c in reference.configurations.items()}
     shuffles = [n for n in names if n not in relabelled]
-    return shuffles, relabelled_names, max(shuffles, key=lambda n: sizes.get(n, 0), default="")
+    # A configuration of K rows per pair (unlu) holds K times its pairs: never the one whose originals give Original
+    permuted = {n for s in stored for n, figures in s.results.results.items()
+                if figures.permutation_acceptance is not None}
+    single = [n for n in shuffles if n not in permuted]
+    return shuffles, relabelled_names, max(single, key=lambda n: sizes.get(n, 0), default="")
 
 
 def variant_help(config: str) -> str:
@@ -233,8 +237,11 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
     columns += [Column("family", "Positional encoding", "text"),
                 *PROBE_COLUMNS,
                 Column("original", "Original", "accuracy", help="accuracy on the unperturbed pairs")]
-    columns += [Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c))
-                for c in shuffles]
+    for c in shuffles:
+        columns.append(Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c)))
+        if any(r.values.get(acceptance_key("omega_max", c)) is not None for r in rows):
+            columns += [Column(acceptance_key(key, c), f"{header} ({short(c)})", "rate", c, f"{c}: {text}")
+                        for key, header, text in ACCEPTANCE_COLUMNS]
     for c in relabelled:
         columns += [Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c,
                            f"{c}: {ROLE_HELP}"),
@@ -244,10 +251,6 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
                     Column(f"non-entailment:{c}", f"Non-entailment % ({short(c)})", "rate", c,
                            f"share of the swapped pairs of {c} predicted not-entailment (binary view): their gold "
                            "label is non-entailment")]
-    for c in shuffles:
-        if any(r.values.get(acceptance_key("omega_max", c)) is not None for r in rows):
-            columns += [Column(acceptance_key(key, c), f"{header} ({short(c)})", "rate", c, f"{c}: {text}")
-                        for key, header, text in ACCEPTANCE_COLUMNS]
     columns += [Column("training", "Training data", "text"), Column("probe", "Probe", "text")]
     return columns
 
