@@ -10,8 +10,8 @@ import re
 import numpy as np
 import pytest
 import torch
-from conftest import FIXTURES
 from eval_models import SMALL, SPECIALS
+from roles_helpers import FIXTURES
 from transformers import AutoModelForSequenceClassification, BertConfig
 from word_tokenizer import bert_tokenizer
 

@@ -5,7 +5,7 @@ import itertools
 
 import datasets
 import pytest
-from conftest import FIXTURES
+from roles_helpers import FIXTURES
 
 from swapbench.commands.main import main
 from swapbench.parsing.ptb import PTBParser
