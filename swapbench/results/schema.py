@@ -922,8 +922,8 @@ class PredictionRow(Strict):
                                         "no premise")
     moved: int | None = Field(  # added later, null in older files
         default=None, ge=0, description="the premise's tokens whose position changed; null as distance is")
-    permutation: int | None = Field(  # added later, null in older files
-        default=None, ge=0, description="in a configuration of K permutations per pair (unlu): which permutation "
+    permutation: int | None = Field(  # added later; left out of the line when null, as seed is
+        default=None, ge=0, exclude_if=lambda value: value is None, description="in a configuration of K permutations per pair (unlu): which permutation "
                                         "of the pair the row is, 0 to K - 1 (a row is keyed by pair_id and "
                                         "permutation); null in the others")
     seed: int | None = Field(  # schema 2.4; left out of the line when null, so that a one-seed file reads as before
