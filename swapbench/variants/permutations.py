@@ -133,10 +133,6 @@ class Permutations(Variant):
         return cls(options.unlu_permutations, options.unlu_sides)
 
     @classmethod
-    def record(cls, options: PermutationOptions, built: bool) -> dict:
-        return {}
-
-    @classmethod
     def card_notes(cls, info) -> list[str]:
         chosen = info.variant_options.get("unlu", {})
         k = chosen.get("unlu_permutations", DEFAULT_PERMUTATIONS)
