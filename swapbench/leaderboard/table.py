@@ -162,7 +162,7 @@ def configurations(reference: Reference, stored: list[Stored], reported: Reporte
     # A configuration of K rows per pair (unlu) holds K times its pairs: never the one whose originals give Original
     permuted = {n for s in stored for n, figures in s.results.results.items()
                 if figures.permutation_acceptance is not None}
-    single = [n for n in shuffles if n not in permuted]
+    single = [n for n in shuffles if n not in permuted and not declared(n).several_rows_per_pair]
     return shuffles, relabelled_names, max(single, key=lambda n: sizes.get(n, 0), default="")
 
 

@@ -80,6 +80,9 @@ class Variant(ABC):
     # Its pairs are made so that only the premise tells a swap from its original: a
     # hypothesis-only model must sit near chance on it, and the card says it fails its purpose when it does not.
     needs_premise: ClassVar[bool] = False
+    # It makes several rows of a pair (unlu's K permutations): its rows are not its pairs, so the board never takes
+    # its originals for the split's.
+    several_rows_per_pair: ClassVar[bool] = False
 
     @classmethod
     def options_model(cls) -> type[CommandOptions]:

@@ -107,6 +107,7 @@ class Permutations(Variant):
     name = "unlu"
     Options = PermutationOptions
     refused_without = ("unlu_permutations", "unlu_sides")
+    several_rows_per_pair = True
     column_descriptions = {
         "permutation_index": "unlu: which of the pair's K permutations the row is (0 to K - 1): a row is keyed by "
                              "(pair_id, permutation_index)",
