@@ -111,7 +111,7 @@ def main() -> None:
                         help="wall time, or the process's CPU time (steadier on a shared machine) (default: wall)")
     args = parser.parse_args()
     CLOCK[0] = CLOCKS[args.clock]
-    path = find_split_file(SNLI, Path(args.source), args.split)
+    path = find_split_file(SNLI, Path(args.source), args.split).resolve()  # the commands run in another folder
     console = Console()
     console.print(f"times: {args.clock} clock, median of {args.repeat} rounds")
 

@@ -27,6 +27,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .results.schema import ACCEPTANCE_FIGURES
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -154,8 +156,7 @@ def _role(result) -> dict:
                             role.test.p_value if role.test else None)))
 
 
-_ACCEPTANCE = [f"{figure}{end}" for figure in ("omega_max", "omega_rand", "p_c", "p_f")
-               for end in ("", "_low", "_high")]
+_ACCEPTANCE = [f"{figure}{end}" for figure in ACCEPTANCE_FIGURES for end in ("", "_low", "_high")]
 
 
 def _acceptance(result) -> dict:
@@ -163,7 +164,7 @@ def _acceptance(result) -> dict:
     a figure undefined on it (P^f when no pair predicted wrong has a correct permutation)."""
     found = result.permutation_acceptance
     values = {}
-    for figure in ("omega_max", "omega_rand", "p_c", "p_f"):
+    for figure in ACCEPTANCE_FIGURES:
         value = getattr(found, figure) if found else None
         values.update(dict(zip((figure, f"{figure}_low", f"{figure}_high"),
                                (value.value, value.ci.low, value.ci.high) if value else (None, None, None))))

@@ -35,7 +35,7 @@ from swapbench.sources import Source, read_release_file
 from swapbench.variants import Variant, declared, make_variant
 from swapbench.variants.base import Perturbed
 from swapbench.core.text import squash
-from swapbench.variants.originals import hypothesis_renderer, render_original
+from swapbench.variants.originals import OriginalRenderer
 from swapbench.variants.randomness import example_rng
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -112,8 +112,8 @@ def fixture_pairs():
     parser = PTBParser()
     trees = list(dict.fromkeys(p.premise_parse for p in pairs))
     parses = dict(zip(trees, parser.parse_many(trees)))
-    hypothesis = hypothesis_renderer(reads_trees=True)
-    originals = {p.pair_id: render_original(p, parses[p.premise_parse], hypothesis) for p in pairs}
+    render = OriginalRenderer(reads_trees=True).render
+    originals = {p.pair_id: render(p, parses[p.premise_parse]) for p in pairs}
     return pairs, parses, originals
 
 

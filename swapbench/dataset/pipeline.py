@@ -32,11 +32,11 @@ from ..parsing import AUTO, ParseCache, ParseFailure, make_parser, parse_with_ca
 from ..parsing.base import ConstituencyParser, Parse
 from ..parsing.spacy_pipeline import shared_pipelines
 from ..results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
-from ..results.displacement import measured, summarize
+from ..results.displacement import measure_rows, summarize
 from ..sources import Pair, Source, SourceSplit, load_split, output_stem, resolve, source_of
 from ..variants import DEFAULT_VARIANTS, Variant, create_variant, declared, expected, variant_type
 from ..variants.base import Perturbed
-from ..variants.originals import Original, hypothesis_renderer, render_original
+from ..variants.originals import Original, OriginalRenderer
 from ..variants.randomness import example_rng
 from ..variants.role_shuffle import share_labelings
 from .card import write_card
@@ -235,8 +235,8 @@ def parse_premises(snli: SourceSplit, parser: ConstituencyParser, options: Build
 def render_originals(pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser
                      ) -> dict[str, Original]:
     """Each pair's original, rendered once for every configuration, by pairID."""
-    hypothesis = hypothesis_renderer(reads_trees=not parser.reads_text)
-    return {pair.pair_id: render_original(pair, parses[parser_input(parser, pair)], hypothesis) for pair in pairs}
+    render = OriginalRenderer(reads_trees=not parser.reads_text).render
+    return {pair.pair_id: render(pair, parses[parser_input(parser, pair)]) for pair in pairs}
 
 
 def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser,
@@ -267,7 +267,7 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     info = ConfigInfo(name=variant.name, description=variant.description, rows=rows,
                       not_applicable=len(pairs) - pairs_kept, fingerprint=fingerprint,
                       tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics(),
-                      displacement=summarize(map(measured, columns["permutation"])))
+                      displacement=summarize(measure_rows(columns["permutation"])))
     return columns, info
 
 
@@ -298,7 +298,7 @@ def perturbed_pair(result: Perturbed, pair: Pair, written: Original, original: t
     them (variants/writing.py). A side is unperturbed when it reads as the variant's own rendering of the original
     (Perturbed.original_premise/_hypothesis; by default the parse's tokens and the hypothesis as read)."""
     premise = original[0] if result.premise == (result.original_premise or written.tokens[0]) \
-        else written.write(result.premise)
+        else written.write(result.premise, result.permutation)
     hypothesis = original[1] if result.hypothesis == (result.original_hypothesis or pair.hypothesis) \
         else written.write(result.hypothesis)
     return premise, hypothesis

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..results.schema import AcceptanceFigure, ConfidenceInterval, PermutationAcceptance, PredictionRow
+from ..results.schema import (ACCEPTANCE_FIGURES, AcceptanceFigure, ConfidenceInterval, PermutationAcceptance,
+                               PredictionRow)
 
 ACCEPTANCE_CI_METHOD = ("percentile bootstrap over clusters of pairs sharing a premise, each pair with all its "
                         "permutations; ratio figures recomputed in each resample")
@@ -38,7 +39,6 @@ DEFINITION = ("UNLU (Sinha et al., ACL 2021), as facebookresearch/UNLU's codes/r
               "codes/word_randomization.py print_stats compute them")
 THIRD = 1 / 3  # Omega_rand's threshold: more than a third of the permutations correct, a better-than-chance share
 CHUNK = 500  # resamples drawn at once: a chunk's draws are CHUNK x clusters integers
-ACCEPTANCE_FIGURES = ("omega_max", "omega_rand", "p_c", "p_f")
 
 
 @dataclass(frozen=True)

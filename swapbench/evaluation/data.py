@@ -15,7 +15,7 @@ from ..core.errors import InputError, SwapbenchError
 from ..core.fingerprint import content_fingerprint
 from ..core.hub_access import is_hub_id
 from ..results.build_record import BUILD_INFO, BuildInfo, card_configs
-from ..results.displacement import measured
+from ..results.displacement import measure_rows
 
 
 @dataclass
@@ -119,7 +119,7 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
         originals=list(zip(columns["original_premise"], columns["original_hypothesis"]))[keep],
         perturbed=list(zip(columns["premise"], columns["hypothesis"]))[keep],
         gold=gold[keep], gold_original=gold_original[keep], tags=columns["tags"][keep],
-        displacements=[measured(p) for p in columns["permutation"][keep]],
+        displacements=measure_rows(columns["permutation"][keep]),
         permutation_indices=None if indices is None else indices[keep],
         non_entailment_view="binary_label" in columns,
         rows=rows, all_pair_ids=frozenset(columns["pair_id"]), all_source_premises=frozenset(columns["source_premise"]),

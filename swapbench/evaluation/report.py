@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ..core.text import percent, plus_minus, points, tag_sort_key
 from ..probing.figures import probe_figures
-from ..results.schema import MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults
+from ..results.schema import ACCEPTANCE_FIGURES, MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults
 
 
 # The terminal's units: accuracies and rates in percent, Δ and its interval in percentage points. The results file
@@ -144,13 +144,10 @@ def seeds_table(results: EvalResults) -> Table | None:
     for name, spread in variance.spread.items():
         for figure, found in (spread.permutation_acceptance or {}).items():
             if found is not None:
-                add(f"{ACCEPTANCE_LABELS[figure]} % {name}",
+                add(f"{ACCEPTANCE_FIGURES[figure]} % {name}",
                     [getattr(run.results[name].permutation_acceptance, figure).value for run in variance.runs],
                     found, percent)
     return table
-
-
-ACCEPTANCE_LABELS = {"omega_max": "Ω_max", "omega_rand": "Ω_rand", "p_c": "P^c", "p_f": "P^f"}
 
 
 ACCEPTANCE_CAPTION = ("UNLU's permutation acceptance (Sinha et al., 2021), in %, each with its 95% interval "

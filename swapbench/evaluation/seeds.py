@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..results.schema import (ConfigurationSeedSpread, FineTuningInfo, ModelHealth, PermutationAcceptance,
-                              PredictionRow, RunSpread, SeedFigures, SeedResult, SeedVariance)
-from .acceptance import ACCEPTANCE_FIGURES, permutation_acceptance
+from ..results.schema import (ACCEPTANCE_FIGURES, ConfigurationSeedSpread, FineTuningInfo, ModelHealth,
+                              PermutationAcceptance, PredictionRow, RunSpread, SeedFigures, SeedResult, SeedVariance)
+from .acceptance import permutation_acceptance
 from .results import ACCEPTANCE, ROLE, bootstrap_rng, paired_result, role_sensitivity
 
 

@@ -31,7 +31,8 @@ from pathlib import PurePath
 from .. import variants  # noqa: F401  (registers the built-in variants, whose declarations head the columns)
 from ..core.registry import VARIANTS
 from ..core.text import percent, plus_minus, points
-from ..results.schema import REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, Recipe
+from ..results.schema import (ACCEPTANCE_FIGURES, REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo,
+                               PermutationAcceptance, Recipe)
 from ..variants import declared
 from .reference import Reference
 from .reported import Reported
@@ -262,13 +263,9 @@ def acceptance_key(figure: str, config: str) -> str:
 # UNLU's permutation acceptance (swapbench.evaluation.acceptance), for a configuration of K permutations per pair.
 UNLU_NOTE = ("; UNLU's K = 100 on SNLI test gave RoBERTa-large 98.8 / 82.8 / 76.0 / 40.7 (Ω_max / Ω_rand / P^c / "
              "P^f), and Ω_max grows with K")
-ACCEPTANCE_COLUMNS = (
-    ("omega_max", "Ω_max %", "share of pairs with some permutation predicted as the gold label" + UNLU_NOTE),
-    ("omega_rand", "Ω_rand %", "share of pairs with more than a third of their permutations predicted as the gold "
-                               "label" + UNLU_NOTE),
-    ("p_c", "P^c %", "mean share of correct permutations of the pairs predicted right unpermuted, among those with "
-                     "some correct permutation" + UNLU_NOTE),
-    ("p_f", "P^f %", "the same for the pairs predicted wrong unpermuted" + UNLU_NOTE))
+# (key, header, help) of each figure: its help is the results schema's description of it.
+ACCEPTANCE_COLUMNS = tuple((key, f"{symbol} %", PermutationAcceptance.model_fields[key].description + UNLU_NOTE)
+                           for key, symbol in ACCEPTANCE_FIGURES.items())
 
 
 def training_text(model: ModelInfo, detail: bool = False) -> str:

@@ -16,6 +16,7 @@ shuffle-5 < shuffle-random) is measured, not assumed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import chain
 
 import numpy as np
 from pydantic import Field
@@ -28,20 +29,34 @@ MOVED = "tokens of the premise whose position changed"
 QUANTILES = {"p10": 0.10, "p25": 0.25, "median": 0.50, "p75": 0.75, "p90": 0.90}
 
 
+def measure_rows(permutations: Sequence[Sequence[int]]) -> list[tuple[int, int] | None]:
+    """Each row's (distance, moved), or None for a row that records no permutation (a role swap, which does not
+    reorder the premise's tokens one for one). The rows' positions are measured together, in numpy: a build
+    measures some hundred thousand rows."""
+    lengths = np.fromiter(map(len, permutations), dtype=np.int64, count=len(permutations))
+    sources = np.fromiter(chain.from_iterable(permutations), dtype=np.int64, count=int(lengths.sum()))
+    starts = np.cumsum(lengths) - lengths
+    offsets = np.abs(sources - (np.arange(len(sources)) - np.repeat(starts, lengths)))  # |k - permutation[k]|
+    kept = lengths > 0
+    distances = np.add.reduceat(offsets, starts[kept]) if kept.any() else np.zeros(0, dtype=np.int64)
+    moves = np.add.reduceat((offsets > 0).astype(np.int64), starts[kept]) if kept.any() else np.zeros(0, dtype=np.int64)
+    figures = iter(zip(distances.tolist(), moves.tolist()))
+    return [next(figures) if keep else None for keep in kept.tolist()]
+
+
+def measured(permutation: Sequence[int]) -> tuple[int, int] | None:
+    """One row's (distance, moved) (measure_rows)."""
+    return measure_rows([permutation])[0]
+
+
 def distance(permutation: Sequence[int]) -> int:
     """sum_k |k - permutation[k]|: 0 for the identity."""
-    return sum(abs(k - source) for k, source in enumerate(permutation))
+    return measured(permutation)[0] if len(permutation) else 0
 
 
 def moved(permutation: Sequence[int]) -> int:
     """How many k have permutation[k] != k."""
-    return sum(k != source for k, source in enumerate(permutation))
-
-
-def measured(permutation: Sequence[int]) -> tuple[int, int] | None:
-    """A row's (distance, moved), or None for a row that records no permutation (a role swap, which does not
-    reorder the premise's tokens one for one)."""
-    return (distance(permutation), moved(permutation)) if len(permutation) else None
+    return measured(permutation)[1] if len(permutation) else 0
 
 
 class Spread(Strict):

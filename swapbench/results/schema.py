@@ -597,6 +597,11 @@ class PermutationAcceptance(Strict):
         return self
 
 
+# The four figures of permutation acceptance, PermutationAcceptance's fields, with the symbol each is shown by: the
+# terminal, the API's columns and the board name them from here.
+ACCEPTANCE_FIGURES = {"omega_max": "Ω_max", "omega_rand": "Ω_rand", "p_c": "P^c", "p_f": "P^f"}
+
+
 class SliceResult(PairedResult):
     small: bool = Field(description=f"true when the slice is too small to read: fewer than {MIN_SLICE_PAIRS} "
                                     f"pairs or {MIN_SLICE_CLUSTERS} clusters")

@@ -11,7 +11,7 @@ does. The pair's Writing (writing.py), learned from both sentences, writes a var
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..parsing.base import Parse
@@ -19,41 +19,13 @@ from ..parsing.ptb import unescape
 from ..parsing.ptb import spells
 from ..parsing.spacy_pipeline import english_tokenizer
 from ..sources.pair import Pair
-from .writing import Writing, pair_writing, single_spaced
+from .writing import Positions, Writing, pair_writing, single_spaced
 
 PRETERMINAL = re.compile(r"\(([^\s()]+) ([^\s()]+)\)")  # (TAG word): the leaves, without building the tree
 
 
 def tree_tokens(bracketed: str) -> list[str]:
     return [unescape(word) for _, word in PRETERMINAL.findall(bracketed)]
-
-
-def hypothesis_renderer(reads_trees: bool) -> Callable[[Pair], list[str]]:
-    """How hypotheses are tokenized in a build whose parser reads trees (ptb) or text."""
-    spacy_tokens = _spacy_tokens()
-
-    def render(pair: Pair) -> list[str]:
-        if reads_trees and pair.hypothesis_parse:
-            tokens = tree_tokens(pair.hypothesis_parse)
-            if tokens and spells(tokens, pair.hypothesis):
-                return tokens
-        return spacy_tokens(pair.hypothesis)
-
-    return render
-
-
-def _spacy_tokens() -> Callable[[str], list[str]]:
-    """spaCy's English tokenizer, loaded on first use (a ptb build whose trees all spell their sentences never
-    needs it)."""
-    tokenizer = None
-
-    def tokens(text: str) -> list[str]:
-        nonlocal tokenizer
-        if tokenizer is None:
-            tokenizer = english_tokenizer()
-        return [token.text for token in tokenizer(text) if not token.is_space]
-
-    return tokens
 
 
 @dataclass(slots=True)
@@ -63,23 +35,61 @@ class Original:
     tokens: tuple[str, str]  # (premise, hypothesis), tokens joined by single spaces: what variants compare with
     text: tuple[str, str]  # (premise, hypothesis) as the source writes them, white space squashed: what models read
     writing: Writing  # how this pair's text writes its tokens, for the perturbed sentences
+    # The premise's tokens by position (Writing.positions), made on the first permutation written; False: not
+    # made yet
+    _premise_positions: Positions | None | bool = False
 
     @property
     def premise_tokens(self) -> list[str]:
         """The parse's tokens, which a premise shuffle's permutation indexes (no token holds a space)."""
         return self.tokens[0].split(" ")
 
-    def write(self, tokens: str) -> str:
+    def write(self, tokens: str, permutation: Sequence[int] = ()) -> str:
         """A sentence of this pair's tokens, joined by single spaces as variants give them, written as text: a side
-        the variant left as it was is the original's text."""
+        the variant left as it was is the original's text. `permutation`, where the sentence is the premise's
+        tokens permuted (token k is premise token permutation[k], Perturbed.permutation), makes the same text
+        faster."""
         for side in (0, 1):
             if tokens == self.tokens[side]:
                 return self.text[side]
+        if permutation:
+            if self._premise_positions is False:
+                self._premise_positions = self.writing.positions(self.premise_tokens)
+            if self._premise_positions is not None:
+                return self.writing.write_order(self._premise_positions, permutation)
         return self.writing.write(tokens.split())
 
 
-def render_original(pair: Pair, parse: Parse, hypothesis: Callable[[Pair], list[str]]) -> Original:
-    premise_tokens, hypothesis_tokens = list(parse.tokens), hypothesis(pair)
-    writing = pair_writing([(premise_tokens, pair.premise), (hypothesis_tokens, pair.hypothesis)])
-    return Original((" ".join(premise_tokens), " ".join(hypothesis_tokens)),
-                    (single_spaced(pair.premise), single_spaced(pair.hypothesis)), writing)
+class OriginalRenderer:
+    """Renders the originals of one build's pairs (`render(pair, parse)`), in a build whose parser reads trees (ptb)
+    or text. The pairs share what does not depend on the pair: a premise's writing is learned once however many
+    pairs share it (SNLI's about three), and spaced() decisions are shared, then dropped with the renderer's
+    originals, so that nothing outlives the build."""
+
+    def __init__(self, reads_trees: bool):
+        self.reads_trees = reads_trees
+        self.spacing: dict[tuple[str, str], bool] = {}
+        self._premises: dict[tuple[tuple[str, ...], str], Writing] = {}
+        self._tokenizer = None  # spaCy's English tokenizer, loaded on first use: a ptb build whose trees all spell
+        # their sentences never needs it
+
+    def hypothesis_tokens(self, pair: Pair) -> list[str]:
+        """The hypothesis's tokens: its tree's when the build reads trees and the tree spells it, else spaCy's."""
+        if self.reads_trees and pair.hypothesis_parse:
+            tokens = tree_tokens(pair.hypothesis_parse)
+            if tokens and spells(tokens, pair.hypothesis):
+                return tokens
+        if self._tokenizer is None:
+            self._tokenizer = english_tokenizer()
+        return [token.text for token in self._tokenizer(pair.hypothesis) if not token.is_space]
+
+    def render(self, pair: Pair, parse: Parse) -> Original:
+        premise_tokens, hypothesis_tokens = parse.tokens, self.hypothesis_tokens(pair)
+        key = (tuple(premise_tokens), pair.premise)
+        premise = self._premises.get(key)
+        if premise is None:
+            premise = self._premises[key] = pair_writing([(premise_tokens, pair.premise)], self.spacing)
+        writing = Writing(dict(premise.spelling), dict(premise.gaps), self.spacing)
+        writing.learn(hypothesis_tokens, pair.hypothesis)
+        return Original((" ".join(premise_tokens), " ".join(hypothesis_tokens)),
+                        (single_spaced(pair.premise), single_spaced(pair.hypothesis)), writing)

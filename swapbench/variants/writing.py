@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 
 from ..core.text import QUOTES, squash
 from .treebank_spacing import detokenize
@@ -85,6 +86,9 @@ class Writing:
 
     spelling: dict[str, str] = field(default_factory=dict)
     gaps: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # spaced() of the neighbours the text did not have, as they are met: a dictionary that the pairs of one build
+    # share (pair_writing's `spacing`), since a lookup costs less than a call, and that is dropped with them.
+    spacing: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     def learn(self, tokens: Sequence[str], text: str) -> bool:
         """Learn from `text` written as `tokens`; False (nothing learned) when the tokens do not spell it."""
@@ -103,20 +107,96 @@ class Writing:
         tokens = [token for token in tokens if token]
         if not tokens:
             return ""
-        quoted = _quotes_for_detokenizer(tokens)
-        parts = [self.spelling.get(quoted[0], tokens[0])]
-        for k in range(1, len(tokens)):
-            gap = self.gaps.get((quoted[k - 1], quoted[k]))
+        quoted = _quotes_for_detokenizer(tokens) if QUOTE in tokens else tokens
+        spelling, gaps, spacing = self.spelling.get, self.gaps.get, self.spacing.get
+        parts = [spelling(quoted[0], tokens[0])]
+        for neighbours, token in zip(zip(quoted, islice(quoted, 1, None)), islice(tokens, 1, None)):
+            gap = gaps(neighbours)
             if gap is None:
-                gap = spaced(quoted[k - 1], quoted[k])
-            parts.append((" " if gap else "") + self.spelling.get(quoted[k], tokens[k]))
+                gap = spacing(neighbours)
+                if gap is None:
+                    gap = self.spacing[neighbours] = spaced(*neighbours)
+            if gap:
+                parts.append(" ")
+            parts.append(spelling(neighbours[1], token))
+        return "".join(parts)
+
+    def positions(self, tokens: Sequence[str]) -> Positions | None:
+        """What write() looks up for `tokens`, by position, for write_order(); None where write() would read the
+        tokens otherwise: a quote (its opening or closing form depends on the order) or a token that is empty or
+        holds white space (a side is split on white space)."""
+        tokens = list(tokens)
+        if QUOTE in tokens or any(len(token.split()) != 1 or token.split()[0] != token for token in tokens):
+            return None
+        gaps = self.gaps.get
+        fused = frozenset(neighbours for neighbours, gap in self.gaps.items()
+                          if not gap and _is_word(neighbours[0]) and _is_word(neighbours[1]))
+        return Positions(tokens, [self.spelling.get(token, token) for token in tokens],
+                         [gaps(neighbours) for neighbours in zip(tokens, tokens[1:])],
+                         [_is_word(token) for token in tokens], fused)
+
+    def write_order(self, positions: Positions, order: Sequence[int]) -> str:
+        """write([positions.tokens[k] for k in order]), exactly, with fewer lookups: a permuted sentence keeps most
+        of its neighbours, whose gap is read by position, and two words made neighbours are spaced unless the text
+        fused them (write() finds the same: the learned gap, else spaced(), which spaces two words)."""
+        tokens, spelled, after, word, fused = (positions.tokens, positions.spelled, positions.after, positions.word,
+                                               positions.fused)
+        gaps, spacing = self.gaps.get, self.spacing.get
+        previous = order[0]
+        parts = [spelled[previous]]
+        for k in islice(order, 1, None):
+            if k == previous + 1:
+                gap = after[previous]
+            elif word[previous] and word[k]:
+                gap = not fused or (tokens[previous], tokens[k]) not in fused
+            else:
+                gap = None
+            if gap is None:
+                neighbours = (tokens[previous], tokens[k])
+                gap = gaps(neighbours)
+                if gap is None:
+                    gap = spacing(neighbours)
+                    if gap is None:
+                        gap = self.spacing[neighbours] = spaced(*neighbours)
+            if gap:
+                parts.append(" ")
+            parts.append(spelled[k])
+            previous = k
         return "".join(parts)
 
 
-@lru_cache(maxsize=1 << 16)
+@dataclass(slots=True)
+class Positions:
+    """A sentence's tokens as one Writing writes them (Writing.positions): each token's spelling, the gap the
+    writing has learned after each (None where it has learned none), whether each is a word (_is_word), and the
+    pairs of words that the text wrote fused ("can" "not" of "cannot")."""
+
+    tokens: list[str]
+    spelled: list[str]
+    after: list[bool | None]
+    word: list[bool]
+    fused: frozenset[tuple[str, str]]
+
+
 def spaced(left: str, right: str) -> bool:
     """Whether text has a space between the tokens `left` and `right` made neighbours: as NLTK's
     TreebankWordDetokenizer writes the two, except that two words are never fused into one."""
+    return _spaced_shapes(_shape(left), _shape(right))
+
+
+# The words that the detokenizer's contraction rules name (treebank_spacing._CONTRACTIONS2/3), casefolded.
+_NAMED_WORDS = frozenset({"can", "not", "d", "gim", "me", "gon", "na", "got", "ta", "lem", "more", "wan", "is", "was"})
+
+
+def _shape(token: str) -> str:
+    """A token as the detokenizer's rules see it: any other token of letters and digits alone matches them exactly
+    as "x" does (the rules name no other word, and read such characters only as word characters, which \\b, \\s
+    and their classes treat alike), so the decisions are computed once per shape, not per pair of words."""
+    return "x" if token.isalnum() and token.lower() not in _NAMED_WORDS else token
+
+
+@lru_cache(maxsize=1 << 12)
+def _spaced_shapes(left: str, right: str) -> bool:
     if _is_word(left) and _is_word(right):
         return True
     return " " in detokenize([left, right])
@@ -135,10 +215,11 @@ def _quotes_for_detokenizer(tokens: Sequence[str]) -> list[str]:
     return out
 
 
-def pair_writing(sentences: Sequence[tuple[Sequence[str], str]]) -> Writing:
+def pair_writing(sentences: Sequence[tuple[Sequence[str], str]], spacing: dict | None = None) -> Writing:
     """The writing of a pair learned from its sentences, each (tokens, text); a sentence whose tokens do not spell
-    its text teaches nothing, and its tokens are then spaced by the detokenizer alone."""
-    writing = Writing()
+    its text teaches nothing, and its tokens are then spaced by the detokenizer alone. `spacing`: the dictionary of
+    spaced() decisions that the pairs of one build share (Writing.spacing)."""
+    writing = Writing(spacing=spacing if spacing is not None else {})
     for tokens, text in sentences:
         writing.learn(tokens, text)
     return writing
