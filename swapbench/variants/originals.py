@@ -35,14 +35,18 @@ class Original:
     tokens: tuple[str, str]  # (premise, hypothesis), tokens joined by single spaces: what variants compare with
     text: tuple[str, str]  # (premise, hypothesis) as the source writes them, white space squashed: what models read
     writing: Writing  # how this pair's text writes its tokens, for the perturbed sentences
-    # The premise's tokens by position (Writing.positions), made on the first permutation written; False: not
-    # made yet
+    # Derived from the above on first use: premise_tokens, and the premise's tokens by position
+    # (Writing.positions; False: not made yet), made on the first permutation written.
+    _premise_tokens: list[str] | None = None
     _premise_positions: Positions | None | bool = False
 
     @property
     def premise_tokens(self) -> list[str]:
-        """The parse's tokens, which a premise shuffle's permutation indexes (no token holds a space)."""
-        return self.tokens[0].split(" ")
+        """The parse's tokens, which a premise shuffle's permutation indexes (no token holds a space): one list,
+        which every row of the pair holds (read-only)."""
+        if self._premise_tokens is None:
+            self._premise_tokens = self.tokens[0].split(" ")
+        return self._premise_tokens
 
     def write(self, tokens: str, permutation: Sequence[int] = ()) -> str:
         """A sentence of this pair's tokens, joined by single spaces as variants give them, written as text: a side
