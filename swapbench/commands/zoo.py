@@ -87,13 +87,11 @@ def check_settings(settings, encodings: list[str]) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..models.cpu_memory import keep_freed_memory
     from ..zoo.options import ZooTrainOptions
     from ..zoo.train import train_encoder
 
     console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooTrainOptions, args)
-    keep_freed_memory()
     settings = options.make_recipe(options.seed)
     check_settings(settings, [options.encoding])
     scored = None
@@ -114,13 +112,11 @@ def run_train(args: argparse.Namespace) -> int:
 def run_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..models.cpu_memory import keep_freed_memory
     from ..zoo.options import ZooRunOptions
     from ..zoo.run import run_zoo
 
     console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooRunOptions, args, command=list(sys.argv))
-    keep_freed_memory()
     check_settings(options.recipe, options.encodings)
     summary = run_zoo(options, log=console.print)
     console.print(f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "
