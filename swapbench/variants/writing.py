@@ -126,7 +126,7 @@ class Writing:
         tokens otherwise: a quote (its opening or closing form depends on the order) or a token that is empty or
         holds white space (a side is split on white space)."""
         tokens = list(tokens)
-        if QUOTE in tokens or any(len(token.split()) != 1 or token.split()[0] != token for token in tokens):
+        if QUOTE in tokens or " ".join(tokens).split() != tokens:  # a quote, an empty token, or white space in one
             return None
         gaps = self.gaps.get
         fused = frozenset(neighbours for neighbours, gap in self.gaps.items()
