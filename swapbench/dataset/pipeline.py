@@ -10,6 +10,7 @@ import contextlib
 import gc
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path, PurePath
@@ -145,9 +146,10 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     with progress_bar(enabled=console.is_terminal, console=console) as progress:
         for variant in variants:
             task = progress.add_task(f"{variant.name}", total=len(snli.pairs))
+            advance = partial(progress.advance, task)
             with _collector_paused(freeze):
                 columns, info = apply_variant(variant, snli.pairs, parses, parser, options.seed,
-                                              originals=originals, advance=lambda n, task=task: progress.advance(task, n))
+                                              originals=originals, advance=advance)
             columns_by_config[variant.name] = (columns, variant)
             infos.append(info)
     empty = [info.name for info in infos if not info.rows]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..parsing.base import Parse
 from ..parsing.ptb import unescape
@@ -37,8 +37,8 @@ class Original:
     writing: Writing  # how this pair's text writes its tokens, for the perturbed sentences
     # Derived from the above on first use: premise_tokens, and the premise's tokens by position
     # (Writing.positions; False: not made yet), made on the first permutation written.
-    _premise_tokens: list[str] | None = None
-    _premise_positions: Positions | None | bool = False
+    _premise_tokens: list[str] | None = field(default=None, repr=False, compare=False)
+    _premise_positions: Positions | None | bool = field(default=False, repr=False, compare=False)
 
     @property
     def premise_tokens(self) -> list[str]:

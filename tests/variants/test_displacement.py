@@ -95,3 +95,23 @@ def test_the_matched_tag_marks_the_pairs_every_size_and_shuffle_random_have():
     # shuffle-4 has rows outside the tag: its slice under the tag is the pairs shuffle-5 has too
     assert make_variant("shuffle-4").apply(pair("no-five", NO_FIVE), NO_FIVE_PARSE,
                                           example_rng(0, "no-five", "shuffle-4")) is not None
+
+
+def test_rows_measured_together_are_each_row_measured_by_the_definition():
+    """measure_rows reads all rows in one numpy pass; rows without a permutation (anywhere: first, between, last,
+    all of them) stay None, and every other row is sum |k - p[k]| and the count of p[k] != k."""
+    import random
+
+    from swapbench.results.displacement import measure_rows
+
+    generator = random.Random(0)
+    rows = [[], [0], [1, 0], [], []]
+    for _ in range(500):
+        row = list(range(generator.randint(0, 9)))
+        generator.shuffle(row)
+        rows.append(row)
+    rows.append([])
+    expected = [(sum(abs(k - p) for k, p in enumerate(row)), sum(k != p for k, p in enumerate(row))) if row else None
+                for row in rows]
+    assert measure_rows(rows) == expected
+    assert measure_rows([[], []]) == [None, None] and measure_rows([]) == []
