@@ -88,7 +88,7 @@ class Writing:
     gaps: dict[tuple[str, str], bool] = field(default_factory=dict)
     # spaced() of the neighbours the text did not have, as they are met: a dictionary that the pairs of one build
     # share (pair_writing's `spacing`), since a lookup costs less than a call, and that is dropped with them.
-    spacing: dict[tuple[str, str], bool] = field(default_factory=dict)
+    spacing: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False, compare=False)
 
     def learn(self, tokens: Sequence[str], text: str) -> bool:
         """Learn from `text` written as `tokens`; False (nothing learned) when the tokens do not spell it."""
