@@ -38,8 +38,8 @@ def measure_rows(permutations: Sequence[Sequence[int]]) -> list[tuple[int, int] 
     starts = np.cumsum(lengths) - lengths
     offsets = np.abs(sources - (np.arange(len(sources)) - np.repeat(starts, lengths)))  # |k - permutation[k]|
     kept = lengths > 0
-    distances = np.add.reduceat(offsets, starts[kept]) if kept.any() else np.zeros(0, dtype=np.int64)
-    moves = np.add.reduceat((offsets > 0).astype(np.int64), starts[kept]) if kept.any() else np.zeros(0, dtype=np.int64)
+    distances = np.add.reduceat(offsets, starts[kept])  # the rows with a permutation, each from its start
+    moves = np.add.reduceat((offsets > 0).astype(np.int64), starts[kept])
     figures = iter(zip(distances.tolist(), moves.tolist()))
     return [next(figures) if keep else None for keep in kept.tolist()]
 

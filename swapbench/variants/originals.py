@@ -68,7 +68,7 @@ class OriginalRenderer:
     """Renders the originals of one build's pairs (`render(pair, parse)`), in a build whose parser reads trees (ptb)
     or text. The pairs share what does not depend on the pair: a premise's writing is learned once however many
     pairs share it (SNLI's about three), and spaced() decisions are shared, then dropped with the renderer's
-    originals, so that nothing outlives the build."""
+    originals (what outlives the build is writing.py's bounded memo of decisions by token shape, a few hundred)."""
 
     def __init__(self, reads_trees: bool):
         self.reads_trees = reads_trees

@@ -108,14 +108,12 @@ class Writing:
         if not tokens:
             return ""
         quoted = _quotes_for_detokenizer(tokens) if QUOTE in tokens else tokens
-        spelling, gaps, spacing = self.spelling.get, self.gaps.get, self.spacing.get
+        spelling, gaps = self.spelling.get, self.gaps.get
         parts = [spelling(quoted[0], tokens[0])]
         for neighbours, token in zip(zip(quoted, islice(quoted, 1, None)), islice(tokens, 1, None)):
             gap = gaps(neighbours)
             if gap is None:
-                gap = spacing(neighbours)
-                if gap is None:
-                    gap = self.spacing[neighbours] = spaced(*neighbours)
+                gap = self._new_neighbours(neighbours)
             if gap:
                 parts.append(" ")
             parts.append(spelling(neighbours[1], token))
@@ -141,7 +139,7 @@ class Writing:
         fused them (write() finds the same: the learned gap, else spaced(), which spaces two words)."""
         tokens, spelled, after, word, fused = (positions.tokens, positions.spelled, positions.after, positions.word,
                                                positions.fused)
-        gaps, spacing = self.gaps.get, self.spacing.get
+        gaps = self.gaps.get
         previous = order[0]
         parts = [spelled[previous]]
         for k in islice(order, 1, None):
@@ -155,14 +153,19 @@ class Writing:
                 neighbours = (tokens[previous], tokens[k])
                 gap = gaps(neighbours)
                 if gap is None:
-                    gap = spacing(neighbours)
-                    if gap is None:
-                        gap = self.spacing[neighbours] = spaced(*neighbours)
+                    gap = self._new_neighbours(neighbours)
             if gap:
                 parts.append(" ")
             parts.append(spelled[k])
             previous = k
         return "".join(parts)
+
+    def _new_neighbours(self, neighbours: tuple[str, str]) -> bool:
+        """spaced() of neighbours the text did not have, from the decisions the build's pairs share."""
+        gap = self.spacing.get(neighbours)
+        if gap is None:
+            gap = self.spacing[neighbours] = spaced(*neighbours)
+        return gap
 
 
 @dataclass(slots=True)
