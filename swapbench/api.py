@@ -126,9 +126,11 @@ class Evaluated:
         run over several seeds, every seed's, with its `seed`."""
         import pandas as pd
 
-        from .results.files import predictions_path, read_predictions
+        from .results.files import verified_predictions
 
-        frame = pd.DataFrame([row.model_dump() for row in read_predictions(predictions_path(self.path))])
+        # the predictions beside the file, checked to be these results' (a later run may have replaced them)
+        rows = verified_predictions(self.path, self.results.predictions)
+        frame = pd.DataFrame([row.model_dump() for row in rows])
         frame["correct_original"] = frame["prediction_original"] == frame["gold_original"]
         frame["correct_perturbed"] = frame["prediction_perturbed"] == frame["gold"]
         return frame

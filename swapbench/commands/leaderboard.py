@@ -17,8 +17,9 @@ def add_submit(subparsers) -> None:
     p = subparsers.add_parser(
         "submit", help=COMMANDS["submit"].help,
         description="Validate RESULTS (the schema, its version, ranges, deltas, the reference dataset, "
-                    "duplicates), store it under BOARD/results/ with a normalized name and rebuild the board. "
-                    "A refused file is reported with every problem and changes nothing.")
+                    "duplicates) and its predictions (their sha256 and rows; every figure recomputed from them), "
+                    "store both under BOARD/ with a normalized name and rebuild the board. A refused file is "
+                    "reported with every problem and changes nothing.")
     add_arguments(p, SubmitOptions)
     p.set_defaults(run=run_submit)
 
@@ -38,15 +39,28 @@ def _report(console: Console, title: str, problems) -> None:
 
 
 def run_submit(args: argparse.Namespace) -> int:
-    from ..leaderboard.board import check, submit
+    from ..core.errors import SwapbenchError
+    from ..leaderboard.board import catch_up, check, submit
 
     options = from_arguments(SubmitOptions, args)
     _check_board_found(options.board)
+    if options.predictions and len(options.results) > 1:
+        raise SwapbenchError(f"--predictions {options.predictions} names the predictions of one results file; "
+                             f"{len(options.results)} were given: submit them one at a time")
     console = Console(soft_wrap=True)  # long hashes stay on one line
+    if not options.check:
+        try:
+            stale = catch_up(options.board)
+        except SwapbenchError as err:  # the catch-up rebuild is all or nothing, and comes before any submission
+            if "nothing was submitted" in str(err):
+                raise
+            raise SwapbenchError(f"{err}; nothing was submitted, the board is as it was") from err
+        _say_caught_up(console, stale)
     refused = 0
     for path in options.results:
-        verdict, stored = (check(path, options.board, replace=options.replace), path) if options.check else \
-            submit(path, options.board, replace=options.replace)
+        verdict, stored = (check(path, options.board, replace=options.replace, predictions=options.predictions),
+                           path) if options.check else \
+            submit(path, options.board, replace=options.replace, predictions=options.predictions)
         if not verdict.accepted:
             refused += 1
             _report(console, f"{path}: refused, {len(verdict.problems)} problem(s):", verdict.problems)
@@ -59,6 +73,12 @@ def run_submit(args: argparse.Namespace) -> int:
             console.print(f"{escape(str(path))}: accepted{migrated} as {escape(str(stored))}{replaced}; board "
                           "rebuilt", highlight=False)
     return 1 if refused else 0
+
+
+def _say_caught_up(console: Console, stale: list[str]) -> None:
+    if stale:
+        console.print(f"the board was out of date with results/ ({escape(', '.join(stale))}; a submission "
+                      "interrupted?): rebuilt it", highlight=False)
 
 
 def _check_board_found(board: Path) -> None:
@@ -74,7 +94,7 @@ def _check_board_found(board: Path) -> None:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from ..leaderboard.board import check_board, rebuild
+    from ..leaderboard.board import OUT_OF_DATE, check_board, out_of_date, rebuild
     from ..leaderboard.reference import reference_from_build, write_reference
 
     options = from_arguments(LeaderboardOptions, args)
@@ -89,7 +109,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                 _report(console, f"{name}: {len(found)} problem(s):", found)
         bad = sum(bool(found) for found in problems.values())
         console.print(f"{len(problems) - bad} of {len(problems)} results files valid", highlight=False)
-        return 1 if bad else 0
+        stale = [] if bad else out_of_date(options.board)  # a board holding an invalid file cannot be rebuilt
+        if stale:
+            _report(console, f"{OUT_OF_DATE}; these differ from a rebuild:", stale)
+        return 1 if bad or stale else 0
     for path in rebuild(options.board):
         console.print(f"wrote {escape(str(path))}", highlight=False)
     return 0

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import numbers
 import os
 import sys
 import types
@@ -102,8 +103,11 @@ class CommandOptions(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _comma_lists(cls, value, info):
-        """A list option given as one string, from the API as from the command line: "shuffle-3,shuffle-4"."""
+        """A list option given as one string, from the API as from the command line: "shuffle-3,shuffle-4".
+        Before that, a count, a number or a switch is checked to be one (_strictly): pydantic alone would take
+        limit=True as 1, limit=2.5 as an error but limit=2.0 as 2, and probe="no" as False."""
         annotation = cls.model_fields[info.field_name].annotation
+        value = _strictly(info.field_name, _without_none(annotation), value)
         if isinstance(value, str) and _is_list(annotation):
             return [part.strip() for part in value.split(",") if part.strip()]
         if isinstance(value, os.PathLike) and _without_none(annotation) is str:
@@ -121,6 +125,37 @@ class CommandOptions(BaseModel):
         if wrong:
             raise ValueError(f"{', '.join(map(repr, wrong))} is not one of {', '.join(map(str, choices))}")
         return value
+
+
+def _strictly(name: str, kind, value):
+    """`value` of an option of type `kind` (int, float, bool, or a list of them), refused (ValueError, named by
+    the keyword) unless it is one: a bool is no count, a float no count even when whole. A string is read as
+    the command line reads its text (so "100" is 100, and "x" gets the command line's message), and a list may
+    be one comma-separated string."""
+    if value is None:
+        return value
+    if _is_list(kind):
+        if isinstance(value, str) or not isinstance(value, (list, tuple)):
+            return value  # a comma-separated string, or what pydantic refuses itself
+        item = _plain(typing.get_args(kind)[0])
+        return type(value)(_strictly(f"{name}[{index}]", item, element) for index, element in enumerate(value))
+    kind = _plain(kind)
+    if isinstance(value, str) and kind in (int, float):
+        return value  # read as the command line reads its text, with its message ("'x' is not an integer")
+    if kind is bool and not isinstance(value, bool):
+        raise ValueError(f"{name}={value!r}: expected True or False")
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ValueError(f"{name}={value!r}: expected an integer, not {type(value).__name__}")
+        return int(value)  # (numpy's integers too)
+    if kind is float and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+        raise ValueError(f"{name}={value!r}: expected a number, not {type(value).__name__}")
+    return value
+
+
+def _plain(annotation):
+    """X for Annotated[X, ...] (a list's items keep their constraints there)."""
+    return typing.get_args(annotation)[0] if typing.get_origin(annotation) is typing.Annotated else annotation
 
 
 def _keyword(flag: str) -> str:

@@ -2,6 +2,9 @@
 
 PyYAML composes the text into nodes that know their lines; each pydantic error's location (models, 0, options)
 is followed down those nodes to the line of the value at fault (of its mapping, for a key that is missing).
+
+Anchors and aliases are refused before anything is built: a few hundred bytes of nested aliases ("billion
+laughs") expand to billions of values once validated or quoted in an error.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .errors import InputError
+from .errors import InputError, excerpt
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -25,27 +28,42 @@ def read_declaration(path: Path, model: type[Model]) -> tuple[Model, yaml.Node]:
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read: {err}", path=str(path)) from err
     try:
+        refuse_aliases(text, path)
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        raise InputError(f"not YAML: {getattr(err, 'problem', None) or err}", path=str(path),
+        raise InputError(f"not YAML: {excerpt(getattr(err, 'problem', None) or err)}", path=str(path),
                          line=mark.line + 1 if mark else None) from err
     if root is None:
         raise InputError("empty file", path=str(path), line=1)
     try:
         return model.model_validate(data), root
     except ValidationError as err:
-        problems = [(line_of(root, error["loc"]), located(error)) for error in err.errors(include_url=False)]
+        errors = err.errors(include_url=False)
+        problems = [(line_of(root, error["loc"]), located(error)) for error in errors[:LISTED]]
         first_line, first = problems[0]
         others = "".join(f"; line {line}: {problem}" for line, problem in problems[1:])
-        raise InputError(first + others, path=str(path), line=first_line) from None
+        more = f"; and {len(errors) - LISTED:,} more" if len(errors) > LISTED else ""
+        raise InputError(first + others + more, path=str(path), line=first_line) from None
+
+
+LISTED = 10  # problems a refusal lists; the count of the others follows
+
+
+def refuse_aliases(text: str, path: Path) -> None:
+    """InputError at the first anchor (&name) or alias (*name) of the YAML `text`, read event by event so that
+    nothing is expanded: a declaration writes each value out. A YAMLError of a malformed text passes through."""
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise InputError("YAML anchors and aliases (&name, *name) are not accepted in a declaration: write "
+                             "each value out", path=str(path), line=event.start_mark.line + 1)
 
 
 def located(error: dict) -> str:
     """One pydantic error as "models.0.mode: Input should be ..."."""
-    where = ".".join(str(part) for part in error["loc"])
-    message = error["msg"].removeprefix("Value error, ")
+    where = excerpt(".".join(str(part) for part in error["loc"]))
+    message = excerpt(error["msg"].removeprefix("Value error, "), 500)
     return f"{where}: {message}" if where else message
 
 

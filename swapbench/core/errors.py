@@ -15,3 +15,13 @@ class InputError(SwapbenchError):
         self.line = line
         where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")
         super().__init__(f"{where}{message}")
+
+
+EXCERPT = 200  # characters of a user's input that an error message quotes at most
+
+
+def excerpt(text: object, limit: int = EXCERPT) -> str:
+    """`text` (or its str) cut to `limit` characters with an ellipsis and the length it had: an error quotes what
+    it refuses, and a hostile input (a megabyte name, an expanded YAML alias) must not become a megabyte message."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"

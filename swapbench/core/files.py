@@ -7,8 +7,13 @@ import contextlib
 import os
 import secrets
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; writers there are not kept apart
+    fcntl = None
 
 from .errors import SwapbenchError
 
@@ -42,7 +47,7 @@ def replace_files(contents: dict[Path, str | bytes]) -> None:
     try:
         for path, data in contents.items():
             path.parent.mkdir(parents=True, exist_ok=True)
-            staging = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+            staging = staging_path(path)
             with (open(staging, "xb") if isinstance(data, bytes) else open(staging, "x", encoding="utf-8")) as stream:
                 staged.append((staging, path))
                 stream.write(data)
@@ -52,6 +57,38 @@ def replace_files(contents: dict[Path, str | bytes]) -> None:
         for staging, _ in staged:
             with contextlib.suppress(FileNotFoundError):
                 staging.unlink()
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path, shared: bool = False) -> Iterator[None]:
+    """Hold an advisory lock on `folder` (flock on the folder itself, so no lock file is left behind): writers of
+    files that go together take it exclusively, readers that need them consistent take it shared. The system
+    lets it go when the process dies, even by kill -9, so a dead writer never blocks the next one."""
+    if fcntl is None:
+        yield
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing the descriptor releases the lock
+
+
+def staging_path(path: Path) -> Path:
+    """A fresh name beside `path` to write it under before it is renamed into place: hidden, and unique to this
+    process and call."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def stale_staging(path: Path) -> list[Path]:
+    """The staging files of `path` (staging_path) that are there: a writer that died left them."""
+    return sorted(path.parent.glob(f".{glob_escape(path.name)}.*-*.tmp"))
+
+
+def glob_escape(name: str) -> str:
+    """`name` with glob's special characters taken literally."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 def rendered(write: Callable[[Path], object], suffix: str) -> bytes:

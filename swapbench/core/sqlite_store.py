@@ -1,11 +1,14 @@
 """SQLite files that swapbench keeps as caches (parses, scores): opened only when sound, else set aside.
 
 Nothing read back is trusted: a file that SQLite cannot read as a database, or whose table is not the one
-expected, is a damaged cache. It is moved aside, kept for the user, and a new one started in its place.
+expected, is a damaged cache. It is moved aside, kept for the user, and a new one started in its place. SQLite's
+own checks cover its pages, not the values in them: a value edited (or written over by a stray process) leaves a
+sound database, so a cache that must not serve a wrong value stores a `row_check` of each row beside it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from itertools import count
@@ -46,6 +49,16 @@ def check_table(db: sqlite3.Connection, table: str, create: str, columns: list[s
         raise DamagedStore("; ".join(problems[:3]))
     if found != columns:
         raise DamagedStore(f"its table of {table} has the columns {', '.join(found)}")
+
+
+def row_check(salt: str, *fields: bytes) -> bytes:
+    """A 16-byte blake2b of a row's `fields`, keyed by `salt` (the entry's own key: a row copied from another entry
+    fails too). Each field is prefixed with its length, so that bytes cannot move from one field to the next."""
+    digest = hashlib.blake2b(key=hashlib.sha256(salt.encode()).digest(), digest_size=16)
+    for field in fields:
+        digest.update(len(field).to_bytes(8, "little"))
+        digest.update(field)
+    return digest.digest()
 
 
 def set_aside(path: Path) -> Path:

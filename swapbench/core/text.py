@@ -3,6 +3,7 @@ people read them, and slice tags in the order people read them."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -29,11 +30,31 @@ def squash(text: str) -> str:
     return plain_quotes("".join(text.split()))
 
 
+# The longest slug: file systems take 255 bytes a name, and a slug is one part of a name (results_<data>_<time>,
+# a cache entry with its key, a staging file's ".<name>.<pid>-<token>.tmp" around that).
+SLUG_MAX = 64
+
+
 def slug(name: str, empty: str = "model") -> str:
     """A model or dataset name as one safe file-name part: a local path by its last part, a Hub id with "__" for
-    "/", other characters outside [A-Za-z0-9_.@-] as "_" (none at either end); `empty` when nothing is left."""
-    name = Path(name).name if Path(name).exists() else name.replace("/", "__")
-    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name).strip("_") or empty
+    "/", other characters outside [A-Za-z0-9_.@-] as "_" (none at either end); `empty` when nothing is left. A
+    name longer than SLUG_MAX keeps a readable start and ends in a hash of the whole name, so that two long names
+    that start alike stay apart and no file name runs past the file system's limit."""
+    name = Path(name).name if exists(name) else name.replace("/", "__")
+    safe = re.sub(r"[^A-Za-z0-9_.@-]+", "_", name).strip("_") or empty
+    if len(safe) <= SLUG_MAX:
+        return safe
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{safe[:SLUG_MAX - len(digest) - 1].rstrip('_.-')}-{digest}"
+
+
+def exists(name: str) -> bool:
+    """Whether a file or folder `name` is there; False for a name no file system takes (too long a part), which
+    Path.exists raises on."""
+    try:
+        return Path(name).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def points(fraction: float) -> str:

@@ -2,6 +2,11 @@
 
 Each configuration's content fingerprint is recomputed over all its rows and checked against build_info.json,
 so that the results name exactly the data they were computed on.
+
+Every file is checked before any model scores a pair: a Parquet file that cannot be read, lacks the feature
+metadata that names the labels, lacks a column eval reads (or holds one of another type, or an empty value), or
+holds a label outside its label names is refused naming the file, and the row where there is one; so is a card
+whose data files leave the folder (results/build_record.py `card_configs`).
 """
 
 from __future__ import annotations
@@ -9,11 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from ..core.errors import InputError, SwapbenchError
+from ..core.errors import InputError, SwapbenchError, excerpt
 from ..core.fingerprint import content_fingerprint
 from ..core.hub_access import is_hub_id
+from ..core.jsonl import read_json
 from ..results.build_record import BUILD_INFO, BuildInfo, card_configs
 from ..results.displacement import measure_rows
 
@@ -98,6 +102,7 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
             table = _local_table(Path(path), name, split)
         else:
             table = datasets.load_dataset(path, name, split=split, revision=revision)
+            check_table(table, f"{path}@{revision or 'main'} ({name}, {split})")
     except (ValueError, FileNotFoundError, datasets.exceptions.DatasetsError) as err:
         raise SwapbenchError(f"cannot load configuration {name!r}, split {split!r} of {path}: {err}") from err
     columns = table.to_dict()
@@ -131,14 +136,116 @@ def _local_table(folder: Path, name: str, split: str):
     """A local configuration read from its Parquet files themselves: `datasets.load_dataset` would serve a cached
     copy named after the dataset card, so a folder changed after its build could be read as it was before."""
     import datasets
-    import pyarrow.parquet as pq
 
     [config] = [c for c in card_configs(folder) if c["config_name"] == name]
     patterns = [f["path"] for f in config["data_files"] if f["split"] == split]
     files = sorted(p for pattern in patterns for p in folder.glob(pattern))
     if not files:
         raise FileNotFoundError(f"no {split!r} Parquet file for {name!r} ({', '.join(patterns) or 'no data_files'})")
-    return datasets.Dataset(pq.read_table(files))  # the features (ClassLabel names) come from the schema metadata
+    inside = folder.resolve()
+    for file in files:  # the card's patterns stay inside (card_configs); a link may not lead out either
+        if not file.resolve().is_relative_to(inside):
+            raise InputError(f"leads outside the dataset folder {folder} (to {file.resolve()}): "
+                             f"{REBUILD}", path=str(file))
+    parts = [_read_parquet(file) for file in files]
+    try:
+        return parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
+    except ValueError as err:
+        raise InputError(f"the {split!r} files of {name!r} do not match each other ({err}): {REBUILD}",
+                         path=str(folder)) from None
+
+
+REBUILD = "rebuild the folder with `swapbench build`"
+
+
+def _read_parquet(file: Path):
+    """The Parquet file as a Dataset, its features (the ClassLabel names) from the schema metadata that `swapbench
+    build` writes, checked (check_table); InputError naming the file when it cannot be read or is not a build's."""
+    import datasets
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(file)
+        table.validate(full=True)  # Parquet checks no UTF-8 nor offsets: a flipped byte would fail later, or not
+    except (pa.ArrowException, OSError, ValueError) as err:  # a column name not UTF-8 is a UnicodeDecodeError
+        problem = excerpt(" ".join(str(err).split()))  # on one line
+        raise InputError(f"not a readable Parquet file ({problem}): {REBUILD}", path=str(file)) from None
+    if b"huggingface" not in (table.schema.metadata or {}):
+        raise InputError("has no feature metadata (the `huggingface` entry of its Parquet schema, which names the "
+                         f"labels): it was not written by `swapbench build`; {REBUILD}", path=str(file))
+    try:
+        dataset = datasets.Dataset(table)
+    except (ValueError, TypeError, KeyError, AttributeError) as err:  # the metadata's JSON or features are broken
+        raise InputError(f"broken feature metadata ({type(err).__name__}: {excerpt(err)}): {REBUILD}",
+                         path=str(file)) from None
+    check_table(dataset, str(file))
+    return dataset
+
+
+def _is_text(kind) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _is_integer(kind) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_integer(kind)
+
+
+def _list_of(item):
+    def is_list(kind) -> bool:
+        import pyarrow as pa
+
+        return (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and item(kind.value_type)
+
+    return is_list
+
+
+# The columns eval reads, each with what it must hold; the label columns are ClassLabels besides.
+TEXT, INTEGER = ("text", _is_text), ("an integer", _is_integer)
+COLUMNS = {"pair_id": TEXT, "premise": TEXT, "hypothesis": TEXT, "label": INTEGER, "original_premise": TEXT,
+           "original_hypothesis": TEXT, "original_label": INTEGER, "source_premise": TEXT,
+           "tags": ("a list of texts", _list_of(_is_text)),
+           "permutation": ("a list of integers", _list_of(_is_integer))}
+OPTIONAL = {"permutation_index": INTEGER, "binary_label": INTEGER}
+LABELS = ("label", "original_label")
+
+
+def check_table(dataset, where: str) -> None:
+    """InputError naming `where` (a file, or a Hub configuration) of the first thing in `dataset` that eval could not
+    read: a missing column, one of another type or with an empty value, a label column without label names or with
+    a value outside them. Checked before any row is used, so a damaged file is refused rather than half-scored."""
+    import datasets
+    import numpy as np
+
+    table = dataset.data.table
+    missing = [column for column in COLUMNS if column not in table.column_names]
+    if missing:
+        raise InputError(f"no column {', '.join(missing)}: {REBUILD}", path=where)
+    for column, (kind, holds) in {**COLUMNS, **OPTIONAL}.items():
+        if column not in table.column_names:
+            continue
+        values = table.column(column)
+        if not holds(values.type):
+            raise InputError(f"column {column} holds {values.type}, not {kind}: {REBUILD}", path=where)
+        if values.null_count:
+            row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+            raise InputError(f"row {row + 1}: column {column} is empty: {REBUILD}", path=where)
+    for column in LABELS:
+        feature = dataset.features[column]
+        if not isinstance(feature, datasets.ClassLabel):
+            raise InputError(f"column {column} has no label names (its feature is {excerpt(repr(feature))}, not a "
+                             f"ClassLabel): {REBUILD}", path=where)
+        labels = table.column(column).to_numpy()
+        wrong = np.flatnonzero((labels < 0) | (labels >= feature.num_classes))
+        if wrong.size:
+            row = int(wrong[0])
+            names = excerpt(", ".join(feature.names))
+            raise InputError(f"row {row + 1}: {column} {labels[row]} is not one of its {feature.num_classes} labels "
+                             f"(0 to {feature.num_classes - 1}: {names}): {REBUILD}", path=where)
 
 
 def _local_build_info(folder: Path) -> BuildInfo | None:
@@ -149,10 +256,7 @@ def _local_build_info(folder: Path) -> BuildInfo | None:
 
 
 def _read_build_info(path: Path, where: str) -> BuildInfo:
-    try:
-        return BuildInfo.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, UnicodeDecodeError) as err:
-        raise InputError(f"not the {BUILD_INFO} of a `swapbench build`: {err}", path=where) from err
+    return read_json(path, BuildInfo, where=where, what=f"the {BUILD_INFO} of a `swapbench build`")
 
 
 def _local_config_names(folder: Path) -> list[str]:

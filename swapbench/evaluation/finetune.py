@@ -8,8 +8,11 @@ The checkpoint is keyed by the base model's revision (a Hub id with its commit; 
 files alone, so that a relative and an absolute path to it, or a copy of it, find the same checkpoint; a GGUF
 file by its own sha256 and its name), the recipe and the fingerprints of the training and validation pairs; it is
 written to a staging folder and moved into place when complete, a base read from a GGUF file saved as an ordinary
-(safetensors) checkpoint. A record that does not read is a miss: the model is trained again, with a warning naming
-it.
+(safetensors) checkpoint, with the sha256 of each of its files (CONTENTS_FILE) beside its training record. Before
+a cached checkpoint is reused its files are hashed again and opened: one whose record does not read, whose files
+are not byte for byte those its training wrote (weights edited, or cut short by a full disk or a copy), or that
+does not open is never served under its recorded revision. It is moved aside to <folder>.damaged-<time> (what the
+user had is kept, never deleted) and the model trained again, with a warning saying why and where it went.
 
 No pair that is scored may be trained or selected on: training and validation pairs that share a pairID or a
 premise with the scored data are refused, whatever split they were read from, and --val-holdout holds out whole
@@ -20,12 +23,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from functools import partial
+from itertools import count
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +43,7 @@ from rich.markup import escape
 from ..core.compat import dtype_argument
 from ..core.destination import atomic_directory
 from ..core.errors import SwapbenchError
-from ..core.fingerprint import content_fingerprint
+from ..core.fingerprint import content_fingerprint, file_sha256
 from ..core.hub_access import cache_only
 from ..core.labels import LABEL_NAMES
 from ..core.text import slug
@@ -46,9 +52,10 @@ from ..models.loading import (check_positional_support, check_weights, is_head, 
                               model_revision, prepare_tokenizer, weight_problems)
 from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
-from .sharding import world_size
+from .sharding import is_main, world_size
 
 INFO_FILE = "swapbench_finetune.json"
+CONTENTS_FILE = "swapbench_sha256.json"  # a cached checkpoint's files and the sha256 of each, as its training wrote
 TRAINING_DTYPE = torch.float32  # the base's weights as they are trained, whatever dtype the scoring then uses
 CACHE_FORMAT = 3  # bump when a change of this module makes old checkpoints unfit
 
@@ -237,6 +244,65 @@ def read_training_record(path: Path, console: Console | None = None) -> FineTuni
         return None
 
 
+def file_hashes(folder: Path) -> dict[str, str]:
+    """The sha256 of every file of a checkpoint but its two records, by its path inside `folder`; hidden files
+    left out, as models.loading.model_revision leaves them out of a local folder's revision."""
+    return {path.relative_to(folder).as_posix(): file_sha256(path) for path in sorted(folder.rglob("*"))
+            if path.is_file() and not path.name.startswith(".") and path.name not in (INFO_FILE, CONTENTS_FILE)}
+
+
+def write_file_hashes(folder: Path) -> None:
+    hashes = {"sha256": file_hashes(folder)}
+    (folder / CONTENTS_FILE).write_text(json.dumps(hashes, indent=2) + "\n", encoding="utf-8")
+
+
+def checkpoint_problem(folder: Path) -> str | None:
+    """What makes the cached checkpoint in `folder` unfit to serve, or None: its files must be those its training
+    wrote (CONTENTS_FILE), byte for byte, and it must open (its config read, its safetensors files' headers)."""
+    try:
+        recorded = json.loads((folder / CONTENTS_FILE).read_text(encoding="utf-8"))["sha256"]
+        if not isinstance(recorded, dict) or not all(isinstance(v, str) for v in recorded.values()):
+            raise TypeError
+    except FileNotFoundError:
+        return f"it has no {CONTENTS_FILE}, the sha256 of its files (an older swapbench wrote it without one)"
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"its {CONTENTS_FILE}, the sha256 of its files, does not read"
+    try:
+        found = file_hashes(folder)
+    except OSError as err:
+        return f"its files cannot be read ({err.strerror}: {err.filename})"
+    problems = [*(f"{name} is missing" for name in recorded if name not in found),
+                *(f"{name} is not the file its training wrote (another sha256: edited, or cut short)"
+                  for name in recorded if name in found and found[name] != recorded[name]),
+                *(f"{name} was not written by its training" for name in found if name not in recorded)]
+    return "; ".join(problems) or unopened(folder)
+
+
+def unopened(folder: Path) -> str | None:
+    """Why the checkpoint in `folder` does not open, or None: its config is read and the header of each
+    safetensors file (the weights themselves are read when it is scored)."""
+    from safetensors import safe_open
+
+    try:
+        load_config(str(folder))
+        for weights in sorted(folder.rglob("*.safetensors")):
+            with safe_open(str(weights), framework="pt") as handle:
+                handle.keys()
+    except Exception as err:  # noqa: BLE001  (whatever a loader raises, the checkpoint is not served)
+        return f"it does not open ({type(err).__name__}: {err})"
+    return None
+
+
+def set_aside_checkpoint(folder: Path) -> Path:
+    """Move a cached checkpoint that is not served to a free name beside it, <folder>.damaged-<UTC time>: what the
+    user had is kept, never deleted."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    aside = next(candidate for n in count(1) if not (candidate := folder.with_name(
+        f"{folder.name}.damaged-{stamp}" + (f"-{n}" if n > 1 else ""))).exists())
+    os.replace(folder, aside)
+    return aside
+
+
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
              cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,
              console: Console | None = None, hypothesis_only: bool = False, gguf_file: str | None = None
@@ -261,18 +327,24 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
                              f"was given), but its training data cannot be used: {err}") from err
     train_pairs, train_info, val_pairs, val_info, overlap = separate_from_scored(train_pairs, train_info, val_pairs,
                                                                                  val_info, scored)
-    for role, count in (("training", overlap.train_set_apart), ("validation", overlap.validation_set_apart)):
-        if count:
-            log(f"Set apart {count} {role} pair{'s' * (count != 1)} whose premise is also a scored premise")
+    for role, apart in (("training", overlap.train_set_apart), ("validation", overlap.validation_set_apart)):
+        if apart:
+            log(f"Set apart {apart} {role} pair{'s' * (apart != 1)} whose premise is also a scored premise")
     key = cache_key(base, base_revision, recipe, train_info, val_info, hypothesis_only,
                     joined_by=training_pair_template(base, revision, gguf_file), gguf_file=gguf_file)
     folder = checkpoint_folder(cache_dir, base, key, gguf_file)
     info = read_training_record(folder / INFO_FILE, console)
-    if info is not None:
+    problem = "its training record is missing or does not read" if info is None else checkpoint_problem(folder)
+    if problem is None:
         log(f"Reusing the fine-tuned checkpoint {folder}")
         # The base as named in this run: the entry is found by content, whatever path was typed when it was made.
         return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap,
                                                                    "base_model": base}))
+
+    if folder.exists() and is_main():  # under a launcher, the main process alone moves it
+        aside = set_aside_checkpoint(folder)
+        warn(f"the cached checkpoint {folder} is not used: {problem}. It was moved to {aside} (delete it when you "
+             "no longer want it), and the model is fine-tuned again")
 
     from .trainer import optimisation_steps  # here: it imports transformers
 
@@ -301,6 +373,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         with atomic_directory(folder, marker=INFO_FILE, overwrite=True) as staging:
             trainer.model.save_pretrained(staging)
             trainer.data_collator.tokenizer.save_pretrained(staging)  # the Trainer's own name for it varies
+            write_file_hashes(staging)  # checked each time the checkpoint is reused
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(trainer.args.output_dir, ignore_errors=True)
     trainer.accelerator.wait_for_everyone()

@@ -55,6 +55,30 @@ def accuracy_reason(accuracy: float, n: int, majority_rate: float, p_value: floa
             f"p = {p_value:.2g}, not below {CHANCE_LEVEL:g}"]
 
 
+def chance_reasons(*, accuracy: float | None, pairs: int | None, majority_rate: float | None,
+                   top_share: float | None, gold_share: float | None, min_train_loss: float | None, classes: int,
+                   top: str = "one label") -> tuple[list[str], float | None]:
+    """The rule that makes a model at chance, from its health figures: why it is (no reason: it is not), and the
+    accuracy test's p-value (None where that test cannot run). Eval judges its model with it, and the board judges a
+    file's health block with it again, so that a file cannot say a model is healthy that its own figures say is not.
+
+    A figure that is None leaves its check out: `accuracy`, `pairs` or `majority_rate` the accuracy check (also left
+    out when every original has one gold label, majority_rate 1), `top_share` the collapse check, `min_train_loss`
+    the loss check. `gold_share` is the share of the gold labels, originals and perturbed pairs, that are the top
+    prediction `top`: a collapse as deep in the gold labels excuses the predictions'; None (a file does not record
+    it) excuses nothing."""
+    reasons, p_value = [], None
+    if accuracy is not None and pairs and majority_rate is not None and majority_rate < 1:
+        p_value = accuracy_test(round(accuracy * pairs), pairs, majority_rate)
+        reasons += accuracy_reason(accuracy, pairs, majority_rate, p_value)
+    if top_share is not None and top_share >= COLLAPSE > (gold_share or 0.0):
+        gold = "" if gold_share is None else f", where {gold_share:.1%} of the gold labels are"
+        reasons.append(f"{top_share:.1%} of the predictions scored (originals and perturbed pairs) are {top}{gold}")
+    if min_train_loss is not None:
+        reasons += loss_reason(min_train_loss, classes)
+    return reasons, p_value
+
+
 def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | None, classes: int, *,
                  split_gold: Mapping[str, str], split_from: str, label_keeping: Iterable[str]) -> ModelHealth:
     """The health of a model from its prediction rows. `split_gold` is the gold label, in the rows' label view, of
@@ -64,9 +88,9 @@ def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | No
     rows = list(rows)
     keeping = set(label_keeping)
     originals = list({row.pair_id: row for row in rows if row.configuration in keeping}.values())
-    checks, not_run, reasons = [], [], []
+    checks, not_run = [], []
     majority = Counter(split_gold.values()).most_common(1)[0][1] / len(split_gold) if split_gold else None
-    accuracy = p_value = None
+    accuracy = None
     if not originals:
         not_run.append(f"{ACCURACY_CHECK}: no configuration that keeps the source's labels was scored (a role "
                        "configuration's originals are all entailment pairs, so accuracy on them says nothing "
@@ -79,29 +103,24 @@ def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | No
                        "answer gets right")
     else:
         checks.append(ACCURACY_CHECK)
-        correct = sum(r.prediction_original == r.gold_original for r in originals)
-        accuracy = correct / len(originals)
-        p_value = accuracy_test(correct, len(originals), majority)
-        reasons += accuracy_reason(accuracy, len(originals), majority, p_value)
+        accuracy = sum(r.prediction_original == r.gold_original for r in originals) / len(originals)
     predicted, gold = Counter(), Counter()
     for row in rows:
         predicted.update((row.prediction_original, row.prediction_perturbed))
         gold.update((row.gold_original, row.gold))
     total = sum(predicted.values())
     top, count = predicted.most_common(1)[0]
-    top_share = count / total
     checks.append(COLLAPSE_CHECK)
-    if top_share >= COLLAPSE > gold[top] / total:
-        reasons.append(f"{top_share:.1%} of the predictions scored (originals and perturbed pairs) are {top}, "
-                       f"where {gold[top] / total:.1%} of the gold labels are")
     if fine_tuning is not None:
         checks.append(LOSS_CHECK)
-    loss_reason, min_loss = loss_at_chance(fine_tuning.history if fine_tuning else [], classes)
-    reasons += loss_reason
+    _, min_loss = loss_at_chance(fine_tuning.history if fine_tuning else [], classes)
+    reasons, p_value = chance_reasons(accuracy=accuracy, pairs=len(originals), majority_rate=majority,
+                                      top_share=count / total, gold_share=gold[top] / total, min_train_loss=min_loss,
+                                      classes=classes, top=top)
     return ModelHealth(at_chance=bool(reasons), reasons=reasons, checks=checks, not_run=not_run,
                        accuracy_original=accuracy, accuracy_pairs=len(originals) if originals else None,
                        majority_rate=majority, majority_from=split_from if split_gold else None, p_value=p_value,
-                       top_prediction_share=top_share, min_train_loss=min_loss)
+                       top_prediction_share=count / total, min_train_loss=min_loss)
 
 
 def loss_at_chance(history: list[EpochLog] | list[dict], classes: int) -> tuple[list[str], float | None]:
@@ -112,9 +131,14 @@ def loss_at_chance(history: list[EpochLog] | list[dict], classes: int) -> tuple[
     losses = [loss for loss in losses if loss is not None]
     if not losses:
         return [], None
-    chance = math.log(classes)
     lowest = min(losses)
+    return loss_reason(lowest, classes), lowest
+
+
+def loss_reason(lowest: float, classes: int) -> list[str]:
+    """The reason, if the lowest training loss never left chance, ln(classes)."""
+    chance = math.log(classes)
     if lowest > chance - LOSS_SLACK:
         return [f"the fine-tuning loss never left chance (lowest {lowest:.3f}, chance ln {classes} = "
-                f"{chance:.3f})"], lowest
-    return [], lowest
+                f"{chance:.3f})"]
+    return []

@@ -20,7 +20,7 @@ from ..core.hub_access import check_model, hub_commit
 from ..core.progress import progress_bar
 from ..core.version import __version__
 from ..models.gguf import check_gguf, checkpoint_path
-from ..models.loading import LoadedModel, choose_device, choose_dtype
+from ..models.loading import LoadedModel, choose_device, choose_dtype, load_config
 from ..models.positional import architecture_kind, read_positional_encoding
 from ..models.threads import cpu_threads
 from ..results.build_record import BUILD_INFO
@@ -30,12 +30,13 @@ from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalR
                               ScoringInfo, Seeds, Timings, dataset_fingerprint)
 from .agreement import dtype_agreement
 from .data import Benchmark, open_benchmark
+from .figures import configuration_result
 from .finetune import ScoredPairs, premise_key
 from .health import model_health
 from .options import EvalOptions
 from .provenance import device_name, git_state, package_versions, platform_string
 from .report import print_table
-from .results import configuration_result, distinct_pairs, prediction_rows
+from .results import distinct_pairs, prediction_rows
 from .scorers import Run, Scorer, scorer_for
 from .seeds import SeedScores, combined_health, pooled, seed_variance, with_seed
 from .sharding import is_main, world_size
@@ -67,7 +68,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
     if not main:
         options = options.model_copy(update={"progress": False})
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
-    scorer = scorer_for(options, scorer)
+    own_scorer, scorer = scorer, scorer_for(options, scorer)
     if options.device_map and world_size() > 1:
         raise SwapbenchError(f"--device-map {options.device_map} spreads one model over every device of this "
                              f"machine, and each of the {world_size()} processes of this launch would claim them "
@@ -75,6 +76,8 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
     model_file = options.gguf_file or "config.json"
     check_model(options.model, options.revision, model_file)
     check_gguf(options.model, options.gguf_file)
+    if own_scorer is None:  # (a caller's scorer brings a model of its own making, checked by its maker)
+        check_lengths(options)
     path = options.output or default_output(checkpoint_path(options.model, options.gguf_file), options.data,
                                             started_at, hub_commit(options.model, options.revision, model_file)
                                             or options.revision)
@@ -157,7 +160,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
         seed_variance=variance)
     eval_results = public_results(eval_results)  # what the file records: no path of this machine
     print_table(eval_results, slices=options.slices)
-    save(eval_results, predictions_text, path)
+    save(eval_results, predictions_text, path, exclusive=options.output is None)
     console.print(f"Wrote {escape(str(path))} and {escape(predictions_path(path).name)}", soft_wrap=True)
     if eval_results.model.hypothesis_only:
         console.print("This model saw the hypotheses alone: its figures say what the hypotheses give away, not how "
@@ -189,22 +192,61 @@ def warn_unverified(benchmark: Benchmark, console: Console) -> None:
                   "unverified (dataset.configurations[].verified), and the leaderboard refuses them")
 
 
-def save(results: EvalResults, predictions: str, path: Path) -> None:
-    """Write the results and predictions files at `path`; when that fails, in a new temporary folder, which the
-    error names, so that computed scores are not lost."""
+def save(results: EvalResults, predictions: str, path: Path, exclusive: bool = False) -> None:
+    """Write the results and predictions files at `path` (results.files.write_results; `exclusive`: never over a
+    pair that is there, for a name eval chose itself); when that fails, in a new temporary folder, which the error
+    names, so that computed scores are not lost."""
     try:
-        write_results(results, predictions, path)
+        write_results(results, predictions, path, exclusive=exclusive)
         return
     except OSError as err:
         error = err
+    why = ("another run wrote a file of that name meanwhile, which eval does not replace unless --output names it"
+           if isinstance(error, FileExistsError) else error.strerror)
     try:
         fallback = Path(tempfile.mkdtemp(prefix="swapbench-eval-")) / path.name
         write_results(results, predictions, fallback)
     except OSError as again:
-        raise SwapbenchError(f"cannot write {path} ({error.strerror}), nor a copy in {tempfile.gettempdir()} "
+        raise SwapbenchError(f"cannot write {path} ({why}), nor a copy in {tempfile.gettempdir()} "
                              f"({again.strerror}); the table above is all that is left") from again
-    raise SwapbenchError(f"cannot write {path} ({error.strerror}); the results were saved to {fallback} instead, "
+    raise SwapbenchError(f"cannot write {path} ({why}); the results were saved to {fallback} instead, "
                          f"with {predictions_path(fallback).name} beside it") from error
+
+
+# Model types whose learned positions start after the padding index (RoBERTa's embeddings): of the
+# max_position_embeddings positions in their table, pad_token_id + 1 are never a token's.
+PADDING_OFFSET = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer", "data2vec-text",
+                  "roberta-prelayernorm", "ibert", "luke", "xmod", "mpnet"}
+
+
+def position_limit(config) -> int | None:
+    """The most tokens `config`'s model reads: the size of its table of positions (learned or sinusoidal
+    absolute ones, RoFormer's and MPNet's) less what RoBERTa-style embeddings leave unused; None where positions
+    are not a table (relative, rotary without one), so that no length runs past it."""
+    info = read_positional_encoding(config)
+    limit = getattr(config, "max_position_embeddings", None)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
+        return None
+    if info.family != "absolute" and "max_position_embeddings" not in info.evidence:
+        return None
+    if getattr(config, "model_type", None) in PADDING_OFFSET:
+        limit -= (getattr(config, "pad_token_id", None) or 0) + 1
+    return limit
+
+
+def check_lengths(options: EvalOptions) -> None:
+    """Refuse, before any work, a --max-length (or --train-max-length) beyond the model's positions: the model
+    would fail on the first pair that long, after the fine-tuning or part of the scoring."""
+    given = {flag: value for flag, value in (("--max-length", options.max_length),
+                                             ("--train-max-length", options.train_max_length)) if value}
+    if not given:
+        return
+    limit = position_limit(load_config(options.model, options.revision, options.trust_remote_code,
+                                       options.gguf_file))
+    for flag, value in given.items():
+        if limit is not None and value > limit:
+            raise SwapbenchError(f"{flag} {value} is beyond the {limit} positions of {options.model}: give "
+                                 f"{flag} {limit} or less. Nothing was done")
 
 
 def probe_settings(options: EvalOptions) -> ProbeSettings:

@@ -1,29 +1,18 @@
-"""From predictions to figures: score every distinct pair once, lay the predictions out per configuration (the
-rows of the predictions file), and compute each configuration's figures from those rows alone, so that anyone
-holding the predictions file recomputes the same numbers.
-
-The rows of a run over several fine-tuning seeds (`eval --seeds`) carry their seed, each seed's rows holding the
-same pairs in the same order: their figures are the means over the seeds, their interval the two-level bootstrap
-of stats.seed_bootstrap_ci, and their test's counts are summed over the seeds (stats says why).
+"""From predictions to prediction rows: score every distinct pair once and lay the predictions out per
+configuration (the rows of the predictions file); figures.py computes each configuration's figures from those rows
+alone, without torch, so that the board recomputes them.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from itertools import repeat
 
-import numpy as np
-
 from ..models.label_map import LabelMap
-from ..results.displacement import summarize
-from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
-                              PredictionRow, RoleSensitivity, RoleTest, SliceResult, slice_tests)
-from .acceptance import permutation_acceptance
+from ..results.schema import PredictionRow
 from .data import Benchmark
+from .figures import cluster_key
 from .scoring import Scored, predict
-from .stats import (CI_METHOD, ROLE_TEST_METHOD, SEED_CI_METHOD, SEEDS_POOLED, TEST_METHOD, PairedFigures,
-                    bootstrap_delta_ci, clustered_mcnemar, holm, paired_figures, role_figures, seed_bootstrap_ci)
 
 
 def distinct_pairs(benchmark: Benchmark) -> list[tuple[str, str]]:
@@ -59,126 +48,3 @@ def prediction_rows(benchmark: Benchmark, pairs: list[tuple[str, str]], predicti
                 config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original,
                 config.tags, config.displacements or repeat(None), config.permutation_indices or repeat(None))]
     return rows
-
-
-def cluster_key(original_premise: str) -> str:
-    """Pairs that share a premise share its text and parse (SNLI has about three pairs per premise), so their outcomes
-    are correlated even though each pair is shuffled with its own seed: one cluster."""
-    return hashlib.sha256(original_premise.encode()).hexdigest()[:16]
-
-
-ROLE = "role-sensitivity"  # the role-sensitivity interval draws from a generator of its own
-ACCEPTANCE = "permutation-acceptance"  # and so do those of permutation acceptance
-
-
-def bootstrap_rng(seed: int, configuration: str, tag: str | None = None, figure: str | None = None
-                  ) -> np.random.Generator:
-    """A generator per configuration (and slice, and figure other than Δ), so that each interval depends on
-    neither the order nor the other configurations and figures computed."""
-    name = configuration if tag is None else f"{configuration}\x00{tag}"
-    name = name if figure is None else f"{name}\x00{figure}"
-    word = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
-    return np.random.default_rng([seed, word])
-
-
-def seed_blocks(rows: list[PredictionRow]) -> list[list[int]]:
-    """The positions of each fine-tuning seed's rows, seeds in the order they first appear: one block for the rows
-    of a one-seed run. ValueError when the seeds' rows are not the same pairs in the same order."""
-    blocks: dict[int | None, list[int]] = {}
-    for i, row in enumerate(rows):
-        blocks.setdefault(row.seed, []).append(i)
-    found = list(blocks.values())
-    pairs = [(rows[i].configuration, rows[i].pair_id) for i in found[0]]
-    if any([(rows[i].configuration, rows[i].pair_id) for i in block] != pairs for block in found[1:]):
-        raise ValueError("the seeds' prediction rows do not hold the same pairs in the same order")
-    return found
-
-
-def interval(figures: PairedFigures, rows: list[PredictionRow], a: list[bool], b: list[bool],
-             rng: np.random.Generator, resamples: int, level: float) -> ConfidenceInterval:
-    """The interval of the paired figure of indicators `a` and `b` over `rows`: over clusters, and over seeds too
-    when the rows hold several."""
-    blocks = seed_blocks(rows)
-    if len(blocks) == 1:
-        low, high = bootstrap_delta_ci(figures, rng, resamples, level)
-        return ConfidenceInterval(low=low, high=high, level=level, method=CI_METHOD, resamples=resamples)
-    d = (np.asarray(b, dtype=np.int64) - np.asarray(a, dtype=np.int64))[np.array(blocks)]
-    low, high = seed_bootstrap_ci(d, [rows[i].cluster for i in blocks[0]], rng, resamples, level)
-    return ConfidenceInterval(low=low, high=high, level=level, method=SEED_CI_METHOD, resamples=resamples)
-
-
-def paired_result(rows: list[PredictionRow], rng: np.random.Generator, resamples: int, level: float) -> dict:
-    """The fields of a PairedResult over `rows`: figures, clustered interval, clustered test."""
-    a = [r.prediction_original == r.gold_original for r in rows]
-    b = [r.prediction_perturbed == r.gold for r in rows]
-    figures = paired_figures(a, b, [r.cluster for r in rows])
-    seeds = len(seed_blocks(rows))
-    return dict(
-        n=figures.n // seeds, seeds=seeds, clusters=figures.clusters, accuracy_original=figures.accuracy_original,
-        accuracy_perturbed=figures.accuracy_perturbed, delta=figures.delta,
-        delta_ci=interval(figures, rows, a, b, rng, resamples, level),
-        mcnemar=McNemar(original_only=figures.original_only, perturbed_only=figures.perturbed_only,
-                        p_value=clustered_mcnemar(figures), method=TEST_METHOD + SEEDS_POOLED * (seeds > 1)))
-
-
-def role_sensitivity(rows: list[PredictionRow], rng: np.random.Generator, resamples: int,
-                     level: float) -> RoleSensitivity:
-    """Role sensitivity over `rows` of a role configuration, its clustered interval and its test of role
-    blindness (evaluation.stats)."""
-    a = [r.prediction_original != "entailment" for r in rows]
-    b = [r.prediction_perturbed != "entailment" for r in rows]
-    figures = role_figures(a, b, [r.cluster for r in rows])
-    return RoleSensitivity(
-        value=figures.delta, non_entailment_original=figures.accuracy_original,
-        non_entailment_perturbed=figures.accuracy_perturbed,
-        ci=interval(figures, rows, a, b, rng, resamples, level),
-        test=RoleTest(became_non_entailment=figures.perturbed_only, became_entailment=figures.original_only,
-                      p_value=clustered_mcnemar(figures),
-                      method=ROLE_TEST_METHOD + SEEDS_POOLED * (len(seed_blocks(rows)) > 1)))
-
-
-def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level: float,
-                  role: bool = False) -> dict[str, SliceResult]:
-    """The figures of every slice tag of the rows, in tag order; a row counts under each of its tags."""
-    by_tag: dict[str, list[PredictionRow]] = {}
-    for row in rows:
-        for tag in row.tags:
-            by_tag.setdefault(tag, []).append(row)
-    slices = {}
-    for tag in sorted(by_tag):
-        fields = paired_result(by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag), resamples, level)
-        if role:
-            fields["role_sensitivity"] = role_sensitivity(
-                by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag, ROLE), resamples, level)
-        small = fields["n"] < MIN_SLICE_PAIRS or fields["clusters"] < MIN_SLICE_CLUSTERS
-        slices[tag] = SliceResult(**fields, small=small)
-    return slices
-
-
-def configuration_result(rows: list[PredictionRow], *, label_view: str, non_entailment_view: bool,
-                         seed: int, resamples: int, level: float = 0.95) -> ConfigurationResult:
-    """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
-    bootstrap_rng. A role configuration (`non_entailment_view`: its swaps are all non-entailment) also gets its
-    non-entailment rate and its role sensitivity, and so do its slices."""
-    non_entailment, role = None, None
-    one_seed = [rows[i] for i in seed_blocks(rows)[0]]  # each seed's rows move the same words
-    if non_entailment_view:
-        role = role_sensitivity(rows, bootstrap_rng(seed, rows[0].configuration, figure=ROLE), resamples, level)
-        non_entailment = role.non_entailment_perturbed
-    return with_adjusted_slices(ConfigurationResult(
-        **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
-        role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment,
-        slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
-        displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in one_seed),
-        permutation_acceptance=permutation_acceptance(
-            rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level)
-        if rows[0].permutation is not None else None))
-
-
-def with_adjusted_slices(result: ConfigurationResult) -> ConfigurationResult:
-    """The configuration with every slice test's p_adjusted set: Holm over the family of all its slices' tests
-    (stats.holm says why Holm). The tests are pydantic models owned by this result, so they are set in place."""
-    tests = slice_tests(result)
-    for test, adjusted in zip(tests, holm([t.p_value for t in tests])):
-        test.p_adjusted = adjusted
-    return ConfigurationResult.model_validate(result.model_dump())

@@ -17,8 +17,11 @@ batch a pair ran in. Padding is masked, but another batch shape can move the las
 could differ only on a near tie (lm-evaluation-harness's cache keys requests alone likewise).
 
 Rows are committed every COMMIT_SECONDS, at the end, and when scoring stops on an error or Ctrl-C, so a killed
-run loses at most those seconds. A file that is not a sound cache is set aside with a warning naming it; a row
-whose outputs have another size is scored again.
+run loses at most those seconds. A file that is not a sound cache is set aside with a warning naming it. Each row
+carries a check (core.sqlite_store.row_check, keyed by the entry's key, over the pair's key, its outputs and its
+cut flag), verified on every read: SQLite's own checks pass on a database whose values were edited, and an edited
+logit would otherwise come back as a prediction. A row that fails (or whose outputs have another size) is not
+served: it is scored again and overwritten, and the run says how many were.
 """
 
 from __future__ import annotations
@@ -34,13 +37,13 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import SwapbenchError
-from ..core.sqlite_store import DamagedStore, connect_checked, set_aside
+from ..core.sqlite_store import DamagedStore, connect_checked, row_check, set_aside
 from ..core.text import slug
 
-FORMAT = 1  # bump when a change makes old entries unfit
+FORMAT = 2  # bump when a change makes old entries unfit (it is in the key: an older entry is not read). 2: row checks
 COMMIT_SECONDS = 5.0
-COLUMNS = ["pair", "outputs", "cut"]
-CREATE = "CREATE TABLE IF NOT EXISTS scores (pair TEXT PRIMARY KEY, outputs BLOB, cut INTEGER)"
+COLUMNS = ["pair", "outputs", "cut", "checked"]
+CREATE = "CREATE TABLE IF NOT EXISTS scores (pair TEXT PRIMARY KEY, outputs BLOB, cut INTEGER, checked BLOB)"
 CHUNK = 500  # SQLite caps the number of bound parameters
 
 
@@ -62,11 +65,12 @@ def entry_path(cache_dir: Path, model: str, key: str) -> Path:
 
 
 class ScoreCache:
-    """One entry: the outputs of one model under one scoring, `width` numbers of `dtype` per pair."""
+    """One entry: the outputs of one model under one scoring (its scores_key, `key`), `width` numbers of `dtype`
+    per pair."""
 
-    def __init__(self, path: Path, width: int, dtype, warn: Callable[[str], None]):
-        self.path, self.width, self.dtype, self._warn = path, width, np.dtype(dtype), warn
-        self._pending: list[tuple[str, bytes, int]] = []
+    def __init__(self, path: Path, width: int, dtype, warn: Callable[[str], None], key: str):
+        self.path, self.width, self.dtype, self._warn, self.key = path, width, np.dtype(dtype), warn, key
+        self._pending: list[tuple[str, bytes, int, bytes]] = []
         self._written = time.monotonic()
         with self._reported():
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -78,37 +82,44 @@ class ScoreCache:
                      "every pair is scored again")
                 self._db = connect_checked(path, "scores", CREATE, COLUMNS)
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, tuple[np.ndarray, bool]]:
-        """The cached outputs of the pairs `keys` names, and whether each was cut; a row of another size is left
-        out (scored again and overwritten), with a warning."""
+    def get_many(self, keys: Sequence[str]) -> tuple[dict[str, tuple[np.ndarray, bool]], int]:
+        """The cached outputs of the pairs `keys` names, and whether each was cut; and how many rows were left out
+        (scored again and overwritten), with a warning: those of another size, or that fail their check."""
         size = self.width * self.dtype.itemsize
         found, rejected = {}, 0
         with self._reported():
             for start in range(0, len(keys), CHUNK):
                 chunk = list(keys[start:start + CHUNK])
-                rows = self._db.execute(f"SELECT pair, outputs, cut FROM scores WHERE pair IN "
+                rows = self._db.execute(f"SELECT pair, outputs, cut, checked FROM scores WHERE pair IN "
                                         f"({','.join('?' * len(chunk))})", chunk)
-                for pair, outputs, cut in rows:
-                    if isinstance(outputs, bytes) and len(outputs) == size and cut in (0, 1):
+                for pair, outputs, cut, checked in rows:
+                    if isinstance(outputs, bytes) and len(outputs) == size and cut in (0, 1) and \
+                            checked == self._check(pair, outputs, cut):
                         found[pair] = (np.frombuffer(outputs, dtype=self.dtype), bool(cut))
                     else:
                         rejected += 1
         if rejected:
-            self._warn(f"{rejected} row(s) of the scores cache {self.path} do not hold {self.width} outputs of a "
-                       "pair; scoring them again")
-        return found
+            self._warn(f"{rejected} row(s) of the scores cache {self.path} fail their check (not {self.width} "
+                       "outputs of a pair, or not the bytes that were written: edited or damaged); scoring them "
+                       "again")
+        return found, rejected
+
+    def _check(self, pair: str, outputs: bytes, cut: int) -> bytes:
+        return row_check(self.key, pair.encode(), outputs, bytes([cut]))
 
     def add(self, keys: Sequence[str], outputs: np.ndarray, cut: Sequence[bool]) -> None:
         """Keep these pairs' outputs; written with the next commit, at most COMMIT_SECONDS from now."""
         rows = np.ascontiguousarray(outputs, dtype=self.dtype)
-        self._pending += [(key, rows[i].tobytes(), int(bool(cut[i]))) for i, key in enumerate(keys)]
+        for i, key in enumerate(keys):
+            outputs_bytes, flag = rows[i].tobytes(), int(bool(cut[i]))
+            self._pending.append((key, outputs_bytes, flag, self._check(key, outputs_bytes, flag)))
         if time.monotonic() - self._written >= COMMIT_SECONDS:
             self.flush()
 
     def flush(self) -> None:
         if self._pending:
             with self._reported(), self._db:
-                self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?)", self._pending)
+                self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)", self._pending)
             self._pending = []
         self._written = time.monotonic()
 
@@ -143,6 +154,7 @@ class Outputs:
     reused: int  # pairs whose outputs came from the cache
     scored: int  # pairs run through the model in this call
     scored_here: int  # of those, the pairs this process ran (all but under a launcher: its shard)
+    rescored: int = 0  # of those, the pairs whose cached row failed its check
 
 
 # A scorer's run over the pairs not cached: given them and a callback it calls after each batch with the
@@ -159,7 +171,7 @@ def cached_outputs(cache: ScoreCache | None, pairs: Sequence[tuple[str, str]], w
     from .sharding import score_sharded
 
     keys = [pair_key(p, h) for p, h in pairs] if cache else []
-    found = cache.get_many(keys) if cache else {}
+    found, rejected = cache.get_many(keys) if cache else ({}, 0)
     todo = [i for i, key in enumerate(keys) if key not in found] if cache else list(range(len(pairs)))
     if found and progress:
         progress(len(found))
@@ -180,7 +192,7 @@ def cached_outputs(cache: ScoreCache | None, pairs: Sequence[tuple[str, str]], w
         finally:  # on success, and on an error or Ctrl-C: every batch scored so far is kept
             if cache:
                 cache.flush()
-    return Outputs(values=values, cut=cut, reused=len(found), scored=len(todo), scored_here=here)
+    return Outputs(values=values, cut=cut, reused=len(found), scored=len(todo), scored_here=here, rescored=rejected)
 
 
 def open_cache(options, model: str, identity: dict | None, width: int, dtype, console) -> ScoreCache | None:
@@ -196,9 +208,11 @@ def open_cache(options, model: str, identity: dict | None, width: int, dtype, co
         console.print("The scores are not cached: the model's revision is unknown, or its weights did not load "
                       "whole")
         return None
-    path = entry_path(options.cache_dir or default_cache_dir(), model, scores_key(identity))
+    key = scores_key(identity)
+    path = entry_path(options.cache_dir or default_cache_dir(), model, key)
     return ScoreCache(path, width, dtype,
-                      warn=lambda text: console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False))
+                      warn=lambda text: console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False),
+                      key=key)
 
 
 def report(console, outputs: Outputs, cache: ScoreCache | None) -> None:
@@ -213,5 +227,8 @@ def report(console, outputs: Outputs, cache: ScoreCache | None) -> None:
         if shard:
             console.print(f"Scores: {outputs.scored:,} scored{shard}", highlight=False)
         return
+    again = (f", {outputs.rescored:,} of them again: their cached row{'s' * (outputs.rescored != 1)} failed "
+             "the check" if outputs.rescored else "")
     console.print(f"Scores: {outputs.reused:,} pair{'s' * (outputs.reused != 1)} from the cache, "
-                  f"{outputs.scored:,} scored{shard} ({escape(str(cache.path))})", highlight=False, soft_wrap=True)
+                  f"{outputs.scored:,} scored{again}{shard} ({escape(str(cache.path))})", highlight=False,
+                  soft_wrap=True)

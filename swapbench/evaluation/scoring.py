@@ -91,15 +91,24 @@ def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.nd
         try:
             run(index)
         except Exception as err:
-            if not should_reduce_batch_size(err):
+            # Python's MemoryError (padding, numpy) is the host running out, as torch's CPU allocator's is.
+            if not (isinstance(err, MemoryError) or should_reduce_batch_size(err)):
                 raise
             size //= 2
             if not size:
-                raise SwapbenchError(f"out of memory with a batch of one on {device}") from err
+                raise out_of_memory(device, done, count, "even one pair at a time") from err
             clear_device_cache(garbage_collection=True)
             continue
         done += len(index)
     return size
+
+
+def out_of_memory(device: torch.device, done: int, count: int, how: str) -> SwapbenchError:
+    """What to do when scoring runs out of memory: the scores cache keeps what was scored (it commits when
+    scoring stops on an error), so a run with less to hold at once goes on from there."""
+    return SwapbenchError(f"out of memory on {device} scoring {count:,} pairs ({how}; {done:,} were scored, and the "
+                          "scores cache keeps them): give a smaller --eval-batch-size, or score fewer pairs at a "
+                          "time (--limit), or free memory, and run it again")
 
 
 def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]], *, max_length: int = 128,
@@ -111,7 +120,10 @@ def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]],
     the positions of its pairs."""
     started = time.perf_counter()
     device = input_device(model)
-    encoded, long = encode(tokenizer, pairs, max_length, hypothesis_only) if pairs else ({"input_ids": []}, [])
+    try:
+        encoded, long = encode(tokenizer, pairs, max_length, hypothesis_only) if pairs else ({"input_ids": []}, [])
+    except MemoryError as err:
+        raise out_of_memory(device, 0, len(pairs), "tokenizing them all at once") from err
     cut = np.zeros(len(pairs), dtype=bool)
     cut[long] = True
     lengths = [len(ids) for ids in encoded["input_ids"]]

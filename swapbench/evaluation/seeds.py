@@ -2,7 +2,7 @@
 health of the run as a whole.
 
 The means over the seeds, and their intervals that resample seeds and pairs together, are what
-results.configuration_result makes of every seed's rows pooled (results.py says how), so that a multi-seed file's
+figures.configuration_result makes of every seed's rows pooled (figures.py says how), so that a multi-seed file's
 `results` have the shape of a one-seed file's and every reader of those reads them unchanged; what this module adds
 is the results file's seed_variance block.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..results.schema import (ACCEPTANCE_FIGURES, ConfigurationSeedSpread, FineTuningInfo, ModelHealth,
                               PermutationAcceptance, PredictionRow, RunSpread, SeedFigures, SeedResult, SeedVariance)
 from .acceptance import permutation_acceptance
-from .results import ACCEPTANCE, ROLE, bootstrap_rng, paired_result, role_sensitivity
+from .figures import ACCEPTANCE, ROLE, bootstrap_rng, paired_result, role_sensitivity
 
 
 @dataclass

@@ -4,7 +4,8 @@ symmetry, not the paper's symmetry: the paper's is nearly an on/off switch (any 
 0.43), which gives no axis to read a trend along. Rows with a role sensitivity but no degree symmetry (probed
 before it was recorded, under a causal mask, or too flat) are named in a note under the axes instead. The paper's
 reported rows have neither figure, so they have no point. Each point is an SVG group with id pt-<family>-<n>, which
-the page's filter dims; its label is pt-<family>-<n>-label."""
+the page's filter dims; its label is pt-<family>-<n>-label. Every text drawn goes through plot_text, so that a
+name is shown as written, never read as mathtext."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import io
 import matplotlib
 from matplotlib.figure import Figure
 
+from ..core.display import plot_text
 from .table import Board, role_key
 
 FAMILY_COLOURS = {"absolute": "#1f77b4", "relative": "#ff7f0e", "rotary": "#2ca02c", "alibi": "#d62728",
@@ -25,7 +27,7 @@ SKIPPED_NOTE = ("not plotted, no degree symmetry (probed before it was recorded,
 
 
 def skipped_note(labels: list[str]) -> str:
-    return SKIPPED_NOTE + ", ".join(labels)
+    return plot_text(SKIPPED_NOTE + ", ".join(labels))
 
 
 def plot_svg(board: Board) -> str:
@@ -47,7 +49,7 @@ def plot_svg(board: Board) -> str:
             legend = (row.family, bool(row.reported))
             label = None
             if legend not in seen:
-                label = f"{row.family}{' (reported in the paper)' if row.reported else ''}"
+                label = plot_text(f"{row.family}{' (reported in the paper)' if row.reported else ''}")
                 seen.add(legend)
             if row.reported:
                 dot = ax.scatter([x], [y], s=52, marker="D", facecolor="white", edgecolor=colour, linewidth=1.6,
@@ -58,7 +60,7 @@ def plot_svg(board: Board) -> str:
             dot.set_gid(f"pt-{row.family}-{i}")
             dot.set_urls([f"#row-{i}"])
             right = x > xmid  # labels of the right-hand points go to their left, inside the axes
-            text = f"{row.label} ‡" if row.reported else row.label
+            text = plot_text(f"{row.label} ‡" if row.reported else row.label)
             note = ax.annotate(text, (x, y), xytext=(-6 if right else 6, 4), textcoords="offset points",
                                ha="right" if right else "left", fontsize=7.5,
                                color="#777777" if row.reported else "#333333")
@@ -66,7 +68,7 @@ def plot_svg(board: Board) -> str:
         ax.axhline(0, color="#999999", linewidth=0.8, zorder=1)
         ax.set_xlabel("degree symmetry of the positional attention (swapbench's, not the paper's; "
                       "1 = left and right alike)")
-        ax.set_ylabel(f"role sensitivity {board.plotted_name} (points)")
+        ax.set_ylabel(plot_text(f"role sensitivity {board.plotted_name} (points)"))
         ax.grid(True, color="#e5e5e5", zorder=0)
         if points:
             pad = max(0.02, (max(xs) - min(xs)) * 0.1)
@@ -76,7 +78,8 @@ def plot_svg(board: Board) -> str:
             ax.set_ylim(min(ys) - pad, max(ys) + pad)
             ax.legend(title="positional encoding", loc="best", frameon=False, fontsize=7.5)
         else:
-            ax.text(0.5, 0.5, f"no model has both a degree symmetry and a role sensitivity {board.plotted_name}",
+            ax.text(0.5, 0.5, plot_text(f"no model has both a degree symmetry and a role sensitivity "
+                                        f"{board.plotted_name}"),
                     ha="center", transform=ax.transAxes)
         if skipped:
             figure.text(0.01, 0.01, skipped_note(skipped), fontsize=7, color="#555555", wrap=True)

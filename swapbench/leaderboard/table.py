@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from .. import variants  # noqa: F401  (registers the built-in variants, whose declarations head the columns)
+from ..core.display import submitted
 from ..core.registry import VARIANTS
 from ..core.text import percent, plus_minus, points
 from ..results.schema import (ACCEPTANCE_FIGURES, REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo,
@@ -42,6 +43,10 @@ from .store import Stored, is_local_path, model_label, short_hash, training_tag
 # prompted) of the scored model; the board shows each column once some row has it.
 ARCHITECTURE_FIELDS = ("architecture_kind", "stack")
 MODE_FIELDS = ("mode",)
+# How a row's figures came to the board: recomputed from the predictions stored with it, or taken as submitted
+# (a results file from before the board kept predictions).
+RECOMPUTED = "recomputed from predictions"
+AS_SUBMITTED = "figures as submitted, not recomputed (no predictions on the board)"
 GENERIC_FOLDERS = {"model", "models", "checkpoint", "final", "best", "output", "outputs", "ggml-model"}
 
 
@@ -253,6 +258,9 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
                            f"share of the swapped pairs of {c} predicted not-entailment (binary view): their gold "
                            "label is non-entailment")]
     columns += [Column("training", "Training data", "text"), Column("probe", "Probe", "text")]
+    if any(r.values.get("figures") for r in rows):
+        columns.append(Column("figures", "Figures", "text", help="whether the board recomputed the row's figures "
+                                                                 "from its predictions"))
     return columns
 
 
@@ -276,11 +284,11 @@ def training_text(model: ModelInfo, detail: bool = False) -> str:
         text = "as published (not trained here)"
     else:
         how = "trained from scratch here" if tuning.from_scratch else "trained here"
-        text = f"{how}: {training_tag(tuning.train)}, {tuning.train.n} pairs"
+        text = f"{how}: {submitted(training_tag(tuning.train))}, {tuning.train.n} pairs"
         if detail:
             val = tuning.validation
             chosen_on = (f"{val.n} pairs held out of the training data" if val.held_out
-                         else f"{training_tag(val)}, {val.n} pairs")
+                         else f"{submitted(training_tag(val))}, {val.n} pairs")
             epochs = tuning.recipe.epochs
             text += f"; {f'best of {epochs} epochs' if epochs != 1 else 'one epoch'} on {chosen_on}"
     weights = model.weights
@@ -344,16 +352,17 @@ def make_row(stored: Stored, original_from: str) -> Row:
     def get(config: str, key: str):
         return getattr(results[config], key) if config in results else None
 
-    label = display_name(model)
+    label = submitted(display_name(model))  # every string of a submission is cut where it enters the board
     if model.fine_tuning:
-        label += f" · {training_tag(model.fine_tuning.train)}"
+        label += f" · {submitted(training_tag(model.fine_tuning.train))}"
     values = {
-        "model": label, "family": f"{pe.family} ({pe.kind})",
+        "model": label, "family": f"{pe.family} ({submitted(pe.kind)})",
         "architecture": _field(model, ARCHITECTURE_FIELDS), "mode": _field(model, MODE_FIELDS),
         **{column.key: getattr(model.probe, column.key) if model.probe else None for column in PROBE_COLUMNS},
         "probe": probe_text(model),
         "original": get(original_from, "accuracy_original"),
         "training": with_departures(training_text(model) + seeds_text(r), r),
+        "figures": RECOMPUTED if stored.predictions else AS_SUBMITTED,
     }
     intervals = {}
     for name, figures in results.items():
@@ -379,8 +388,8 @@ def make_row(stored: Stored, original_from: str) -> Row:
         spreads[delta_key(name)] = spread.delta.std
         if spread.role_sensitivity is not None:
             spreads[role_key(name)] = spread.role_sensitivity.std
-    extra = {"revision": model.revision, "num_parameters": model.num_parameters, "fine_tuned": model.fine_tuned,
-             "label_view": model.label_view,
+    extra = {"revision": model.revision and submitted(model.revision), "num_parameters": model.num_parameters,
+             "fine_tuned": model.fine_tuned, "label_view": model.label_view,
              "training_detail": with_departures(training_text(model, detail=True) + seeds_text(r), r),
              "model_id": model.name_or_path}
     return Row(file=stored.path.name, label=label, family=pe.family, values=values, extra=extra,

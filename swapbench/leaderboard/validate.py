@@ -1,8 +1,10 @@
 """Every reason a results file cannot go on the board, each named with where it is in the file.
 
-A file is refused when it is not JSON; a required key is missing or a key is unknown; its schema version is
-neither the current one nor one that migrate.py can bring up to it; `swapbench eval` found the model at chance
-(health.at_chance); the model saw the hypotheses alone (model.hypothesis_only); a number is NaN, infinite or out of its
+A file is refused when it is not JSON, or JSON nested deeper than any results file; a required key is missing or a
+key is unknown; a string that names the model is longer than MAX_NAME or holds characters that hide or reorder
+text; its schema version is neither the current one nor one that migrate.py can bring up to it; `swapbench eval`
+found the model at chance (health.at_chance), or a health block's own figures put it at chance by eval's rule where
+its flag says not; the model saw the hypotheses alone (model.hypothesis_only); a number is NaN, infinite or out of its
 range; a delta is not accuracy_perturbed - accuracy_original; it was scored on other data than the board's
 reference dataset (another split, --limit at eval or build, fewer rows than the reference's, a configuration
 whose fingerprint differs, a configuration of the reference left out) or on data
@@ -21,12 +23,21 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..probing.run import ADD_SPECIAL_TOKENS
+from ..core.display import plain_text
+from ..evaluation.health import chance_reasons
 from ..results.schema import IN_MEMORY, REFERENCE_RECIPE, TOLERANCE, EvalResults
 from ..sources import DEFAULT_SOURCE, default_source
 from .migrate import UnknownVersion, migrate
 from .reference import Reference
 from .store import Identity
+
+# A results file of `swapbench eval` nests about ten levels (results.shuffle-3.slices.TAG.role_sensitivity.ci...); a
+# config's fields in model.positional_encoding.evidence add a few. Deeper JSON is no results file, and walking it
+# would exhaust Python's recursion.
+MAX_DEPTH = 64
+# A model's name, revision or cache key longer than this is no name: a Hub id is at most 96 characters, a revision
+# or cache key about 71.
+MAX_NAME = 200
 
 BUILD_HINT = (f"build it with `swapbench build --source {DEFAULT_SOURCE} --split test` (defaults: the "
               f"{default_source().release} release archive, ptb parses, seed 0)")
@@ -64,8 +75,15 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
     except ValueError as err:
         problems.append(Problem("", f"not JSON: {err}"))
         return verdict
+    except RecursionError:
+        problems.append(Problem("", f"JSON nested too deeply to read: a results file nests at most {MAX_DEPTH} "
+                                    "levels"))
+        return verdict
     if not isinstance(data, dict):
         problems.append(Problem("", "not a JSON object"))
+        return verdict
+    if (found := depth(data)) > MAX_DEPTH:
+        problems.append(Problem("", f"JSON nested {found} levels deep: a results file nests at most {MAX_DEPTH}"))
         return verdict
     problems += non_finite(data)
     if "schema_version" not in data:
@@ -81,6 +99,7 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
         return verdict
     problems += wrong_deltas(data)
     problems += at_chance(data)
+    problems += hidden_names(data)
     problems += hypothesis_only(data)
     try:
         verdict.results = EvalResults.model_validate(data)
@@ -105,6 +124,18 @@ def _path(loc) -> str:
     return ".".join(str(part) for part in loc)
 
 
+def depth(value) -> int:
+    """How many arrays and objects deep a JSON value nests, counted without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is not None:
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
 def non_finite(value, where: tuple = ()) -> list[Problem]:
     """NaN and infinities anywhere in the file (Python's json module reads them; no figure may be one)."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -116,7 +147,7 @@ def non_finite(value, where: tuple = ()) -> list[Problem]:
     return []
 
 
-def _number(value) -> bool:
+def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -127,20 +158,82 @@ def wrong_deltas(data: dict) -> list[Problem]:
         if not isinstance(result, dict):
             continue
         delta, perturbed, original = (result.get(k) for k in ("delta", "accuracy_perturbed", "accuracy_original"))
-        if all(map(_number, (delta, perturbed, original))) and abs(delta - (perturbed - original)) > TOLERANCE:
+        if all(map(is_number, (delta, perturbed, original))) and abs(delta - (perturbed - original)) > TOLERANCE:
             problems.append(Problem(f"results.{name}.delta",
                                     f"{delta!r} differs from accuracy_perturbed - accuracy_original = "
                                     f"{perturbed!r} - {original!r} = {perturbed - original!r}"))
     return problems
 
 
+def health_blocks(data: dict) -> list[tuple[str, dict]]:
+    """Every health record of the file by where it is: the model's, and each seed's of a multi-seed run."""
+    variance = data.get("seed_variance") if isinstance(data.get("seed_variance"), dict) else {}
+    runs = variance.get("runs") if isinstance(variance.get("runs"), list) else []
+    found = [("health", data.get("health"))]
+    found += [(f"seed_variance.runs.{i}.health", run.get("health")) for i, run in enumerate(runs)
+              if isinstance(run, dict)]
+    return [(where, health) for where, health in found if isinstance(health, dict)]
+
+
 def at_chance(data: dict) -> list[Problem]:
-    """A model that `swapbench eval` found degenerate is no result to rank."""
-    health = data.get("health")
-    if not isinstance(health, dict) or health.get("at_chance") is not True:
-        return []
-    reasons = "; ".join(map(str, health.get("reasons") or [])) or "no reason given"
-    return [Problem("health", f"the model is at chance, its figures are no result to rank: {reasons}")]
+    """A model that `swapbench eval` found degenerate is no result to rank; nor is one whose health figures say so by
+    eval's own rule (health.chance_reasons) where the file's flag says not: the flag is re-derived, never believed."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    labels = model.get("label_names")
+    classes = len(labels) if isinstance(labels, list) and len(labels) > 1 else None
+    problems = []
+    for where, health in health_blocks(data):
+        if health.get("at_chance") is True:
+            reasons = "; ".join(map(str, health.get("reasons") or [])) or "no reason given"
+            problems.append(Problem(where, f"the model is at chance, its figures are no result to rank: {reasons}"))
+            continue
+        reasons = rederived_reasons(health, classes)
+        if reasons:
+            problems.append(Problem(f"{where}.at_chance",
+                                    f"{health.get('at_chance')!r}, but the block's own figures put the model at "
+                                    f"chance by the rule `swapbench eval` applies: {'; '.join(reasons)}"))
+    return problems
+
+
+def rederived_reasons(health: dict, classes: int | None) -> list[str]:
+    """eval's reasons for a model at chance, from a health block's figures (each check its figures allow). The
+    block does not record how far the gold labels collapse onto the top prediction: the majority class's share of
+    the originals stands in for it, so that a source of one label still excuses a collapse."""
+    def fraction(key: str) -> float | None:  # out of range is the schema's problem to name, not a figure to judge
+        value = health.get(key)
+        return value if is_number(value) and 0 <= value <= 1 else None
+
+    pairs, loss = health.get("accuracy_pairs"), health.get("min_train_loss")
+    reasons, _ = chance_reasons(
+        accuracy=fraction("accuracy_original"), pairs=pairs if isinstance(pairs, int) and pairs > 0 else None,
+        majority_rate=fraction("majority_rate"), top_share=fraction("top_prediction_share"),
+        gold_share=fraction("majority_rate"), min_train_loss=loss if is_number(loss) and classes else None,
+        classes=classes or 3)
+    return reasons
+
+
+def hidden_names(data: dict) -> list[Problem]:
+    """The strings that say which model a row is must read as what they are: no control, format or bidirectional
+    character (which hide or reorder text, so that one name passes for another), no line break, no run of white
+    space (core.display.plain_text drops or folds each where the board shows a string), and at most MAX_NAME
+    characters."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    found = [(f"model.{key}", model.get(key)) for key in ("name_or_path", "display_name", "revision")]
+    found += [(f"{where}.{key}", tuning.get(key)) for where, tuning in trainings(data)
+              for key in ("cache_key", "base_model")]
+    problems = []
+    for where, value in found:
+        if not isinstance(value, str):
+            continue
+        if len(value) > MAX_NAME:
+            problems.append(Problem(where, f"{len(value)} characters ({value[:40]!r}...): a name, revision or cache "
+                                           f"key is at most {MAX_NAME}"))
+        if plain_text(value) != value:
+            hidden = sorted({char for char in value if char != " " and plain_text(char) != char})
+            codes = ", ".join(f"U+{ord(char):04X}" for char in hidden) or "leading, trailing or repeated spaces"
+            problems.append(Problem(where, f"{ascii(value[:80])} holds characters that hide or reorder text, or "
+                                           f"break its line ({codes}): name the model in plain text"))
+    return problems
 
 
 def hypothesis_only(data: dict) -> list[Problem]:
@@ -241,7 +334,7 @@ def truncation(data: dict) -> list[Problem]:
     scoring = provenance.get("scoring") if isinstance(provenance.get("scoring"), dict) else {}
     max_length, truncated = scoring.get("max_length"), scoring.get("truncated")
     reference = REFERENCE_RECIPE.max_length
-    if not (_number(max_length) and _number(truncated) and truncated > 0 and max_length < reference):
+    if not (is_number(max_length) and is_number(truncated) and truncated > 0 and max_length < reference):
         return []
     return [Problem("provenance.scoring.truncated", f"{truncated} pairs were truncated at --max-length {max_length}; "
                                                     f"the board scores pairs up to {reference} tokens")]
@@ -253,7 +346,11 @@ def probe_framing(data: dict) -> list[Problem]:
     probe = model.get("probe") if isinstance(model.get("probe"), dict) else {}
     settings = probe.get("settings") if isinstance(probe.get("settings"), dict) else {}
     framed = settings.get("add_special_tokens")
-    if framed is None or framed == ADD_SPECIAL_TOKENS:
+    if framed is None:
+        return []
+    from ..probing.run import ADD_SPECIAL_TOKENS  # here: the probe's package loads torch, which the board needs not
+
+    if framed == ADD_SPECIAL_TOKENS:
         return []
     return [Problem("model.probe.settings.add_special_tokens",
                     f"probed {'with' if framed else 'without'} the tokenizer's special tokens; the board's rows are "

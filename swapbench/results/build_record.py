@@ -4,11 +4,15 @@ from it."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import yaml
 from pydantic import BaseModel, Field, create_model
 
+from ..core.declared import line_of, refuse_aliases
+from ..core.errors import InputError, excerpt
+from ..core.jsonl import read_text
 from ..core.selection import SelectionFile
 from ..core.version import __version__
 from .displacement import Displacement
@@ -64,10 +68,59 @@ class BuildInfo(BaseModel):
 
 
 def card_configs(folder: Path) -> list[dict]:
-    """The `configs:` block of the folder's dataset card."""
-    text = (folder / CARD).read_text(encoding="utf-8")
-    header = text.split("---", 2)[1]
-    return yaml.safe_load(header)["configs"]
+    """The `configs:` block of the folder's dataset card, each configuration's name and data files as `swapbench
+    build` writes them; InputError naming the card and line otherwise. A card is data: its data files are refused
+    unless each is a relative path inside the folder (no "..", no absolute path, no URL), before anything is read."""
+    path = folder / CARD
+    text = read_text(path)
+    parts = text.split("---", 2)
+    if parts[0].strip() or len(parts) < 3:
+        raise InputError("no YAML front matter (between two --- lines): not the card of a `swapbench build`",
+                         path=str(path), line=1)
+    try:  # the front matter's lines are the card's: parts[1] starts on the line of the first ---
+        refuse_aliases(parts[1], path)
+        root = yaml.compose(parts[1], Loader=yaml.SafeLoader)
+        header = yaml.safe_load(parts[1])
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise InputError(f"front matter is not YAML: {excerpt(getattr(err, 'problem', None) or err)}",
+                         path=str(path), line=mark.line + 1 if mark else None) from None
+
+    def refuse(location: tuple, problem: str):
+        where = ".".join(map(str, location))
+        raise InputError(f"{where}: {problem}; rebuild the folder with `swapbench build`", path=str(path),
+                         line=line_of(root, location) if root is not None else 1)
+
+    configs = header.get("configs") if isinstance(header, dict) else None
+    if not isinstance(configs, list) or not configs:
+        refuse(("configs",), "expected a list of configurations in the front matter")
+    for i, config in enumerate(configs):
+        if not isinstance(config, dict) or not isinstance(config.get("config_name"), str):
+            refuse(("configs", i), "expected a mapping with a config_name")
+        if any(other.get("config_name") == config["config_name"] for other in configs[:i]):
+            refuse(("configs", i, "config_name"), f"{excerpt(config['config_name'])!r} is named twice")
+        files = config.get("data_files")
+        if not isinstance(files, list) or not files:
+            refuse(("configs", i, "data_files"), "expected a list of {split, path}")
+        for j, entry in enumerate(files):
+            if not (isinstance(entry, dict) and isinstance(entry.get("split"), str)
+                    and isinstance(entry.get("path"), str)):
+                refuse(("configs", i, "data_files", j), "expected a mapping of a split and a path")
+            problem = outside_problem(entry["path"])
+            if problem:
+                refuse(("configs", i, "data_files", j, "path"), f"{excerpt(entry['path'])!r} {problem}")
+    return configs
+
+
+def outside_problem(pattern: str) -> str | None:
+    """Why the data-file path (or glob) `pattern` of a card could reach outside its folder, or None."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", pattern) or pattern.startswith(("\\\\", "//")):
+        return "is a URL or drive: a data file must be a relative path inside the dataset folder"
+    if not pattern.strip() or PurePosixPath(pattern).is_absolute() or PureWindowsPath(pattern).is_absolute():
+        return "is not a relative path: a data file must be a relative path inside the dataset folder"
+    if ".." in PurePosixPath(pattern.replace("\\", "/")).parts:
+        return "leaves the dataset folder (..): a data file must be a relative path inside it"
+    return None
 
 
 def settings_model(name: str, fields: tuple[str, ...], base: type[BaseModel], doc: str) -> type[BaseModel]:

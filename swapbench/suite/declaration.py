@@ -10,7 +10,9 @@
         options: {eval_batch_size: 64}
 
 Every model's options are checked as `swapbench eval` checks its own, when the file is read: a suite with one bad
-entry is refused at once, naming the file and line, before any model runs.
+entry is refused at once, naming the file and line, before any model runs. YAML anchors and aliases are refused
+(core/declared.py): nested aliases would expand a few hundred bytes into billions of values. An error quotes at
+most an excerpt of what it refuses (core/errors.py `excerpt`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import Field, field_validator, model_validator
 
 from ..core.declared import line_of, read_declaration
-from ..core.errors import InputError, SwapbenchError
+from ..core.errors import InputError, SwapbenchError, excerpt
 from ..core.options import seeds_problem
 from ..core.strict import Strict
 from ..evaluation.options import EvalOptions
@@ -89,7 +91,7 @@ class Suite(Strict):
             for seed in entry.seeds:
                 run = (entry.model, entry.options.get("gguf_file"), entry.revision, entry.mode, seed)
                 if run in seen:
-                    raise ValueError(f"{entry.model} ({entry.mode}, seed {seed}) is declared twice")
+                    raise ValueError(f"{excerpt(entry.model)} ({entry.mode}, seed {seed}) is declared twice")
                 seen.add(run)
         return self
 
@@ -123,7 +125,7 @@ def read_suite(path: Path, *, progress: bool = True, command: list[str] | None =
                 options = eval_options(suite, entry, seed, progress=progress, command=command)
             except SwapbenchError as err:
                 where = ("models", index, "options") if entry.options else ("models", index)
-                raise InputError(f"models.{index} ({entry.model}): {err}", path=str(path),
+                raise InputError(f"models.{index} ({excerpt(entry.model)}): {excerpt(err, 1000)}", path=str(path),
                                  line=line_of(root, where)) from None
             runs.append(Run(label=f"{entry.model} ({entry.mode}, seed {seed})", options=options))
     return runs

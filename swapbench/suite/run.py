@@ -3,7 +3,9 @@ results file of its own under OUT/results/, then the summary.
 
 Resumable: a run's results file is named by its key, the sha256 of the model's revision (its Hub commit, or the
 sha256 of a local folder's files), the data's fingerprint and the run's eval options; a file that is there, reads
-as a results file and records that revision and fingerprint is the run done, and is not scored again. A suite
+as a results file and records that revision and fingerprint, and whose predictions file beside it has the sha256
+and the number of rows it records, is the run done, and is not scored again. Anything less (a predictions file
+cut short, overwritten, or missing) is said, naming the file and what is wrong, and the run scored again. A suite
 killed midway and started again scores what is left.
 
 One run's failure is reported and the suite goes on; the command's exit code says that a run failed. Under
@@ -115,11 +117,9 @@ def run_key(options: EvalOptions, revision: str | None, fingerprint: str) -> str
 
 
 def finished(path: Path, revision: str | None, fingerprint: str, console: Console) -> EvalResults | None:
-    """The results at `path` when they are this run's (that model revision, those data) with their predictions
-    file; None otherwise (said on `console` when a file is there but does not qualify)."""
+    """The results at `path` when they are this run's (that model revision, those data) with the predictions file
+    they record; None otherwise (said on `console` when a file is there but does not qualify)."""
     from pydantic import ValidationError
-
-    from ..results.files import predictions_path
 
     if not path.is_file():
         return None
@@ -129,9 +129,16 @@ def finished(path: Path, revision: str | None, fingerprint: str, console: Consol
         console.print(f"[yellow]Warning:[/] {escape(str(path))} does not read as a results file ({type(err).__name__}); "
                       "the run is scored again", highlight=False)
         return None
-    if results.model.revision != revision or results.dataset.fingerprint != fingerprint or \
-            not predictions_path(path).is_file():
+    if results.model.revision != revision or results.dataset.fingerprint != fingerprint:
         console.print(f"[yellow]Warning:[/] {escape(str(path))} is not this run's (another model revision or other "
-                      "data), or lacks its predictions file; the run is scored again", highlight=False)
+                      "data); the run is scored again", highlight=False)
+        return None
+    from ..results.files import verified_predictions
+
+    try:  # every figure is recomputed from them: a file cut short (a killed copy) or overwritten is no run done
+        verified_predictions(path, results.predictions)
+    except SwapbenchError as err:
+        console.print(f"[yellow]Warning:[/] {escape(str(err))}; the run is scored again", highlight=False)
         return None
     return results
+

@@ -1,6 +1,7 @@
 """The suite's summary: one row per run (model, mode, seed, what became of it) with its headline per
 configuration (Δ accuracy, in points; role sensitivity on a role configuration), as Markdown and CSV, and the
-failures with their reasons."""
+failures with their reasons. Model names and error messages are data: escaped as Markdown cells and as CSV cells
+(core/display.py), as the board escapes them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import csv
 import io
 from pathlib import Path
 
+from ..core.display import csv_cell, markdown_cell
 from ..core.files import replace_files
 from ..core.text import points
 from .run import Outcome
@@ -40,19 +42,18 @@ def rows(outcomes: list[Outcome]) -> tuple[list[str], list[list[str]]]:
 def render(outcomes: list[Outcome]) -> tuple[str, str]:
     """(summary.md, summary.csv)."""
     header, table = rows(outcomes)
-    cell = lambda text: text.replace("|", "\\|")  # noqa: E731
     lines = ["# Suite summary", "",
              "Each configuration's headline, in points: Δ accuracy (perturbed - original), or role sensitivity on a "
              "role configuration. The figures, intervals and tests are in each results file (results/).", "",
-             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(value) for value in row) + " |" for row in table]
+             "| " + " | ".join(markdown_cell(name) for name in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(markdown_cell(value) for value in row) + " |" for row in table]
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
-        lines += ["", "## Failures", ""] + [f"- {o.run.label}: {o.error}" for o in failed]
+        lines += ["", "## Failures", ""] + [f"- {markdown_cell(o.run.label)}: {markdown_cell(o.error)}"
+                                            for o in failed]
     stream = io.StringIO()
     writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(table)
+    writer.writerows([csv_cell(value) for value in line] for line in [header, *table])
     return "\n".join(lines) + "\n", stream.getvalue()
 
 

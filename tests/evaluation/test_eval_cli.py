@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from transformers import DebertaV2Config, RoFormerConfig
 
 from swapbench.commands.main import main
-from swapbench.evaluation.results import configuration_result
+from swapbench.evaluation.figures import configuration_result
 from swapbench.results import schema
 from swapbench.results.files import read_predictions
 from swapbench.results.schema import EvalResults

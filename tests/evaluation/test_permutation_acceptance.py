@@ -18,7 +18,7 @@ from word_tokenizer import bert_tokenizer
 from swapbench.api import Evaluated
 from swapbench.commands.main import main
 from swapbench.evaluation.acceptance import pair_outcomes, permutation_acceptance
-from swapbench.evaluation.results import configuration_result
+from swapbench.evaluation.figures import configuration_result
 from swapbench.leaderboard.store import Stored
 from swapbench.leaderboard.table import acceptance_key, make_columns, make_row
 from swapbench.results.files import read_predictions

@@ -22,7 +22,7 @@ from swapbench.core.errors import SwapbenchError
 from swapbench.core.registry import VARIANTS
 from swapbench.core.text import points
 from swapbench.dataset.pipeline import build, build_options
-from swapbench.evaluation.results import configuration_result
+from swapbench.evaluation.figures import configuration_result
 from swapbench.evaluation.stats import bootstrap_delta_ci, clustered_mcnemar, role_figures
 from swapbench.results.files import read_predictions
 from swapbench.results.schema import EvalResults, PredictionRow

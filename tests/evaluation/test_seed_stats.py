@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from swapbench.evaluation.results import configuration_result, seed_blocks
+from swapbench.evaluation.figures import configuration_result, seed_blocks
 from swapbench.evaluation.seeds import seed_figures
 from swapbench.evaluation.stats import bootstrap_delta_ci, paired_figures, seed_bootstrap_ci
 from swapbench.results.schema import PredictionRow

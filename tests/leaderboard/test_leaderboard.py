@@ -23,8 +23,10 @@ from swapbench.leaderboard.migrate import MIGRATIONS, known_versions, migrate
 from swapbench.leaderboard.reference import ReferenceConfiguration, write_reference
 from swapbench.results.schema import EpochLog, EvalResults, ModelInfo, dataset_fingerprint
 
-from board_helpers import (COMMITTED, ROWS, empty_board, fingerprint, healthy, make_reference,  # noqa: F401
-                           make_results, markdown_rows, role_sensitivity, save)
+from swapbench.core.text import points
+
+from board_helpers import (COMMITTED, ROWS, empty_board, fingerprint, honest, make_reference, make_results,
+                           markdown_rows, role_sensitivity, save)
 
 # The role swaps' Δ headers: each says which side it swaps first, and whether that is the paper's order.
 SR = "Δ shuffle-sr (hypothesis side first, not the paper's order)"
@@ -305,29 +307,40 @@ def test_the_committed_minilm_file_reads_as_blind_to_roles_whatever_its_delta():
 
 
 def test_a_model_at_chance_is_refused_with_the_reason(tmp_path, board, capsys):
-    data = make_results("org/model")
-    data["health"] = healthy(["original accuracy 34.7% is not above the majority-class rate 34.3% by 10 points"]
-                             ).model_dump(mode="json")
+    # Its predictions are right on about 35% of the originals, the majority class about 34% of them: eval's health
+    # block (recomputed from those predictions) says at chance, and that is the one reason it is refused.
+    data = make_results("org/model", accuracy=0.35, drops={name: 0 for name in ROWS})
+    [reason] = data["health"]["reasons"]
+    assert data["health"]["at_chance"] and reason.startswith("original accuracy 34.7% on 320 pairs is not above chance")
     assert refusal(tmp_path, board, capsys, data) == [
-        "health: the model is at chance, its figures are no result to rank: original accuracy 34.7% is not above "
-        "the majority-class rate 34.3% by 10 points"]
-    # A 1.0 file whose fine-tuning never left chance is refused too, once migrated.
+        f"health: the model is at chance, its figures are no result to rank: {reason}"]
+    # A 1.0 file whose fine-tuning never left chance is refused too, once migrated, for that reason first (its
+    # figures, made by the 1.0 methods, do not recompute either: unclustered, no slices).
     chance = [EpochLog(epoch=1, train_loss=1.0957, validation_accuracy=0.42)]
     old = version_1_0(make_results("org/model", trained_on="snli_1.0_train", history=chance))
-    assert refusal(tmp_path, board, capsys, old) == [
-        "health: the model is at chance, its figures are no result to rank: the fine-tuning loss never left chance "
-        "(lowest 1.096, chance ln 3 = 1.099)"]
+    problems = refusal(tmp_path, board, capsys, old)
+    assert problems[0] == ("health: the model is at chance, its figures are no result to rank: the fine-tuning loss "
+                           "never left chance (lowest 1.096, chance ln 3 = 1.099)")
+    assert problems[1].startswith("schema_version: written as schema 1.0, whose figures were computed by older "
+                                  "methods than today's"), problems
+    assert all(p.startswith(("results.", "health.")) and "its predictions give" in p for p in problems[2:]), problems
 
 
 def test_submit_and_the_board_read_an_older_version_through_the_registered_migration(tmp_path, board, capsys,
                                                                                      monkeypatch):
-    path = save(version_0_9(make_results("org/model")), tmp_path / "old.json")
+    # A made-up "0.9" layout of a 2.3 file (delta in points): its figures, once migrated, are those its predictions
+    # give, so the board takes it. (A real 1.0 file's figures were made by older methods, unclustered, and no
+    # longer recompute: test_a_model_at_chance_is_refused_with_the_reason.)
+    old = copy.deepcopy(make_results("org/model"))
+    old["schema_version"] = "0.9"
+    for result in old["results"].values():
+        result["delta_points"] = 100 * result.pop("delta")
+    path = save(old, tmp_path / "old.json")
     assert submit(path, board) == 1  # no migration from 0.9 is registered: an unknown version
     assert "unknown schema version '0.9'" in capsys.readouterr().out
-    monkeypatch.setitem(MIGRATIONS, "0.9", ("1.0", points_to_fraction))
+    monkeypatch.setitem(MIGRATIONS, "0.9", ("2.3", points_to_fraction))
     assert submit(path, board) == 0
-    assert ("accepted (migrated 0.9 -> 1.0, 1.0 -> 2.0, 2.0 -> 2.1, 2.1 -> 2.2, 2.2 -> 2.3, 2.3 -> 2.4)"
-            in capsys.readouterr().out)
+    assert "accepted (migrated 0.9 -> 2.3, 2.3 -> 2.4)" in capsys.readouterr().out
     stored = board / "results" / "org-model__abc123.json"
     assert json.loads(stored.read_text())["schema_version"] == "0.9"  # stored as submitted, migrated when read
     assert check_board(board) == {stored.name: []}
@@ -372,7 +385,9 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
 
     # Δ shuffle-sr: relative (1 - 3) / 20 = -10.0 points, absolute (1 - 8) / 20 = -35.0
     assert value(relative_row[header.index(SR)]) == "-10.0"
-    assert absolute_row[header.index(SR)] == "-35.0<br><sub>[-40.0, -30.0], n 20</sub>"
+    interval = absolute["results"]["shuffle-sr"]["delta_ci"]  # the bootstrap's, over the predictions' clusters
+    assert absolute_row[header.index(SR)] == \
+        f"-35.0<br><sub>[{points(interval['low'])}, {points(interval['high'])}], n 20</sub>"
     assert absolute_row[1:9] == ["encoder", "fine-tuned", "absolute (test)", "0.950", "0.800", "0.600", "0.300",
                                  "80.0"]
     assert value(absolute_row[header.index("Δ shuffle-3")]) == "-1.1"  # (1 - 2) / 90
@@ -382,7 +397,9 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert absolute_row[header.index("Non-entailment % (sr)")] == "25.0"
     # Role sensitivity, the role configuration's headline: 25% of the swaps minus 10% of the originals
     # predicted non-entailment, with its interval and n.
-    assert absolute_row[header.index(RS)] == "+15.0<br><sub>[+11.0, +19.0], n 20</sub>"
+    interval = absolute["results"]["shuffle-sr"]["role_sensitivity"]["ci"]
+    assert absolute_row[header.index(RS)] == \
+        f"+15.0<br><sub>[{points(interval['low'])}, {points(interval['high'])}], n 20</sub>"
     assert "**Role sensitivity**" in readme and "scores 0 whatever its label prior" in readme
     assert relative_row[header.index("Training data")] == "trained here: SNLI dev, 1000 pairs"
     assert "as published" in absolute_row[header.index("Training data")]
@@ -441,6 +458,7 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
         del ROWS["shuffle-sr-premise"]
     data["results"]["shuffle-sr-premise"]["non_entailment_rate"] = 0.3
     data["results"]["shuffle-sr-premise"]["role_sensitivity"] = role_sensitivity(20, 0.1, 0.3).model_dump()
+    honest(data)  # its figures made from predictions with those rates
     assert submit(save(data, tmp_path / "a.json"), board) == 0
     rows = markdown_rows((board / "README.md").read_text())
     labels = [row[0] for row in rows[1:]]
@@ -484,6 +502,8 @@ def test_a_column_the_papers_rows_fill_says_in_its_header_how_its_data_differ(tm
     data = make_results("org/model")
     spread = {"mean": 3.2, "min": 2, "p10": 2, "p25": 2, "median": 4, "p75": 4, "p90": 4, "max": 4}
     data["results"]["shuffle-3"]["displacement"] = {"rows": 90, "distance": spread, "moved": spread}
+    honest(data)  # predictions whose rows moved 2 or 4 tokens, which give that spread
+    assert data["results"]["shuffle-3"]["displacement"]["distance"] == spread
     assert submit(save(data, tmp_path / "a.json"), board) == 0
     header = markdown_rows((board / "README.md").read_text())[0]
     first = next(i for i, h in enumerate(header) if h.startswith("Δ shuffle-3"))
@@ -612,6 +632,7 @@ def test_two_runs_of_one_model_are_told_apart_by_what_differs(tmp_path, board):
     second = copy.deepcopy(first)
     second["model"]["fine_tuning"]["recipe"].update(epochs=1, learning_rate=1e-4)
     second["model"]["fine_tuning"]["cache_key"] = "another-key".encode().hex()
+    honest(second)  # another run: predictions of its own
     for name, data in (("a.json", first), ("b.json", second)):
         assert submit(save(data, tmp_path / name), board) == 0
     labels = sorted(row[0] for row in markdown_rows((board / "README.md").read_text(encoding="utf-8"))[1:])
@@ -623,6 +644,7 @@ def test_two_runs_of_one_model_are_told_apart_by_what_differs(tmp_path, board):
     # a third run alike in all it records but its file is told apart by that
     third = copy.deepcopy(second)
     third["model"]["fine_tuning"]["cache_key"] = "yet-another-key".encode().hex()
+    honest(third)
     assert submit(save(third, tmp_path / "c.json"), board) == 0
     models = [row["model"] for row in csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text()))]
     assert len(set(models)) == 3 and sum(".json" in m for m in models) == 2

@@ -5,7 +5,6 @@ written before seeds were recorded."""
 
 from __future__ import annotations
 
-import copy
 import csv
 import io
 from pathlib import Path
@@ -15,12 +14,8 @@ import pytest
 
 from swapbench.commands.main import main
 from swapbench.core.text import points
-from swapbench.results.schema import (ConfigurationSeedSpread, EvalResults, RunSpread, SeedFigures, SeedResult,
-                                      SeedVariance)
 
-from board_helpers import empty_board, healthy, make_results, markdown_rows, save
-
-SPREAD = 0.01  # each seed's Δ and role sensitivity lie this far below (seed 0) and above (seed 1) the mean
+from board_helpers import empty_board, make_results, markdown_rows, save
 
 
 @pytest.fixture
@@ -32,49 +27,15 @@ def submit(path: Path, board: Path) -> int:
     return main(["submit", str(path), "--board", str(board)])
 
 
-def summed(test: dict, keys: tuple[str, str]) -> None:
-    for key in keys:
-        test[key] *= 2
-
-
-def over_two_seeds(data: dict) -> dict:
-    """`data`, the results of a model trained here, made a run over seeds 0 and 1 whose Δ and role sensitivity are
-    its own ∓ SPREAD: its results the means over them, the tests' counts summed over the two."""
-    results = EvalResults.model_validate(data)
-    first = results.model.fine_tuning
-    second = first.model_copy(update={"recipe": first.recipe.model_copy(update={"seed": 1}),
-                                      "cache_key": "seed-1-key".encode().hex(), "best_validation_accuracy": 0.74})
-    runs = []
-    for seed, tuning, sign in ((0, first, -1), (1, second, 1)):
-        figures = {}
-        for name, r in results.results.items():
-            role = r.role_sensitivity
-            figures[name] = SeedFigures(
-                accuracy_original=r.accuracy_original, accuracy_perturbed=r.accuracy_perturbed + sign * SPREAD,
-                delta=r.delta + sign * SPREAD, delta_ci=r.delta_ci, p_value=r.mcnemar.p_value,
-                role_sensitivity=role.value + sign * SPREAD if role else None,
-                role_sensitivity_ci=role.ci if role else None)
-        runs.append(SeedResult(seed=seed, fine_tuning=tuning, health=healthy(), results=figures))
-    spread = {name: ConfigurationSeedSpread(
-        **{figure: RunSpread.of([getattr(run.results[name], figure) for run in runs])
-           for figure in ("accuracy_original", "accuracy_perturbed", "delta")},
-        role_sensitivity=RunSpread.of([run.results[name].role_sensitivity for run in runs])
-        if r.role_sensitivity else None) for name, r in results.results.items()}
-    variance = SeedVariance(runs=runs, spread=spread, validation_accuracy=RunSpread.of([0.7, 0.74]))
-    data = copy.deepcopy(data)
-    for result in data["results"].values():
-        for figures in [result, *(result["slices"] or {}).values()]:
-            figures["seeds"] = 2
-            summed(figures["mcnemar"], ("original_only", "perturbed_only"))
-            if figures.get("role_sensitivity"):
-                summed(figures["role_sensitivity"]["test"], ("became_non_entailment", "became_entailment"))
-    data["seed_variance"] = variance.model_dump(mode="json")
-    EvalResults.model_validate(data)
-    return data
+def over_two_seeds(**options) -> dict:
+    """The results of a model trained here over seeds 0 and 1, seed 1 dropping one more pair per configuration
+    (board_helpers.honest): its results the means over them, the tests' counts summed over the two, each seed's
+    figures and their spread in seed_variance, all made from the predictions by eval's own functions."""
+    return make_results("org/tuned", trained_on="snli_1.0_dev.jsonl", seeds=(0, 1), **options)
 
 
 def test_a_multi_seed_row_shows_its_mean_the_seeds_spread_and_how_many(tmp_path, board):
-    seeds = over_two_seeds(make_results("org/tuned", trained_on="snli_1.0_dev.jsonl", drops={"shuffle-3": 9}))
+    seeds = over_two_seeds(drops={"shuffle-3": 9})
     one = make_results("org/once", trained_on="snli_1.0_dev.jsonl")
     assert submit(save(seeds, tmp_path / "seeds.json"), board) == 0
     assert submit(save(one, tmp_path / "one.json"), board) == 0
@@ -82,11 +43,17 @@ def test_a_multi_seed_row_shows_its_mean_the_seeds_spread_and_how_many(tmp_path,
     header, *rows = markdown_rows((board / "README.md").read_text(encoding="utf-8"))
     cells = {row[0].split("]")[0].lstrip("["): dict(zip(header, row)) for row in rows}
     tuned, once = cells["org/tuned · SNLI dev"], cells["org/once · SNLI dev"]
-    std = np.std([-SPREAD, SPREAD], ddof=1)
+    # seed 1 has one more of shuffle-3's 90 pairs right on the original only: Δ -9/90 + 1/90 and -10/90 + 1/90
+    each = [run["results"]["shuffle-3"]["delta"] for run in seeds["seed_variance"]["runs"]]
+    assert each == pytest.approx([-8 / 90, -9 / 90])
+    std = np.std(each, ddof=1)
     mean = seeds["results"]["shuffle-3"]["delta"]
+    assert mean == pytest.approx(np.mean(each))
     assert tuned["Δ shuffle-3"].startswith(f"{points(mean)} ±{100 * std:.1f} (2 seeds)<br>")
     role = next(key for key in header if key.startswith("Role sensitivity (sr"))
-    assert f"±{100 * std:.1f} (2 seeds)" in tuned[role]
+    role_std = np.std([run["results"]["shuffle-sr"]["role_sensitivity"] for run in seeds["seed_variance"]["runs"]],
+                      ddof=1)
+    assert f"±{100 * role_std:.1f} (2 seeds)" in tuned[role]
     assert "mean of 2 fine-tunings (seeds 0, 1)" in tuned["Training data"]
     # a one-seed row is what it was
     assert "seeds)" not in " ".join(once.values())
@@ -109,14 +76,14 @@ def refused(tmp_path, board, capsys, data: dict) -> list[str]:
 
 
 def test_a_multi_seed_file_whose_figures_are_not_its_seeds_means_is_refused(tmp_path, board, capsys):
-    data = over_two_seeds(make_results("org/tuned", trained_on="snli_1.0_dev.jsonl"))
+    data = over_two_seeds()
     data["seed_variance"]["spread"]["shuffle-3"]["delta"]["mean"] += 0.05
     problems = refused(tmp_path, board, capsys, data)
     assert any("shuffle-3: delta" in p and "is not the mean over the seeds" in p for p in problems), problems
 
 
 def test_each_seed_s_training_must_have_been_checked_against_the_scored_data(tmp_path, board, capsys):
-    data = over_two_seeds(make_results("org/tuned", trained_on="snli_1.0_dev.jsonl"))
+    data = over_two_seeds()
     data["seed_variance"]["runs"][1]["fine_tuning"]["data_overlap"] = None
     problems = refused(tmp_path, board, capsys, data)
     assert any(p.startswith("seed_variance.runs.1.fine_tuning.data_overlap: the training data were not checked")
