@@ -27,7 +27,7 @@ def add_eval(subparsers) -> None:
     groups[TRAINING_DATA] = groups["fine-tuning"]
     groups["scoring"] = p.add_argument_group("scoring")
     add_arguments(p, EvalOptions, groups=groups)
-    p.set_defaults(run=run_eval, loads_models=True)
+    p.set_defaults(run=run_eval)
 
 
 def silence_library_bars(downloads: bool = False) -> None:
@@ -45,9 +45,11 @@ def silence_library_bars(downloads: bool = False) -> None:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from ..evaluation.pipeline import HelperProcess, evaluate
-
     options = from_arguments(EvalOptions, args, command=list(sys.argv))
+    from ..evaluation.pipeline import HelperProcess, evaluate
+    from .main import load_model_types
+
+    load_model_types()
     silence_library_bars(downloads=options.progress)
     try:
         evaluate(options)

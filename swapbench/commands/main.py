@@ -59,7 +59,8 @@ def _sigterm_interrupts():
 
 def load_model_types() -> None:
     """Register the model types swapbench defines with transformers' Auto classes (the zoo encoder's), so that
-    eval and probe load their checkpoints like any other; deferred because it imports transformers."""
+    eval and probe load their checkpoints like any other; deferred because it imports transformers: a command
+    that loads models calls it once its options are checked, so that a bad option is refused at once."""
     import swapbench.zoo.modeling  # noqa: F401
 
 
@@ -74,8 +75,6 @@ def main(argv: list[str] | None = None) -> int:
         args = make_parser(argv).parse_args(argv)
     except SwapbenchError as err:
         return _report(err)
-    if getattr(args, "loads_models", False):
-        load_model_types()
     try:
         with _sigterm_interrupts():
             return args.run(args)

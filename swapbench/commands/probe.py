@@ -35,7 +35,7 @@ def add_probe(subparsers) -> None:
                                           "symmetries are then null, and left decay (a swapbench extension) "
                                           "describes how attention falls off to the left.")
     add_arguments(p, ProbeOptions)
-    p.set_defaults(run=run_probe, loads_models=True)
+    p.set_defaults(run=run_probe)
 
 
 def figure_name(model: str | None) -> str:
@@ -95,13 +95,15 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
 
 
 def run_probe(args: argparse.Namespace) -> int:
+    options = from_arguments(ProbeOptions, args)
     from ..probing.figures import probe_figures
     from ..probing.run import flat_warning
 
     from .evaluate import silence_library_bars
+    from .main import load_model_types
 
+    load_model_types()
     console = Console()
-    options = from_arguments(ProbeOptions, args)
     silence_library_bars(downloads=options.progress)
     result, paths = probe(options)
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"

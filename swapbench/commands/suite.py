@@ -24,17 +24,19 @@ def add_suite(subparsers) -> None:
                     "on (exit code 1). Under torchrun or accelerate launch every run's pairs are sharded over the "
                     "processes.")
     add_arguments(p, SuiteOptions)
-    p.set_defaults(run=run_suite_command, loads_models=True)
+    p.set_defaults(run=run_suite_command)
 
 
 def run_suite_command(args: argparse.Namespace) -> int:
+    options = from_arguments(SuiteOptions, args)
     from ..evaluation.sharding import is_main
     from ..suite.declaration import read_suite
     from ..suite.run import run_suite
     from ..suite.summary import write_summary
     from .evaluate import silence_library_bars
+    from .main import load_model_types
 
-    options = from_arguments(SuiteOptions, args)
+    load_model_types()
     main = is_main()
     console = Console(stderr=True, soft_wrap=True, quiet=not main)
     runs = read_suite(options.suite, progress=options.progress and main, command=list(sys.argv))

@@ -29,14 +29,14 @@ def add_zoo(subparsers) -> None:
                                 description="Train the zoo encoder with ENCODING from scratch on SNLI (or a local "
                                             "source) with the Trainer, and save the checkpoint to --out.")
     add_arguments(train, ZooTrainOptions, groups=recipe_groups(train))
-    train.set_defaults(run=run_train, loads_models=True)
+    train.set_defaults(run=run_train)
 
     run = commands.add_parser("run", help="train and score every encoding over several seeds",
                               description="Train every encoding over every seed, score each checkpoint with "
                                           "`swapbench eval`, and write one results file per encoding and seed, "
                                           "zoo.json, a Markdown table (README.md) and a figure to --out.")
     add_arguments(run, ZooRunOptions, groups=recipe_groups(run))
-    run.set_defaults(run=run_run, loads_models=True)
+    run.set_defaults(run=run_run)
 
     params = commands.add_parser("params", help="parameter counts of the encoder for every encoding",
                                  description="Build the encoder for every encoding (random weights, no data) and "
@@ -90,8 +90,11 @@ def run_train(args: argparse.Namespace) -> int:
     from ..zoo.options import ZooTrainOptions
     from ..zoo.train import train_encoder
 
+    from .main import load_model_types
+
     console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooTrainOptions, args)
+    load_model_types()
     settings = options.make_recipe(options.seed)
     check_settings(settings, [options.encoding])
     scored = None
@@ -115,8 +118,11 @@ def run_run(args: argparse.Namespace) -> int:
     from ..zoo.options import ZooRunOptions
     from ..zoo.run import run_zoo
 
+    from .main import load_model_types
+
     console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooRunOptions, args, command=list(sys.argv))
+    load_model_types()
     check_settings(options.recipe, options.encodings)
     summary = run_zoo(options, log=console.print)
     console.print(f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "

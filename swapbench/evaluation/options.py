@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import field_validator, model_validator
 
@@ -20,13 +20,14 @@ from ..core.options import seed as seed_number
 from ..core.options import device as device_name
 from ..core.registry import TEMPLATES
 from ..models.gguf import GGUFOptions
-from ..models.loading import Placement
-from ..probing.options import PROBE_BATCH_SIZE
-from ..probing.run import MIN_LENGTH
+from ..probing.options import MIN_LENGTH, PROBE_BATCH_SIZE
 from ..sources.options import ColumnOptions, canonical_split, source_help, split_names
-from .finetune import DataChoice
 from .scorers import mode_help
 from .templates import templates_help
+
+if TYPE_CHECKING:  # both import torch: the options are read by `swapbench eval --help`, which must not
+    from ..models.loading import Placement
+    from .finetune import DataChoice
 
 # The scoring truncation when --max-length is not given: a classifier's pairs are cut to this many tokens; a
 # prompt is cut (from the left) to the model's own context length instead.
@@ -72,6 +73,8 @@ class TrainingDataOptions(CommandOptions):
 
     @property
     def training(self) -> DataChoice:
+        from .finetune import DataChoice
+
         return DataChoice(train_source=self.train_source, train_split=self.train_split, train_limit=self.train_limit,
                           val_source=self.val_source, val_split=self.val_split, val_limit=self.val_limit,
                           val_holdout=self.val_holdout)
@@ -115,7 +118,10 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
                                      help="the word scored for each label, each after a space, in every template "
                                           "(default: the template's own, e.g. entailment=True,neutral=Neither,"
                                           "contradiction=False)")
-    verbalizer_score: Literal["mean", "sum"] | None = option(
+    # None first: typing caches `X | None` by X, and Literal["sum", "mean"] equals this one, so that `Literal[...] |
+    # None` would be the results schema's union, its choices listed in the schema's order (unless importing torch
+    # had evicted it from the cache)
+    verbalizer_score: None | Literal["mean", "sum"] = option(
         None, group="prompting",
         help="a verbalizer's score: mean log-probability per token (length-normalised; the default, the same as sum "
              "when every verbalizer is one token) or the sum (lm-evaluation-harness's acc)")
@@ -262,6 +268,8 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     @property
     def placement(self) -> Placement | None:
         """How the model is spread over devices (--device-map); None: it is loaded on one device."""
+        from ..models.loading import Placement
+
         if self.device_map is None:
             return None
         return Placement(self.device_map, memory_map(self.max_memory) if self.max_memory else None,

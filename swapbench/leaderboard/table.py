@@ -45,7 +45,7 @@ ARCHITECTURE_FIELDS = ("architecture_kind", "stack")
 MODE_FIELDS = ("mode",)
 # How a row's figures came to the board: recomputed from the predictions stored with it, or taken as submitted
 # (a results file from before the board kept predictions).
-RECOMPUTED = "recomputed from predictions"
+RECOMPUTED = "recomputed from predictions (the probe and the fine-tuning's figures as submitted)"
 AS_SUBMITTED = "figures as submitted, not recomputed (no predictions on the board)"
 GENERIC_FOLDERS = {"model", "models", "checkpoint", "final", "best", "output", "outputs", "ggml-model"}
 
@@ -260,7 +260,9 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
     columns += [Column("training", "Training data", "text"), Column("probe", "Probe", "text")]
     if any(r.values.get("figures") for r in rows):
         columns.append(Column("figures", "Figures", "text", help="whether the board recomputed the row's figures "
-                                                                 "from its predictions"))
+                                                                 "from its predictions (all but the probe's and the "
+                                                                 "fine-tuning's: leaderboard/recompute.py "
+                                                                 "NOT_RECOMPUTED)"))
     return columns
 
 

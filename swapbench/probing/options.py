@@ -8,8 +8,8 @@ from pathlib import Path
 from ..core.command_options import option
 from ..core.options import SEED_MAX
 from ..models.gguf import GGUFOptions
-from .run import MIN_LENGTH
 
+MIN_LENGTH = 3  # copies of the word: symmetry compares what lies left and right of a position
 PROBE_BATCH_SIZE = 8  # sequences per forward pass: the probe's default, and eval's when it probes
 
 

@@ -13,10 +13,9 @@ from .attention import encoder_of, layer_attention
 from .errors import ProbeError
 from .metrics import (CAUSAL_NOTE, FLAT_SPREAD, degree_symmetry, degree_symmetry_note, is_causal, left_decay,
                       locality, relative_locality, spread, symmetry)
+from .options import MIN_LENGTH
 from .result import LayerMetrics, PackedArray, ProbeResult
 from .vocabulary import Word, sample_words
-
-MIN_LENGTH = 3  # copies of the word: symmetry compares what lies left and right of a position
 
 
 def special_token_frame(tokenizer, word: Word) -> tuple[list[int], list[int]]:

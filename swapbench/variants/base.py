@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import datasets
-
 from ..core.command_options import CommandOptions
 from ..parsing.base import Parse
 from ..sources.pair import Pair
@@ -43,7 +41,9 @@ class Perturbed:
     original_label: str | None = None
 
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # datasets: only when a build writes (`swapbench build --help` imports the variants)
+    import datasets
+
     from ..results.build_record import BuildInfo, ConfigInfo
 
 

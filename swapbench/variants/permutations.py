@@ -27,7 +27,6 @@ import functools
 import itertools
 from typing import Literal
 
-import datasets
 
 from ..core.command_options import CommandOptions, option
 from ..core.registry import VARIANTS
@@ -146,6 +145,8 @@ class Permutations(Variant):
 
     @property
     def extra_features(self):
+        import datasets  # (not at import: `swapbench build --help` imports the variants)
+
         return {"permutation_index": datasets.Value("int32"),
                 "hypothesis_permutation": datasets.Sequence(datasets.Value("int32"))}
 

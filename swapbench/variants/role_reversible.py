@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-
-import datasets
+from typing import TYPE_CHECKING
 
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse
@@ -30,8 +29,11 @@ from ..sources.pair import Pair
 from .base import Perturbed
 from .randomness import ExampleRandom
 from .role_filters import FILTERS, OVERLAP, SYMMETRIC_VERBS, overlaps
-from .role_shuffle import ANNOTATIONS, BINARY_NAMES, SPAN, RoleOptions, RoleShuffle, validity_lines
+from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RoleOptions, RoleShuffle, span_feature, validity_lines
 from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, case_for_slot, construction, exchange, swappable_frames
+
+if TYPE_CHECKING:
+    import datasets
 
 # Symmetric and reciprocal predicates: "a man dances a woman" reversed says the same; role_filters' symmetric
 # verbs and the reciprocal ones of captions. Passing someone on foot is passing each other ("two women pass three
@@ -159,8 +161,10 @@ class ReversibleRoles(RoleShuffle):
 
     @property
     def extra_features(self) -> dict[str, datasets.Feature]:
+        import datasets
+
         return {"frame_side": datasets.Value("string"), "verb": datasets.Value("string"),
-                "verb_index": datasets.Value("int32"), "agent": SPAN, "patient": SPAN,
+                "verb_index": datasets.Value("int32"), "agent": span_feature(), "patient": span_feature(),
                 "labeler": datasets.Value("string"), "binary_label": datasets.ClassLabel(names=BINARY_NAMES)}
 
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:

@@ -18,9 +18,8 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import datasets
 from pydantic import create_model
 
 from ..core.command_options import CommandOptions, option
@@ -40,7 +39,9 @@ from .role_filters import FILTER_DESCRIPTIONS, review
 from .role_grounding import GROUNDING, ground
 from .role_swap import Swap, swappable_frames
 
-SPAN = {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
+if TYPE_CHECKING:
+    import datasets
+
 BINARY_NAMES = ["entailment", "non-entailment"]
 ORDERS = ("hypothesis-first", "premise-first")  # shuffle-sr's, then the reference paper's Algorithm 1
 RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise than the original is rendered "
@@ -49,6 +50,14 @@ RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise
 
 # The validity of shuffle-sr's labels, as judged by people on a sample (written by `swapbench curate --measure`).
 VALIDITY = ANNOTATIONS / "shuffle-sr-validity.json"
+
+
+def span_feature() -> dict[str, datasets.Value]:
+    """The column type of an agent's or patient's span; made when a build writes, since datasets is not imported
+    before (`swapbench build --help` imports the variants)."""
+    import datasets
+
+    return {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
 
 
 class RoleOptions(CommandOptions):
@@ -202,8 +211,10 @@ class RoleShuffle(Variant):
 
     @property
     def extra_features(self) -> dict[str, datasets.Feature]:
+        import datasets
+
         return {"swapped_side": datasets.Value("string"), "verb": datasets.Value("string"),
-                "verb_index": datasets.Value("int32"), "agent": SPAN, "patient": SPAN,
+                "verb_index": datasets.Value("int32"), "agent": span_feature(), "patient": span_feature(),
                 "labeler": datasets.Value("string"), "binary_label": datasets.ClassLabel(names=BINARY_NAMES)}
 
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:

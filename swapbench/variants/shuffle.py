@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import datasets
-
 from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
 from ..core.registry import VARIANTS
@@ -27,9 +25,6 @@ MATCHED_SIZES = (3, 4, 5)
 MATCHED_TAG = f"matched:{MATCHED_SIZES[0]}-{MATCHED_SIZES[-1]}"
 # A bound on N that refuses absurd values: SNLI's test premises have at most 54 words.
 MIN_WORDS, MAX_WORDS = 2, 64
-
-MOVED_SPAN = {"label": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32"),
-              "text": datasets.Value("string")}
 
 
 def shuffle_positions(positions: tuple[int, ...], folded: tuple[str, ...], permutation: list[int],
@@ -128,7 +123,10 @@ class ConstituencyShuffle(Variant):
 
     @property
     def extra_features(self):
-        return {"moved_spans": [MOVED_SPAN]}
+        import datasets  # (not at import: `swapbench build --help` imports the variants)
+
+        return {"moved_spans": [{"label": datasets.Value("string"), "start": datasets.Value("int32"),
+                                 "end": datasets.Value("int32"), "text": datasets.Value("string")}]}
 
     def targets(self, parse: Parse) -> list[Constituent]:
         """The distinct word sets this variant may shuffle, outermost label first, in sentence order."""
