@@ -89,10 +89,12 @@ def health_problems(results: EvalResults, rows: dict[str, list[PredictionRow]], 
     """The health block (and, of a multi-seed run, each seed's health and figures and their spread) recomputed."""
     variance = results.seed_variance
     runs = [(None, results.model.fine_tuning)] if variance is None else [(r.seed, r.fine_tuning) for r in variance.runs]
-    seeds = {row.seed for config_rows in rows.values() for row in config_rows}
-    if variance is not None and seeds != {s for s, _ in runs}:
-        return [Problem("predictions", f"rows of seeds {sorted(seeds, key=str)}; seed_variance lists "
-                                       f"{sorted(s for s, _ in runs)}")]
+    seeds = list(dict.fromkeys(row.seed for config_rows in rows.values() for row in config_rows))
+    if variance is not None and seeds != [s for s, _ in runs]:  # named at each run, in the rows' order of seeds
+        listed = f"the predictions hold rows of seeds {seeds}, in that order"
+        return [Problem(f"seed_variance.runs.{index}.seed", f"file says {seed}, but {listed}")
+                for index, (seed, _) in enumerate(runs) if index >= len(seeds) or seed != seeds[index]] or \
+            [Problem("predictions", f"{listed}; seed_variance lists {[s for s, _ in runs]}")]
     scores = []
     for index, (run_seed, tuning) in enumerate(runs):
         mine = {name: [row for row in config_rows if variance is None or row.seed == run_seed]
