@@ -87,18 +87,18 @@ def test_the_extending_examples_run_and_register_what_they_say():
         added = [sorted(set(r.names()) - names) for r, names in zip(registries, before)]
         assert added == [["mynli"], ["shuffle-reverse"], ["flat"], ["lookup"], ["nearest"], ["my-model"]]
 
-        tree = "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ chases) (NP (DT a) (NN cat))) (. .)))"
-        pair = Pair("x1", "A dog chases a cat.", "An animal runs.", "entailment", tree, None, "example", 1)
+        tree = "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ chases) (NP (DT a) (NN hen))) (. .)))"
+        pair = Pair("x1", "A dog chases a hen.", "An animal runs.", "entailment", tree, None, "example", 1)
         [parse] = PTBParser().parse_many([tree])
         row = make_variant("shuffle-reverse").apply(pair, parse, example_rng(0, "x1", "shuffle-reverse"))
-        assert row.premise == "cat a chases dog A ." and row.permutation == [4, 3, 2, 1, 0, 5]
+        assert row.premise == "hen a chases dog A ." and row.permutation == [4, 3, 2, 1, 0, 5]
         kept = make_variant("shuffle-reverse", reverse_keep_first=True).apply(pair, parse, None)
-        assert kept.premise == "A cat a chases dog ."
+        assert kept.premise == "A hen a chases dog ."
         [flat] = PARSERS.get("flat")(has_parses=False, spacy_model=None, benepar_model=None).parse_many(
-            ["A dog chases a cat."])
-        assert flat.tokens == ("A", "dog", "chases", "a", "cat", ".") and flat.punct[-1]
-        [roles] = LABELERS.get("lookup")("lookup").label_many([Sentence("A dog chases a cat.")])
-        assert roles.text(roles.frames[0].agent) == "A dog" and roles.text(roles.frames[0].patient) == "a cat"
+            ["A dog chases a hen."])
+        assert flat.tokens == ("A", "dog", "chases", "a", "hen", ".") and flat.punct[-1]
+        [roles] = LABELERS.get("lookup")("lookup").label_many([Sentence("A dog chases a hen.")])
+        assert roles.text(roles.frames[0].agent) == "A dog" and roles.text(roles.frames[0].patient) == "a hen"
         assert SOURCES.get("mynli").split("dev") == "validation"
         assert ENCODINGS.get("nearest").family == "relative"
         import torch

@@ -7,7 +7,7 @@ role, arguments with the same head word (heads.py) that overlap: "the doctor nea
 car" gets the same frame whether the parser attached "by the car" to the judge or to the verb. The agreed
 argument is then
 - before the verb, the union of the two readings: a phrase between an agent's head and its verb can only belong
-  to the agent ("a man in a hat holds a cup");
+  to the agent ("a cook in an apron holds a cup");
 - after the verb, their intersection: the words both put inside the patient, a phrase that one reading attaches
   to the verb staying in place.
 The tokens and tags are the first labeler's; the second's tags ride along where it tokenized alike.

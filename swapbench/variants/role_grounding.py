@@ -1,7 +1,7 @@
 """Grounding: a role swap is kept only when the other sentence of the pair asserts the relation it swaps.
 
 Swapping who does what to whom in one sentence makes the pair a contradiction only if the other sentence says
-who did what to whom. "A man is renovating a room" -> "A room is renovating a man" against "A man is in a room"
+who did what to whom. "A man is renovating a garage" -> "A garage is renovating a man" against "A man is in a garage"
 is at most neutral: the hypothesis asserts no renovating. So:
 
 - a swap in the hypothesis is grounded by the pair itself: the premise entails the original hypothesis, so it
@@ -26,7 +26,7 @@ GROUNDING: dict[str, str] = {
     "ungrounded_agent": "the premise was swapped but no word of the hypothesis matches the agent's head (same "
                         "lemma, or a person noun and its hypernym): the hypothesis is not about the agent",
     "ungrounded_patient": "the premise was swapped but no word of the hypothesis matches the patient's head: the "
-                          "hypothesis is not about the patient ('a man is in a room' for 'a man renovates a room')",
+                          "hypothesis is not about the patient ('a man is in a garage' for 'a man renovates a garage')",
     "ungrounded_relation": "the hypothesis names both arguments but no frame of it has the agent acting on the "
                            "patient (or it names the two alike: 'kids pass other kids'), so the swap leaves the "
                            "pair neutral rather than contradictory",

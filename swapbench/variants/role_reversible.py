@@ -8,7 +8,7 @@ reversal), non-entailment in the binary view. Both hypotheses name two beings, s
 on a person; a reversal between a person and an animal can still be implausible on its own (tagged beings:...),
 and what the hypotheses alone give away is measured, not assumed (`swapbench leak`).
 
-Frames come from every premise (main clauses, participles "a man holding a baby", relative clauses) and from the
+Frames come from every premise (main clauses, participles "a nurse holding a puppy", relative clauses) and from the
 hypotheses of its entailment pairs, which the premise entails and so do their frames. Each source pair carries at
 most one row: a premise's frames go to the pairs that share it, a hypothesis's frame to its own pair first.
 """

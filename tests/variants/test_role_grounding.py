@@ -23,7 +23,7 @@ def parse(text: str, tags: str, *frames: tuple, other_tags: str | None = None) -
                      tuple(other_tags.split()) if other_tags else None)
 
 
-RENOVATES = parse("A man is renovating a room .", "DT NN VBZ VBG DT NN .", (3, (0, 2), (4, 6)))
+RENOVATES = parse("A man is renovating a garage .", "DT NN VBZ VBG DT NN .", (3, (0, 2), (4, 6)))
 FEEDS = parse("A woman feeds a baby .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5)))
 
 
@@ -38,7 +38,7 @@ def test_every_grounding_reason_has_a_description():
 
 
 def test_a_hypothesis_swap_is_grounded_by_the_premise():
-    hypothesis = parse("A man is in a room .", "DT NN VBZ IN DT NN .")
+    hypothesis = parse("A man is in a garage .", "DT NN VBZ IN DT NN .")
     assert ground(RENOVATES, RENOVATES.frames[0], "hypothesis", hypothesis) is None
     assert ground(RENOVATES, RENOVATES.frames[0], "hypothesis", None) is None
 
@@ -46,15 +46,15 @@ def test_a_hypothesis_swap_is_grounded_by_the_premise():
 def test_unlabeled_other_side():
     assert grounded(RENOVATES, None) == "unlabeled_other_side"
     # near miss: a hypothesis with roles is judged on them
-    restated = parse("A man renovates a room .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5)))
+    restated = parse("A man renovates a garage .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5)))
     assert grounded(RENOVATES, restated) is None
 
 
 def test_ungrounded_agent():
-    about_the_room = parse("The room is old .", "DT NN VBZ JJ .")
-    assert grounded(RENOVATES, about_the_room) == "ungrounded_agent"
-    # near miss: "person" is a hypernym of "man", and "rooms" the room's plural
-    person = parse("A person renovates the rooms .", "DT NN VBZ DT NNS .", (2, (0, 2), (3, 5)))
+    about_the_garage = parse("The garage is old .", "DT NN VBZ JJ .")
+    assert grounded(RENOVATES, about_the_garage) == "ungrounded_agent"
+    # near miss: "person" is a hypernym of "man", and "garages" the garage's plural
+    person = parse("A person renovates the garages .", "DT NN VBZ DT NNS .", (2, (0, 2), (3, 5)))
     assert grounded(RENOVATES, person) is None
 
 
@@ -69,17 +69,17 @@ def test_ungrounded_patient():
 
 def test_ungrounded_relation():
     # the issue's example: the hypothesis names both but asserts no renovating
-    in_a_room = parse("A man is in a room .", "DT NN VBZ IN DT NN .")
-    assert grounded(RENOVATES, in_a_room) == "ungrounded_relation"
+    in_a_garage = parse("A man is in a garage .", "DT NN VBZ IN DT NN .")
+    assert grounded(RENOVATES, in_a_garage) == "ungrounded_relation"
     # the roles reversed in the hypothesis do not ground the swap either
-    reversed_roles = parse("A room renovates a man .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5)))
+    reversed_roles = parse("A garage renovates a man .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5)))
     assert grounded(RENOVATES, reversed_roles) == "ungrounded_relation"
     # a hypothesis naming the two alike holds after the swap too: "two boys pass two girls" / "kids pass other kids"
     girls = parse("Two girls pass two boys .", "CD NNS VBP CD NNS .", (2, (0, 2), (3, 5)))
     kids = parse("Some kids pass other kids .", "DT NNS VBP JJ NNS .", (2, (0, 2), (3, 5)))
     assert grounded(girls, kids) == "ungrounded_relation"
     # near miss: a passive hypothesis asserts the relation
-    passive = parse("A room is renovated by a man .", "DT NN VBZ VBN IN DT NN .", (3, (5, 7), (0, 2)))
+    passive = parse("A garage is renovated by a man .", "DT NN VBZ VBN IN DT NN .", (3, (5, 7), (0, 2)))
     assert grounded(RENOVATES, passive) is None
 
 
@@ -112,7 +112,7 @@ def reason(p: RoleParse) -> str | None:
 
 @pytest.mark.parametrize("dropped, kept, why", [
     # an adverb taken as the patient: "Downtown were walking the women"
-    (parse("The women were walking downtown .", "DT NNS VBD VBG NN .", (3, (0, 2), (4, 5))),
+    (parse("The nurses were walking uptown .", "DT NNS VBD VBG NN .", (3, (0, 2), (4, 5))),
      parse("The women were walking a dog .", "DT NNS VBD VBG DT NN .", (3, (0, 2), (4, 6))),
      "adverbial_argument"),
     # a bare noun-phrase adverbial taken as the patient: "their direction heading a boat"
@@ -184,10 +184,10 @@ def test_the_issue_s_examples_through_shuffle_sr_with_spacy_roles():
         variant.prepare([p])
         return variant.apply(p, None, random.Random(0)), variant.statistics()["drop_reasons"]
 
-    # "A room is renovating a man" against "A man is in a room": at most neutral, dropped with its reason
-    result, reasons = run("A man is renovating a room.", "A man is in a room.")
+    # "A garage is renovating a man" against "A man is in a garage": at most neutral, dropped with its reason
+    result, reasons = run("A man is renovating a garage.", "A man is in a garage.")
     assert result is None and reasons == {"ungrounded_relation": 1}
     # the hypothesis restating the relation (a hypernym agent, another form of the verb) grounds the swap
-    result, reasons = run("A man is renovating a room.", "A person renovates the room.")
-    assert result.extra["swapped_side"] == "premise" and result.premise == "A room is renovating a man ."
+    result, reasons = run("A man is renovating a garage.", "A person renovates the garage.")
+    assert result.extra["swapped_side"] == "premise" and result.premise == "A garage is renovating a man ."
     assert reasons == {}

@@ -53,7 +53,7 @@ SWAPS = {
 }
 NO_SWAP = {
     "no agent": "A ball was thrown into the lake.",
-    "no patient": "A woman is talking to a man.",
+    "no patient": "A nurse is talking to a farmer.",
     "copula only": "The old man is tired.",
     "have is skipped like an auxiliary": "Two people have a conversation.",
     "intransitive": "Two dogs are running through the snow.",
@@ -80,9 +80,9 @@ def test_a_lower_case_sentence_stays_lower_case():
 
 def test_spacys_misparse_is_filtered_where_the_tree_reader_gets_it_right():
     # spaCy tags "pulls" as an adjective, so its patient of "wearing" is "pink pulls weeds": not a noun phrase.
-    assert swap_premise("A girl wearing pink pulls weeds.", "spacy") is None
-    assert tree_of("A girl wearing pink pulls weeds.")
-    assert swap_premise("A girl wearing pink pulls weeds.", "tree") == "Pink wearing a girl pulls weeds ."
+    assert swap_premise("A child wearing pink pulls weeds.", "spacy") is None
+    assert tree_of("A child wearing pink pulls weeds.")
+    assert swap_premise("A child wearing pink pulls weeds.", "tree") == "Pink wearing a child pulls weeds ."
 
 
 def test_a_reflexive_swap_is_dropped_with_its_reason():
