@@ -7,10 +7,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from ..core.command_options import add_arguments, from_arguments
 from ..core.errors import SwapbenchError
 from ..core.files import replace_files
@@ -42,6 +38,10 @@ def default_output() -> Path:
 
 
 def run_leak(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
     options = from_arguments(LeakOptions, args)
     output = options.output or default_output()
     leaks = measure_leaks(options.results, public_command(list(sys.argv)))

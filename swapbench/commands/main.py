@@ -10,9 +10,6 @@ import signal
 import sys
 import threading
 
-from rich.console import Console
-from rich.markup import escape
-
 from ..core.errors import SwapbenchError
 from ..core.version import __version__
 from .listing import COMMANDS
@@ -65,6 +62,10 @@ def load_model_types() -> None:
 
 
 def _report(err: SwapbenchError) -> int:
+    """The error, printed; rich is imported here, where something is printed: --help needs none of it."""
+    from rich.console import Console
+    from rich.markup import escape
+
     Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
     return 2
 
@@ -81,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     except SwapbenchError as err:
         return _report(err)
     except KeyboardInterrupt as err:
+        from rich.console import Console
+
         terminated = isinstance(err, Terminated)
         Console(stderr=True, soft_wrap=True).print(
             f"{'terminated' if terminated else 'interrupted'}; the previous output, if any, is unchanged")
