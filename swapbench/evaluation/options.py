@@ -157,6 +157,11 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     train_max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="fine-tuning",
                                           help="truncate training and validation pairs to N tokens (default: 128); "
                                                "--max-length is the scoring's")
+    train_precision: Literal["auto", "float32"] = option(
+        "auto", group="fine-tuning",
+        help="auto: bf16 autocast (float32 master weights) where the device runs bf16 fast (a CPU with AMX, a GPU), "
+             "float32 elsewhere; float32: always. Recorded as fine_tuning.recipe.precision, with the validation "
+             "labels' agreement with float32 (fine_tuning.validation_agreement)")
     seeds: list[int] | None = option(
         None, group="fine-tuning", metavar="A,B,...", parse=comma_separated(seed_number),
         help="fine-tune once per seed (two or more, each a checkpoint cached of its own) and score each: the "
