@@ -11,8 +11,22 @@ import sys
 import threading
 
 from ..core.errors import SwapbenchError
-from ..core.version import __version__
 from .listing import COMMANDS
+
+
+class VersionAction(argparse.Action):
+    """`--version`: the installed version, read from the distributions' metadata only when asked for (a tenth of a
+    second that every other command line would pay)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):  # noqa: A002
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "show the version of swapbench and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..core.version import __version__
+
+        print(f"swapbench {__version__}")  # on stdout, as argparse's own version action prints it
+        parser.exit()
 
 
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -23,7 +37,7 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="swapbench", description="Word-swap probing benchmarks for NLI models: build the perturbed SNLI "
         "dataset, score models on it, probe their positional attention, and keep the leaderboard.")
-    parser.add_argument("--version", action="version", version=f"swapbench {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     subparsers = parser.add_subparsers(dest="command", required=True)
     runs = next((word for word in argv if not word.startswith("-")), None) if argv is not None else None
     for name, command in COMMANDS.items():

@@ -62,3 +62,10 @@ def test_the_zoo_lists_every_registered_encoding_as_declared():
     for entry in ENCODINGS:
         assert catalogue.listed()[entry.name] == (entry.help, entry.value.family, entry.value.kind,
                                                   entry.value.fields)
+
+
+def test_version_is_the_installed_distributions():
+    from importlib.metadata import version
+
+    done = subprocess.run([sys.executable, "-m", "swapbench", "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == f"swapbench {version('swapbench')}"
