@@ -159,6 +159,36 @@ class EpochLog(Strict):
     validation_accuracy: float = Field(ge=0, le=1, description="accuracy on the validation pairs at its end")
 
 
+class DtypeAgreement(Strict):
+    """How far scoring in a dtype other than float32 moved the labels: a fixed sample of the distinct pairs scored
+    again by a float32 copy of the same model."""
+
+    dtype: str = Field(description="torch dtype the pairs were scored in (provenance.dtype)")
+    reference_dtype: Literal["float32"] = Field(default="float32", description="dtype of the copy compared with")
+    sample: str = Field(description="which distinct pairs were scored again")
+    pairs: int | None = Field(ge=0, description="sampled pairs scored in both dtypes; null when not measured")
+    agreeing: int | None = Field(ge=0, description="of them, pairs given the same label in both")
+    fraction: float | None = Field(ge=0, le=1, description="agreeing / pairs (1 when no pair was sampled)")
+    not_measured: str | None = Field(default=None, description="why the agreement was not measured (the model "
+                                                               "spread over devices, a float32 copy out of memory, a "
+                                                               "scorer with no float32 path); null when it was")
+
+    @model_validator(mode="after")
+    def _counts(self):
+        measured = (self.pairs, self.agreeing, self.fraction)
+        if self.not_measured is not None:
+            if any(value is not None for value in measured):
+                raise ValueError("not_measured: pairs, agreeing and fraction must be null")
+            return self
+        if any(value is None for value in measured):
+            raise ValueError("pairs, agreeing and fraction are null only with not_measured")
+        if self.agreeing > self.pairs:
+            raise ValueError("agreeing exceeds pairs")
+        if abs(self.fraction - (self.agreeing / self.pairs if self.pairs else 1.0)) > TOLERANCE:
+            raise ValueError("fraction must be agreeing / pairs")
+        return self
+
+
 class FineTuningInfo(Strict):
     base_model: str = Field(description="the base model fine-tuned (a Hub id, or a path named as in `source`); "
                                         "for a model trained from scratch, the model type it was built from")
@@ -823,36 +853,6 @@ class Timings(Strict):
     probe: float = Field(description="seconds spent in the probe")
     scoring: float = Field(description="seconds spent scoring pairs")
     total: float = Field(description="seconds from start to the results file")
-
-
-class DtypeAgreement(Strict):
-    """How far scoring in a dtype other than float32 moved the labels: a fixed sample of the distinct pairs scored
-    again by a float32 copy of the same model."""
-
-    dtype: str = Field(description="torch dtype the pairs were scored in (provenance.dtype)")
-    reference_dtype: Literal["float32"] = Field(default="float32", description="dtype of the copy compared with")
-    sample: str = Field(description="which distinct pairs were scored again")
-    pairs: int | None = Field(ge=0, description="sampled pairs scored in both dtypes; null when not measured")
-    agreeing: int | None = Field(ge=0, description="of them, pairs given the same label in both")
-    fraction: float | None = Field(ge=0, le=1, description="agreeing / pairs (1 when no pair was sampled)")
-    not_measured: str | None = Field(default=None, description="why the agreement was not measured (the model "
-                                                               "spread over devices, a float32 copy out of memory, a "
-                                                               "scorer with no float32 path); null when it was")
-
-    @model_validator(mode="after")
-    def _counts(self):
-        measured = (self.pairs, self.agreeing, self.fraction)
-        if self.not_measured is not None:
-            if any(value is not None for value in measured):
-                raise ValueError("not_measured: pairs, agreeing and fraction must be null")
-            return self
-        if any(value is None for value in measured):
-            raise ValueError("pairs, agreeing and fraction are null only with not_measured")
-        if self.agreeing > self.pairs:
-            raise ValueError("agreeing exceeds pairs")
-        if abs(self.fraction - (self.agreeing / self.pairs if self.pairs else 1.0)) > TOLERANCE:
-            raise ValueError("fraction must be agreeing / pairs")
-        return self
 
 
 class ScoringInfo(Strict):
