@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from rich.console import Console
 from .listing import COMMANDS
 
 
@@ -27,8 +28,6 @@ def add_build(subparsers) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from ..core.command_options import from_arguments
     from ..dataset.pipeline import build
     from ..sources.options import columns_from

@@ -29,9 +29,8 @@ def test_a_model_split_between_cpu_and_disk_scores_and_probes_as_on_one_device(d
     model = save_classifier(tmp_path / "model", NLI)
     size = sum(p.numel() * p.element_size() for p in AutoModelForSequenceClassification.from_pretrained(model)
                .parameters())
-    # float32 as the weights were measured (auto would score in bf16 on a CPU with AMX, halving them)
     common = ["--data", str(dataset), "--no-progress", "--no-cache", "--bootstrap", "200", "--probe-words", "20",
-              "--probe-length", "32", "--dtype", "float32"]
+              "--probe-length", "32"]
     assert main(["eval", str(model), *common, "--output", str(tmp_path / "one.json")]) == 0
     # The CPU may hold 70% of the weights (the embeddings): the rest goes to disk.
     assert main(["eval", str(model), *common, "--output", str(tmp_path / "split.json"), "--device-map", "auto",

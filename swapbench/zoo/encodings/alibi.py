@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from .base import ModelPositions, register_built_in, relative_positions
+from .base import Encoding, ModelPositions, register, relative_positions
 
 
 def alibi_slopes(heads: int) -> list[float]:
@@ -39,4 +39,5 @@ class Alibi(ModelPositions):
         return -slopes * relative_positions(length, device).abs().to(dtype)[None]
 
 
-register_built_in("alibi", positions=Alibi)
+register("alibi", Encoding("linear biases, Press et al. 2022 (ALiBi), symmetric for an encoder", "alibi", "alibi",
+                           positions=Alibi))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import LayerScores, register_built_in
+from .base import Encoding, LayerScores, register
 
 
 def rope_angles(length: int, dim: int, base: float = 10000.0, device=None) -> torch.Tensor:
@@ -42,4 +42,5 @@ class RopeScores(LayerScores):
             raise ValueError("rope rotates pairs of dimensions: the head size must be even")
 
 
-register_built_in("rope", scores=RopeScores)
+register("rope", Encoding("rotary embeddings, Su et al. 2021 (RoFormer)", "rotary", "rope", scores=RopeScores,
+                          fields=("sinusoidal_base",)))
