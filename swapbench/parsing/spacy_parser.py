@@ -7,7 +7,7 @@ with Penn Treebank bracketing in predictable ways, so each head also yields the 
   "being driven by men", "driven by men";
 - a head with coordinated dependents also yields the phrase without the coordination: "a man" in
   "a man and a woman";
-- a noun with dependents on its right also yields its base noun phrase: "a man" in "a cook in an apron";
+- a noun with dependents on its right also yields its base noun phrase: "a cook" in "a cook in an apron";
 - particles ("picks *up*") are PRT, not PP, as in PTB;
 - an adjective or determiner heading a subject or object is an NP ("each other");
 - an adjective inside a noun phrase is an ADJP only when modified or coordinated ("very tall", "red and
