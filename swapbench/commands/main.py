@@ -10,12 +10,23 @@ import signal
 import sys
 import threading
 
-from rich.console import Console
-from rich.markup import escape
-
 from ..core.errors import SwapbenchError
-from ..core.version import __version__
 from .listing import COMMANDS
+
+
+class VersionAction(argparse.Action):
+    """`--version`: the installed version, read from the distributions' metadata only when asked for (a tenth of a
+    second that every other command line would pay)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):  # noqa: A002
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "show the version of swapbench and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..core.version import __version__
+
+        print(f"swapbench {__version__}")  # on stdout, as argparse's own version action prints it
+        parser.exit()
 
 
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -26,7 +37,7 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="swapbench", description="Word-swap probing benchmarks for NLI models: build the perturbed SNLI "
         "dataset, score models on it, probe their positional attention, and keep the leaderboard.")
-    parser.add_argument("--version", action="version", version=f"swapbench {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     subparsers = parser.add_subparsers(dest="command", required=True)
     runs = next((word for word in argv if not word.startswith("-")), None) if argv is not None else None
     for name, command in COMMANDS.items():
@@ -65,6 +76,10 @@ def load_model_types() -> None:
 
 
 def _report(err: SwapbenchError) -> int:
+    """The error, printed; rich is imported here, where something is printed: --help needs none of it."""
+    from rich.console import Console
+    from rich.markup import escape
+
     Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
     return 2
 
@@ -81,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     except SwapbenchError as err:
         return _report(err)
     except KeyboardInterrupt as err:
+        from rich.console import Console
+
         terminated = isinstance(err, Terminated)
         Console(stderr=True, soft_wrap=True).print(
             f"{'terminated' if terminated else 'interrupted'}; the previous output, if any, is unchanged")

@@ -5,17 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING
 
 from ..core.command_options import add_arguments, from_arguments
 from ..core.files import check_writable, rendered, replace_files
 from ..core.text import public_path
 from ..probing.errors import ProbeError
 from ..probing.options import ProbeOptions
-from ..probing.result import ProbeResult
 from .listing import COMMANDS
+
+if TYPE_CHECKING:  # the result imports the results schema and numpy, which --help needs none of
+    from ..probing.result import ProbeResult
 
 PROBE_JSON = "probe.json"
 AVERAGE_PNG = "positional_attention.png"
@@ -96,6 +96,9 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
 
 def run_probe(args: argparse.Namespace) -> int:
     options = from_arguments(ProbeOptions, args)
+    from rich.console import Console
+    from rich.markup import escape
+
     from ..probing.figures import probe_figures
     from ..probing.run import flat_warning
 

@@ -6,9 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rich.console import Console
-from rich.markup import escape
-
 from ..core.command_options import add_arguments, from_arguments
 from ..suite.options import SuiteOptions
 from .listing import COMMANDS
@@ -29,6 +26,9 @@ def add_suite(subparsers) -> None:
 
 def run_suite_command(args: argparse.Namespace) -> int:
     options = from_arguments(SuiteOptions, args)
+    from rich.console import Console
+    from rich.markup import escape
+
     from ..evaluation.sharding import is_main
     from ..suite.declaration import read_suite
     from ..suite.run import run_suite

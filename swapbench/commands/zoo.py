@@ -1,6 +1,7 @@
-"""`swapbench zoo train|run|params|scales|report`. The encodings' choices and help come from
-`swapbench.core.registry.ENCODINGS` when the parser is built, so an encoding registered by any imported module is
-listed; heavy work waits until a subcommand runs."""
+"""`swapbench zoo train|run|params|scales|report`. The encodings' choices and help come from zoo/catalogue.py when
+the parser is built: the built-in encodings' declarations, read without torch, and any other encoding registered in
+`swapbench.core.registry.ENCODINGS` by an imported module or a plugin; heavy work (torch, the encodings' modules)
+waits until a subcommand runs, so that `--help` and a bad argument answer at once."""
 
 from __future__ import annotations
 
@@ -8,21 +9,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.markup import escape
-
 from ..core.command_options import add_arguments, from_arguments
-from ..core.registry import ENCODINGS
 from .listing import COMMANDS
 
 
 def add_zoo(subparsers) -> None:
-    from ..zoo import encodings  # noqa: F401  (registers the built-in encodings; imports torch)
+    from ..zoo import catalogue
     from ..zoo.options import ENCODER, ParamsOptions, ScalesOptions, ZooRunOptions, ZooTrainOptions
 
     p = subparsers.add_parser(
         "zoo", help=COMMANDS["zoo"].help,
         description="The positional-encoding zoo: the same small BERT-style encoder, data and recipe, with only "
-                    "the positional encoding changed. Encodings: " + ENCODINGS.help_text() + ".")
+                    "the positional encoding changed. Encodings: " + catalogue.help_text() + ".")
     commands = p.add_subparsers(dest="zoo_command", required=True)
 
     train = commands.add_parser("train", help="train the encoder with one positional encoding from scratch",
@@ -86,6 +84,7 @@ def check_settings(settings, encodings: list[str]) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from ..zoo.options import ZooTrainOptions
     from ..zoo.train import train_encoder
@@ -114,6 +113,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 def run_run(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from ..zoo.options import ZooRunOptions
     from ..zoo.run import run_zoo
@@ -134,6 +134,8 @@ def run_params(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from ..core.registry import ENCODINGS
+    from ..zoo import encodings  # noqa: F401  (registers the built-in encodings)
     from ..zoo.modeling import ZooForSequenceClassification, count_parameters
     from ..zoo.options import ParamsOptions
     from ..zoo.train import zoo_config
@@ -156,6 +158,7 @@ def run_scales(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from ..zoo import encodings  # noqa: F401  (registers the built-in encodings)
     from ..zoo.options import ScalesOptions
     from ..zoo.scales import initial_scales
 
@@ -172,8 +175,10 @@ def run_scales(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from ..core.text import portable
+    from ..zoo import encodings  # noqa: F401  (registers the built-in encodings, which the summary reads)
     from ..zoo.report import write_report
     from ..zoo.summary import SUMMARY_FILE, merge_summaries, read_summary, refresh_summary
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from pydantic import ValidationError
 from rich.console import Console

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..results.schema import (ACCEPTANCE_FIGURES, AcceptanceFigure, ConfidenceInterval, PermutationAcceptance,
+from ..results.schema import (AcceptanceFigure, ConfidenceInterval, PermutationAcceptance,
                                PredictionRow)
 
 ACCEPTANCE_CI_METHOD = ("percentile bootstrap over clusters of pairs sharing a premise, each pair with all its "

@@ -50,18 +50,50 @@ from ..core.text import slug
 from ..models.gguf import as_dense, checkpoint_name, gguf_arguments
 from ..models.loading import (check_positional_support, check_weights, is_head, library_quiet, load_config,
                               model_revision, prepare_tokenizer, weight_problems)
-from ..results.schema import REFERENCE_RECIPE, EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
+from ..results.schema import (REFERENCE_RECIPE, DtypeAgreement, EpochLog, FineTuningInfo, OverlapCheck, Recipe,
+                              TrainingData)
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
 from .sharding import is_main, world_size
 
 INFO_FILE = "swapbench_finetune.json"
 CONTENTS_FILE = "swapbench_sha256.json"  # a cached checkpoint's files and the sha256 of each, as its training wrote
-TRAINING_DTYPE = torch.float32  # the base's weights as they are trained, whatever dtype the scoring then uses
+TRAINING_DTYPE = torch.float32  # the base's weights as they are trained (the master weights under autocast)
 CACHE_FORMAT = 3  # bump when a change of this module makes old checkpoints unfit
+# The values of the recipe's later settings that every checkpoint had before they were recorded: left out of the
+# cache key, so that those checkpoints keep their keys.
+FORMER_SETTINGS = {"batch_order": "random", "precision": "float32"}
+FUSED_ADAMW = "adamw_torch_fused"
 
 
 def reference_recipe(**overrides) -> Recipe:
     return Recipe(**{**REFERENCE_RECIPE.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
+
+
+def fused_adamw_runs_on(device: torch.device) -> bool:
+    """Whether torch's fused AdamW kernel runs on `device`: CUDA, and the CPU since torch 2.4."""
+    if device.type == "cuda":
+        return True
+    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
+    return device.type == "cpu" and (major, minor) >= (2, 4)
+
+
+def training_precision(device: torch.device, precision: str = "auto") -> str:
+    """The fine-tuning's arithmetic on `device`: with "auto", bfloat16 autocast (float32 master weights) where the
+    device runs bf16 fast (models.precision.fast_bfloat16: AMX, CUDA), else float32. Not the scoring's dtype: one
+    run prepares its model in several dtypes (the float32 agreement copy), and each must find the same checkpoint."""
+    from ..models.precision import fast_bfloat16
+
+    if precision != "auto":
+        return precision
+    return "bfloat16-autocast" if fast_bfloat16(device) else "float32"
+
+
+def on_device(recipe: Recipe, device: torch.device, precision: str = "auto") -> Recipe:
+    """`recipe` as it runs on `device`: its precision (training_precision: "auto", "float32" or
+    "bfloat16-autocast"), and the single-tensor AdamW where the fused kernel does not run (the same update)."""
+    optimizer = "adamw_torch" if recipe.optimizer == FUSED_ADAMW and not fused_adamw_runs_on(device) else \
+        recipe.optimizer
+    return recipe.model_copy(update={"precision": training_precision(device, precision), "optimizer": optimizer})
 
 
 @dataclass
@@ -194,7 +226,8 @@ def cache_key(base: str, revision: str | None, recipe: Recipe, train: TrainingDa
     model = {"revision": revision} if Path(base).is_dir() else {"base": base, "revision": revision}
     if gguf_file is not None:  # only then, as below: a Hub repository's commit holds every GGUF file it has
         model["gguf_file"] = gguf_file
-    identity = {"format": CACHE_FORMAT, **model, "recipe": recipe.model_dump(), "train": train.fingerprint,
+    settings = {name: value for name, value in recipe.model_dump().items() if FORMER_SETTINGS.get(name, ...) != value}
+    identity = {"format": CACHE_FORMAT, **model, "recipe": settings, "train": train.fingerprint,
                 "validation": val.fingerprint}
     if hypothesis_only:  # only then: the keys of the checkpoints trained on whole pairs stay what they were
         identity["inputs"] = "hypothesis only"
@@ -304,15 +337,17 @@ def set_aside_checkpoint(folder: Path) -> Path:
 
 
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
-             cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,
-             console: Console | None = None, hypothesis_only: bool = False, gguf_file: str | None = None
-             ) -> FineTuned:
+             cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,  # noqa: ARG001
+             console: Console | None = None, hypothesis_only: bool = False, gguf_file: str | None = None,
+             precision: str = "auto") -> FineTuned:
     """The cached fine-tuning of `base` (a GGUF file of it, with `gguf_file`: dequantized to float32, and saved
     fine-tuned as an ordinary checkpoint) for this recipe and data (with `hypothesis_only`, on the hypotheses
-    alone), training it first when there is none; refused when the data overlap the `scored` pairs. Messages, bars
-    and the training's log lines go to `console` (stderr by default)."""
+    alone), training it first when there is none; refused when the data overlap the `scored` pairs. It trains in
+    `precision` (training_precision), whatever the scoring's `dtype`. Messages, bars and the training's log lines
+    go to `console` (stderr by default)."""
     console = console or Console(stderr=True, soft_wrap=True)
     log = console.print
+    recipe = on_device(recipe, device, precision)
 
     def warn(message: str) -> None:
         console.print(f"[yellow]Warning:[/] {escape(message)}", highlight=False)
@@ -351,13 +386,13 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)
     inputs = " (hypotheses alone: --hypothesis-only)" if hypothesis_only else ""
     log(f"Fine-tuning {checkpoint_name(base, gguf_file)}{inputs} on {train_info.n:,} pairs of {train_info.source} "
-        f"({train_info.split}), "
-        f"{recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in batches of {recipe.batch_size}: {steps:,} optimiser "
+        f"({train_info.split}), {recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in {recipe.batch_order} batches "
+        f"of {recipe.batch_size}, {recipe.precision}: {steps:,} optimiser "
         f"steps on {describe_device(device)}, timed over the first few; validation: {val_info.n:,} pairs; "
         f"checkpoint: {folder}", highlight=False)
     started = time.perf_counter()
     trainer = make_trainer(base, revision, recipe, train_pairs, val_pairs, folder.with_name(f".{folder.name}.work"),
-                           device, dtype, progress, console, slow_hint=partial(cutting_hint, recipe),
+                           device, progress, console, slow_hint=partial(cutting_hint, recipe),
                            hypothesis_only=hypothesis_only, gguf_file=gguf_file)
     trainer.train()
     history = epoch_history(trainer.state.log_history)
@@ -367,7 +402,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
                           best_validation_accuracy=best.validation_accuracy, history=history, cache_key=key,
                           checkpoint=str(folder), reused=False, train_seconds=time.perf_counter() - started,
                           devices=world_size(), data_overlap=overlap,  # kept: the checkpoint scored by its path
-                          hypothesis_only=hypothesis_only)
+                          hypothesis_only=hypothesis_only, validation_agreement=float32_agreement(trainer))
     if trainer.is_world_process_zero():
         # The cache is swapbench's own: whatever is in the folder is an unfinished or outdated checkpoint.
         with atomic_directory(folder, marker=INFO_FILE, overwrite=True) as staging:
@@ -402,9 +437,9 @@ def cutting_hint(recipe: Recipe, seconds_per_step: float) -> str:
 
 
 def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair],
-                 work: Path, device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
+                 work: Path, device: torch.device, progress: bool, console: Console,
                  slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False,
-                 gguf_file: str | None = None):
+                 gguf_file: str | None = None, checkpoints: bool = False):
     from transformers import AutoModelForSequenceClassification
 
     processes = world_size()
@@ -429,44 +464,81 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
         check_weights(base, weights, allow_missing=False)
         return as_dense(model)
 
-    return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, dtype, progress, console,
-                        slow_hint=slow_hint, hypothesis_only=hypothesis_only)
+    return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, progress, console,
+                        slow_hint=slow_hint, hypothesis_only=hypothesis_only, checkpoints=checkpoints)
 
 
 def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair], work: Path,
-                 device: torch.device, dtype: torch.dtype, progress: bool, console: Console,
-                 eval_batch_size: int = 64, description: str = "fine-tuning",
-                 slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False):
+                 device: torch.device, progress: bool, console: Console,
+                 eval_batch_size: int = 128, description: str = "fine-tuning",
+                 slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False,
+                 checkpoints: bool = False):
     """The Trainer of swapbench's recipes (fine-tuning here, the zoo's training from scratch): `recipe` on the
-    pairs, evaluated and saved every epoch, the best epoch by validation accuracy kept; its progress, log lines and
-    the time it takes (measured over its first steps; `slow_hint` says how to cut hours on a CPU) on `console`
-    (stderr)."""
+    pairs (its batch order and precision included), evaluated every epoch, the best epoch by validation accuracy
+    kept; its progress, log lines and the time it takes (measured over its first steps; `slow_hint` says how to
+    cut hours on a CPU) on `console` (stderr).
+
+    The best epoch's weights are kept in memory (trainer.KeepBest), the validation pairs scored longest first so
+    that each batch pads little; with `checkpoints` (and always under FSDP or DeepSpeed, which shard the weights),
+    the Trainer's own way: a checkpoint saved every epoch and the best reloaded, the validation pairs in their
+    order. Both end with the same weights."""
     from transformers import DataCollatorWithPadding, TrainingArguments
 
     from ..core.compat import trainer_tokenizer_argument, warmup_arguments
-    from .trainer import LossKeepingTrainer, TimeEstimate, show_progress
+    from .trainer import KeepBest, LengthGroupedOrder, LossKeepingTrainer, TimeEstimate, show_progress
 
-    on_gpu = device.type == "cuda"
+    sharded = bool(os.environ.get("ACCELERATE_USE_FSDP") == "true" or os.environ.get("ACCELERATE_USE_DEEPSPEED")
+                   == "true")
+    checkpoints = checkpoints or sharded
+    train_dataset = encode_pairs(tokenizer, train_pairs, recipe.max_length, hypothesis_only)
+    eval_dataset = encode_pairs(tokenizer, val_pairs, recipe.max_length, hypothesis_only)
+    if not checkpoints:  # accuracy does not depend on the order
+        eval_dataset.sort(key=lambda row: -len(row["input_ids"]))
+    order = (LengthGroupedOrder([len(row["input_ids"]) for row in train_dataset], recipe.batch_size, recipe.seed)
+             if recipe.batch_order == "length-grouped" else None)
+    bf16 = recipe.precision == "bfloat16-autocast"
     args = TrainingArguments(
         output_dir=str(work), num_train_epochs=recipe.epochs,
         learning_rate=recipe.learning_rate, optim=recipe.optimizer, lr_scheduler_type=recipe.lr_scheduler,
         **warmup_arguments(recipe.warmup_ratio), weight_decay=recipe.weight_decay,
         per_device_train_batch_size=recipe.batch_size // world_size(), per_device_eval_batch_size=eval_batch_size,
-        eval_strategy="epoch", save_strategy="epoch", logging_strategy="epoch", load_best_model_at_end=True,
-        metric_for_best_model="accuracy", greater_is_better=True, save_total_limit=1, save_only_model=True,
-        seed=recipe.seed, data_seed=recipe.seed, report_to="none", disable_tqdm=True,
-        use_cpu=device.type == "cpu", bf16=on_gpu and dtype == torch.bfloat16,
-        fp16=on_gpu and dtype == torch.float16)
+        eval_strategy="epoch", save_strategy="epoch" if checkpoints else "no", logging_strategy="epoch",
+        load_best_model_at_end=checkpoints, metric_for_best_model="accuracy", greater_is_better=True,
+        save_total_limit=1, save_only_model=True, seed=recipe.seed, data_seed=recipe.seed, report_to="none",
+        disable_tqdm=True, use_cpu=device.type == "cpu", bf16=bf16, bf16_full_eval=False)
     trainer = LossKeepingTrainer(model_init=model_init, args=args, **trainer_tokenizer_argument(tokenizer),
-                                 data_collator=DataCollatorWithPadding(tokenizer),
-                                 train_dataset=encode_pairs(tokenizer, train_pairs, recipe.max_length,
-                                                            hypothesis_only),
-                                 eval_dataset=encode_pairs(tokenizer, val_pairs, recipe.max_length,
-                                                           hypothesis_only),
-                                 compute_metrics=accuracy_metrics)
+                                 data_collator=DataCollatorWithPadding(tokenizer), train_dataset=train_dataset,
+                                 eval_dataset=eval_dataset, compute_metrics=accuracy_metrics, train_order=order)
+    if not checkpoints:
+        trainer.add_callback(KeepBest())
     estimate = TimeEstimate(console, describe_device(device), on_cpu=device.type == "cpu", slow_hint=slow_hint)
     show_progress(trainer, console, progress, description=description, estimate=estimate)
     return trainer
+
+
+def float32_agreement(trainer, batch_size: int = 128) -> DtypeAgreement | None:
+    """Under bfloat16 autocast: the validation pairs labelled by the weights kept, under autocast as trained and in
+    float32, and how many labels agree (as scoring records provenance.scoring.dtype_agreement); None in float32."""
+    if not trainer.args.bf16:
+        return None
+    from accelerate.utils import extract_model_from_parallel
+
+    # The bare model: accelerate wraps its forward in autocast for the training.
+    model = extract_model_from_parallel(trainer.model, keep_fp32_wrapper=False).eval()
+    rows, collate = trainer.eval_dataset, trainer.data_collator
+    device = next(model.parameters()).device
+    labels = {}
+    for autocast in (True, False):
+        found = []
+        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=autocast):
+            for start in range(0, len(rows), batch_size):
+                batch = collate([{k: v for k, v in row.items() if k != "labels"}
+                                 for row in rows[start:start + batch_size]])
+                found.append(model(**{k: v.to(device) for k, v in batch.items()}).logits.float().argmax(-1).cpu())
+        labels[autocast] = torch.cat(found)
+    pairs, agreeing = len(rows), int((labels[True] == labels[False]).sum())
+    return DtypeAgreement(dtype="bfloat16-autocast", sample="every validation pair, labelled by the weights kept",
+                          pairs=pairs, agreeing=agreeing, fraction=agreeing / pairs if pairs else 1.0)
 
 
 def accuracy_metrics(prediction) -> dict:

@@ -9,21 +9,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
 from ..results.hypothesis_only import MARGIN, ConfigurationLeak, HypothesisOnlyLeaks, verdict
 from ..results.schema import ConfigurationResult, EvalResults
-
-
-class LeakOptions(CommandOptions):
-    """`swapbench leak RESULTS [--output FILE]`."""
-
-    results: Path = option(positional=True, metavar="RESULTS",
-                           help="results file of `swapbench eval MODEL --hypothesis-only`; its predictions file "
-                                "beside it")
-    output: Path | None = option(None, help="the file written (default, in a checkout of swapbench: "
-                                            "data/annotations/hypothesis-only.json, the one the dataset "
-                                            "card reads)")
 
 
 def configuration_leak(result: ConfigurationResult, fingerprint: str) -> ConfigurationLeak:

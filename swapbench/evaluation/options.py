@@ -157,6 +157,11 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     train_max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="fine-tuning",
                                           help="truncate training and validation pairs to N tokens (default: 128); "
                                                "--max-length is the scoring's")
+    train_precision: Literal["auto", "float32"] = option(
+        "auto", group="fine-tuning",
+        help="auto: bf16 autocast (float32 master weights) where the device runs bf16 fast (a CPU with AMX, a GPU), "
+             "float32 elsewhere; float32: always. Recorded as fine_tuning.recipe.precision, with the validation "
+             "labels' agreement with float32 (fine_tuning.validation_agreement)")
     seeds: list[int] | None = option(
         None, group="fine-tuning", metavar="A,B,...", parse=comma_separated(seed_number),
         help="fine-tune once per seed (two or more, each a checkpoint cached of its own) and score each: the "
@@ -191,11 +196,14 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
                                          help="with --device-map: where the layers that fit on no device are kept "
                                               "(default: a temporary folder)")
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = option(
-        "auto", group="scoring", help="auto: bf16 (else fp16) on GPU, float32 on CPU. bfloat16 on a CPU with AMX "
-                                      "(Intel Xeon 4th generation and later) scores about 3x faster, but a few "
-                                      "predictions in a thousand differ from float32's: opt in to it. "
-                                      "Any dtype but float32 also scores a sample of the pairs in float32 and "
-                                      "records how many labels agree (provenance.scoring.dtype_agreement)")
+        "auto", group="scoring", help="auto: bfloat16 where the device runs it fast (a GPU that supports it; a CPU "
+                                      "with AMX, Intel Xeon 4th generation and later, where it scores about 2-3x "
+                                      "faster), else fp16 on other GPUs and float32 on a CPU; when fewer than 99% "
+                                      "of the float32 sample's labels agree, auto scores again in float32 and says "
+                                      "so. Any dtype but float32 also scores a sample of the pairs in float32 and "
+                                      "records how many labels agree (provenance.scoring.dtype_agreement); "
+                                      "provenance.dtype records the dtype the labels come from. float32: the "
+                                      "exact labels, slower")
     threads: int | None = option(None, ge=1, group="scoring", keyed=False,
                                  help="torch's CPU threads (default: the cores that other processes leave free when "
                                       "the run starts, or OMP_NUM_THREADS when set); recorded in the results "

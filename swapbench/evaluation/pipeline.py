@@ -4,6 +4,8 @@ registered for --mode (swapbench.evaluation.scorers); nothing here depends on wh
 
 from __future__ import annotations
 
+import dataclasses
+
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -28,7 +30,7 @@ from ..results.files import default_output, predictions_path, public_results, re
 from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode,
                               ModelHealth, ModelInfo, ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance,
                               ScoringInfo, Seeds, Timings, dataset_fingerprint)
-from .agreement import dtype_agreement
+from .agreement import THRESHOLD, dtype_agreement, falls_short
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result
 from .finetune import ScoredPairs, premise_key
@@ -101,17 +103,26 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
         if index == 0:
             probe, probe_seconds = run_probe(prepared.loaded, probe_settings(options), options.probe_batch_size,
                                              options.progress, console) if options.probe and main else (None, 0.0)
-        with progress_bar(enabled=options.progress, console=console) as progress:
-            task = progress.add_task("scoring" if len(seeds) == 1 else f"scoring (seed {seed})", total=len(pairs))
-            scores = scorer.score(run, prepared, pairs, lambda n: progress.advance(task, n))
+        scores = score_all(scorer, run, prepared, pairs, "scoring" if len(seeds) == 1 else f"scoring (seed {seed})")
         train_seconds, scoring_seconds = train_seconds + prepared.train_seconds, scoring_seconds + scores.seconds
         if main and index == 0:  # what the results say of the model: the first fine-tuning's
+            agreement = dtype_agreement(scorer, run, prepared, pairs, scores.predictions)
+            if options.dtype == "auto" and falls_short(agreement) and world_size() == 1:
+                console.print(f"[yellow]Warning:[/] {agreement.dtype} changes more labels than --dtype auto allows "
+                              f"(it keeps {agreement.dtype} from {THRESHOLD:.0%} agreement): scoring in float32")
+                # this seed and the next ones; the model is the one just trained (its checkpoint comes back from
+                # the cache), so the results keep the first preparation's record of its training
+                dtype, trained = torch.float32, prepared
+                run = Run(options, benchmark, device, dtype, console, seed)
+                prepared = dataclasses.replace(scorer.prepare(run), fine_tuning=trained.fine_tuning,
+                                               earlier_seconds=trained.earlier_seconds)
+                scores = score_all(scorer, run, prepared, pairs, "scoring in float32")
+                scoring_seconds += scores.seconds
             loaded, first = prepared.loaded, scores
             model = model_info(prepared.name or options.model, prepared.revision, loaded, prepared.fine_tuning,
                                probe, scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only,
                                pair_template=scores.pair_template)
             labels, ran_on, earlier_seconds = loaded.labels, loaded.device, prepared.earlier_seconds
-            agreement = dtype_agreement(scorer, run, prepared, pairs, scores.predictions)
             if scores.truncated:
                 console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
                               f"{scores.truncation}")
@@ -167,6 +178,13 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
                       f"it reads pairs. `swapbench leak {escape(str(path))}` measures, per role configuration, how "
                       "well it tells swapped from original hypotheses; `swapbench submit` refuses the file.")
     return Evaluation(eval_results, path)
+
+
+def score_all(scorer: Scorer, run: Run, prepared, pairs: list[tuple[str, str]], what: str):
+    """scorer.score over every distinct pair, under a progress bar named `what`."""
+    with progress_bar(enabled=run.options.progress, console=run.console) as progress:
+        task = progress.add_task(what, total=len(pairs))
+        return scorer.score(run, prepared, pairs, lambda n: progress.advance(task, n))
 
 
 def benchmark_health(benchmark: Benchmark, rows, fine_tuning: FineTuningInfo | None, labels) -> ModelHealth:

@@ -28,8 +28,14 @@ uncalibrated and a calibrated figure is not comparable with them.
 Scoring runs one forward pass per pair over the prompt, which ends where every verbalizer begins, so its last
 position gives every verbalizer's first token; the rest of multi-token verbalizers run on the prompt's key/value
 cache, the three continuations of a pair side by side. Pairs go in length-sorted batches, halved on out-of-memory.
+Where the model's logits are its output layer on its base model's states (split_head), only the base model runs
+over the prompt and the output layer only where a verbalizer token is read (log-softmax over the whole
+vocabulary there, and nowhere else); the start that every prompt shares (the few-shot examples) runs once per run
+and its key-value cache is copied to each batch; prompts that begin alike (the pairs of one premise) run their
+common start once per batch (prompt_groups), and a prompt met twice is scored once. The scores are the plain
+path's to float32 rounding (tests/evaluation/test_prompting_speed.py).
 `score_naive` runs one forward per (pair, verbalizer), as lm-eval's loglikelihood requests do: the reference the
-tests and scripts/bench_eval.py compare with.
+tests and scripts/bench_decoder.py compare with.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from __future__ import annotations
 import inspect
 import string
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -284,24 +291,208 @@ def _takes_position_ids(model) -> bool:
     return "position_ids" in inspect.signature(model.forward).parameters
 
 
+# Model types whose logits are exactly their output layer applied to their base model's last hidden states (no
+# soft-capping or scaling after it): scored by the split path, the head run only where a verbalizer token is read.
+SPLIT_HEAD_TYPES = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen3", "gpt2", "gpt_neox", "gptj", "phi",
+                              "phi3", "opt", "falcon", "bloom", "olmo", "olmo2", "stablelm", "starcoder2", "gemma",
+                              "smollm3"})
+# A shared start of every prompt (the few-shot examples) shorter than this is run with each prompt.
+MIN_SHARED_TOKENS = 4
+
+
+def split_head(model):
+    """(base model, output layer) of a causal LM whose logits are exactly output(base(...)[0]) (SPLIT_HEAD_TYPES),
+    else None (scored through its own forward)."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    base = getattr(model, "base_model", model)
+    if (getattr(model.config, "model_type", None) not in SPLIT_HEAD_TYPES or base is model
+            or not isinstance(head, torch.nn.Linear)
+            or any(getattr(model.config, name, None) for name in ("final_logit_softcapping", "logit_scale"))):
+        return None
+    return base, head
+
+
+def shared_start(prefixes: Sequence[Sequence[int]]) -> int:
+    """How many tokens every prompt begins with (the few-shot examples), leaving each at least its last token."""
+    if len(prefixes) < 2:
+        return 0
+    first, shortest = prefixes[0], min(len(p) for p in prefixes) - 1
+    count = 0
+    while count < shortest and all(p[count] == first[count] for p in prefixes):
+        count += 1
+    return count if count >= MIN_SHARED_TOKENS else 0
+
+
+def prompt_groups(prefixes: Sequence[Sequence[int]], shared: int,
+                  least: int = MIN_SHARED_TOKENS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Prompts that begin alike after the `shared` start (the pairs of one premise, under a template that puts
+    the premise first) gathered into groups, each group's common tokens run once: (the prompts' order, groups
+    adjacent and the longest first; each prompt's group; how many tokens after `shared` its group shares, 0 for a
+    prompt alone). A prompt joins the group before it while their common start is at least `least` tokens and
+    half the group's; each keeps at least its last token of its own."""
+    n = len(prefixes)
+    group_of, group_start = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), group_of, group_start
+    rests = [tuple(p[shared:]) for p in prefixes]
+    sorted_ = sorted(range(n), key=rests.__getitem__)
+    groups, current, common = [], [sorted_[0]], len(rests[sorted_[0]]) - 1
+    for i in sorted_[1:]:
+        a, b = rests[current[-1]], rests[i]
+        same = 0
+        while same < min(len(a), len(b)) and a[same] == b[same]:
+            same += 1
+        joined = min(common, same, len(b) - 1)
+        if joined >= least and (len(current) == 1 or joined * 2 >= common):
+            current.append(i)
+            common = joined
+        else:
+            groups.append((current, common if len(current) > 1 else 0))
+            current, common = [i], len(b) - 1
+    groups.append((current, common if len(current) > 1 else 0))
+    groups.sort(key=lambda g: -max(len(rests[i]) for i in g[0]))
+    order = []
+    for number, (members, start) in enumerate(groups):
+        members.sort(key=lambda i: -len(rests[i]))
+        order += members
+        group_of[members], group_start[members] = number, start
+    return np.asarray(order, dtype=np.int64), group_of, group_start
+
+
+def _log_probs(head, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log p(target) (N, k) of the k `targets` (N, k) at each of `hidden`'s rows (N, d): the output layer over the
+    whole vocabulary at those rows alone (the log-softmax normaliser needs every entry), each target's logit less
+    the log-sum-exp, in float32."""
+    logits = head(hidden).float()
+    return logits.gather(1, targets) - torch.logsumexp(logits, dim=-1, keepdim=True)
+
+
+def _expanded(model, cache, rows: int):
+    """A copy of a one-row key-value cache with its row repeated `rows` times (reorder_cache changes a Cache
+    object in place, and the forward that reads it appends to it)."""
+    import copy
+
+    return reorder_cache(model, copy.deepcopy(cache), torch.zeros(rows, dtype=torch.long))
+
+
 def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None = None,
                   progress: Callable[[int], None] | None = None,
-                  on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None) -> PromptScores:
-    """Every verbalizer's log-likelihood with one forward pass per pair over the shared prompt (plus, for
-    verbalizers of several tokens, one pass over their remaining tokens on the prompt's cache).
-    `on_batch(positions, loglik, cut)` is called after each batch with the positions of its pairs."""
+                  on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None,
+                  fast: bool = True, group: bool = True) -> PromptScores:
+    """Every verbalizer's log-likelihood with one forward pass per pair over the prompt (plus, for verbalizers of
+    several tokens, one pass over their remaining tokens on the prompt's cache). `on_batch(positions, loglik,
+    cut)` is called after each batch with the positions of its pairs.
+
+    Where the model allows it (split_head) and `fast`, the base model runs and the output layer is applied only at
+    the positions whose next token is a verbalizer token (the projection onto the vocabulary is a fifth of
+    SmolLM2-135M's work at every position), and the start that every prompt shares (the few-shot examples) runs
+    once: each batch reads a copy of its key-value cache. The scores are the plain path's (`fast=False`: the
+    model's own forward, the first verbalizer token's logits at the last positions only) to float32 rounding."""
     started = time.perf_counter()
+    if fast:
+        distinct = _distinct(encoded)
+        if distinct is not None:  # the same prompt and verbalizers twice (a variant that left a pair as it was)
+            return _score_distinct(model, tokenizer, encoded, *distinct, batch_size=batch_size, progress=progress,
+                                   on_batch=on_batch, group=group)
     device = input_device(model)
     n, labels = len(encoded.prefixes), len(LABEL_NAMES)
     loglik = np.zeros((n, labels), dtype=np.float64)
     order = np.argsort(-np.asarray([len(p) for p in encoded.prefixes], dtype=np.int64), kind="stable")
-    positions = _takes_position_ids(model)
-    keep_positions = "logits_to_keep" in inspect.signature(model.forward).parameters
+    parts = split_head(model) if fast else None
     forwards = 0
+    shared, shared_cache = 0, None
+    group_of = group_start = np.zeros(n, dtype=np.int64)
+    if parts is not None:
+        base, head = parts
+        cache_keyword, positions = takes_cache_as(base), _takes_position_ids(base)
+        shared = shared_start(encoded.prefixes)
+        if positions and group:  # prompts that share a start of their own (a premise) are run from it together
+            order, group_of, group_start = prompt_groups(encoded.prefixes, shared)
+        if shared:
+            with torch.inference_mode():
+                out = base(input_ids=torch.tensor([encoded.prefixes[0][:shared]], device=device), use_cache=True)
+            shared_cache = returned_cache(out)
+            forwards += 1
 
-    def run(slice_: np.ndarray) -> None:
+    def run_split(index: np.ndarray) -> torch.Tensor:
         nonlocal forwards
-        index = order[slice_]
+        count = len(index)
+        rows = torch.arange(count, device=device)
+        conts = [encoded.continuations[i] for i in index]
+        longest = max(len(c) for cs in conts for c in cs)
+        # What each prompt reads before its own tokens: the shared start (cached once per run), then its group's
+        # shared tokens (run once per group in the batch), as a key-value cache, its mask and the next position.
+        cache, mask, start = None, torch.zeros((count, 0), dtype=torch.long, device=device), [shared] * count
+        if shared:
+            mask = torch.ones((count, shared), dtype=torch.long, device=device)
+        held = [int(group_start[i]) for i in index]
+        in_batch = Counter(int(group_of[i]) for row, i in enumerate(index) if held[row])
+        saved = sum((size - 1) * int(group_start[next(i for i in index if group_of[i] == g)])
+                    for g, size in in_batch.items())
+        if saved * 8 < sum(len(encoded.prefixes[i]) - shared for i in index):  # a pass that saves little
+            held = [0] * count
+        if any(held):
+            first_of = {}
+            for row, i in enumerate(index):
+                if held[row]:
+                    first_of.setdefault(int(group_of[i]), i)
+            groups = list(first_of)
+            ids, group_mask = _pad([encoded.prefixes[first_of[g]][shared:shared + int(group_start[first_of[g]])]
+                                    for g in groups], tokenizer.pad_token_id, device)
+            extra = {}
+            if shared:
+                extra[cache_keyword] = _expanded(model, shared_cache, len(groups))
+                group_mask = torch.cat([mask[:len(groups)], group_mask], dim=1)
+            out = base(input_ids=ids, attention_mask=group_mask, use_cache=True,
+                       position_ids=shared + torch.arange(ids.shape[1], device=device).expand_as(ids), **extra)
+            forwards += 1
+            slot = {g: k for k, g in enumerate(groups)}
+            pick = torch.tensor([slot[int(group_of[i])] if held[row] else 0 for row, i in enumerate(index)],
+                                device=device)
+            cache = reorder_cache(model, returned_cache(out), pick)
+            mask = group_mask[pick] * torch.tensor([[int(h > 0)] for h in held], device=device)
+            if shared:
+                mask[:, :shared] = 1
+            start = [shared + h for h in held]
+        elif shared:
+            cache = _expanded(model, shared_cache, count)
+        own = [encoded.prefixes[i][begin:] for i, begin in zip(index, start)]
+        lengths = torch.tensor([len(p) for p in own], device=device)
+        begins = torch.tensor(start, device=device)
+        ids, own_mask = _pad(own, tokenizer.pad_token_id, device)
+        mask = torch.cat([mask, own_mask], dim=1)
+        extra = {} if cache is None else {cache_keyword: cache}
+        if positions:
+            extra["position_ids"] = begins[:, None] + torch.arange(ids.shape[1], device=device)[None, :]
+        out = base(input_ids=ids, attention_mask=mask, use_cache=longest > 1 or cache is not None, **extra)
+        forwards += 1
+        firsts = torch.tensor([[c[0] for c in cs] for cs in conts], device=device)
+        hidden = out[0][rows, lengths - 1]  # (rows, d): where each prompt's next token is a verbalizer's first
+        scores = _log_probs(head, hidden, firsts).double()
+        if longest > 1:  # the verbalizers' later tokens, label by label side by side, on the prompt's cache
+            flat = [c for cs in conts for c in cs]
+            cache = reorder_cache(model, returned_cache(out), rows.repeat_interleave(labels))
+            tail_ids, tail_mask = _pad([c[:-1] for c in flat], tokenizer.pad_token_id, device)
+            tail_extra = {cache_keyword: cache}
+            if positions:
+                offsets = torch.arange(tail_ids.shape[1], device=device)
+                tail_extra["position_ids"] = (begins + lengths).repeat_interleave(labels)[:, None] + offsets[None, :]
+            tail_out = base(input_ids=tail_ids, attention_mask=torch.cat([mask.repeat_interleave(labels, dim=0),
+                                                                          tail_mask], dim=1),
+                            use_cache=False, **tail_extra)
+            forwards += 1
+            where = [(row, step, cont[step + 1]) for row, cont in enumerate(flat) for step in range(len(cont) - 1)]
+            if where:
+                at = torch.tensor(where, device=device)
+                later = _log_probs(head, tail_out[0][at[:, 0], at[:, 1]], at[:, 2:]).double()[:, 0]
+                scores.view(-1).index_add_(0, at[:, 0], later)
+        return scores
+
+    keep_positions = "logits_to_keep" in inspect.signature(model.forward).parameters
+    positions_plain = _takes_position_ids(model)
+
+    def run_plain(index: np.ndarray) -> torch.Tensor:
+        nonlocal forwards
         prefixes = [encoded.prefixes[i] for i in index]
         conts = [encoded.continuations[i] for i in index]
         lengths = torch.tensor([len(p) for p in prefixes], device=device)
@@ -325,7 +516,7 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
             tail_ids, tail_mask = _pad(tails, tokenizer.pad_token_id, device)
             full_mask = torch.cat([mask.repeat_interleave(labels, dim=0), tail_mask], dim=1)
             extra = {}
-            if positions:
+            if positions_plain:
                 offsets = torch.arange(tail_ids.shape[1], device=device)
                 extra["position_ids"] = lengths.repeat_interleave(labels)[:, None] + offsets[None, :]
             extra[takes_cache_as(model)] = cache
@@ -338,6 +529,11 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
                     targets = torch.tensor(cont[1:], device=device)
                     steps = torch.arange(len(cont) - 1, device=device)
                     scores[row // labels, row % labels] += logp[row, steps, targets].double().sum()
+        return scores
+
+    def run(slice_: np.ndarray) -> None:
+        index = order[slice_]
+        scores = run_split(index) if parts is not None else run_plain(index)
         loglik[index] = scores.cpu().numpy()
         if on_batch:
             on_batch(index, loglik[index], np.asarray([encoded.cut[i] if encoded.cut else False for i in index]))
@@ -350,10 +546,45 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
                         seconds=time.perf_counter() - started, forwards=forwards)
 
 
+def _distinct(encoded: Encoded) -> tuple[Encoded, np.ndarray] | None:
+    """The distinct (prompt, verbalizers) of `encoded`, and for each prompt the position of its own among them;
+    None when every one is distinct."""
+    seen: dict = {}
+    where = np.asarray([seen.setdefault((tuple(p), tuple(map(tuple, c))), len(seen))
+                        for p, c in zip(encoded.prefixes, encoded.continuations)], dtype=np.int64)
+    if len(seen) == len(where):
+        return None
+    first = np.unique(where, return_index=True)[1]
+    return Encoded(prefixes=[encoded.prefixes[i] for i in first],
+                   continuations=[encoded.continuations[i] for i in first], truncated=encoded.truncated,
+                   cut=[encoded.cut[i] for i in first] if encoded.cut else []), where
+
+
+def _score_distinct(model, tokenizer, encoded: Encoded, distinct: Encoded, where: np.ndarray, *, batch_size,
+                    progress, on_batch, group: bool) -> PromptScores:
+    """score_prompts of the distinct prompts alone, each score given to every prompt that is the same; each batch
+    reported (on_batch, progress) for all the prompts it scored."""
+    members = [[] for _ in distinct.prefixes]
+    for i, k in enumerate(where):
+        members[k].append(i)
+
+    def scored_batch(index, values, cut):
+        counts = [len(members[k]) for k in index]
+        if on_batch:
+            on_batch(np.concatenate([members[k] for k in index]), np.repeat(values, counts, axis=0),
+                     np.repeat(cut, counts))
+        if progress:
+            progress(sum(counts))
+
+    scored = score_prompts(model, tokenizer, distinct, batch_size=batch_size, on_batch=scored_batch, group=group)
+    return PromptScores(loglik=scored.loglik[where], batch_size=scored.batch_size, truncated=encoded.truncated,
+                        seconds=scored.seconds, forwards=scored.forwards)
+
+
 def score_naive(model, tokenizer, encoded: Encoded, *, batch_size: int = 32) -> PromptScores:
     """One sequence per (pair, verbalizer), prompt and verbalizer together, in length-sorted batches: the
     reference the tests hold score_prompts to. (lm-eval's loop does better where every verbalizer is one token: its
-    logits cache runs one sequence per prompt; scripts/bench_eval.py --decoder compares with that loop.)"""
+    logits cache runs one sequence per prompt; scripts/bench_decoder.py compares with that loop.)"""
     started = time.perf_counter()
     device = input_device(model)
     requests = [(i, k, encoded.prefixes[i], cont) for i, conts in enumerate(encoded.continuations)

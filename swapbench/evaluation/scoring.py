@@ -1,6 +1,7 @@
 """Running sentence pairs through a classifier fast: tokenize once, sort by length, pad each batch only to its own
-longest pair, and halve the batch size when the device runs out of memory (in_batches, which also serves prompted
-scoring).
+longest pair (in numpy, not through tokenizer.pad), and halve the batch size when the device runs out of memory
+(in_batches, which also serves prompted scoring). Eval hands predict each distinct pair once, every configuration's
+together (results.distinct_pairs), so unlu's permutations batch with their originals, which share their length.
 
 Predictions come back in the order of the input pairs.
 """
@@ -126,21 +127,20 @@ def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]],
         raise out_of_memory(device, 0, len(pairs), "tokenizing them all at once") from err
     cut = np.zeros(len(pairs), dtype=bool)
     cut[long] = True
-    lengths = [len(ids) for ids in encoded["input_ids"]]
-    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    lengths = np.asarray([len(ids) for ids in encoded["input_ids"]], dtype=np.int64)
+    order = np.argsort(-lengths, kind="stable")  # longest first: a batch too big for memory fails early
     logits_out = np.zeros((len(pairs), 0), dtype=np.float32)  # as wide as the model's outputs, once it has run
     padded = 0
 
     def run(positions: np.ndarray) -> None:
         nonlocal padded, logits_out
         index = order[positions]
-        batch = tokenizer.pad({key: [values[i] for i in index] for key, values in encoded.items()},
-                              return_tensors="pt")
-        logits = model(**{k: v.to(device) for k, v in batch.items()}).logits.float().cpu().numpy()
+        batch = pad_batch(tokenizer, encoded, index)
+        logits = model(**{k: v.to(device, non_blocking=True) for k, v in batch.items()}).logits.float().cpu().numpy()
         if not logits_out.shape[1]:
             logits_out = np.zeros((len(pairs), logits.shape[1]), dtype=np.float32)
-        logits_out[index] = logits
         padded += batch["input_ids"].numel()
+        logits_out[index] = logits
         if on_batch:
             on_batch(index, logits, cut[index])
         if progress:
@@ -151,7 +151,36 @@ def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]],
     predictions = logits_out.argmax(axis=1) if len(pairs) else np.zeros(0, dtype=np.int64)
     return Scored(predictions=predictions, logits=logits_out, cut=cut, batch_size=size,
                   truncated=len(long),
-                  seconds=time.perf_counter() - started, tokens=sum(lengths), padded_tokens=padded)
+                  seconds=time.perf_counter() - started, tokens=int(lengths.sum()), padded_tokens=padded)
+
+
+# The tokenizer outputs pad_batch pads itself; any other is left to tokenizer.pad.
+PADDED_HERE = frozenset({"input_ids", "attention_mask", "token_type_ids"})
+
+
+def pad_batch(tokenizer, encoded: dict[str, list], index: np.ndarray) -> dict[str, torch.Tensor]:
+    """The rows `index` of `encoded`, padded to the longest of them as tokenizer.pad pads them, written straight
+    into one numpy array per output: tokenizer.pad builds Python lists of lists first, which cost as much as a
+    small model's forward pass in bf16. Outputs pad_batch does not know are left to tokenizer.pad."""
+    if not PADDED_HERE.issuperset(encoded):
+        return tokenizer.pad({key: [values[i] for i in index] for key, values in encoded.items()},
+                             return_tensors="pt")
+    fills = {"input_ids": tokenizer.pad_token_id, "token_type_ids": tokenizer.pad_token_type_id,
+             "attention_mask": 0}
+    rows = [encoded["input_ids"][i] for i in index]
+    width = max(map(len, rows))
+    left = tokenizer.padding_side == "left"
+    batch = {}
+    for key, values in encoded.items():
+        array = np.full((len(index), width), fills[key], dtype=np.int64)
+        for row, i in enumerate(index):
+            sequence = values[i]
+            if left:
+                array[row, width - len(sequence):] = sequence
+            else:
+                array[row, :len(sequence)] = sequence
+        batch[key] = torch.from_numpy(array)
+    return batch
 
 
 def default_batch(device: torch.device) -> int:

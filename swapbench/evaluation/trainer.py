@@ -15,12 +15,80 @@ import math
 import time
 from collections.abc import Callable
 
+import numpy as np
+import torch
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 from transformers import Trainer, TrainerCallback
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+
+class LengthGroupedOrder(torch.utils.data.Sampler):
+    """The training pairs' order for one epoch, batches of like-length pairs in random order, so that a batch is
+    padded to little more than its own pairs: the pairs are shuffled, cut into pools of `pool` batches, each pool
+    sorted by length and cut into batches of `batch_size` (over all devices), and the batches shuffled. Everything
+    is drawn from (seed, epoch): the same seed gives the same batches, run to run; every pair comes once an epoch.
+
+    Unlike transformers' LengthGroupedSampler (whose batches come longest first within each pool, and whose
+    keyword differs between transformers 4 and 5), no batch's place depends on its length. The few pairs that do
+    not fill a batch, drawn at random, make the epoch's last batch, so that every other batch is whole and a
+    DataLoader's batches (of `batch_size` / processes, each process taking its turn) keep to the groups."""
+
+    def __init__(self, lengths: list[int], batch_size: int, seed: int, pool: int = 16):
+        self.lengths, self.batch_size, self.seed, self.pool = np.asarray(lengths), batch_size, seed, pool
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:  # called by the Trainer (or accelerate) before each epoch
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def __iter__(self):
+        return iter(self.order().tolist())
+
+    def order(self) -> np.ndarray:
+        rng = np.random.default_rng([self.seed, self.epoch])
+        shuffled = rng.permutation(len(self.lengths))
+        rest = len(shuffled) % self.batch_size
+        left, grouped = shuffled[:rest], shuffled[rest:]
+        size = self.batch_size * self.pool
+        batches = []
+        for start in range(0, len(grouped), size):
+            pool = grouped[start:start + size]
+            pool = pool[np.argsort(-self.lengths[pool], kind="stable")]
+            batches += [pool[i:i + self.batch_size] for i in range(0, len(pool), self.batch_size)]
+        batches = [batches[i] for i in rng.permutation(len(batches))]
+        return np.concatenate([*batches, left]).astype(np.int64)
+
+
+class KeepBest(TrainerCallback):
+    """The weights of the epoch with the best validation accuracy (the first of ties, as the Trainer's
+    load_best_model_at_end keeps), copied in memory when it is evaluated and put back when the training ends: the
+    same model as the Trainer's own save of every epoch and reload of the best, without the files. For a model
+    whose weights each process holds whole (one process, or DDP); FSDP and DeepSpeed shard them, and keep the
+    Trainer's checkpoints."""
+
+    def __init__(self, metric: str = "eval_accuracy"):
+        self.metric, self.best, self.weights, self.best_is_last = metric, None, None, False
+
+    def on_evaluate(self, args, state, control, metrics=None, model=None, **kwargs):
+        value = (metrics or {}).get(self.metric)
+        if value is None or model is None or (self.best is not None and value <= self.best):
+            return
+        self.best = value
+        is_last = state.max_steps and state.global_step >= state.max_steps
+        # The last epoch's weights are the model's own at the end: no copy needed.
+        self.weights = None if is_last else {name: tensor.detach().to("cpu", copy=True)
+                                             for name, tensor in model.state_dict().items()}
+        self.best_is_last = bool(is_last)
+
+    def on_train_end(self, args, state, control, model=None, **kwargs):
+        if self.weights is not None and model is not None and not self.best_is_last:
+            model.load_state_dict(self.weights)
+        self.weights = None
 
 
 def optimisation_steps(pairs: int, batch_size: int, epochs: int) -> int:
@@ -81,11 +149,16 @@ class LossTally:
 
 
 class LossKeepingTrainer(Trainer):
-    """The Trainer, keeping each batch's loss for the progress lines (its own logs give one per epoch)."""
+    """The Trainer, keeping each batch's loss for the progress lines (its own logs give one per epoch), and taking
+    its training pairs in `train_order` when one is given (else the Trainer's random order)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, train_order: torch.utils.data.Sampler | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.loss_tally = LossTally()
+        self.train_order = train_order
+
+    def _get_train_sampler(self, *args, **kwargs):  # its parameters differ between transformers 4 and 5
+        return self.train_order if self.train_order is not None else super()._get_train_sampler(*args, **kwargs)
 
     def training_step(self, *args, **kwargs):  # its parameters differ between transformers 4 and 5
         loss = super().training_step(*args, **kwargs)

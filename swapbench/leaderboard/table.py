@@ -33,7 +33,7 @@ from ..core.display import submitted
 from ..core.registry import VARIANTS
 from ..core.text import percent, plus_minus, points
 from ..results.schema import (ACCEPTANCE_FIGURES, REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo,
-                               PermutationAcceptance, Recipe)
+                               PermutationAcceptance, Recipe, recipe_departures)
 from ..variants import declared
 from .reference import Reference
 from .reported import Reported
@@ -320,9 +320,7 @@ def departures(results: EvalResults) -> list[str]:
     if tuning is not None:
         if not tuning.from_scratch:
             found += [f"{name.replace('_', ' ')} {getattr(tuning.recipe, name)} (reference "
-                      f"{getattr(REFERENCE_RECIPE, name)})" for name in Recipe.model_fields
-                      if name not in ("seed", "best_by")
-                      and getattr(tuning.recipe, name) != getattr(REFERENCE_RECIPE, name)]
+                      f"{getattr(REFERENCE_RECIPE, name)})" for name in recipe_departures(tuning.recipe)]
         if tuning.train.split != REFERENCE_TRAIN_SPLIT or tuning.train.limit:
             found.append("training data not the whole SNLI train split")
     scoring = results.provenance.scoring

@@ -7,6 +7,7 @@ fine-tuned first (finetune.py), which `is_classifier` tells the command.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from ..core.errors import SwapbenchError
 from ..core.fingerprint import model_revision  # noqa: F401  (eval names models by it)
 from ..core.hub_access import cache_only, check_model, load_failure
 from ..core.options import device_problem
-from .gguf import as_dense, check_gguf, gguf_arguments, gguf_record
+from .gguf import as_dense, cached_part, check_gguf, gguf_arguments, gguf_record, load_dense
 from .label_map import LabelMap, LabelMapError, from_config, from_option
 from .positional import unimplemented_positional_encoding
 from ..results.schema import GGUFWeights, LoadedWeights
@@ -99,10 +100,13 @@ def load_config(name_or_path: str, revision: str | None = None, trust_remote_cod
 
     check_model(name_or_path, revision, gguf_file or "config.json")
     check_gguf(name_or_path, gguf_file)
+    load = functools.partial(AutoConfig.from_pretrained, revision=revision, trust_remote_code=trust_remote_code)
     try:
-        return AutoConfig.from_pretrained(name_or_path, revision=revision, trust_remote_code=trust_remote_code,
-                                          local_files_only=cache_only(name_or_path),
-                                          **({"gguf_file": gguf_file} if gguf_file else {}))
+        if gguf_file:  # read from the file's metadata once, then from swapbench's cache (gguf.cached_part)
+            return cached_part("config", name_or_path, gguf_file, revision,
+                               lambda: load(name_or_path, local_files_only=cache_only(name_or_path),
+                                            gguf_file=gguf_file), lambda folder: load(folder, local_files_only=True))
+        return load(name_or_path, local_files_only=cache_only(name_or_path))
     except (OSError, ValueError) as err:
         raise SwapbenchError(load_failure(name_or_path, err)) from err
 
@@ -171,11 +175,17 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch
 
 
 def choose_dtype(device: torch.device, requested: str | None = None) -> torch.dtype:
-    """bf16 on GPUs that support it, else fp16 on GPUs; float32 on CPU."""
+    """`requested`, or for auto: bf16 where the device runs it fast (precision.fast_bfloat16: a GPU that supports
+    it, a CPU with AMX), else fp16 on other GPUs and MPS, float32 on a CPU. Eval measures a reduced precision's
+    agreement with float32 and falls back to float32 below its threshold (evaluation/agreement.py)."""
+    from .precision import fast_bfloat16
+
     if requested and requested != "auto":
         return DTYPES[requested]
+    if fast_bfloat16(device):
+        return torch.bfloat16
     if device.type == "cuda":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float16
     if device.type == "mps":
         return torch.float16
     return torch.float32
@@ -257,14 +267,29 @@ def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype:
 
     local = cache_only(name_or_path)
     with library_quiet():
-        tokenizer = AutoTokenizer.from_pretrained(name_or_path, revision=revision,
-                                                  trust_remote_code=trust_remote_code, local_files_only=local,
-                                                  **({"gguf_file": gguf_file} if gguf_file else {}))
+        tokenize = functools.partial(AutoTokenizer.from_pretrained, revision=revision,
+                                     trust_remote_code=trust_remote_code)
+        if gguf_file is None:
+            tokenizer = tokenize(name_or_path, local_files_only=local)
+        else:
+            tokenizer = cached_part("tokenizer", name_or_path, gguf_file, revision,
+                                    lambda: tokenize(name_or_path, local_files_only=local, gguf_file=gguf_file),
+                                    lambda folder: tokenize(folder, local_files_only=True))
+        load = functools.partial(auto_class.from_pretrained, revision=revision, **dtype_argument(dtype),
+                                 trust_remote_code=trust_remote_code, output_loading_info=True,
+                                 **(placement.arguments() if placement else {}))
+        # transformers 4 sets torch's default dtype to `dtype` while it builds the model and leaves it there when
+        # the load raises (a model class it cannot spread): every model built later in the process would be bf16
+        default_dtype = torch.get_default_dtype()
         try:
-            model, info = auto_class.from_pretrained(
-                name_or_path, revision=revision, **dtype_argument(dtype), trust_remote_code=trust_remote_code,
-                output_loading_info=True, local_files_only=local, **(placement.arguments() if placement else {}),
-                **gguf_arguments(name_or_path, gguf_file, revision))
+            if gguf_file is None:
+                model, info = load(name_or_path, local_files_only=local)
+            else:  # dequantized once, then read from swapbench's cache (gguf.load_dense)
+                model, info = load_dense(
+                    auto_class, name_or_path, gguf_file, revision, dtype,
+                    lambda: load(name_or_path, local_files_only=local,
+                                 **gguf_arguments(name_or_path, gguf_file, revision)),
+                    lambda folder: load(folder, local_files_only=True), cacheable=placement is None)
         except ValueError as err:
             if placement is None or "_no_split_modules" not in str(err):
                 raise
@@ -272,6 +297,8 @@ def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype:
             raise SwapbenchError(f"--device-map {placement.device_map}: transformers {TRANSFORMERS_VERSION} cannot "
                                  f"spread {name_or_path} over devices: {err} Load it on one device, or with a "
                                  "transformers release that can spread this model class") from None
+        finally:
+            torch.set_default_dtype(default_dtype)
     return tokenizer, as_dense(model), info
 
 

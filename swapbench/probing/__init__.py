@@ -1,18 +1,18 @@
 """Locality and symmetry of a model's positional attention, measured by identical-word probing."""
 
-from .attenuated import attenuated_matrix
-from .errors import MatrixError, ProbeError
-from .metrics import degree_symmetry, locality, relative_locality, symmetry
-from .result import LayerMetrics, ProbeResult
+from importlib import import_module
+
+# Each name's module, imported when the name is first asked for: probe_model imports torch, the metrics numpy and
+# the result the results schema, none of which the probe's options (what `swapbench probe --help`, `eval --help`
+# and `zoo --help` read, importing this package) need.
+_MODULES = {"attenuated_matrix": "attenuated", "MatrixError": "errors", "ProbeError": "errors",
+            "degree_symmetry": "metrics", "locality": "metrics", "relative_locality": "metrics", "symmetry": "metrics",
+            "LayerMetrics": "result", "ProbeResult": "result", "probe_model": "run"}
 
 
 def __getattr__(name: str):
-    """probe_model, imported when first asked for: it imports torch, which the probe's options (what `swapbench probe
-    --help` and `swapbench eval --help` read) must not."""
-    if name == "probe_model":
-        from .run import probe_model
-
-        return probe_model
+    if name in _MODULES:
+        return getattr(import_module(f"{__name__}.{_MODULES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -12,23 +12,14 @@ The file holds figures and pair counts only, never a sentence of the source.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field, ValidationError, model_validator
 
 from ..core.errors import SwapbenchError
-from ..core.paths import ANNOTATIONS
 from ..core.strict import Strict
+# The rule (the margin, the verdict) and the committed file's place, read from here too
+from .leak_verdict import LEAKS, MARGIN, Verdict, verdict  # noqa: F401
 from .schema import TOLERANCE, ConfidenceInterval, Recipe, TrainingData
-
-# Where the committed measurement of the reference build lies (data/annotations/README.md describes it).
-LEAKS = ANNOTATIONS / "hypothesis-only.json"
-
-# Within this distance of 0 (5 points), a separation is too small to call a leak: a configuration leaks when the
-# whole interval lies beyond it, and sits near chance when the whole interval lies within it.
-MARGIN = 0.05
-
-Verdict = Literal["leaks", "near chance", "undecided"]
 
 
 class ConfigurationLeak(Strict):
@@ -73,15 +64,6 @@ class HypothesisOnlyLeaks(Strict):
     margin: float = Field(description="the distance from 0 within which a separation is not called a leak")
     configurations: dict[str, ConfigurationLeak] = Field(min_length=1, description="figures per role "
                                                                                    "configuration")
-
-
-def verdict(low: float, high: float, margin: float = MARGIN) -> Verdict:
-    """What an interval of the leak says: beyond the margin on one side, within it, or neither."""
-    if low > margin or high < -margin:
-        return "leaks"
-    if -margin <= low and high <= margin:
-        return "near chance"
-    return "undecided"
 
 
 def read_leaks(path: Path = LEAKS) -> dict | None:

@@ -106,12 +106,39 @@ class Recipe(Strict):
     epochs: int = Field(description="passes over the training data")
     seed: int = Field(description="Trainer seed: classifier-head initialisation, data order, dropout")
     best_by: str = Field(description="the checkpoint kept: best of the per-epoch checkpoints by this metric")
+    batch_order: Literal["random", "length-grouped"] = Field(  # added later: older files trained in random order
+        default="random", description="how the training pairs were put into batches, drawn anew each epoch with the "
+                                       "seed: random (each batch padded to its longest pair), or length-grouped "
+                                       "(pairs of like length batched together, the batches in random order)")
+    precision: Literal["float32", "bfloat16-autocast"] = Field(  # added later: older files trained in float32
+        default="float32", description="the arithmetic of the training: float32, or bfloat16 autocast (matmuls in "
+                                       "bfloat16, master weights, optimiser state and loss in float32)")
 
 
-# The reference paper's fine-tuning recipe; a board row names every setting that departs from it.
-REFERENCE_RECIPE = Recipe(max_length=128, optimizer="adamw_torch", learning_rate=2e-5, lr_scheduler="linear",
+# Settings that change how fast a recipe trains, not what it is: a board row does not depart from the reference for
+# them (their effect on the validation accuracy stays within seed noise: scripts/bench_finetune.py --recipe-seeds).
+SPEED_SETTINGS = ("batch_order", "precision")
+# Optimisers that are one update rule computed by different kernels, by the name the reference recipe gives it.
+SAME_OPTIMIZER = {"adamw_torch_fused": "adamw_torch", "adamw_torch_foreach": "adamw_torch"}
+
+# The reference paper's fine-tuning recipe (AdamW, lr 2e-5, batch 32, 3 epochs), run as fast as the device allows:
+# length-grouped batches and the fused AdamW kernel; its precision is chosen for the device (finetune.on_device).
+# A board row names every setting that departs from it.
+REFERENCE_RECIPE = Recipe(max_length=128, optimizer="adamw_torch_fused", learning_rate=2e-5, lr_scheduler="linear",
                           warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0,
-                          best_by="validation accuracy, checked after every epoch")
+                          best_by="validation accuracy, checked after every epoch", batch_order="length-grouped",
+                          precision="float32")
+
+
+def recipe_departures(recipe: Recipe, reference: Recipe = REFERENCE_RECIPE) -> list[str]:
+    """The settings of `recipe` that depart from `reference`: its seed, how the best epoch is named, the speed
+    settings and the kernel of one optimiser (adamw_torch or adamw_torch_fused) are not departures."""
+    def optimizer(name: str) -> str:
+        return SAME_OPTIMIZER.get(name, name)
+
+    return [name for name in Recipe.model_fields if name not in ("seed", "best_by", *SPEED_SETTINGS)
+            and (optimizer(recipe.optimizer) != optimizer(reference.optimizer) if name == "optimizer"
+                 else getattr(recipe, name) != getattr(reference, name))]
 REFERENCE_TRAIN_SPLIT = "train"  # the whole of SNLI's training split
 
 
@@ -130,6 +157,36 @@ class EpochLog(Strict):
     epoch: int = Field(description="epoch number, from 1")
     train_loss: float | None = Field(description="mean training loss over the epoch")
     validation_accuracy: float = Field(ge=0, le=1, description="accuracy on the validation pairs at its end")
+
+
+class DtypeAgreement(Strict):
+    """How far scoring in a dtype other than float32 moved the labels: a fixed sample of the distinct pairs scored
+    again by a float32 copy of the same model."""
+
+    dtype: str = Field(description="torch dtype the pairs were scored in (provenance.dtype)")
+    reference_dtype: Literal["float32"] = Field(default="float32", description="dtype of the copy compared with")
+    sample: str = Field(description="which distinct pairs were scored again")
+    pairs: int | None = Field(ge=0, description="sampled pairs scored in both dtypes; null when not measured")
+    agreeing: int | None = Field(ge=0, description="of them, pairs given the same label in both")
+    fraction: float | None = Field(ge=0, le=1, description="agreeing / pairs (1 when no pair was sampled)")
+    not_measured: str | None = Field(default=None, description="why the agreement was not measured (the model "
+                                                               "spread over devices, a float32 copy out of memory, a "
+                                                               "scorer with no float32 path); null when it was")
+
+    @model_validator(mode="after")
+    def _counts(self):
+        measured = (self.pairs, self.agreeing, self.fraction)
+        if self.not_measured is not None:
+            if any(value is not None for value in measured):
+                raise ValueError("not_measured: pairs, agreeing and fraction must be null")
+            return self
+        if any(value is None for value in measured):
+            raise ValueError("pairs, agreeing and fraction are null only with not_measured")
+        if self.agreeing > self.pairs:
+            raise ValueError("agreeing exceeds pairs")
+        if abs(self.fraction - (self.agreeing / self.pairs if self.pairs else 1.0)) > TOLERANCE:
+            raise ValueError("fraction must be agreeing / pairs")
+        return self
 
 
 class FineTuningInfo(Strict):
@@ -156,6 +213,10 @@ class FineTuningInfo(Strict):
     hypothesis_only: bool = Field(  # added later: a diagnostic model, trained without the premise
         default=False, description="true when the model was trained and validated on the hypotheses alone, the "
                                    "premise removed (`swapbench eval --hypothesis-only`)")
+    validation_agreement: DtypeAgreement | None = Field(  # added later, null in older files
+        default=None, description="trained under bfloat16 autocast (recipe.precision): the validation pairs labelled "
+                                  "by the weights kept under autocast and in float32, and how many labels agree; "
+                                  "null in float32")
 
 
 class ProbeSettings(Strict):
@@ -792,36 +853,6 @@ class Timings(Strict):
     probe: float = Field(description="seconds spent in the probe")
     scoring: float = Field(description="seconds spent scoring pairs")
     total: float = Field(description="seconds from start to the results file")
-
-
-class DtypeAgreement(Strict):
-    """How far scoring in a dtype other than float32 moved the labels: a fixed sample of the distinct pairs scored
-    again by a float32 copy of the same model."""
-
-    dtype: str = Field(description="torch dtype the pairs were scored in (provenance.dtype)")
-    reference_dtype: Literal["float32"] = Field(default="float32", description="dtype of the copy compared with")
-    sample: str = Field(description="which distinct pairs were scored again")
-    pairs: int | None = Field(ge=0, description="sampled pairs scored in both dtypes; null when not measured")
-    agreeing: int | None = Field(ge=0, description="of them, pairs given the same label in both")
-    fraction: float | None = Field(ge=0, le=1, description="agreeing / pairs (1 when no pair was sampled)")
-    not_measured: str | None = Field(default=None, description="why the agreement was not measured (the model "
-                                                               "spread over devices, a float32 copy out of memory, a "
-                                                               "scorer with no float32 path); null when it was")
-
-    @model_validator(mode="after")
-    def _counts(self):
-        measured = (self.pairs, self.agreeing, self.fraction)
-        if self.not_measured is not None:
-            if any(value is not None for value in measured):
-                raise ValueError("not_measured: pairs, agreeing and fraction must be null")
-            return self
-        if any(value is None for value in measured):
-            raise ValueError("pairs, agreeing and fraction are null only with not_measured")
-        if self.agreeing > self.pairs:
-            raise ValueError("agreeing exceeds pairs")
-        if abs(self.fraction - (self.agreeing / self.pairs if self.pairs else 1.0)) > TOLERANCE:
-            raise ValueError("fraction must be agreeing / pairs")
-        return self
 
 
 class ScoringInfo(Strict):

@@ -11,10 +11,12 @@ initialisation stays what it is with random embeddings: only what the words mean
 from __future__ import annotations
 
 import os
-
-import torch
+from typing import TYPE_CHECKING
 
 from ..core.errors import SwapbenchError
+
+if TYPE_CHECKING:
+    import torch
 
 CHOICES = {"random": "BERT's random initialisation (the default)",
            "minilm": "MiniLM's pretrained token embeddings, trained further",
@@ -34,6 +36,7 @@ def minilm_folder() -> str:
 def pretrained_table(hidden: int, vocab_size: int, std: float) -> torch.Tensor:
     """(vocab_size, hidden): MiniLM's token embeddings, projected to `hidden` dimensions when fewer, with
     standard deviation `std`."""
+    import torch
     from safetensors.torch import load_file
 
     weights = load_file(os.path.join(minilm_folder(), "model.safetensors"))

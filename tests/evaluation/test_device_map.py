@@ -29,8 +29,9 @@ def test_a_model_split_between_cpu_and_disk_scores_and_probes_as_on_one_device(d
     model = save_classifier(tmp_path / "model", NLI)
     size = sum(p.numel() * p.element_size() for p in AutoModelForSequenceClassification.from_pretrained(model)
                .parameters())
+    # float32 as the weights were measured (auto would score in bf16 on a CPU with AMX, halving them)
     common = ["--data", str(dataset), "--no-progress", "--no-cache", "--bootstrap", "200", "--probe-words", "20",
-              "--probe-length", "32"]
+              "--probe-length", "32", "--dtype", "float32"]
     assert main(["eval", str(model), *common, "--output", str(tmp_path / "one.json")]) == 0
     # The CPU may hold 70% of the weights (the embeddings): the rest goes to disk.
     assert main(["eval", str(model), *common, "--output", str(tmp_path / "split.json"), "--device-map", "auto",
@@ -77,3 +78,14 @@ def test_a_split_model_s_inputs_go_to_its_first_gpu_else_the_cpu():
     assert input_device(module) == torch.device("cuda:1")
     module.hf_device_map = {"embeddings": "cpu", "encoder": "disk"}
     assert input_device(module) == torch.device("cpu")
+
+
+@pytest.mark.skipif(TRANSFORMERS_MAJOR >= 5, reason="transformers 5 spreads BertForSequenceClassification: its load "
+                                                     "is not refused")
+def test_a_refused_load_leaves_torchs_default_dtype_as_it_was(dataset, tmp_path):
+    """transformers 4 sets the default dtype while it builds a model and keeps it when the load raises: the next
+    model of the process would be built in bf16."""
+    model = save_classifier(tmp_path / "model", NLI)
+    main(["eval", str(model), "--data", str(dataset), "--no-progress", "--no-cache", "--no-probe", "--dtype",
+          "bfloat16", "--device-map", "auto", "--output", str(tmp_path / "r.json")])
+    assert torch.get_default_dtype() == torch.float32

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from decoder_models import LABELS, decoder_config, save_decoder, train_tokenizer
+from decoder_models import LABELS, decoder_config, save_decoder
 from eval_models import write_training_file
 from transformers import AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
 
@@ -111,8 +111,9 @@ def test_prompted_scoring_backs_off_on_out_of_memory(lms):
     tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(lms["gpt2"]))
     model = AutoModelForCausalLM.from_pretrained(lms["gpt2"]).eval()
     spec = PromptSpec(DEFAULT_TEMPLATE, parse_verbalizers(None))
-    encoded = encode_prompts(tokenizer, [render(spec, p, h) for p, h in PAIRS], spec, None)
-    forward, refused = model.forward, []
+    # distinct prompts (the scorer scores a repeated one once); the base model runs them (prompting.split_head)
+    encoded = encode_prompts(tokenizer, [render(spec, p, f"{h} {i}") for i, (p, h) in enumerate(PAIRS)], spec, None)
+    forward, refused = model.transformer.forward, []
 
     def limited(*args, **kwargs):
         if kwargs["input_ids"].shape[0] > 3:
@@ -120,10 +121,10 @@ def test_prompted_scoring_backs_off_on_out_of_memory(lms):
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
         return forward(*args, **kwargs)
 
-    model.forward = limited
+    model.transformer.forward = limited
     scored = score_prompts(model, tokenizer, encoded, batch_size=12)
     assert refused == [12, 6] and scored.batch_size == 3
-    model.forward = forward
+    model.transformer.forward = forward
     assert scored.predictions.tolist() == score_naive(model, tokenizer, encoded).predictions.tolist()
 
 

@@ -70,6 +70,24 @@ def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
     assert len([p for p in (cache / "finetuned").iterdir() if p.is_dir()]) == 2
 
 
+
+def test_train_precision_float32_trains_in_float32_and_keeps_a_checkpoint_of_its_own(setup, tmp_path):
+    import torch
+
+    from swapbench.models.precision import fast_bfloat16
+
+    base, train, data, cache = setup
+    auto = evaluate(base, train, data, cache, tmp_path / "auto.json")
+    exact = evaluate(base, train, data, cache, tmp_path / "exact.json", "--train-precision", "float32")
+    fast = fast_bfloat16(torch.device("cpu"))
+    assert auto.model.fine_tuning.recipe.precision == ("bfloat16-autocast" if fast else "float32")
+    assert (auto.model.fine_tuning.validation_agreement is not None) == fast
+    assert exact.model.fine_tuning.recipe.precision == "float32"
+    assert exact.model.fine_tuning.validation_agreement is None
+    # a float32 training is another checkpoint where auto trains in bf16, the same one where it does not
+    assert (exact.model.fine_tuning.cache_key != auto.model.fine_tuning.cache_key) == fast
+    assert exact.model.fine_tuning.reused == (not fast)
+
 def test_validation_that_overlaps_training_is_refused(setup, tmp_path, capsys):
     base, train, data, cache = setup
     rc = main(["eval", str(base), "--data", str(data), "--output", str(tmp_path / "r.json"), "--no-probe",

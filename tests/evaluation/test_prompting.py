@@ -208,8 +208,10 @@ def test_the_join_keys_a_decoders_fine_tuning_and_leaves_an_encoders_key_as_it_w
     encoder = training_pair_template(str(save_base(tmp_path / "minilm-like")), None)
     decoder = training_pair_template(str(save_decoder(tmp_path / "gpt2-base", "gpt2", head="base")), None)
     assert (encoder, decoder) == (None, PAIR_TEMPLATE)
-    key = cache_key("sentence-transformers/all-MiniLM-L6-v2", "c" * 40, REFERENCE_RECIPE, train, val,
-                    joined_by=encoder)
+    # the recipe as it was then (random batches, the single-tensor AdamW, float32)
+    then = REFERENCE_RECIPE.model_copy(update={"optimizer": "adamw_torch", "batch_order": "random",
+                                               "precision": "float32"})
+    key = cache_key("sentence-transformers/all-MiniLM-L6-v2", "c" * 40, then, train, val, joined_by=encoder)
     # the key this encoder's checkpoint had before pairs were ever joined: its cached fine-tuning is still found
     assert key == "ccb5c7a993a47b14e3c91b7afd0a076d9be1b7919cfc1a8c77c21041eedb2289"
     assert cache_key("gpt2", "c" * 40, REFERENCE_RECIPE, train, val, joined_by=decoder) != cache_key(

@@ -204,17 +204,17 @@ def swapbench_cache() -> str:
     return os.environ["SWAPBENCH_CACHE_DIR"]
 
 
-def test_a_memory_error_while_scoring_is_a_clear_error(tmp_path):
+def test_a_memory_error_while_scoring_is_a_clear_error(tmp_path, monkeypatch):
     """The real padding, wrapped to raise MemoryError after its first batch: the batch size halves down to one,
     then eval says what to do."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from swapbench.evaluation.scoring import predict
+    from swapbench.evaluation import scoring
 
     model_folder = save_classifier(tmp_path / "bert", NLI)
     tokenizer = AutoTokenizer.from_pretrained(model_folder)
     model = AutoModelForSequenceClassification.from_pretrained(model_folder)
-    real_pad, calls = tokenizer.pad, []
+    real_pad, calls = scoring.pad_batch, []
 
     def pad(*args, **kwargs):
         calls.append(1)
@@ -222,11 +222,11 @@ def test_a_memory_error_while_scoring_is_a_clear_error(tmp_path):
             raise MemoryError
         return real_pad(*args, **kwargs)
 
-    tokenizer.pad = pad
+    monkeypatch.setattr(scoring, "pad_batch", pad)
     scored = []
     with pytest.raises(SwapbenchError, match=r"out of memory on cpu scoring 6 pairs .*2 were scored.*--eval-batch-size"):
-        predict(model, tokenizer, [("A man runs.", "A dog sleeps.")] * 6, batch_size=2,
-                on_batch=lambda index, logits, cut: scored.extend(index))
+        scoring.predict(model, tokenizer, [("A man runs.", "A dog sleeps.")] * 6, batch_size=2,
+                        on_batch=lambda index, logits, cut: scored.extend(index))
     assert len(scored) == 2  # what was scored before reached on_batch (the scores cache), and stays there
 
 

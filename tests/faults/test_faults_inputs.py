@@ -3,7 +3,6 @@ on a file written here and checks the exit code, the message (file and line) and
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import socket

@@ -11,7 +11,7 @@ import pytest
 import torch
 import transformers
 from matplotlib.image import imread
-from transformers import BertTokenizer, DebertaV2Tokenizer, T5Tokenizer
+from transformers import DebertaV2Tokenizer, T5Tokenizer
 from word_tokenizer import bert_tokenizer, in_memory_vocabularies
 
 from swapbench.commands.main import main

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from swapbench.commands.main import main, make_parser
-from swapbench.core.errors import InputError, SwapbenchError
+from swapbench.core.errors import InputError
 from swapbench.core.registry import SOURCES
 from swapbench.core.text import public_path
 from swapbench.sources import Columns, load_split, release_tag, resolve, source_named

@@ -68,7 +68,8 @@ class ClassifierScorer(Scorer):
         tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
                          scored=scored_pairs(run.benchmark), cache_dir=options.cache_dir or default_cache_dir(),
                          device=device, dtype=dtype, progress=options.progress, console=run.console,
-                         hypothesis_only=options.hypothesis_only, gguf_file=options.gguf_file)
+                         hypothesis_only=options.hypothesis_only, gguf_file=options.gguf_file,
+                         precision=options.train_precision)
         # Every process of a distributed training loads the checkpoint the main process wrote: each scores a shard.
         loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)),
                                  LabelMap(LABEL_NAMES, source="fine-tuned"), device=device, dtype=dtype,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import Encoding, ModelPositions, register
+from .base import ModelPositions, register_built_in
 
 
 class LearnedAbsolute(ModelPositions):
@@ -60,7 +60,5 @@ class Sinusoidal(ModelPositions):
             raise ValueError("sinusoidal embeddings pair sines and cosines: hidden_size must be even")
 
 
-register("learned_absolute", Encoding("learned absolute embeddings, Devlin et al. 2019 (BERT)", "absolute", "learned",
-                                      positions=LearnedAbsolute, fields=("max_position_embeddings",)))
-register("sinusoidal", Encoding("sinusoidal absolute embeddings, Vaswani et al. 2017", "absolute", "sinusoidal",
-                                positions=Sinusoidal, fields=("sinusoidal_base",)))
+register_built_in("learned_absolute", positions=LearnedAbsolute)
+register_built_in("sinusoidal", positions=Sinusoidal)

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from .base import Encoding, ModelPositions, register, relative_positions
+from .base import ModelPositions, register_built_in, relative_positions
 
 
 def alibi_slopes(heads: int) -> list[float]:
@@ -39,5 +39,4 @@ class Alibi(ModelPositions):
         return -slopes * relative_positions(length, device).abs().to(dtype)[None]
 
 
-register("alibi", Encoding("linear biases, Press et al. 2022 (ALiBi), symmetric for an encoder", "alibi", "alibi",
-                           positions=Alibi))
+register_built_in("alibi", positions=Alibi)

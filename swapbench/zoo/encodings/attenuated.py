@@ -7,7 +7,7 @@ import math
 import torch
 from torch import nn
 
-from .base import Encoding, ModelPositions, init, register, relative_positions
+from .base import ModelPositions, init, register_built_in, relative_positions
 
 
 def attenuated_bias(length: int, locality: torch.Tensor | float, symmetry: torch.Tensor | float,
@@ -51,6 +51,4 @@ class Attenuated(ModelPositions):
         return attenuated_bias(length, self.locality, self.symmetry, device, torch.float32).to(dtype)[None]
 
 
-register("attenuated", Encoding("attenuated encoding, Chen et al. 2023, equation 8", "relative", "attenuated",
-                                positions=Attenuated,
-                                fields=("attenuated_locality", "attenuated_symmetry", "attenuated_learnable")))
+register_built_in("attenuated", positions=Attenuated)

@@ -17,12 +17,15 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-try:  # transformers 5's init functions leave alone the weights a checkpoint filled
-    from transformers import initialization as init
-except ImportError:  # transformers 4 initialises only the modules a checkpoint did not fill: torch's are right
-    from torch.nn import init
+# `init`, used by the encodings' modules: transformers 5's init functions leave alone the weights a checkpoint
+# filled; transformers 4 initialises only the modules a checkpoint did not fill, so torch's are right there.
+try:
+    from transformers import initialization as init  # noqa: F401
+except ImportError:
+    from torch.nn import init  # noqa: F401
 
 from ...core.registry import ENCODINGS
+from ..catalogue import BUILT_IN
 
 
 class ModelPositions(nn.Module):
@@ -93,4 +96,12 @@ def register(name: str, encoding: Encoding) -> Encoding:
     return encoding
 
 
-register("none", Encoding("no position information: the bag-of-words baseline", "none", "none"))
+def register_built_in(name: str, *, positions: type[ModelPositions] = ModelPositions,
+                      scores: type[LayerScores] = LayerScores) -> Encoding:
+    """Register a built-in encoding by its declaration in zoo/catalogue.py (which the command line reads without
+    torch) and its two parts."""
+    paper, family, kind, fields = BUILT_IN[name]
+    return register(name, Encoding(paper, family, kind, positions=positions, scores=scores, fields=fields))
+
+
+register_built_in("none")

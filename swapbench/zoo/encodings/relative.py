@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import Encoding, LayerScores, register, relative_positions
+from .base import LayerScores, register_built_in, relative_positions
 
 
 def clipped_relative_index(length: int, k: int, device=None) -> torch.Tensor:
@@ -49,7 +49,5 @@ class HuangM4Scores(ShawScores):
         return logits if shared_bias is None else logits + shared_bias
 
 
-register("shaw", Encoding("relative key embeddings clipped at k, Shaw et al. 2018", "relative", "relative_key",
-                          scores=ShawScores, fields=("max_relative_distance",)))
-register("huang_m4", Encoding("query-key-relative interaction, Huang et al. 2020, method 4", "relative",
-                              "relative_key_query", scores=HuangM4Scores, fields=("max_relative_distance",)))
+register_built_in("shaw", scores=ShawScores)
+register_built_in("huang_m4", scores=HuangM4Scores)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import Encoding, LayerScores, register
+from .base import LayerScores, register_built_in
 
 
 def rope_angles(length: int, dim: int, base: float = 10000.0, device=None) -> torch.Tensor:
@@ -42,5 +42,4 @@ class RopeScores(LayerScores):
             raise ValueError("rope rotates pairs of dimensions: the head size must be even")
 
 
-register("rope", Encoding("rotary embeddings, Su et al. 2021 (RoFormer)", "rotary", "rope", scores=RopeScores,
-                          fields=("sinusoidal_base",)))
+register_built_in("rope", scores=RopeScores)

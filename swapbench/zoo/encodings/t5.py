@@ -7,7 +7,7 @@ import math
 import torch
 from torch import nn
 
-from .base import Encoding, ModelPositions, init, register, relative_positions
+from .base import ModelPositions, init, register_built_in, relative_positions
 
 
 def t5_bucket(relative_position: torch.Tensor, num_buckets: int = 32, max_distance: int = 128) -> torch.Tensor:
@@ -53,5 +53,4 @@ class T5Bias(ModelPositions):
         return self.bias[buckets].permute(2, 0, 1).to(dtype)  # (heads, length, length)
 
 
-register("t5_bias", Encoding("bucketed relative bias, Raffel et al. 2020 (T5)", "relative", "t5-buckets", positions=T5Bias,
-                             fields=("t5_num_buckets", "t5_max_distance")))
+register_built_in("t5_bias", positions=T5Bias)

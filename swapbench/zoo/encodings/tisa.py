@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import Encoding, LayerScores, init, register, relative_positions
+from .base import LayerScores, init, register_built_in, relative_positions
 
 
 def tisa_bias(amplitudes: torch.Tensor, sharpness: torch.Tensor, offsets: torch.Tensor, length: int) -> torch.Tensor:
@@ -40,5 +40,4 @@ class TisaScores(LayerScores):
         return super().forward(query, key, bias if shared_bias is None else shared_bias + bias)
 
 
-register("tisa", Encoding("translation-invariant self-attention, Wennberg & Henter 2021", "relative", "tisa",
-                          scores=TisaScores, fields=("tisa_kernels",)))
+register_built_in("tisa", scores=TisaScores)

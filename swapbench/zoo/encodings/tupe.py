@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import Encoding, LayerScores, ModelPositions, init, register
+from .base import LayerScores, ModelPositions, init, register_built_in
 
 
 class Tupe(ModelPositions):
@@ -61,5 +61,4 @@ class TupeScores(LayerScores):
         self.scale = (2 * self.head_size) ** -0.5
 
 
-register("tupe", Encoding("untied positional attention, untied [CLS], Ke et al. 2021 (TUPE-A)", "absolute", "tupe",
-                          positions=Tupe, scores=TupeScores, fields=("max_position_embeddings",)))
+register_built_in("tupe", positions=Tupe, scores=TupeScores)

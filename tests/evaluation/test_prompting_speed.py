@@ -1,0 +1,166 @@
+"""The prompted scorer's fast paths against its plain ones, on tiny random decoders built here: the output layer
+run only where a verbalizer token is read (split_head), the few-shot examples that every prompt shares run once
+and their key-value cache copied to each batch; and the dequantized-weights cache of a GGUF checkpoint, refused
+and made again when it is corrupted, read back on the next load."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+import torch
+from decoder_models import decoder_config, train_tokenizer
+
+from swapbench.evaluation.prompting import (PromptSpec, encode_prompts, prompt_groups, render, score_naive,
+                                            score_prompts, shared_start, shots_text, split_head)
+from swapbench.models.loading import prepare_tokenizer
+from swapbench.sources import Pair
+
+# Written for these tests.
+PAIRS = [("A dog runs in the park.", "An animal is outside."),
+         ("A woman reads a long book on the train.", "Nobody is reading."),
+         ("Two children play chess.", "The children are siblings."),
+         ("A man cooks dinner.", "A man is cooking."),
+         ("The old car is red.", "The car is blue and new and very fast."),
+         ("Birds sing.", "Some birds are singing loudly in the morning."),
+         ("A dog runs in the park.", "A cat sleeps."),  # a premise shared three times: run once per batch
+         ("A dog runs in the park.", "The dog is fast.")]
+SHOTS = [Pair(pair_id=f"shot{i}", premise=p, hypothesis=h, label=label, premise_parse="", hypothesis_parse="",
+              path="", line=i)
+         for i, (p, h, label) in enumerate([("A cat sleeps.", "An animal rests.", "entailment"),
+                                            ("A boy swims.", "The boy is dry.", "contradiction"),
+                                            ("A girl sings.", "The girl is happy.", "neutral")])]
+# One verbalizer of one token, two of several: both the first-token and the later-token reads are exercised.
+VERBALIZERS = {"entailment": " True", "neutral": " Not sure", "contradiction": " Maybe not"}
+
+
+@pytest.fixture(scope="module", params=["llama", "gpt2"])
+def decoder(request, tmp_path_factory):
+    from transformers import AutoModelForCausalLM
+
+    tokenizer = train_tokenizer(tmp_path_factory.mktemp(request.param))
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = AutoModelForCausalLM.from_config(decoder_config(request.param, len(tokenizer))).eval()
+    prepare_tokenizer(tokenizer, model.config)
+    return model, tokenizer
+
+
+def encoded(tokenizer, shots: int):
+    spec = PromptSpec("{premise}\nQuestion: {hypothesis} True, False or Neither?\nAnswer:", VERBALIZERS, shots=shots)
+    prefix = shots_text(spec, SHOTS[:shots])
+    return encode_prompts(tokenizer, [prefix + render(spec, p, h) for p, h in PAIRS], spec, 256)
+
+
+@pytest.mark.parametrize("shots", [0, 3])
+def test_the_split_head_and_the_shared_examples_score_as_the_plain_path_and_the_naive_loop(decoder, shots):
+    model, tokenizer = decoder
+    prompts = encoded(tokenizer, shots)
+    assert split_head(model) is not None
+    assert any(len(c) > 1 for cs in prompts.continuations for c in cs)  # later tokens are read too
+    assert (shared_start(prompts.prefixes) > 0) == (shots > 0)
+    fast = score_prompts(model, tokenizer, prompts, batch_size=4)
+    ungrouped = score_prompts(model, tokenizer, prompts, batch_size=4, group=False)
+    plain = score_prompts(model, tokenizer, prompts, batch_size=4, fast=False)
+    naive = score_naive(model, tokenizer, prompts, batch_size=5)
+    np.testing.assert_allclose(fast.loglik, plain.loglik, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(fast.loglik, naive.loglik, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(ungrouped.loglik, plain.loglik, atol=1e-5, rtol=0)
+    assert np.array_equal(fast.predictions, plain.predictions) and np.array_equal(fast.predictions, naive.predictions)
+    assert ungrouped.forwards == plain.forwards + (shots > 0)  # the shared examples: one forward for the run
+    # the three prompts of one premise and another in a batch: the premise runs once, in a pass of its own
+    one_premise = [i for i, (p, _) in enumerate(PAIRS) if p == PAIRS[0][0]] + [3]
+    subset = prompts.__class__([prompts.prefixes[i] for i in one_premise],
+                               [prompts.continuations[i] for i in one_premise], 0)
+    grouped = score_prompts(model, tokenizer, subset, batch_size=4)
+    alone = score_prompts(model, tokenizer, subset, batch_size=4, group=False)
+    assert grouped.forwards == alone.forwards + 1
+    np.testing.assert_allclose(grouped.loglik, naive.loglik[one_premise], atol=1e-5, rtol=0)
+    repeated = prompts.__class__(prompts.prefixes * 2, prompts.continuations * 2, 0)  # each prompt twice
+    twice = score_prompts(model, tokenizer, repeated, batch_size=4)
+    assert twice.forwards == fast.forwards and np.array_equal(twice.loglik, np.concatenate([fast.loglik] * 2))
+
+
+def test_prompts_of_one_premise_are_grouped_each_keeping_a_token_of_its_own():
+    prefixes = [[9, 1, 2, 3, 4, 5, 6], [9, 7, 7, 7, 7, 8], [9, 1, 2, 3, 4, 5, 7, 7], [9, 1, 2, 3, 4, 5], [9, 3]]
+    order, group_of, group_start = prompt_groups(prefixes, shared=1)
+    assert sorted(order.tolist()) == [0, 1, 2, 3, 4]
+    assert group_of[0] == group_of[2] == group_of[3] and len({group_of[0], group_of[1], group_of[4]}) == 3
+    assert group_start.tolist() == [4, 0, 4, 4, 0]  # [9] shared by all, then 1 2 3 4; prompt 3 keeps its 5
+    members = [i for i in order.tolist() if group_of[i] == group_of[0]]
+    assert order.tolist().index(members[0]) + 2 == order.tolist().index(members[-1])  # adjacent
+
+
+def test_a_model_whose_logits_are_not_its_head_on_its_base_takes_the_plain_path(decoder):
+    model, _ = decoder
+    config = model.config
+    config.logit_scale = 0.5  # as Cohere's: the logits are scaled after the output layer
+    try:
+        assert split_head(model) is None
+    finally:
+        del config.logit_scale
+    assert split_head(model) is not None
+
+
+def test_shared_start_leaves_every_prompt_its_last_token_and_ignores_a_short_one():
+    assert shared_start([[1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 7]]) == 5
+    assert shared_start([[1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6]]) == 4
+    assert shared_start([[1, 2, 3, 9], [1, 2, 3, 8]]) == 0  # 3 tokens: not worth a pass of its own
+    assert shared_start([[1, 2, 3, 4, 5]]) == 0
+
+
+# ---- the dequantized-weights cache of a GGUF checkpoint ----------------------------------------------------------
+
+def dense_load(folder, name, calls):
+    """load_dense of a stand-in GGUF file (any bytes: the cache is keyed by its sha256), whose dequantization
+    is a tiny Llama drawn from a seed, counted in `calls`."""
+    from transformers import AutoModelForCausalLM
+
+    from swapbench.models.gguf import load_dense
+
+    def dequantize():
+        calls.append("dequantized")
+        with torch.random.fork_rng():
+            torch.manual_seed(0)
+            return AutoModelForCausalLM.from_config(decoder_config("llama", 64)), {"missing_keys": []}
+
+    return load_dense(AutoModelForCausalLM, str(folder), name, None, torch.float32, dequantize,
+                      lambda cached: AutoModelForCausalLM.from_pretrained(cached, output_loading_info=True))
+
+
+def test_a_second_load_reads_the_cache_and_a_corrupted_cache_is_made_again(tmp_path, caplog):
+    from swapbench.models.gguf import WEIGHTS, dense_cache_folder
+
+    (tmp_path / "tiny.gguf").write_bytes(b"GGUF stand-in")
+    calls = []
+    caplog.set_level(logging.INFO, logger="swapbench.models.gguf")
+    first, _ = dense_load(tmp_path, "tiny.gguf", calls)
+    second, info = dense_load(tmp_path, "tiny.gguf", calls)
+    assert calls == ["dequantized"] and not info["missing_keys"]
+    assert "from the cache" in caplog.records[-1].getMessage()
+    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
+
+    from transformers import AutoModelForCausalLM
+
+    weights = dense_cache_folder(tmp_path / "tiny.gguf", torch.float32, AutoModelForCausalLM.__name__) / WEIGHTS
+    data = bytearray(weights.read_bytes())
+    data[-5] ^= 0xFF  # one weight's byte changed: still a readable safetensors file, with a wrong value
+    weights.write_bytes(bytes(data))
+    caplog.clear()
+    third, _ = dense_load(tmp_path, "tiny.gguf", calls)
+    assert calls == ["dequantized", "dequantized"]  # refused, not served: made again
+    assert any("does not match its sha256" in r.getMessage() for r in caplog.records)
+    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), third.state_dict().values()))
+    _, _ = dense_load(tmp_path, "tiny.gguf", calls)
+    assert calls == ["dequantized", "dequantized"]
+
+
+def test_another_file_or_dtype_is_another_cache(tmp_path):
+    from swapbench.models.gguf import dense_cache_folder
+
+    (tmp_path / "a.gguf").write_bytes(b"one")
+    (tmp_path / "b.gguf").write_bytes(b"two")
+    folders = {dense_cache_folder(tmp_path / name, dtype, "AutoModelForCausalLM")
+               for name in ("a.gguf", "b.gguf") for dtype in (torch.float32, torch.bfloat16)}
+    assert len(folders) == 4
