@@ -134,7 +134,9 @@ def ratio(slow: list[float], fast: list[float]) -> tuple[float, str]:
 
 
 def machine() -> str:
-    """The CPU's model name, cores and load, for the figures' header."""
+    """The card's name (with --device cuda), else the CPU's model name, cores and load, for the figures' header."""
+    if DEVICE[0].type == "cuda":
+        return torch.cuda.get_device_name(DEVICE[0])
     name = "unknown CPU"
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as info:
