@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,26 @@ def private_cache(tmp_path_factory, monkeypatch):
     # A default source's archive is never fetched from the internet: port 9 on this machine refuses at once.
     monkeypatch.setenv("SWAPBENCH_SNLI_URL", "http://127.0.0.1:9/snli_1.0.zip")
     monkeypatch.setenv("SWAPBENCH_MULTINLI_URL", "http://127.0.0.1:9/multinli_1.0.zip")
+
+
+@pytest.fixture(autouse=True)
+def torch_state_kept():
+    """A test leaves torch's process-wide state as it found it: a default dtype or a CPU autocast left at bfloat16
+    (transformers 4 leaves one behind after a load that raises) builds every later test's model in bfloat16, and
+    those tests then fail far from the cause. The test that leaked fails here, and the state is put back."""
+    torch = sys.modules.get("torch")  # never imported here for tests that do not use it
+    before = (torch.get_default_dtype(), torch.is_autocast_enabled("cpu")) if torch else None
+    yield
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    dtype, autocast = torch.get_default_dtype(), torch.is_autocast_enabled("cpu")
+    expected = before or (torch.float32, False)
+    if (dtype, autocast) != expected:
+        torch.set_default_dtype(expected[0])
+        torch.set_autocast_enabled("cpu", expected[1])
+        pytest.fail(f"this test left torch's default dtype {dtype} and CPU autocast {autocast} "
+                    f"(it found {expected[0]} and {expected[1]})")
 
 
 @pytest.fixture

@@ -497,6 +497,9 @@ def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair],
     order = (LengthGroupedOrder([len(row["input_ids"]) for row in train_dataset], recipe.batch_size, recipe.seed)
              if recipe.batch_order == "length-grouped" else None)
     bf16 = recipe.precision == "bfloat16-autocast"
+    # transformers 4 hands the precision to accelerate through this variable and, for bf16=False, keeps what an
+    # earlier Trainer of the process left in it: a float32 fine-tune after a bf16 one would train under autocast.
+    os.environ["ACCELERATE_MIXED_PRECISION"] = "bf16" if bf16 else "no"
     args = TrainingArguments(
         output_dir=str(work), num_train_epochs=recipe.epochs,
         learning_rate=recipe.learning_rate, optim=recipe.optimizer, lr_scheduler_type=recipe.lr_scheduler,

@@ -103,9 +103,8 @@ def test_same_seed_same_weights_and_best_epoch_kept_as_the_trainer_keeps_it(tmp_
     assert not all(torch.equal(weights(other)[k], v) for k, v in weights(first).items())
 
 
-@pytest.mark.parametrize("precision", ["float32", "bfloat16-autocast"])
-def test_fast_path_learns_and_runs_the_precision_recorded(tmp_path, precision):
-    recipe = toy_recipe(precision=precision, optimizer="adamw_torch_fused", epochs=15, learning_rate=5e-3)
+def train_watching_dtype(tmp_path: Path, recipe: Recipe, name: str = "w"):
+    """A toy fine-tune, and the dtypes the first layer's query projection computed in while it trained."""
     seen = set()
 
     def on_query(module, args, output):  # the dtype the first layer's query projection computes in
@@ -119,9 +118,16 @@ def test_fast_path_learns_and_runs_the_precision_recorded(tmp_path, precision):
         model.bert.encoder.layer[0].attention.self.query.register_forward_hook(on_query)
         return model
 
-    trainer = snli_trainer(model_init, tokenizer, recipe, PAIRS, PAIRS[:6], tmp_path / "w", CPU, False,
+    trainer = snli_trainer(model_init, tokenizer, recipe, PAIRS, PAIRS[:6], tmp_path / name, CPU, False,
                            Console(file=open("/dev/null", "w")), eval_batch_size=4)
     trainer.train()
+    return trainer, seen
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16-autocast"])
+def test_fast_path_learns_and_runs_the_precision_recorded(tmp_path, precision):
+    recipe = toy_recipe(precision=precision, optimizer="adamw_torch_fused", epochs=15, learning_rate=5e-3)
+    trainer, seen = train_watching_dtype(tmp_path, recipe)
     losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
     assert losses[-1] < losses[0] * 0.85  # it learns the toy
     assert trainer.optimizer.defaults.get("fused") is True or \
@@ -134,6 +140,13 @@ def test_fast_path_learns_and_runs_the_precision_recorded(tmp_path, precision):
         assert agreement is None
     else:
         assert agreement.pairs == 6 and agreement.agreeing <= 6 and agreement.dtype == "bfloat16-autocast"
+
+
+def test_a_float32_fine_tune_after_a_bf16_one_in_the_same_process_trains_in_float32(tmp_path):
+    # Under transformers 4 the second Trainer inherited the first's mixed precision (ACCELERATE_MIXED_PRECISION).
+    _, first = train_watching_dtype(tmp_path, toy_recipe(precision="bfloat16-autocast", epochs=1), name="bf16")
+    _, second = train_watching_dtype(tmp_path, toy_recipe(precision="float32", epochs=1), name="fp32")
+    assert (first, second) == ({torch.bfloat16}, {torch.float32})
 
 
 def test_precision_is_bf16_autocast_where_bf16_is_fast_and_float32_on_request():
