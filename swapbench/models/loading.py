@@ -65,8 +65,12 @@ def input_device(model: torch.nn.Module) -> torch.device:
 
 
 def device_map_of(model: torch.nn.Module) -> dict[str, str]:
-    """The modules' places, as the results record them: "0" for GPU 0, "cpu", "disk"."""
-    return {module or "(whole model)": str(place) for module, place in model.hf_device_map.items()}
+    """The modules' places, as the results record them: "0" for GPU 0, "cpu", "disk". transformers 5 sets no
+    `hf_device_map` when the map puts the whole model on one device; the record then names that device."""
+    placed = getattr(model, "hf_device_map", None)
+    if not placed:
+        return {"(whole model)": str(next(model.parameters()).device)}
+    return {module or "(whole model)": str(place) for module, place in placed.items()}
 
 
 @contextlib.contextmanager

@@ -48,6 +48,17 @@ def test_a_model_split_between_cpu_and_disk_scores_and_probes_as_on_one_device(d
     assert split.provenance.device == "cpu"
 
 
+@pytest.mark.skipif(TRANSFORMERS_MAJOR < 5, reason="transformers 4 cannot spread BertForSequenceClassification, "
+                                                    "which names no _no_split_modules")
+def test_a_device_map_that_keeps_the_whole_model_on_the_cpu_is_recorded_as_such(dataset, tmp_path):
+    model = save_classifier(tmp_path / "model", NLI)
+    assert main(["eval", str(model), "--data", str(dataset), "--no-progress", "--no-cache", "--bootstrap", "200",
+                 "--no-probe", "--dtype", "float32", "--device-map", "auto",
+                 "--output", str(tmp_path / "whole.json")]) == 0
+    whole = EvalResults.model_validate_json((tmp_path / "whole.json").read_text())
+    assert set(whole.model.device_map.values()) == {"cpu"}
+
+
 @pytest.mark.skipif(TRANSFORMERS_MAJOR >= 5, reason="transformers 5 spreads BertForSequenceClassification")
 def test_a_model_class_transformers_cannot_spread_is_refused_by_name(dataset, tmp_path, capsys):
     model = save_classifier(tmp_path / "model", NLI)
