@@ -339,12 +339,14 @@ def set_aside_checkpoint(folder: Path) -> Path:
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
              cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,  # noqa: ARG001
              console: Console | None = None, hypothesis_only: bool = False, gguf_file: str | None = None,
-             precision: str = "auto") -> FineTuned:
+             precision: str = "auto", stop_at_chance: bool = False) -> FineTuned:
     """The cached fine-tuning of `base` (a GGUF file of it, with `gguf_file`: dequantized to float32, and saved
     fine-tuned as an ordinary checkpoint) for this recipe and data (with `hypothesis_only`, on the hypotheses
     alone), training it first when there is none; refused when the data overlap the `scored` pairs. It trains in
     `precision` (training_precision), whatever the scoring's `dtype`. Messages, bars and the training's log lines
-    go to `console` (stderr by default)."""
+    go to `console` (stderr by default). A fine-tuning that learnt nothing (health.training_reasons), trained now
+    or reused, is said so with what to change before anything is scored: a warning, or with `stop_at_chance` a
+    SwapbenchError (the checkpoint stays cached)."""
     console = console or Console(stderr=True, soft_wrap=True)
     log = console.print
     recipe = on_device(recipe, device, precision)
@@ -372,6 +374,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     problem = "its training record is missing or does not read" if info is None else checkpoint_problem(folder)
     if problem is None:
         log(f"Reusing the fine-tuned checkpoint {folder}")
+        check_learnt(info, val_pairs, stop_at_chance, warn)
         # The base as named in this run: the entry is found by content, whatever path was typed when it was made.
         return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap,
                                                                    "base_model": base}))
@@ -412,7 +415,42 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(trainer.args.output_dir, ignore_errors=True)
     trainer.accelerator.wait_for_everyone()
+    check_learnt(info, val_pairs, stop_at_chance, warn)
     return FineTuned(path=folder, info=info)
+
+
+def check_learnt(info: FineTuningInfo, val_pairs: list[Pair], stop: bool, warn: Callable[[str], None]) -> None:
+    """Say, before anything is scored, that the fine-tuning learnt nothing (health.training_reasons) and what to
+    change: a warning, or with `stop` a SwapbenchError."""
+    from .health import loss_at_chance, training_reasons
+
+    classes = len(LABEL_NAMES)
+    reasons = training_reasons(info.history, classes, [p.label for p in val_pairs])
+    if not reasons:
+        return
+    loss_fell = not loss_at_chance(info.history, classes)[0]
+    message = (f"the fine-tuning of {info.base_model} learnt nothing that shows: {'; '.join(reasons)}. Scored, it "
+               f"would be a model at chance (its figures are no result, and the leaderboard refuses them). "
+               f"{training_remedy(info, loss_fell)}")
+    if stop:
+        raise SwapbenchError(f"{message}. Nothing was scored; the checkpoint stays cached ({info.checkpoint})")
+    warn(f"{message}. Scoring it all the same (--stop-at-chance stops here instead; Ctrl-C stops now)")
+
+
+def training_remedy(info: FineTuningInfo, loss_fell: bool) -> str:
+    """What to change in a fine-tuning that learnt nothing: more pairs, more epochs, another learning rate; a
+    larger validation set where the loss fell but the validation did not show it."""
+    recipe, train, val = info.recipe, info.train, info.validation
+    limit = f"--train-limit {train.limit:,}" if train.limit else "the whole split"
+    remedies = [f"more training pairs ({train.n:,} now, {limit})",
+                f"more epochs (--epochs, {recipe.epochs} now)",
+                (f"a learning rate that works for this model (--lr, {recipe.learning_rate:g} now; the reference "
+                 f"recipe's {REFERENCE_RECIPE.learning_rate:g} suits BERT-size encoders, and a loss that stays at "
+                 "chance can mean a rate too high or too low)")]
+    if loss_fell:
+        remedies.append(f"more validation pairs ({val.n:,} now; --val-holdout or --val-limit), too few to show a "
+                        "gain")
+    return "Try " + ", ".join(remedies[:-1]) + " or " + remedies[-1]
 
 
 def describe_device(device: torch.device) -> str:
