@@ -145,14 +145,7 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
     scored pairs."""
     kept, infos, counts = {}, {}, {}
     for role, pairs, info in (("train", train, train_info), ("validation", val, val_info)):
-        ids = sum(p.pair_id in scored.pair_ids for p in pairs)
-        shared = [p for p in pairs if premise_key(p.premise) in scored.premises]
-        if ids or len(shared) > INCIDENTAL_SHARE * len(pairs):
-            raise SwapbenchError(
-                f"the {'training' if role == 'train' else 'validation'} pairs ({info.source}, {info.split}) overlap "
-                f"the scored data ({scored.path}): {ids} of {len(pairs)} share a pairID and {len(shared)} a premise "
-                "with a scored pair. Train and validate on pairs the benchmark does not score (for a build of "
-                "SNLI's test split: --train-split train, --val-split dev)")
+        shared = refuse_scored(role, pairs, info.source, info.split, scored)
         kept[role] = [p for p in pairs if premise_key(p.premise) not in scored.premises] if shared else pairs
         infos[role] = describe(kept[role], info.source, info.split, info.limit, info.held_out) if shared else info
         counts.update({f"{role}_shared_pair_ids": 0, f"{role}_shared_premises": 0, f"{role}_set_apart": len(shared)})
@@ -160,13 +153,36 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
     return kept["train"], infos["train"], kept["validation"], infos["validation"], check
 
 
-def load_training_data(choice: DataChoice, seed: int, warn: Callable[[str], None] | None = None
-                       ) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
+def refuse_scored(role: str, pairs: list[Pair], source: str, split: str, scored: ScoredPairs) -> list[Pair]:
+    """The pairs of `role` ("train" or "validation") whose premise is also scored, a few (INCIDENTAL_SHARE) at
+    most; SwapbenchError when they share a pairID with the scored pairs (they are the scored split itself) or more
+    premises than that."""
+    ids = sum(p.pair_id in scored.pair_ids for p in pairs)
+    shared = [p for p in pairs if premise_key(p.premise) in scored.premises]
+    if ids or len(shared) > INCIDENTAL_SHARE * len(pairs):
+        what = "training" if role == "train" else "validation"
+        # A shared pairID: these are the scored pairs themselves, not a few captions that recur across splits.
+        scored_split = f"you are {'training' if role == 'train' else 'validating'} on the scored split: " if ids \
+            else ""
+        raise SwapbenchError(
+            f"{scored_split}the {what} pairs ({source}, {split}) overlap the scored data ({scored.path}): {ids:,} of "
+            f"{len(pairs):,} share a pairID and {len(shared):,} a premise with a scored pair. Train and validate on "
+            "pairs the benchmark does not score (for a build of SNLI's test split: --train-split train, "
+            "--val-split dev)")
+    return shared
+
+
+def load_training_data(choice: DataChoice, seed: int, warn: Callable[[str], None] | None = None,
+                       scored: ScoredPairs | None = None) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
     """The training and validation pairs `choice` names; `warn` hears of a split read whole that holds fewer pairs
-    than its source declares (a cut copy of the release)."""
+    than its source declares (a cut copy of the release). Training pairs that are `scored` pairs are refused as
+    soon as they are read, before the validation pairs are compared with them: the scored split named for
+    training is said to be that."""
     train = load_split(choice.train_source, choice.train_split, choice.train_limit, option="--train-source",
                        columns=choice.columns)
     report_shortfall(train, "training", choice.train_limit, warn)
+    if scored is not None:
+        refuse_scored("train", train.pairs, train.source, train.split, scored)
     train_pairs = train.pairs
     if choice.val_holdout:
         train_pairs, val_pairs = hold_out_premises(train_pairs, choice.val_holdout, seed)
@@ -358,7 +374,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     check_positional_support(base, config, trust_remote_code=False)
     base_revision = model_revision(base, config, revision, gguf_file)
     try:
-        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed, warn=warn)
+        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed, warn=warn, scored=scored)
     except SwapbenchError as err:
         raise SwapbenchError(f"{base} is fine-tuned on SNLI before it is scored (it is a base model, or --finetune "
                              f"was given), but its training data cannot be used: {err}") from err
