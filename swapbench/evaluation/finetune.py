@@ -390,10 +390,10 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     problem = "its training record is missing or does not read" if info is None else checkpoint_problem(folder)
     if problem is None:
         log(f"Reusing the fine-tuned checkpoint {folder}")
-        check_learnt(info, val_pairs, stop_at_chance, warn)
         # The base as named in this run: the entry is found by content, whatever path was typed when it was made.
-        return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap,
-                                                                   "base_model": base}))
+        info = info.model_copy(update={"reused": True, "data_overlap": overlap, "base_model": base})
+        check_learnt(info, val_pairs, stop_at_chance, warn)
+        return FineTuned(path=folder, info=info)
 
     if folder.exists() and is_main():  # under a launcher, the main process alone moves it
         aside = set_aside_checkpoint(folder)
@@ -458,11 +458,13 @@ def training_remedy(info: FineTuningInfo, loss_fell: bool) -> str:
     larger validation set where the loss fell but the validation did not show it."""
     recipe, train, val = info.recipe, info.train, info.validation
     limit = f"--train-limit {train.limit:,}" if train.limit else "the whole split"
+    reference = REFERENCE_RECIPE.learning_rate
+    reference = (", the reference recipe's, for BERT-size encoders" if recipe.learning_rate == reference else
+                 f"; the reference recipe's {reference:g} suits BERT-size encoders")
     remedies = [f"more training pairs ({train.n:,} now, {limit})",
                 f"more epochs (--epochs, {recipe.epochs} now)",
-                (f"a learning rate that works for this model (--lr, {recipe.learning_rate:g} now; the reference "
-                 f"recipe's {REFERENCE_RECIPE.learning_rate:g} suits BERT-size encoders, and a loss that stays at "
-                 "chance can mean a rate too high or too low)")]
+                (f"a learning rate that works for this model (--lr, {recipe.learning_rate:g} now{reference}; a loss "
+                 "that stays at chance can mean a rate too high or too low for it)")]
     if loss_fell:
         remedies.append(f"more validation pairs ({val.n:,} now; --val-holdout or --val-limit), too few to show a "
                         "gain")
