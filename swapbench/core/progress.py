@@ -54,7 +54,7 @@ class SteadyProgress(Progress):
     def __init__(self, *columns, lines: bool = False, every_seconds: float | None = None,
                  estimate_after: float | None = None, **kwargs):
         super().__init__(*columns, **kwargs)
-        if lines and not self.console.is_terminal:
+        if lines and not (self.console.is_terminal or self.console.is_jupyter):  # a notebook draws the bar
             self.disable = True  # rich would print the bar once, at the end
         self.lines = lines and self.disable  # a bar drawn says it all
         self.every_seconds = LINE_SECONDS if every_seconds is None else every_seconds
