@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from shared_snli import locate
 
 # The fault and fuzz searches draw the same examples on every run (HYPOTHESIS_PROFILE=explore draws new ones), so
 # that CI's verdict is reproducible: a search that finds a case is made a fixed test of it.
@@ -17,7 +18,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHARED_SNLI = Path(os.environ.get("SWAPBENCH_SHARED_SNLI", REPO.parent / "shared" / "data" / "snli_1.0"))
+# Read now, before private_cache unsets SWAPBENCH_SNLI_DIR for each test (shared_snli.py says where it looks).
+SHARED_SNLI = locate(os.environ, REPO)
 
 
 @pytest.fixture(autouse=True)
@@ -59,9 +61,11 @@ def fixtures() -> Path:
 
 @pytest.fixture
 def shared_snli() -> Path:
-    if not (SHARED_SNLI / "snli_1.0_test.jsonl.gz").is_file():
-        pytest.skip(f"the shared SNLI data is absent ({SHARED_SNLI})")
-    return SHARED_SNLI
+    """The folder of SNLI 1.0's release files (shared_snli.py); the test is skipped, saying why, without them."""
+    reason = SHARED_SNLI.skip_reason()
+    if reason:
+        pytest.skip(reason)
+    return SHARED_SNLI.folder
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ Model = TypeVar("Model", bound=BaseModel)
 
 def read_declaration(path: Path, model: type[Model]) -> tuple[Model, yaml.Node]:
     """`model` validated from the YAML file at `path`, and the file's nodes (for line_of); InputError naming the
-    file and line of the first problem, the others listed after it."""
+    file and line of the first problem, the others listed after it (refusal)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -40,15 +40,20 @@ def read_declaration(path: Path, model: type[Model]) -> tuple[Model, yaml.Node]:
     try:
         return model.model_validate(data), root
     except ValidationError as err:
-        errors = err.errors(include_url=False)
-        problems = [(line_of(root, error["loc"]), located(error)) for error in errors[:LISTED]]
-        first_line, first = problems[0]
-        others = "".join(f"; line {line}: {problem}" for line, problem in problems[1:])
-        more = f"; and {len(errors) - LISTED:,} more" if len(errors) > LISTED else ""
-        raise InputError(first + others + more, path=str(path), line=first_line) from None
+        raise refusal([(line_of(root, error["loc"]), located(error)) for error in err.errors(include_url=False)],
+                      path) from None
 
 
 LISTED = 10  # problems a refusal lists; the count of the others follows
+
+
+def refusal(problems: list[tuple[int, str]], path: Path) -> InputError:
+    """One InputError for every (line, problem) of a declaration: at the first problem's line, the others listed
+    after it (LISTED at most, then their count)."""
+    first_line, first = problems[0]
+    others = "".join(f"; line {line}: {problem}" for line, problem in problems[1:LISTED])
+    more = f"; and {len(problems) - LISTED:,} more" if len(problems) > LISTED else ""
+    return InputError(first + others + more, path=str(path), line=first_line)
 
 
 def refuse_aliases(text: str, path: Path) -> None:

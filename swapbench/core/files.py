@@ -36,8 +36,12 @@ def check_writable(path: Path, option: str) -> None:
         with tempfile.TemporaryFile(dir=folder):  # a real file: permissions, read-only mounts
             pass
     except OSError as err:
-        raise SwapbenchError(f"cannot write {path} ({option}): {folder}: {err.strerror}. Nothing was done; choose "
-                             f"a writable place with {option}") from err
+        missing = path.absolute().parent.relative_to(folder).parts  # the folders that would be made
+        where = f", where {folder / missing[0]} would be made," if len(missing) > 1 else ""
+        why = (f"its folder {path.parent} does not exist and cannot be made: {folder}{where} takes no new file or "
+               f"folder ({err.strerror})" if missing else f"the folder {folder} takes no new file ({err.strerror})")
+        raise SwapbenchError(f"cannot write {path} ({option}): {why}. Nothing was done; choose a writable place "
+                             f"with {option}") from err
 
 
 def replace_files(contents: dict[Path, str | bytes]) -> None:

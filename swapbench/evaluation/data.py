@@ -139,9 +139,16 @@ def _local_table(folder: Path, name: str, split: str):
 
     [config] = [c for c in card_configs(folder) if c["config_name"] == name]
     patterns = [f["path"] for f in config["data_files"] if f["split"] == split]
+    held = sorted({f["split"] for f in config["data_files"]})
+    if not held:
+        raise FileNotFoundError(f"its card lists no data_files for {name!r}: {REBUILD}")
+    if split not in held:
+        raise FileNotFoundError(f"the folder holds no {split!r} split, only {', '.join(map(repr, held))}: give "
+                                f"--split {' or '.join(held)}, or leave --split out to score the split it was built "
+                                "from")
     files = sorted(p for pattern in patterns for p in folder.glob(pattern))
     if not files:
-        raise FileNotFoundError(f"no {split!r} Parquet file for {name!r} ({', '.join(patterns) or 'no data_files'})")
+        raise FileNotFoundError(f"no {split!r} Parquet file for {name!r} ({', '.join(patterns)})")
     inside = folder.resolve()
     for file in files:  # the card's patterns stay inside (card_configs); a link may not lead out either
         if not file.resolve().is_relative_to(inside):

@@ -145,14 +145,7 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
     scored pairs."""
     kept, infos, counts = {}, {}, {}
     for role, pairs, info in (("train", train, train_info), ("validation", val, val_info)):
-        ids = sum(p.pair_id in scored.pair_ids for p in pairs)
-        shared = [p for p in pairs if premise_key(p.premise) in scored.premises]
-        if ids or len(shared) > INCIDENTAL_SHARE * len(pairs):
-            raise SwapbenchError(
-                f"the {'training' if role == 'train' else 'validation'} pairs ({info.source}, {info.split}) overlap "
-                f"the scored data ({scored.path}): {ids} of {len(pairs)} share a pairID and {len(shared)} a premise "
-                "with a scored pair. Train and validate on pairs the benchmark does not score (for a build of "
-                "SNLI's test split: --train-split train, --val-split dev)")
+        shared = refuse_scored(role, pairs, info.source, info.split, scored)
         kept[role] = [p for p in pairs if premise_key(p.premise) not in scored.premises] if shared else pairs
         infos[role] = describe(kept[role], info.source, info.split, info.limit, info.held_out) if shared else info
         counts.update({f"{role}_shared_pair_ids": 0, f"{role}_shared_premises": 0, f"{role}_set_apart": len(shared)})
@@ -160,13 +153,36 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
     return kept["train"], infos["train"], kept["validation"], infos["validation"], check
 
 
-def load_training_data(choice: DataChoice, seed: int, warn: Callable[[str], None] | None = None
-                       ) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
+def refuse_scored(role: str, pairs: list[Pair], source: str, split: str, scored: ScoredPairs) -> list[Pair]:
+    """The pairs of `role` ("train" or "validation") whose premise is also scored, a few (INCIDENTAL_SHARE) at
+    most; SwapbenchError when they share a pairID with the scored pairs (they are the scored split itself) or more
+    premises than that."""
+    ids = sum(p.pair_id in scored.pair_ids for p in pairs)
+    shared = [p for p in pairs if premise_key(p.premise) in scored.premises]
+    if ids or len(shared) > INCIDENTAL_SHARE * len(pairs):
+        what = "training" if role == "train" else "validation"
+        # A shared pairID: these are the scored pairs themselves, not a few captions that recur across splits.
+        scored_split = f"you are {'training' if role == 'train' else 'validating'} on the scored split: " if ids \
+            else ""
+        raise SwapbenchError(
+            f"{scored_split}the {what} pairs ({source}, {split}) overlap the scored data ({scored.path}): {ids:,} of "
+            f"{len(pairs):,} share a pairID and {len(shared):,} a premise with a scored pair. Train and validate on "
+            "pairs the benchmark does not score (for a build of SNLI's test split: --train-split train, "
+            "--val-split dev)")
+    return shared
+
+
+def load_training_data(choice: DataChoice, seed: int, warn: Callable[[str], None] | None = None,
+                       scored: ScoredPairs | None = None) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData]:
     """The training and validation pairs `choice` names; `warn` hears of a split read whole that holds fewer pairs
-    than its source declares (a cut copy of the release)."""
+    than its source declares (a cut copy of the release). Training pairs that are `scored` pairs are refused as
+    soon as they are read, before the validation pairs are compared with them: the scored split named for
+    training is said to be that."""
     train = load_split(choice.train_source, choice.train_split, choice.train_limit, option="--train-source",
                        columns=choice.columns)
     report_shortfall(train, "training", choice.train_limit, warn)
+    if scored is not None:
+        refuse_scored("train", train.pairs, train.source, train.split, scored)
     train_pairs = train.pairs
     if choice.val_holdout:
         train_pairs, val_pairs = hold_out_premises(train_pairs, choice.val_holdout, seed)
@@ -339,12 +355,14 @@ def set_aside_checkpoint(folder: Path) -> Path:
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
              cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,  # noqa: ARG001
              console: Console | None = None, hypothesis_only: bool = False, gguf_file: str | None = None,
-             precision: str = "auto") -> FineTuned:
+             precision: str = "auto", stop_at_chance: bool = False) -> FineTuned:
     """The cached fine-tuning of `base` (a GGUF file of it, with `gguf_file`: dequantized to float32, and saved
     fine-tuned as an ordinary checkpoint) for this recipe and data (with `hypothesis_only`, on the hypotheses
     alone), training it first when there is none; refused when the data overlap the `scored` pairs. It trains in
     `precision` (training_precision), whatever the scoring's `dtype`. Messages, bars and the training's log lines
-    go to `console` (stderr by default)."""
+    go to `console` (stderr by default). A fine-tuning that learnt nothing (health.training_reasons), trained now
+    or reused, is said so with what to change before anything is scored: a warning, or with `stop_at_chance` a
+    SwapbenchError (the checkpoint stays cached)."""
     console = console or Console(stderr=True, soft_wrap=True)
     log = console.print
     recipe = on_device(recipe, device, precision)
@@ -356,7 +374,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     check_positional_support(base, config, trust_remote_code=False)
     base_revision = model_revision(base, config, revision, gguf_file)
     try:
-        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed, warn=warn)
+        train_pairs, train_info, val_pairs, val_info = load_training_data(data, recipe.seed, warn=warn, scored=scored)
     except SwapbenchError as err:
         raise SwapbenchError(f"{base} is fine-tuned on SNLI before it is scored (it is a base model, or --finetune "
                              f"was given), but its training data cannot be used: {err}") from err
@@ -373,8 +391,9 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     if problem is None:
         log(f"Reusing the fine-tuned checkpoint {folder}")
         # The base as named in this run: the entry is found by content, whatever path was typed when it was made.
-        return FineTuned(path=folder, info=info.model_copy(update={"reused": True, "data_overlap": overlap,
-                                                                   "base_model": base}))
+        info = info.model_copy(update={"reused": True, "data_overlap": overlap, "base_model": base})
+        check_learnt(info, val_pairs, stop_at_chance, warn)
+        return FineTuned(path=folder, info=info)
 
     if folder.exists() and is_main():  # under a launcher, the main process alone moves it
         aside = set_aside_checkpoint(folder)
@@ -412,7 +431,44 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(trainer.args.output_dir, ignore_errors=True)
     trainer.accelerator.wait_for_everyone()
+    check_learnt(info, val_pairs, stop_at_chance, warn)
     return FineTuned(path=folder, info=info)
+
+
+def check_learnt(info: FineTuningInfo, val_pairs: list[Pair], stop: bool, warn: Callable[[str], None]) -> None:
+    """Say, before anything is scored, that the fine-tuning learnt nothing (health.training_reasons) and what to
+    change: a warning, or with `stop` a SwapbenchError."""
+    from .health import loss_at_chance, training_reasons
+
+    classes = len(LABEL_NAMES)
+    reasons = training_reasons(info.history, classes, [p.label for p in val_pairs])
+    if not reasons:
+        return
+    loss_fell = not loss_at_chance(info.history, classes)[0]
+    message = (f"the fine-tuning of {info.base_model} learnt nothing that shows: {'; '.join(reasons)}. Scored, it "
+               f"would be a model at chance (its figures are no result, and the leaderboard refuses them). "
+               f"{training_remedy(info, loss_fell)}")
+    if stop:
+        raise SwapbenchError(f"{message}. Nothing was scored; the checkpoint stays cached ({info.checkpoint})")
+    warn(f"{message}. Scoring it all the same (--stop-at-chance stops here instead; Ctrl-C stops now)")
+
+
+def training_remedy(info: FineTuningInfo, loss_fell: bool) -> str:
+    """What to change in a fine-tuning that learnt nothing: more pairs, more epochs, another learning rate; a
+    larger validation set where the loss fell but the validation did not show it."""
+    recipe, train, val = info.recipe, info.train, info.validation
+    limit = f"--train-limit {train.limit:,}" if train.limit else "the whole split"
+    reference = REFERENCE_RECIPE.learning_rate
+    reference = (", the reference recipe's, for BERT-size encoders" if recipe.learning_rate == reference else
+                 f"; the reference recipe's {reference:g} suits BERT-size encoders")
+    remedies = [f"more training pairs ({train.n:,} now, {limit})",
+                f"more epochs (--epochs, {recipe.epochs} now)",
+                (f"a learning rate that works for this model (--lr, {recipe.learning_rate:g} now{reference}; a loss "
+                 "that stays at chance can mean a rate too high or too low for it)")]
+    if loss_fell:
+        remedies.append(f"more validation pairs ({val.n:,} now; --val-holdout or --val-limit), too few to show a "
+                        "gain")
+    return "Try " + ", ".join(remedies[:-1]) + " or " + remedies[-1]
 
 
 def describe_device(device: torch.device) -> str:

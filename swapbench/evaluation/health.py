@@ -19,13 +19,17 @@ the source's labels, and says so when there is none):
   splits its answers; a constant one does not, whatever configurations it was scored on. Only gold labels that
   collapse as much (a source of one label) excuse it.
 - loss: its fine-tuning here never took the training loss clearly below chance, ln(number of classes).
+
+The same rules judge a fine-tuning as soon as it ends, before anything is scored (training_reasons): its loss
+(the loss check) and its best validation accuracy against the validation pairs' majority rate (the accuracy check,
+on the validation pairs): a model that learnt nothing is said so before the scoring spends minutes or hours on it.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..results.schema import CHANCE_GAIN, CHANCE_LEVEL, EpochLog, FineTuningInfo, ModelHealth, PredictionRow
 
@@ -47,11 +51,18 @@ def accuracy_test(correct: int, n: int, majority_rate: float) -> float:
     return float(binomtest(correct, n, chance_bar(majority_rate), alternative="greater").pvalue)
 
 
-def accuracy_reason(accuracy: float, n: int, majority_rate: float, p_value: float) -> list[str]:
+def majority_rate(labels: Iterable[str]) -> float | None:
+    """The share of the commonest label: what a constant answer scores; None without labels."""
+    counts = Counter(labels)
+    return counts.most_common(1)[0][1] / counts.total() if counts else None
+
+
+def accuracy_reason(accuracy: float, n: int, majority_rate: float, p_value: float, *,
+                    what: str = "original accuracy", rate_of: str = "the whole split") -> list[str]:
     if p_value < CHANCE_LEVEL:
         return []
-    return [f"original accuracy {accuracy:.1%} on {n:,} pairs is not above chance: the majority-class rate of the "
-            f"whole split is {majority_rate:.1%}, and a binomial test against {chance_bar(majority_rate):.1%} gives "
+    return [f"{what} {accuracy:.1%} on {n:,} pairs is not above chance: the majority-class rate of "
+            f"{rate_of} is {majority_rate:.1%}, and a binomial test against {chance_bar(majority_rate):.1%} gives "
             f"p = {p_value:.2g}, not below {CHANCE_LEVEL:g}"]
 
 
@@ -89,7 +100,7 @@ def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | No
     keeping = set(label_keeping)
     originals = list({row.pair_id: row for row in rows if row.configuration in keeping}.values())
     checks, not_run = [], []
-    majority = Counter(split_gold.values()).most_common(1)[0][1] / len(split_gold) if split_gold else None
+    majority = majority_rate(split_gold.values())
     accuracy = None
     if not originals:
         not_run.append(f"{ACCURACY_CHECK}: no configuration that keeps the source's labels was scored (a role "
@@ -142,3 +153,18 @@ def loss_reason(lowest: float, classes: int) -> list[str]:
         return [f"the fine-tuning loss never left chance (lowest {lowest:.3f}, chance ln {classes} = "
                 f"{chance:.3f})"]
     return []
+
+
+def training_reasons(history: list[EpochLog], classes: int, validation_labels: Sequence[str]) -> list[str]:
+    """Why a fine-tuning learnt nothing, by the rules above, judged as soon as it ends: its training loss never
+    left chance (the loss check), or its best validation accuracy, the epoch kept, is not above chance against the
+    validation pairs' majority rate (the accuracy check on the validation pairs, `validation_labels`). Empty: it
+    learnt something."""
+    reasons, _ = loss_at_chance(history, classes)
+    accuracies = [epoch.validation_accuracy for epoch in history]
+    majority, n = majority_rate(validation_labels), len(validation_labels)
+    if accuracies and majority is not None and majority < 1:
+        best = max(accuracies)
+        reasons += accuracy_reason(best, n, majority, accuracy_test(round(best * n), n, majority),
+                                   what="the best validation accuracy", rate_of="the validation pairs")
+    return reasons

@@ -168,6 +168,11 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
              "results hold the mean over the seeds with their spread, and each seed's figures; the interval "
              "resamples seeds and pairs together. One fine-tuning says little of role sensitivity (McCoy et al. "
              "2020). Default: one fine-tuning, with --seed")
+    stop_at_chance: bool = option(False, group="fine-tuning", keyed=False,
+                                  help="stop before scoring when the fine-tuning learnt nothing (its training loss "
+                                       "never left chance, or its best validation accuracy is not above the "
+                                       "validation pairs' majority rate, by the rules of the results' health "
+                                       "check); without it, eval warns and scores all the same")
     cache_dir: Path | None = option(None, group="fine-tuning",
                                     help="fine-tuned checkpoints and the scores cache go here (default: "
                                          "$SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)")

@@ -38,7 +38,7 @@ from .health import model_health
 from .options import EvalOptions
 from .provenance import device_name, git_state, package_versions, platform_string
 from .report import print_table
-from .results import distinct_pairs, prediction_rows
+from .results import distinct_pairs, pairs_per_configuration, prediction_rows
 from .scorers import Run, Scorer, scorer_for
 from .seeds import SeedScores, combined_health, pooled, seed_variance, with_seed
 from .sharding import is_main, world_size
@@ -93,6 +93,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
     dtype = choose_dtype(device, options.dtype)
     pairs = distinct_pairs(benchmark)
     seeds = options.fine_tuning_seeds
+    console.print(escape(scoring_cost(benchmark, len(seeds), len(pairs))), highlight=False, soft_wrap=True)
     runs: list[SeedScores] = []
     train_seconds = scoring_seconds = 0.0
     for index, seed in enumerate(seeds):
@@ -181,10 +182,24 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
 
 
 def score_all(scorer: Scorer, run: Run, prepared, pairs: list[tuple[str, str]], what: str):
-    """scorer.score over every distinct pair, under a progress bar named `what`."""
-    with progress_bar(enabled=run.options.progress, console=run.console) as progress:
-        task = progress.add_task(what, total=len(pairs))
+    """scorer.score over every distinct pair, under a progress bar named `what` (plain lines in a log file), which
+    says how long it takes from its pace over the first batches."""
+    with progress_bar(enabled=run.options.progress, console=run.console, lines=True) as progress:
+        task = progress.add_task(what, total=len(pairs), unit="pairs", estimate=True)
         return scorer.score(run, prepared, pairs, lambda n: progress.advance(task, n))
+
+
+def scoring_cost(benchmark: Benchmark, seeds: int, pairs: int) -> str:
+    """What the scoring will score, said before anything is loaded: the distinct pairs, the originals and what each
+    configuration adds (a configuration of many rows per pair, such as unlu's permutations, costs the most), and
+    how to score fewer. Its time is said once the first batches are timed (score_all)."""
+    originals, added = pairs_per_configuration(benchmark)
+    per = ", ".join(f"{name} {count:,}" for name, count in added.items())
+    times = f", once for each of the {seeds} fine-tunings" if seeds > 1 else ""
+    limit = f" (--limit {benchmark.limit:,})" if benchmark.limit else ""
+    return (f"Scoring {pairs:,} distinct pairs{limit}{times}: {originals:,} originals and the perturbed pairs each "
+            f"configuration adds ({per}); --configs scores fewer configurations, --limit N the first N rows of each. "
+            "How long it takes is said once the first batches are timed")
 
 
 def benchmark_health(benchmark: Benchmark, rows, fine_tuning: FineTuningInfo | None, labels) -> ModelHealth:

@@ -24,6 +24,19 @@ def distinct_pairs(benchmark: Benchmark) -> list[tuple[str, str]]:
     return list(pairs)
 
 
+def pairs_per_configuration(benchmark: Benchmark) -> tuple[int, dict[str, int]]:
+    """What scoring the benchmark costs, in the distinct pairs of distinct_pairs: the originals (shared by the
+    configurations), and the perturbed pairs each configuration adds beyond those counted before it. They sum to
+    len(distinct_pairs(benchmark))."""
+    seen = {pair for config in benchmark.configurations for pair in config.originals}
+    originals, added = len(seen), {}
+    for config in benchmark.configurations:
+        new = set(config.perturbed) - seen
+        seen |= new
+        added[config.name] = len(new)
+    return originals, added
+
+
 def score_benchmark(model, tokenizer, benchmark: Benchmark, pairs: list[tuple[str, str]], labels: LabelMap, *,
                     max_length: int, batch_size: int | None, progress: Callable[[int], None] | None = None,
                     ) -> tuple[dict[str, list[PredictionRow]], Scored]:

@@ -24,6 +24,8 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from transformers import Trainer, TrainerCallback
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
+from ..core.progress import LINE_SECONDS, format_duration
+
 
 class LengthGroupedOrder(torch.utils.data.Sampler):
     """The training pairs' order for one epoch, batches of like-length pairs in random order, so that a batch is
@@ -112,16 +114,6 @@ def describe_log(logs: dict) -> str | None:
     return (f"epoch {epoch:g}: " if isinstance(epoch, (int, float)) else "") + ", ".join(parts)
 
 
-def format_duration(seconds: float) -> str:
-    """"2 h 05 min", "14 min", "40 s": a time to the precision a reader plans with."""
-    if seconds >= 3600:
-        hours, minutes = divmod(round(seconds / 60), 60)
-        return f"{hours} h {minutes:02d} min"
-    if seconds >= 60:
-        return f"{round(seconds / 60)} min"
-    return f"{max(round(seconds), 1)} s"
-
-
 def format_rate(seconds_per_step: float) -> str:
     return (f"{seconds_per_step:.2g} s a step" if seconds_per_step >= 1
             else f"{1 / seconds_per_step:.3g} steps a second")
@@ -169,7 +161,7 @@ class LossKeepingTrainer(Trainer):
 # A progress line at most this often, in steps and in seconds both: every ~30 s on a GPU's fast steps, every 10
 # steps (about 45 s for a base model) on a CPU's slow ones.
 EVERY_STEPS = 10
-EVERY_SECONDS = 30.0
+EVERY_SECONDS = LINE_SECONDS
 
 
 class TrainingProgress(TrainerCallback):

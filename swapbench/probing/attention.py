@@ -65,9 +65,9 @@ def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, p
     device = input_device(model)
     totals = None
     # The bar on stderr: stdout holds the results table (`swapbench eval`) and the probe's figures.
-    bar = progress_bar(enabled=progress, console=Console(stderr=True))
+    bar = progress_bar(enabled=progress, console=Console(stderr=True), lines=True)
     with eager_attention(model), evaluation_mode(model), torch.inference_mode(), bar:
-        task = bar.add_task("probing attention", total=len(sequences))
+        task = bar.add_task("probing attention", total=len(sequences), unit="sequences")
         for start in range(0, len(sequences), batch_size):
             batch = torch.tensor(sequences[start:start + batch_size], dtype=torch.long, device=device)
             try:

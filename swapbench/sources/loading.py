@@ -32,6 +32,7 @@ class Resolved:
     kind: str  # "files" (a release file or folder), "archive" (the release archive in the cache) or "hub"
     where: str | None  # the path, or the Hub id / local Hub-layout folder
     tried: str = ""  # why this place was read, for the error when it cannot be
+    named_by: str | None = None  # the environment variable that named the folder `where`, if one did
 
 
 def default_source() -> Source:
@@ -52,7 +53,7 @@ def _resolve(text: str | None, option: str, columns: Columns | None) -> Resolved
         source = default_source()
         folder = os.environ.get(source.dir_env) if source.dir_env else None
         if folder:
-            return Resolved(source, "files", folder)
+            return Resolved(source, "files", folder, f"no {option} was given", named_by=source.dir_env)
         return Resolved(source, "archive", None, f"no {option} was given and ${source.dir_env} is unset")
     if Path(text).exists():
         return Resolved(_release_source(Path(text)), "files", text)
@@ -73,7 +74,7 @@ def _resolve(text: str | None, option: str, columns: Columns | None) -> Resolved
 def _declared(source: Source, option: str) -> Resolved:
     folder = os.environ.get(source.dir_env) if source.dir_env else None
     if folder:
-        return Resolved(source, "files", folder)
+        return Resolved(source, "files", folder, f"{option} {source.name} was given", named_by=source.dir_env)
     if source.archive_url:
         return Resolved(source, "archive", None, f"{option} {source.name} was given and ${source.dir_env} is unset")
     return Resolved(source, "hub", source.hub_id)
@@ -117,7 +118,7 @@ def load_split(text: str | os.PathLike | None, split: str, limit: int | None = N
     if resolved.kind == "hub":
         return load_hub(source, resolved.where, split, limit, resolved.tried, option)
     if resolved.kind == "files":
-        return read_release_file(source, find_split_file(source, Path(resolved.where), split), split, limit)
+        return read_release_file(source, release_file(resolved, split, option), split, limit)
     try:
         folder = release_folder(source, cache_dir, progress=progress)
     except DownloadError as err:
@@ -127,6 +128,21 @@ def load_split(text: str | os.PathLike | None, split: str, limit: int | None = N
     path = find_split_file(source, folder, split)
     _verify(source, path)
     return read_release_file(source, path, split, limit)
+
+
+def release_file(resolved: Resolved, split: str, option: str) -> Path:
+    """The release file of `split` where `resolved` points; a folder named by an environment variable that does not
+    hold it is blamed on the variable, which the user may have set long ago."""
+    source = resolved.source
+    try:
+        return find_split_file(source, Path(resolved.where), split)
+    except InputError as err:
+        if resolved.named_by is None:
+            raise
+        archive = f", or unset it to read the {source.release} release archive" if source.archive_url else ""
+        raise SwapbenchError(f"${resolved.named_by} names {resolved.where}, read because {resolved.tried}: {err}."
+                             f" Set ${resolved.named_by} to a folder holding {source.file_stem(split)}.jsonl "
+                             f"(or .jsonl.gz){archive}, or name the files with {option}") from err
 
 
 def _verify(source: Source, path: Path) -> None:

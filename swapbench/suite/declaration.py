@@ -22,8 +22,8 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, field_validator, model_validator
 
-from ..core.declared import line_of, read_declaration
-from ..core.errors import InputError, SwapbenchError, excerpt
+from ..core.declared import line_of, read_declaration, refusal
+from ..core.errors import SwapbenchError, excerpt
 from ..core.options import seeds_problem
 from ..core.strict import Strict
 from ..evaluation.options import EvalOptions
@@ -116,17 +116,20 @@ def eval_options(suite: Suite, entry: SuiteModel, seed: int, *, progress: bool =
 
 def read_suite(path: Path, *, progress: bool = True, command: list[str] | None = None) -> list[Run]:
     """Every run of the suite file at `path`, in order; InputError naming the file and line of a declaration or
-    of an entry's options that `swapbench eval` would refuse."""
+    of an entry's options that `swapbench eval` would refuse, every such entry listed."""
     suite, root = read_declaration(path, Suite)
-    runs = []
+    runs, problems = [], []
     for index, entry in enumerate(suite.models):
         for seed in entry.seeds:
             try:
                 options = eval_options(suite, entry, seed, progress=progress, command=command)
-            except SwapbenchError as err:
+            except SwapbenchError as err:  # every entry's, as a declaration's own problems are all listed
                 where = ("models", index, "options") if entry.options else ("models", index)
-                raise InputError(f"models.{index} ({excerpt(entry.model)}): {excerpt(err, 1000)}", path=str(path),
-                                 line=line_of(root, where)) from None
+                problem = f"models.{index} ({excerpt(entry.model)}): {excerpt(err, 1000)}"
+                problems.append((line_of(root, where), problem))
+                break  # its other seeds would say the same
             runs.append(Run(label=f"{entry.model} ({entry.mode}, seed {seed})", options=options))
+    if problems:
+        raise refusal(problems, path)
     return runs
 

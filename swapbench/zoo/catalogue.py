@@ -66,3 +66,8 @@ def encoding_fields() -> tuple[str, ...]:
     (max_position_embeddings comes from --max-length)."""
     fields = (f for d in listed().values() for f in d.fields if f != "max_position_embeddings")
     return tuple(dict.fromkeys(fields))
+
+
+def takers(field: str) -> list[str]:
+    """The encodings that `field` tunes, in the zoo's order."""
+    return [name for name, declared in listed().items() if field in declared.fields]

@@ -126,6 +126,17 @@ class RecipeOptions(TrainingDataOptions, ArchitectureOptions):  # (pydantic list
             parse_encoding_option(text)  # its ValueError names the setting
         return value
 
+    def check_settings_apply(self, encodings: list[str]) -> None:
+        """Refuse an --encoding-option that tunes none of `encodings` (the ones trained): it would be taken and
+        applied to nothing."""
+        for text in self.encoding_option:
+            key = text.partition("=")[0].strip()
+            takers = catalogue.takers(key)
+            if not set(takers) & set(encodings):
+                raise ValueError(f"--encoding-option {text} tunes none of the encodings trained ({', '.join(encodings)})"
+                                 f": {key} is a setting of {' and '.join(takers)}. Train "
+                                 f"{'it' if len(takers) == 1 else 'one of them'} or leave the option out")
+
     def make_recipe(self, seed: int = 0) -> ZooRecipe:
         from .config import parse_encoding_option
         from .train import zoo_recipe
@@ -163,6 +174,11 @@ class ZooTrainOptions(_Device, RecipeOptions):
     data: str | None = option(None, help="a benchmark (`swapbench build` folder or Hub id) whose pairs no training or "
                                          "validation pair may share a pairID or premise with")
     seed: int = option(0, ge=0, le=SEED_MAX, help="training seed")
+
+    @model_validator(mode="after")
+    def _settings_apply(self):
+        self.check_settings_apply([self.encoding])
+        return self
 
 
 # `zoo run --preset gpu`: a larger encoder on the whole SNLI training split, for one GPU (see leaderboard/zoo).
@@ -228,6 +244,7 @@ class ZooRunOptions(_Device, RecipeOptions):
             self.encodings = catalogue.names()  # those offered when it runs: a plugin's too
         if self.command is None:
             self.command = list(sys.argv)
+        self.check_settings_apply(self.encodings)
         return self
 
     @property

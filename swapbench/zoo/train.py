@@ -173,7 +173,8 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
         raise SwapbenchError(f"--train-batch-size {training.batch_size} does not split evenly over {processes} "
                              "processes")
     train_pairs, train_info, val_pairs, val_info = load_training_data(recipe.data_choice(), training.seed,
-                                                                      warn=lambda text: log(f"Warning: {text}"))
+                                                                      warn=lambda text: log(f"Warning: {text}"),
+                                                                      scored=scored)
     overlap = None
     if scored is not None:
         train_pairs, train_info, val_pairs, val_info, overlap = separate_from_scored(

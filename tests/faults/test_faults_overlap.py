@@ -38,7 +38,8 @@ def test_training_on_the_scored_split_is_refused(swapbench_cli, tmp_path, fixtur
                                    "test", "--val-holdout", "2"))
     assert run.code == 2, run.output
     message = " ".join(run.stderr.split())
-    assert "the training pairs (" in message and "overlap the scored data (" in message
+    assert "you are training on the scored split: the training pairs (" in message
+    assert "overlap the scored data (" in message
     assert "share a pairID" in message and "Traceback" not in run.output
     assert not (tmp_path / "out").exists() and not (tmp_path / "cache").exists() and digest(dataset) == before
 

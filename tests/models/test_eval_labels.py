@@ -48,7 +48,7 @@ def test_label_map_option_by_index_and_by_name():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("0=entailment,1=neutral", "cannot map"),  # output 2 left out
+    ("0=entailment,1=neutral", "names no NLI label for output 2"),  # output 2 left out
     ("0=entailment,1=neutral,5=contradiction", "no output '5'"),
     ("0=entailment,1=neutral,2=maybe", "not an NLI label"),
     ("0:entailment", "not OUTPUT=LABEL"),

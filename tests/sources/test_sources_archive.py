@@ -4,7 +4,6 @@ when its files are not the release's. With the shared SNLI data, a default build
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import http.server
 import json
@@ -14,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from shared_snli import release_bytes
 
 from swapbench.commands.main import main
 from swapbench.core.errors import SwapbenchError
@@ -230,8 +230,7 @@ def test_a_stale_longer_part_starts_over(fixture_snli, release, server, tmp_path
 
 def test_a_default_build_from_the_archive_equals_the_build_from_the_release_folder(shared_snli, server, tmp_path,
                                                                                   monkeypatch):
-    files = {f"snli_1.0_{split}.jsonl": gzip.decompress((shared_snli / f"snli_1.0_{split}.jsonl.gz").read_bytes())
-             for split in ("test", "dev")}
+    files = {f"snli_1.0_{split}.jsonl": release_bytes(shared_snli, split) for split in ("test", "dev")}
     server.body = release_zip(tmp_path / "snli_1.0.zip", files)
     monkeypatch.setenv("SWAPBENCH_SNLI_URL", server.url)
     online, offline = tmp_path / "online", tmp_path / "offline"

@@ -137,7 +137,7 @@ def test_encoding_options_reach_the_checkpoint_and_decide_its_reuse(setting, tmp
     for bad in ("hidden_size=3", "tisa_kernels=three", "attenuated_learnable=maybe", "attenuated_locality"):
         with pytest.raises(ValueError):
             parse_encoding_option(bad)
-    assert main(["zoo", "train", "attenuated", "--out", str(tmp_path / "ckpt"), "--encoding-option", "tisa_kernels=0",
+    assert main(["zoo", "train", "tisa", "--out", str(tmp_path / "ckpt"), "--encoding-option", "tisa_kernels=0",
                  *recipe_options(setting)]) == 2  # refused by the config's own check, before any training
 
     folder = tmp_path / "attenuated"

@@ -25,7 +25,8 @@ RECIPE = {"epochs": "--epochs", "learning_rate": "--lr", "train_batch_size": "--
 class ClassifierScorer(Scorer):
     mode = "fine-tuned"
     owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map",
-                                      "hypothesis_only": "--hypothesis-only", **RECIPE}
+                                      "hypothesis_only": "--hypothesis-only", "stop_at_chance": "--stop-at-chance",
+                                      **RECIPE}
 
     def prepare(self, run: Run) -> Prepared:
         from ...core.labels import LABEL_NAMES
@@ -69,7 +70,7 @@ class ClassifierScorer(Scorer):
                          scored=scored_pairs(run.benchmark), cache_dir=options.cache_dir or default_cache_dir(),
                          device=device, dtype=dtype, progress=options.progress, console=run.console,
                          hypothesis_only=options.hypothesis_only, gguf_file=options.gguf_file,
-                         precision=options.train_precision)
+                         precision=options.train_precision, stop_at_chance=options.stop_at_chance)
         # Every process of a distributed training loads the checkpoint the main process wrote: each scores a shard.
         loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)),
                                  LabelMap(LABEL_NAMES, source="fine-tuned"), device=device, dtype=dtype,
@@ -135,7 +136,7 @@ def refuse_training(options) -> None:
     from ...sources.options import COLUMN_FIELDS
     from ..options import TrainingDataOptions
 
-    ignored = given(options, [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE, "hypothesis_only"])
+    ignored = given(options, [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE, "hypothesis_only", "stop_at_chance"])
     if ignored:
         raise SwapbenchError(f"{options.model} already is a sequence classifier, which is scored as it is: "
                              f"{listed(ignored)} would be ignored. Add --finetune to fine-tune it on them before "
