@@ -39,9 +39,10 @@ quartet for pair and quartet accuracy. Rows are written quartet by quartet (the 
 `eval --limit` in an even number of rows keeps whole quartets; quartets.py leaves out one cut in half.
 
 Labels: the binary label (`binary_label`: entailment / non-entailment) is the headline. The 3-way label of the two
-non-entailed pairs follows a declared rule on the verb (`verb-class:` tag): perception and communication verbs
-neutral (a man watching a woman does not say that she is not watching him), any other (a physical action)
-contradiction.
+non-entailed pairs follows a declared rule on the verb (`verb-class:` tag): verbs of perception (shuffle-sr's, and
+examine, inspect, study, ...) and of communication neutral (a man watching a woman does not say that she is not
+watching him), any other verb (a physical action: hold, ride, carry, push) contradiction. The rule is not yet checked
+against a judged sample.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse
 from ..roles import RoleParse, Sentence
-from ..roles.animacy import animacy_tag
+from ..roles.animacy import ANIMATE, animacy, animacy_tag
 from ..roles.base import Frame, swappable_frames
 from ..roles.heads import key
 from ..sources.pair import Pair
@@ -77,7 +78,10 @@ COMMUNICATION_VERBS = frozenset(key(w) for w in (
     "talk", "speak", "tell", "ask", "say", "call", "shout", "yell", "scream", "sing", "read", "show", "teach",
     "answer", "address", "interview", "instruct", "greet", "wave", "signal", "point", "smile", "laugh", "listen",
     "hear", "cheer", "applaud", "photograph", "film", "record", "entertain", "serenade", "lecture", "thank"))
-NEUTRAL_VERBS = PERCEPTION_VERBS | COMMUNICATION_VERBS
+# shuffle-sr's verbs of perception, and those of looking into something
+PERCEIVING_VERBS = PERCEPTION_VERBS | frozenset(key(w) for w in ("examine", "inspect", "study", "check", "admire",
+                                                                 "observe", "ignore", "search"))
+NEUTRAL_VERBS = PERCEIVING_VERBS | COMMUNICATION_VERBS
 # Verb forms and auxiliaries that agree in number with their subject.
 AGREEING_TAGS = frozenset({"VBZ", "VBP"})
 AGREEING_WORDS = frozenset({"is", "are", "am", "was", "were", "has", "have", "does", "do", "'s", "'re", "'m"})
@@ -264,7 +268,7 @@ class RoleQuartets(RoleShuffle):
             return None
         roles, frame = q.roles, q.frame
         verb = key(roles.tokens[frame.verb])
-        verb_class = "perception" if verb in PERCEPTION_VERBS else \
+        verb_class = "perception" if verb in PERCEIVING_VERBS else \
             "communication" if verb in COMMUNICATION_VERBS else "action"
         label = "neutral" if verb in NEUTRAL_VERBS else "contradiction"
         tags = [f"source:{q.source}", f"construction:{q.construction}", f"labeler:{roles.labeler}",
@@ -299,13 +303,15 @@ class RoleQuartets(RoleShuffle):
 
 def exchanged(parse: RoleParse, frame: Frame, prepositional: bool = False) -> tuple[Swap | None, str | None]:
     """The exchange of `frame`'s agent and patient in place, or the reason it gives no quartet's primed sentence:
-    shuffle-sr's filters (but mutual perception), a symmetric or reciprocal predicate, a pronoun changing case, a
+    shuffle-sr's filters (but mutual perception, and with its symmetric verbs, the reciprocal ones of
+    shuffle-sr-reversible between two beings: 'plays a girl', not 'plays a guitar'), a pronoun changing case, a
     verb that would have to agree with a subject of another number, or a result that is not a permutation.
     `prepositional`: the patient follows a preposition that gives the relation its direction ("looks at")."""
     if overlaps(frame):
         return None, OVERLAP[0]
-    if key(parse.tokens[frame.verb]) in RECIPROCAL_VERBS and not prepositional:
-        return None, "symmetric_predicate"
+    if key(parse.tokens[frame.verb]) in RECIPROCAL_VERBS and not prepositional and all(
+            animacy(parse, s) == ANIMATE for s in (frame.agent, frame.patient)):
+        return None, "symmetric_predicate"  # between two beings; a thing played or passed is no partner
     swap = exchange(parse, frame)
     for f in FILTERS:
         if f.name not in NOT_APPLICABLE and f.rejects(swap):
@@ -374,7 +380,8 @@ def _card_lines(config) -> list[str]:
              "the paper's Shuffle-SR cell (P', H); its row tagged `cell:PH'` the original (P', H') and (P, H'). A "
              "model that ignores the premise or word order gets exactly half of the pairs and no quartet whole; "
              "score it in the binary view (`binary_label`), and read quartet accuracy.", "",
-             "Grounded quartets (the first pick of each entailment pair dropped for):", "",
+             "Grounded quartets: the reason that dropped the first pick of each entailment pair without one (such a pair "
+             "may still carry a written quartet):", "",
              "| reason | dropped | why |", "|---|---:|---|"]
     reasons, described = x.get("drop_reasons", {}), x.get("filters", {})
     for name, count in reasons.items():

@@ -111,6 +111,9 @@ def test_an_exchange_that_needs_a_repair_is_refused():
     swap, reason = exchanged(*frame("Two/CD men/NNS pushed/VBD a/DT cart/NN ./."))
     assert reason is None and " ".join(swap.tokens) == "A cart pushed two men ."
     assert exchanged(*frame("A/DT man/NN marries/VBZ a/DT woman/NN ./."))[1] == "symmetric_predicate"
+    # playing is reciprocal between two beings, not with a thing
+    assert exchanged(*frame("A/DT boy/NN plays/VBZ a/DT girl/NN ./."))[1] == "symmetric_predicate"
+    assert exchanged(*frame("A/DT boy/NN plays/VBZ a/DT guitar/NN ./."))[1] is None
 
 
 def figures_of(out: Path, predict) -> object:
