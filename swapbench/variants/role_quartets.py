@@ -380,8 +380,8 @@ def _card_lines(config) -> list[str]:
              "the paper's Shuffle-SR cell (P', H); its row tagged `cell:PH'` the original (P', H') and (P, H'). A "
              "model that ignores the premise or word order gets exactly half of the pairs and no quartet whole; "
              "score it in the binary view (`binary_label`), and read quartet accuracy.", "",
-             "Grounded quartets: the reason that dropped the first pick of each entailment pair without one (such a pair "
-             "may still carry a written quartet):", "",
+             "Grounded quartets: the reason that dropped the first pick of each entailment pair without one "
+             "(such a pair may still carry a written quartet):", "",
              "| reason | dropped | why |", "|---|---:|---|"]
     reasons, described = x.get("drop_reasons", {}), x.get("filters", {})
     for name, count in reasons.items():
