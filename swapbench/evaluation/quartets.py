@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..results.schema import ConfidenceInterval, PredictionRow
-from .stats import CI_METHOD, SEED_CI_METHOD, bootstrap_delta_ci, paired_figures, seed_bootstrap_ci
+from .stats import bootstrap_delta_ci, paired_figures, seed_bootstrap_ci
 
 ENTAILMENT = "entailment"
 CELLS = ("PH", "P'H'", "PH'", "P'H")  # the four pairs of a quartet, the two entailed ones first
@@ -39,6 +39,9 @@ SHUFFLE_SR_CELL = "P'H"  # the reference paper's Shuffle-SR: the premise exchang
 ROW_CELLS = {"cell:P'H": ("PH", "P'H"), "cell:PH'": ("P'H'", "PH'")}
 # What any premise-blind or word-order-blind model scores, exactly
 CHANCE = {"pair_accuracy": 0.5, "quartet_accuracy": 0.0}
+CI_METHOD = "percentile bootstrap over clusters of quartets sharing a source premise (a quartet's four pairs together)"
+SEED_CI_METHOD = ("two-level percentile bootstrap over fine-tuning seeds and clusters of quartets sharing a source "
+                  "premise: the mean over the drawn seeds of the figure on the drawn clusters")
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from swapbench.evaluation.quartets import CELLS, CHANCE, QuartetPrediction, quartet_figures, quartets_from_rows
-from swapbench.evaluation.stats import CI_METHOD, SEED_CI_METHOD
+from swapbench.evaluation.quartets import (CELLS, CHANCE, CI_METHOD, SEED_CI_METHOD, QuartetPrediction,
+                                          quartet_figures, quartets_from_rows)
 from swapbench.results.schema import PredictionRow
 
 E, N = "entailment", "neutral"
