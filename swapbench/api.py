@@ -27,7 +27,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .results.schema import ACCEPTANCE_FIGURES
+from .results.schema import ACCEPTANCE_FIGURES, QUARTET_CHANCE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,13 +78,16 @@ class Evaluated:
         also its role sensitivity (the share of swaps predicted non-entailment minus that of their originals: 0
         for a role-blind model), its interval and the p-value of its test of role blindness, empty elsewhere; on a
         configuration of K permutations per pair (unlu), UNLU's omega_max, omega_rand, p_c and p_f with their
-        intervals, empty elsewhere."""
+        intervals, empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
+        accuracy with their intervals and chance levels (0.5 and 0 for any model that ignores the premise or word
+        order), and the accuracy on the paper's Shuffle-SR cell (P', H), empty elsewhere."""
         import pandas as pd
 
         return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result), **_acceptance(result),
-                              "label_view": result.label_view, "non_entailment_rate": result.non_entailment_rate}
+                              **_quartets(result), "label_view": result.label_view,
+                              "non_entailment_rate": result.non_entailment_rate}
                              for name, result in self.results.results.items()],
-                            columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, "label_view",
+                            columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, *_QUARTETS, "label_view",
                                      "non_entailment_rate"])
 
     @cached_property
@@ -170,6 +173,24 @@ def _acceptance(result) -> dict:
         value = getattr(found, figure) if found else None
         values.update(dict(zip((figure, f"{figure}_low", f"{figure}_high"),
                                (value.value, value.ci.low, value.ci.high) if value else (None, None, None))))
+    return values
+
+
+_QUARTETS = ["quartets", *(f"{figure}{end}" for figure in QUARTET_CHANCE for end in ("", "_low", "_high", "_chance")),
+             "shuffle_sr_cell_accuracy"]
+
+
+def _quartets(result) -> dict:
+    """Pair and quartet accuracy, their intervals and chance levels, and the Shuffle-SR cell's accuracy; None for a
+    configuration that is not made of quartets."""
+    found = result.quartets
+    if found is None:
+        return dict.fromkeys(_QUARTETS)
+    values = {"quartets": found.quartets, "shuffle_sr_cell_accuracy": found.shuffle_sr}
+    for figure, chance in found.chance.items():
+        ci = getattr(found, f"{figure}_ci")
+        values.update({figure: getattr(found, figure), f"{figure}_low": ci.low, f"{figure}_high": ci.high,
+                       f"{figure}_chance": chance})
     return values
 
 

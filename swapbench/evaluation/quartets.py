@@ -28,17 +28,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..results.schema import ConfidenceInterval, PredictionRow
+# CELLS: the four pairs of a quartet, the two entailed ones first; CHANCE: what any premise-blind or word-order-blind
+# model scores. The results file's schema defines both, beside the figures it holds.
+from ..results.schema import QUARTET_CELLS as CELLS
+from ..results.schema import QUARTET_CHANCE as CHANCE
+from ..results.schema import ConfidenceInterval, PredictionRow, QuartetResult
 from .stats import bootstrap_delta_ci, paired_figures, seed_bootstrap_ci
 
 ENTAILMENT = "entailment"
-CELLS = ("PH", "P'H'", "PH'", "P'H")  # the four pairs of a quartet, the two entailed ones first
 GOLD = (True, True, False, False)  # whether each cell is entailed
-SHUFFLE_SR_CELL = "P'H"  # the reference paper's Shuffle-SR: the premise exchanged, the hypothesis kept
 # Each row's tag, and the cells its original and its perturbed pair are
 ROW_CELLS = {"cell:P'H": ("PH", "P'H"), "cell:PH'": ("P'H'", "PH'")}
-# What any premise-blind or word-order-blind model scores, exactly
-CHANCE = {"pair_accuracy": 0.5, "quartet_accuracy": 0.0}
+PRIMED_ORIGINAL = "cell:PH'"  # the row whose original premise is P′, its perturbed premise the source's P
 CI_METHOD = "percentile bootstrap over clusters of quartets sharing a source premise (a quartet's four pairs together)"
 SEED_CI_METHOD = ("two-level percentile bootstrap over fine-tuning seeds and clusters of quartets sharing a source "
                   "premise: the mean over the drawn seeds of the figure on the drawn clusters")
@@ -59,22 +60,17 @@ class QuartetPrediction:
         return tuple((label == ENTAILMENT) == gold for label, gold in zip(self.predicted, GOLD))
 
 
-@dataclass(frozen=True)
-class QuartetFigures:
-    quartets: int  # per seed
-    clusters: int
-    seeds: int
-    pair_accuracy: float
-    pair_accuracy_ci: ConfidenceInterval
-    quartet_accuracy: float
-    quartet_accuracy_ci: ConfidenceInterval
-    cells: dict[str, float]  # accuracy of each cell, CELLS order
-    chance: dict[str, float]  # CHANCE
+def is_quartet_row(row: PredictionRow) -> bool:
+    """Whether the row is one of a quartet configuration's (tagged with its cell)."""
+    return any(tag in ROW_CELLS for tag in row.tags)
 
-    @property
-    def shuffle_sr(self) -> float:
-        """The accuracy of the paper's Shuffle-SR cell, (P′, H)."""
-        return self.cells[SHUFFLE_SR_CELL]
+
+def source_premise(tags: list[str], original_premise: str, perturbed_premise: str) -> str:
+    """The premise P of the relation a row comes from: its original premise, but in the row tagged cell:PH′,
+    whose original pair is (P′, H′) and its perturbed pair (P, H′). Eval clusters by it, so that the four pairs
+    of a quartet, and every quartet of one premise, fall in one cluster for every figure (Δ, role sensitivity,
+    pair and quartet accuracy), as the pairs sharing a premise of any other configuration do."""
+    return perturbed_premise if PRIMED_ORIGINAL in tags else original_premise
 
 
 def quartets_from_rows(rows: Iterable[PredictionRow]) -> list[QuartetPrediction]:
@@ -100,7 +96,7 @@ def quartets_from_rows(rows: Iterable[PredictionRow]) -> list[QuartetPrediction]
 
 
 def quartet_figures(quartets: Sequence[QuartetPrediction], rng: np.random.Generator, resamples: int = 10_000,
-                    level: float = 0.95) -> QuartetFigures:
+                    level: float = 0.95) -> QuartetResult:
     """Pair and quartet accuracy with their intervals clustered by premise, and each cell's accuracy. Over several
     seeds every seed must hold the same quartets in the same order, and the figures are means over the seeds."""
     if not quartets:
@@ -117,7 +113,7 @@ def quartet_figures(quartets: Sequence[QuartetPrediction], rng: np.random.Genera
     whole = correct.all(axis=2).astype(np.int64)  # seeds x quartets
     pairs = correct.reshape(len(seeds), -1)  # seeds x (quartets * 4), each quartet's four cells together
     pair_clusters = [c for c in clusters for _ in CELLS]
-    return QuartetFigures(
+    return QuartetResult(
         quartets=len(first), clusters=len(set(clusters)), seeds=len(seeds),
         pair_accuracy=float(pairs.mean()), pair_accuracy_ci=_mean_interval(pairs, pair_clusters, rng, resamples, level),
         quartet_accuracy=float(whole.mean()),

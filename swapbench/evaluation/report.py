@@ -1,6 +1,7 @@
 """The terminal table of a results file: accuracies, Δ and its interval per configuration, and per slice tag; for
-the role configurations, role sensitivity, their headline, with its interval and its test of role blindness; for a
-run over several fine-tuning seeds, the means ± the seeds' standard deviation, and each seed's figures."""
+the role configurations, role sensitivity, with its interval and its test of role blindness, and on the quartets
+pair and quartet accuracy beside their chance levels; for a run over several fine-tuning seeds, the means ± the
+seeds' standard deviation, and each seed's figures."""
 
 from __future__ import annotations
 
@@ -150,6 +151,41 @@ def seeds_table(results: EvalResults) -> Table | None:
     return table
 
 
+QUARTET_CAPTION = ("Each quartet: (P, H) and (P', H') entailment, (P, H') and (P', H) non-entailment, ' exchanging "
+                   "agent and patient by a permutation of words; binary view. pair: the share of the four pairs "
+                   "right; quartet: the share of quartets with all four right, the role headline; chance: what any "
+                   "model that ignores the premise or word order scores on them, exactly. P'H: accuracy on the "
+                   "paper's Shuffle-SR cell (the premise exchanged), PH on its control (the same hypothesis, the "
+                   "premise kept). 95% intervals clustered by source premise, the four pairs of a quartet together.")
+
+
+def quartet_table(results: EvalResults) -> Table | None:
+    """Pair and quartet accuracy of every quartet configuration, each beside its interval and its chance level, and
+    the Shuffle-SR cell beside its control: a figure a line, so that 80 columns hold it; None when there is none."""
+    found = {name: r.quartets for name, r in results.results.items() if r.quartets}
+    if not found:
+        return None
+    table = Table(title="Role quartets", caption=escape(QUARTET_CAPTION), box=box.SIMPLE_HEAD,
+                  collapse_padding=True, pad_edge=False, title_justify="left")
+    table.add_column("config", overflow="fold")
+    table.add_column("figure", no_wrap=True)
+    for header in ("value", "95% CI", "chance"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for name, q in found.items():
+        lines = [("quartets (clusters)", f"{q.quartets} ({q.clusters})", "", ""),
+                 *((f"{figure.split('_')[0]} %", percent(getattr(q, figure)), _interval(getattr(q, f"{figure}_ci")),
+                    percent(chance)) for figure, chance in q.chance.items()),
+                 ("P'H % (Shuffle-SR)", percent(q.shuffle_sr), "", ""),
+                 ("PH % (its control)", percent(q.cells["PH"]), "", "")]
+        for i, line in enumerate(lines):
+            table.add_row(escape(name) if i == 0 else "", *map(escape, line), end_section=i == len(lines) - 1)
+    return table
+
+
+def _interval(ci) -> str:
+    return f"[{percent(ci.low)}, {percent(ci.high)}]"
+
+
 ACCEPTANCE_CAPTION = ("UNLU's permutation acceptance (Sinha et al., 2021), in %, each with its 95% interval "
                       "clustered by premise: Ω_max, pairs with some permutation predicted as the gold label; Ω_rand, "
                       "pairs with more than a third of them; P^c, P^f: mean share of correct permutations of the "
@@ -281,6 +317,9 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     roles = role_table(results)
     if roles is not None:
         console.print(roles)
+    quartets = quartet_table(results)
+    if quartets is not None:
+        console.print(quartets)
     acceptance = acceptance_table(results)
     if acceptance is not None:
         console.print(acceptance)
