@@ -107,20 +107,23 @@ class Evaluated:
     def seeds(self) -> pd.DataFrame:
         """Of a run over several fine-tuning seeds (`seeds=[0, 1, 2]`), one row per (seed, configuration): that
         fine-tuning's validation accuracy, accuracies, delta and its interval, p-value, and role sensitivity and its
-        interval on a role configuration; `configurations` holds their means. Empty for one fine-tuning."""
+        interval on a role configuration, and quartet and pair accuracy on a quartet configuration;
+        `configurations` holds their means. Empty for one fine-tuning."""
         import pandas as pd
 
         variance = self.results.seed_variance
         columns = ["seed", "configuration", "validation_accuracy", "accuracy_original", "accuracy_perturbed",
                    "delta", "delta_low", "delta_high", "p_value", "role_sensitivity", "role_sensitivity_low",
-                   "role_sensitivity_high"]
+                   "role_sensitivity_high", "quartet_accuracy", "pair_accuracy"]
         rows = []
         for run in variance.runs if variance else []:
             for name, f in run.results.items():
-                role = f.role_sensitivity_ci
+                role, quartets = f.role_sensitivity_ci, f.quartets
                 rows.append([run.seed, name, run.fine_tuning.best_validation_accuracy, f.accuracy_original,
                              f.accuracy_perturbed, f.delta, f.delta_ci.low, f.delta_ci.high, f.p_value,
-                             f.role_sensitivity, role.low if role else None, role.high if role else None])
+                             f.role_sensitivity, role.low if role else None, role.high if role else None,
+                             quartets.quartet_accuracy if quartets else None,
+                             quartets.pair_accuracy if quartets else None])
         return pd.DataFrame(rows, columns=columns)
 
     @cached_property

@@ -120,8 +120,9 @@ def seeds_table(results: EvalResults) -> Table | None:
     variance = results.seed_variance
     if variance is None:
         return None
-    caption = ("Each fine-tuning's figures (point estimates): validation accuracy and permutation acceptance in %, "
-               "Δ and role sensitivity in points; mean ± standard deviation over the seeds, and [lowest, highest].")
+    caption = ("Each fine-tuning's figures (point estimates): validation accuracy, quartet and pair accuracy and "
+               "permutation acceptance in %, Δ and role sensitivity in points; mean ± standard deviation over the "
+               "seeds, and [lowest, highest].")
     table = Table(title="Seeds", caption=escape(caption), box=box.SIMPLE_HEAD, collapse_padding=True,
                   pad_edge=False, title_justify="left")
     table.add_column("figure", overflow="fold")
@@ -142,6 +143,12 @@ def seeds_table(results: EvalResults) -> Table | None:
         if spread.role_sensitivity is not None:
             add(f"role {name}", [run.results[name].role_sensitivity for run in variance.runs],
                 spread.role_sensitivity, points)
+    for name, spread in variance.spread.items():
+        for figure in ("quartet_accuracy", "pair_accuracy"):
+            if getattr(spread, figure) is not None:
+                add(f"{figure.split('_')[0]} % {name}",
+                    [getattr(run.results[name].quartets, figure) for run in variance.runs], getattr(spread, figure),
+                    percent)
     for name, spread in variance.spread.items():
         for figure, found in (spread.permutation_acceptance or {}).items():
             if found is not None:

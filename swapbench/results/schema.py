@@ -845,6 +845,10 @@ class SeedFigures(Strict):
     permutation_acceptance: PermutationAcceptance | None = Field(
         default=None, description="this fine-tuning's permutation acceptance (UNLU), on a configuration of K "
                                   "permutations per pair; null elsewhere")
+    quartets: QuartetResult | None = Field(  # added later; left out of the file when null
+        default=None, exclude_if=lambda value: value is None,
+        description="this fine-tuning's pair and quartet accuracy, on a quartet configuration (role-quartets); "
+                    "absent elsewhere")
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -875,6 +879,12 @@ class ConfigurationSeedSpread(Strict):
         default=None, description="each figure of permutation acceptance (omega_max, omega_rand, p_c, p_f) over the "
                                   "seeds, on a configuration of K permutations per pair (a figure undefined for "
                                   "some seed is null); null elsewhere")
+    quartet_accuracy: RunSpread | None = Field(  # added later; left out of the file when null
+        default=None, exclude_if=lambda value: value is None,
+        description="quartet accuracy over the seeds, on a quartet configuration (role-quartets); absent elsewhere")
+    pair_accuracy: RunSpread | None = Field(  # added later; left out of the file when null
+        default=None, exclude_if=lambda value: value is None,
+        description="pair accuracy over the seeds, on a quartet configuration; absent elsewhere")
 
 
 class SeedVariance(Strict):
@@ -997,6 +1007,10 @@ class EvalResults(Strict):
             mean = variance.spread[name].delta.mean
             if abs(result.delta - mean) > TOLERANCE:
                 raise ValueError(f"{name}: delta {result.delta!r} is not the mean over the seeds {mean!r}")
+            quartets, spread = result.quartets, variance.spread[name].quartet_accuracy
+            if (quartets is None) != (spread is None) or quartets and abs(quartets.quartet_accuracy - spread.mean) \
+                    > TOLERANCE:
+                raise ValueError(f"{name}: quartet accuracy is not the mean over the seeds")
         if self.model.fine_tuning != variance.runs[0].fine_tuning:
             raise ValueError("model.fine_tuning is not the first seed's")
         return self

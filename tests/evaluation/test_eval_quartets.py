@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import torch
-from eval_models import SMALL, SPECIALS
+from eval_models import SMALL, SPECIALS, save_base, write_training_file
 from roles_helpers import FIXTURES
 from transformers import AutoModelForSequenceClassification, BertConfig
 from word_tokenizer import bert_tokenizer
@@ -229,3 +229,44 @@ def test_the_quartet_table_fits_a_terminal():
     text = console.export_text()
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
     assert "…" not in text and percent(result.quartets.quartet_accuracy) in text
+
+
+def test_a_run_over_two_seeds_gives_each_seed_s_quartet_figures_and_their_spread(data, tmp_path):
+    from rich.console import Console
+
+    from swapbench.evaluation.report import print_table
+
+    base = save_base(tmp_path / "base")
+    train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
+    output = tmp_path / "seeds.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-datasets"))
+        assert main(["eval", str(base), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
+                     "--train-source", str(train), "--val-holdout", "8", "--epochs", "1", "--train-batch-size", "8",
+                     "--cache-dir", str(tmp_path / "cache"), "--bootstrap", "200", "--seeds", "0,1"]) == 0
+    results = EvalResults.model_validate_json(output.read_text(encoding="utf-8"))
+    rows = read_predictions(predictions_path(output), results.predictions)
+    mean = results.results[NAME].quartets
+    assert mean.seeds == 2 and mean.quartets == len(built_rows(data)) // 2
+    variance = results.seed_variance
+    for run in variance.runs:
+        mine = [row for row in rows if row.configuration == NAME and row.seed == run.seed]
+        assert run.results[NAME].quartets == quartet_figures(
+            quartets_from_rows(mine), bootstrap_rng(results.provenance.seeds.bootstrap, NAME, figure=QUARTETS), 200)
+        assert run.results[OTHER].quartets is None
+    spread = variance.spread[NAME]
+    assert spread.quartet_accuracy.mean == pytest.approx(mean.quartet_accuracy, abs=1e-12)
+    assert spread.pair_accuracy.mean == pytest.approx(mean.pair_accuracy, abs=1e-12)
+    assert variance.spread[OTHER].quartet_accuracy is None
+    assert recompute_problems(results, rows) == []
+    edited = results.model_copy(deep=True)
+    object.__setattr__(edited.seed_variance.runs[1].results[NAME].quartets, "pair_accuracy",
+                       edited.seed_variance.runs[1].results[NAME].quartets.pair_accuracy + 0.001)
+    assert f"seed_variance.runs.1.results.{NAME}.quartets.pair_accuracy" in {
+        p.where for p in recompute_problems(edited, rows)}
+
+    console = Console(record=True, width=200)
+    print_table(results, console)
+    assert any(line.strip().startswith(f"quartet % {NAME}") for line in console.export_text().splitlines())
+    frame = Evaluated(results, output).seeds.set_index(["seed", "configuration"])
+    assert frame.loc[(1, NAME), "quartet_accuracy"] == variance.runs[1].results[NAME].quartets.quartet_accuracy
