@@ -82,7 +82,7 @@ def run_eval(root: Path, data: Path, zero_positions: bool, seed: int, capsys):
 
 def test_the_results_file_holds_the_figures_its_predictions_give_and_the_board_recomputes_them(
         data, tmp_path, capsys):
-    results, rows, output, terminal = run_eval(tmp_path, data, zero_positions=False, seed=3, capsys=capsys)
+    results, rows, output, _ = run_eval(tmp_path, data, zero_positions=False, seed=3, capsys=capsys)
     found = results.results[NAME].quartets
     mine = [row for row in rows if row.configuration == NAME]
     again = quartet_figures(quartets_from_rows(mine), bootstrap_rng(results.provenance.seeds.bootstrap, NAME,
@@ -132,7 +132,7 @@ def test_a_quartet_s_rows_are_one_cluster_the_source_premise_s(data, tmp_path, c
 
 
 def test_an_order_blind_bert_scores_exactly_chance_in_the_file_the_terminal_and_the_api(data, tmp_path, capsys):
-    results, rows, output, terminal = run_eval(tmp_path, data, zero_positions=True, seed=7, capsys=capsys)
+    results, _, output, terminal = run_eval(tmp_path, data, zero_positions=True, seed=7, capsys=capsys)
     found = results.results[NAME].quartets
     assert (found.pair_accuracy, found.quartet_accuracy) == (0.5, 0.0)
     assert found.chance == {"pair_accuracy": 0.5, "quartet_accuracy": 0.0}
