@@ -80,7 +80,8 @@ class Evaluated:
         configuration of K permutations per pair (unlu), UNLU's omega_max, omega_rand, p_c and p_f with their
         intervals, empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
         accuracy with their intervals and chance levels (0.5 and 0 for any model that ignores the premise or word
-        order), and the accuracy on the paper's Shuffle-SR cell (P', H), empty elsewhere."""
+        order), and the accuracy on the paper's Shuffle-SR cell (P', H) beside what such a model scores there (one
+        minus its accuracy on (P, H)), empty elsewhere."""
         import pandas as pd
 
         return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result), **_acceptance(result),
@@ -180,16 +181,17 @@ def _acceptance(result) -> dict:
 
 
 _QUARTETS = ["quartets", *(f"{figure}{end}" for figure in QUARTET_CHANCE for end in ("", "_low", "_high", "_chance")),
-             "shuffle_sr_cell_accuracy"]
+             "shuffle_sr_cell_accuracy", "shuffle_sr_cell_chance"]
 
 
 def _quartets(result) -> dict:
-    """Pair and quartet accuracy, their intervals and chance levels, and the Shuffle-SR cell's accuracy; None for a
-    configuration that is not made of quartets."""
+    """Pair and quartet accuracy, their intervals and chance levels, and the Shuffle-SR cell's accuracy and its
+    chance; None for a configuration that is not made of quartets."""
     found = result.quartets
     if found is None:
         return dict.fromkeys(_QUARTETS)
-    values = {"quartets": found.quartets, "shuffle_sr_cell_accuracy": found.shuffle_sr}
+    values = {"quartets": found.quartets, "shuffle_sr_cell_accuracy": found.shuffle_sr,
+              "shuffle_sr_cell_chance": found.shuffle_sr_chance}
     for figure, chance in found.chance.items():
         ci = getattr(found, f"{figure}_ci")
         values.update({figure: getattr(found, figure), f"{figure}_low": ci.low, f"{figure}_high": ci.high,

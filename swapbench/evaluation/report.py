@@ -163,7 +163,8 @@ QUARTET_CAPTION = ("Each quartet: (P, H) and (P', H') entailment, (P, H') and (P
                    "right; quartet: the share of quartets with all four right, the role headline; chance: what any "
                    "model that ignores the premise or word order scores on them, exactly. P'H: accuracy on the "
                    "paper's Shuffle-SR cell (the premise exchanged), PH on its control (the same hypothesis, the "
-                   "premise kept). 95% intervals clustered by source premise, the four pairs of a quartet together.")
+                   "premise kept); such a model answers the two alike, so its P'H is 100 - PH, the chance beside "
+                   "P'H. 95% intervals clustered by source premise, the four pairs of a quartet together.")
 
 
 def quartet_table(results: EvalResults) -> Table | None:
@@ -182,7 +183,7 @@ def quartet_table(results: EvalResults) -> Table | None:
         lines = [("quartets (clusters)", f"{q.quartets} ({q.clusters})", "", ""),
                  *((f"{figure.split('_')[0]} %", percent(getattr(q, figure)), _interval(getattr(q, f"{figure}_ci")),
                     percent(chance)) for figure, chance in q.chance.items()),
-                 ("P'H % (Shuffle-SR)", percent(q.shuffle_sr), "", ""),
+                 ("P'H % (Shuffle-SR)", percent(q.shuffle_sr), "", percent(q.shuffle_sr_chance)),
                  ("PH % (its control)", percent(q.cells["PH"]), "", "")]
         for i, line in enumerate(lines):
             table.add_row(escape(name) if i == 0 else "", *map(escape, line), end_section=i == len(lines) - 1)

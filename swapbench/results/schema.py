@@ -702,6 +702,13 @@ class QuartetResult(Strict):
         """The accuracy of the paper's Shuffle-SR cell, (P′, H)."""
         return self.cells[SHUFFLE_SR_CELL]
 
+    @property
+    def shuffle_sr_chance(self) -> float:
+        """What a model that ignores the premise or word order scores on the Shuffle-SR cell, given its answers on
+        the control (P, H): it answers (P′, H) as it answers (P, H), and the gold labels differ, so exactly one
+        minus its accuracy there."""
+        return 1 - self.cells[QUARTET_CELLS[0]]
+
     @model_validator(mode="after")
     def _consistent(self):
         if tuple(self.cells) != QUARTET_CELLS or not all(0 <= v <= 1 for v in self.cells.values()):

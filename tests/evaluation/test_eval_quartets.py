@@ -150,7 +150,10 @@ def test_an_order_blind_bert_scores_exactly_chance_in_the_file_the_terminal_and_
     # figure, value, its interval (two words), chance
     assert table[start + 1].split() == ["pair", "%", "50.0", *table[start + 1].split()[3:5], "50.0"]
     assert table[start + 2].split() == ["quartet", "%", "0.0", "[0.0,", "0.0]", "0.0"]
-    assert table[start + 3].split() == ["P'H", "%", "(Shuffle-SR)", percent(found.cells["P'H"])]
+    # the order-blind model answers (P', H) as (P, H): its Shuffle-SR cell is exactly its chance there
+    assert found.cells["P'H"] == pytest.approx(1 - found.cells["PH"], abs=1e-12)
+    assert table[start + 3].split() == ["P'H", "%", "(Shuffle-SR)", percent(found.cells["P'H"]),
+                                        percent(1 - found.cells["PH"])]
     assert table[start + 4].split() == ["PH", "%", "(its", "control)", percent(found.cells["PH"])]
 
     frame = Evaluated(results, output).configurations.set_index("configuration")
@@ -158,6 +161,7 @@ def test_an_order_blind_bert_scores_exactly_chance_in_the_file_the_terminal_and_
     assert frame.loc[NAME, "quartet_accuracy"] == 0.0 and frame.loc[NAME, "quartet_accuracy_chance"] == 0.0
     assert frame.loc[NAME, "quartets"] == found.quartets
     assert frame.loc[NAME, "shuffle_sr_cell_accuracy"] == found.cells["P'H"]
+    assert frame.loc[NAME, "shuffle_sr_cell_chance"] == pytest.approx(found.cells["P'H"], abs=1e-12)
     assert frame[["pair_accuracy", "quartet_accuracy"]].loc[OTHER].isna().all()
 
 
