@@ -27,7 +27,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .results.schema import ACCEPTANCE_FIGURES
+from .results.schema import ACCEPTANCE_FIGURES, QUARTET_CHANCE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,13 +78,17 @@ class Evaluated:
         also its role sensitivity (the share of swaps predicted non-entailment minus that of their originals: 0
         for a role-blind model), its interval and the p-value of its test of role blindness, empty elsewhere; on a
         configuration of K permutations per pair (unlu), UNLU's omega_max, omega_rand, p_c and p_f with their
-        intervals, empty elsewhere."""
+        intervals, empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
+        accuracy with their intervals and chance levels (0.5 and 0 for any model that ignores the premise or word
+        order), and the accuracy on the paper's Shuffle-SR cell (P', H) beside what such a model scores there (one
+        minus its accuracy on (P, H)), empty elsewhere."""
         import pandas as pd
 
         return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result), **_acceptance(result),
-                              "label_view": result.label_view, "non_entailment_rate": result.non_entailment_rate}
+                              **_quartets(result), "label_view": result.label_view,
+                              "non_entailment_rate": result.non_entailment_rate}
                              for name, result in self.results.results.items()],
-                            columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, "label_view",
+                            columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, *_QUARTETS, "label_view",
                                      "non_entailment_rate"])
 
     @cached_property
@@ -104,20 +108,23 @@ class Evaluated:
     def seeds(self) -> pd.DataFrame:
         """Of a run over several fine-tuning seeds (`seeds=[0, 1, 2]`), one row per (seed, configuration): that
         fine-tuning's validation accuracy, accuracies, delta and its interval, p-value, and role sensitivity and its
-        interval on a role configuration; `configurations` holds their means. Empty for one fine-tuning."""
+        interval on a role configuration, and quartet and pair accuracy on a quartet configuration;
+        `configurations` holds their means. Empty for one fine-tuning."""
         import pandas as pd
 
         variance = self.results.seed_variance
         columns = ["seed", "configuration", "validation_accuracy", "accuracy_original", "accuracy_perturbed",
                    "delta", "delta_low", "delta_high", "p_value", "role_sensitivity", "role_sensitivity_low",
-                   "role_sensitivity_high"]
+                   "role_sensitivity_high", "quartet_accuracy", "pair_accuracy"]
         rows = []
         for run in variance.runs if variance else []:
             for name, f in run.results.items():
-                role = f.role_sensitivity_ci
+                role, quartets = f.role_sensitivity_ci, f.quartets
                 rows.append([run.seed, name, run.fine_tuning.best_validation_accuracy, f.accuracy_original,
                              f.accuracy_perturbed, f.delta, f.delta_ci.low, f.delta_ci.high, f.p_value,
-                             f.role_sensitivity, role.low if role else None, role.high if role else None])
+                             f.role_sensitivity, role.low if role else None, role.high if role else None,
+                             quartets.quartet_accuracy if quartets else None,
+                             quartets.pair_accuracy if quartets else None])
         return pd.DataFrame(rows, columns=columns)
 
     @cached_property
@@ -170,6 +177,25 @@ def _acceptance(result) -> dict:
         value = getattr(found, figure) if found else None
         values.update(dict(zip((figure, f"{figure}_low", f"{figure}_high"),
                                (value.value, value.ci.low, value.ci.high) if value else (None, None, None))))
+    return values
+
+
+_QUARTETS = ["quartets", *(f"{figure}{end}" for figure in QUARTET_CHANCE for end in ("", "_low", "_high", "_chance")),
+             "shuffle_sr_cell_accuracy", "shuffle_sr_cell_chance"]
+
+
+def _quartets(result) -> dict:
+    """Pair and quartet accuracy, their intervals and chance levels, and the Shuffle-SR cell's accuracy and its
+    chance; None for a configuration that is not made of quartets."""
+    found = result.quartets
+    if found is None:
+        return dict.fromkeys(_QUARTETS)
+    values = {"quartets": found.quartets, "shuffle_sr_cell_accuracy": found.shuffle_sr,
+              "shuffle_sr_cell_chance": found.shuffle_sr_chance}
+    for figure, chance in found.chance.items():
+        ci = getattr(found, f"{figure}_ci")
+        values.update({figure: getattr(found, figure), f"{figure}_low": ci.low, f"{figure}_high": ci.high,
+                       f"{figure}_chance": chance})
     return values
 
 

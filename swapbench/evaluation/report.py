@@ -1,6 +1,7 @@
 """The terminal table of a results file: accuracies, Δ and its interval per configuration, and per slice tag; for
-the role configurations, role sensitivity, their headline, with its interval and its test of role blindness; for a
-run over several fine-tuning seeds, the means ± the seeds' standard deviation, and each seed's figures."""
+the role configurations, role sensitivity, with its interval and its test of role blindness, and on the quartets
+pair and quartet accuracy beside their chance levels; for a run over several fine-tuning seeds, the means ± the
+seeds' standard deviation, and each seed's figures."""
 
 from __future__ import annotations
 
@@ -119,8 +120,9 @@ def seeds_table(results: EvalResults) -> Table | None:
     variance = results.seed_variance
     if variance is None:
         return None
-    caption = ("Each fine-tuning's figures (point estimates): validation accuracy and permutation acceptance in %, "
-               "Δ and role sensitivity in points; mean ± standard deviation over the seeds, and [lowest, highest].")
+    caption = ("Each fine-tuning's figures (point estimates): validation accuracy, quartet and pair accuracy and "
+               "permutation acceptance in %, Δ and role sensitivity in points; mean ± standard deviation over the "
+               "seeds, and [lowest, highest].")
     table = Table(title="Seeds", caption=escape(caption), box=box.SIMPLE_HEAD, collapse_padding=True,
                   pad_edge=False, title_justify="left")
     table.add_column("figure", overflow="fold")
@@ -142,12 +144,54 @@ def seeds_table(results: EvalResults) -> Table | None:
             add(f"role {name}", [run.results[name].role_sensitivity for run in variance.runs],
                 spread.role_sensitivity, points)
     for name, spread in variance.spread.items():
+        for figure in ("quartet_accuracy", "pair_accuracy"):
+            if getattr(spread, figure) is not None:
+                add(f"{figure.split('_')[0]} % {name}",
+                    [getattr(run.results[name].quartets, figure) for run in variance.runs], getattr(spread, figure),
+                    percent)
+    for name, spread in variance.spread.items():
         for figure, found in (spread.permutation_acceptance or {}).items():
             if found is not None:
                 add(f"{ACCEPTANCE_FIGURES[figure]} % {name}",
                     [getattr(run.results[name].permutation_acceptance, figure).value for run in variance.runs],
                     found, percent)
     return table
+
+
+QUARTET_CAPTION = ("Each quartet: (P, H) and (P', H') entailment, (P, H') and (P', H) non-entailment, ' exchanging "
+                   "agent and patient by a permutation of words; binary view. pair: the share of the four pairs "
+                   "right; quartet: the share of quartets with all four right, the role headline; chance: what any "
+                   "model that ignores the premise or word order scores on them, exactly. P'H: accuracy on the "
+                   "paper's Shuffle-SR cell (the premise exchanged), PH on its control (the same hypothesis, the "
+                   "premise kept); such a model answers the two alike, so its P'H is 100 - PH, the chance beside "
+                   "P'H. 95% intervals clustered by source premise, the four pairs of a quartet together.")
+
+
+def quartet_table(results: EvalResults) -> Table | None:
+    """Pair and quartet accuracy of every quartet configuration, each beside its interval and its chance level, and
+    the Shuffle-SR cell beside its control: a figure a line, so that 80 columns hold it; None when there is none."""
+    found = {name: r.quartets for name, r in results.results.items() if r.quartets}
+    if not found:
+        return None
+    table = Table(title="Role quartets", caption=escape(QUARTET_CAPTION), box=box.SIMPLE_HEAD,
+                  collapse_padding=True, pad_edge=False, title_justify="left")
+    table.add_column("config", overflow="fold")
+    table.add_column("figure", no_wrap=True)
+    for header in ("value", "95% CI", "chance"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for name, q in found.items():
+        lines = [("quartets (clusters)", f"{q.quartets} ({q.clusters})", "", ""),
+                 *((f"{figure.split('_')[0]} %", percent(getattr(q, figure)), _interval(getattr(q, f"{figure}_ci")),
+                    percent(chance)) for figure, chance in q.chance.items()),
+                 ("P'H % (Shuffle-SR)", percent(q.shuffle_sr), "", percent(q.shuffle_sr_chance)),
+                 ("PH % (its control)", percent(q.cells["PH"]), "", "")]
+        for i, line in enumerate(lines):
+            table.add_row(escape(name) if i == 0 else "", *map(escape, line), end_section=i == len(lines) - 1)
+    return table
+
+
+def _interval(ci) -> str:
+    return f"[{percent(ci.low)}, {percent(ci.high)}]"
 
 
 ACCEPTANCE_CAPTION = ("UNLU's permutation acceptance (Sinha et al., 2021), in %, each with its 95% interval "
@@ -281,6 +325,9 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     roles = role_table(results)
     if roles is not None:
         console.print(roles)
+    quartets = quartet_table(results)
+    if quartets is not None:
+        console.print(quartets)
     acceptance = acceptance_table(results)
     if acceptance is not None:
         console.print(acceptance)

@@ -12,6 +12,7 @@ from ..models.label_map import LabelMap
 from ..results.schema import PredictionRow
 from .data import Benchmark
 from .figures import cluster_key
+from .quartets import source_premise
 from .scoring import Scored, predict
 
 
@@ -54,7 +55,8 @@ def prediction_rows(benchmark: Benchmark, pairs: list[tuple[str, str]], predicti
         rows[config.name] = [
             PredictionRow(pair_id=pair_id, configuration=config.name, gold=labels.to_view(gold),
                           gold_original=labels.to_view(gold_original), prediction_original=predicted[original],
-                          prediction_perturbed=predicted[perturbed], cluster=cluster_key(original[0]),
+                          prediction_perturbed=predicted[perturbed],
+                          cluster=cluster_key(source_premise(tags, original[0], perturbed[0])),
                           tags=list(tags), distance=shift and shift[0], moved=shift and shift[1],
                           permutation=permutation)
             for pair_id, original, perturbed, gold, gold_original, tags, shift, permutation in zip(

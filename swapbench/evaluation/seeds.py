@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..results.schema import (ACCEPTANCE_FIGURES, ConfigurationSeedSpread, FineTuningInfo, ModelHealth,
-                              PermutationAcceptance, PredictionRow, RunSpread, SeedFigures, SeedResult, SeedVariance)
+                              PermutationAcceptance, PredictionRow, QuartetResult, RunSpread, SeedFigures, SeedResult,
+                              SeedVariance)
 from .acceptance import permutation_acceptance
-from .figures import ACCEPTANCE, ROLE, bootstrap_rng, paired_result, role_sensitivity
+from .figures import ACCEPTANCE, ROLE, bootstrap_rng, paired_result, quartet_result, role_sensitivity
 
 
 @dataclass
@@ -49,7 +50,8 @@ def seed_figures(rows: list[PredictionRow], *, role: bool, seed: int, resamples:
     return SeedFigures(accuracy_original=fields["accuracy_original"], accuracy_perturbed=fields["accuracy_perturbed"],
                        delta=fields["delta"], delta_ci=fields["delta_ci"], p_value=fields["mcnemar"].p_value,
                        role_sensitivity=sensitivity.value if sensitivity else None,
-                       role_sensitivity_ci=sensitivity.ci if sensitivity else None, permutation_acceptance=acceptance)
+                       role_sensitivity_ci=sensitivity.ci if sensitivity else None, permutation_acceptance=acceptance,
+                       quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level))
 
 
 def seed_variance(runs: list[SeedScores], roles: set[str], *, seed: int, resamples: int) -> SeedVariance:
@@ -66,9 +68,18 @@ def seed_variance(runs: list[SeedScores], roles: set[str], *, seed: int, resampl
             accuracy_perturbed=RunSpread.of([f.accuracy_perturbed for f in each]),
             delta=RunSpread.of([f.delta for f in each]),
             role_sensitivity=RunSpread.of([f.role_sensitivity for f in each]) if name in roles else None,
-            permutation_acceptance=acceptance_spread([f.permutation_acceptance for f in each]))
+            permutation_acceptance=acceptance_spread([f.permutation_acceptance for f in each]),
+            **quartet_spread([f.quartets for f in each]))
     return SeedVariance(runs=records, spread=spread, validation_accuracy=RunSpread.of(
         [run.fine_tuning.best_validation_accuracy for run in runs]))
+
+
+def quartet_spread(found: list[QuartetResult | None]) -> dict[str, RunSpread]:
+    """Quartet and pair accuracy over the seeds, on a quartet configuration; nothing elsewhere."""
+    if found[0] is None:
+        return {}
+    return {figure: RunSpread.of([getattr(q, figure) for q in found]) for figure in ("quartet_accuracy",
+                                                                                    "pair_accuracy")}
 
 
 def acceptance_spread(found: list[PermutationAcceptance | None]) -> dict[str, RunSpread | None] | None:

@@ -663,6 +663,67 @@ class PermutationAcceptance(Strict):
 ACCEPTANCE_FIGURES = {"omega_max": "Ω_max", "omega_rand": "Ω_rand", "p_c": "P^c", "p_f": "P^f"}
 
 
+# The four pairs of a role quartet (role-quartets), the two entailed ones first: (P, H) and (P′, H′) entailment,
+# (P, H′) and (P′, H) non-entailment, ′ exchanging agent and patient. (P′, H) is the reference paper's Shuffle-SR
+# cell. What any premise-blind or word-order-blind model scores on them, exactly (evaluation/quartets.py says why).
+QUARTET_CELLS = ("PH", "P'H'", "PH'", "P'H")
+SHUFFLE_SR_CELL = "P'H"
+QUARTET_CHANCE = {"pair_accuracy": 0.5, "quartet_accuracy": 0.0}
+
+
+class QuartetResult(Strict):
+    """Pair and quartet accuracy of a quartet configuration (role-quartets), in the binary view, from its rows put
+    back together four pairs a quartet (swapbench.evaluation.quartets)."""
+
+    quartets: int = Field(ge=1, description="whole quartets scored (by each fine-tuning, when `seeds` is more than "
+                                            "1); one cut in half by --limit is left out")
+    seeds: int = Field(default=1, ge=1, exclude_if=lambda value: value == 1,
+                       description="fine-tunings that scored them: with more than one, each figure is the mean over "
+                                   "them, and the intervals resample seeds and clusters together")
+    clusters: int = Field(ge=1, description="clusters the intervals resample: quartets sharing a source premise P")
+    pair_accuracy: float = Field(ge=0, le=1, description="share of the quartets' four pairs answered right (binary "
+                                                         "view); exactly 0.5 for any model that ignores the premise "
+                                                         "or word order (chance)")
+    pair_accuracy_ci: ConfidenceInterval = Field(description="bootstrap interval of pair_accuracy, a quartet's four "
+                                                             "pairs resampled together by cluster")
+    quartet_accuracy: float = Field(ge=0, le=1, description="share of the quartets whose four pairs are all answered "
+                                                            "right, the role headline: exactly 0 for any model that "
+                                                            "ignores the premise or word order (chance)")
+    quartet_accuracy_ci: ConfidenceInterval = Field(description="bootstrap interval of quartet_accuracy, resampled "
+                                                                "by cluster")
+    cells: dict[str, float] = Field(description="accuracy on each pair of the quartets: PH and P'H' (entailment), "
+                                                "PH' and P'H (non-entailment; P'H, the premise exchanged and the "
+                                                "hypothesis kept, is the reference paper's Shuffle-SR)")
+    chance: dict[str, float] = Field(description="what a premise-blind or word-order-blind model scores, exactly: "
+                                                 "pair_accuracy 0.5, quartet_accuracy 0")
+
+    @property
+    def shuffle_sr(self) -> float:
+        """The accuracy of the paper's Shuffle-SR cell, (P′, H)."""
+        return self.cells[SHUFFLE_SR_CELL]
+
+    @property
+    def shuffle_sr_chance(self) -> float:
+        """What a model that ignores the premise or word order scores on the Shuffle-SR cell, given its answers on
+        the control (P, H): it answers (P′, H) as it answers (P, H), and the gold labels differ, so exactly one
+        minus its accuracy there."""
+        return 1 - self.cells[QUARTET_CELLS[0]]
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if tuple(self.cells) != QUARTET_CELLS or not all(0 <= v <= 1 for v in self.cells.values()):
+            raise ValueError(f"cells are the accuracies of {', '.join(QUARTET_CELLS)}, in that order")
+        if abs(self.pair_accuracy - sum(self.cells.values()) / len(QUARTET_CELLS)) > TOLERANCE:
+            raise ValueError("pair_accuracy is not the mean of the cells' accuracies")
+        if self.quartet_accuracy > min(self.cells.values()) + TOLERANCE:
+            raise ValueError("more quartets right than pairs right in one of their cells")
+        if self.chance != QUARTET_CHANCE:
+            raise ValueError(f"chance is {QUARTET_CHANCE}")
+        if self.clusters > self.quartets:
+            raise ValueError("more clusters than quartets")
+        return self
+
+
 class SliceResult(PairedResult):
     small: bool = Field(description=f"true when the slice is too small to read: fewer than {MIN_SLICE_PAIRS} "
                                     f"pairs or {MIN_SLICE_CLUSTERS} clusters")
@@ -687,6 +748,11 @@ class ConfigurationResult(PairedResult):
                                   "that Ω_max, Ω_rand and accuracy are the means over the seeds and P^c, P^f their "
                                   "pooled ratios; pairs counts (seed, pair) units, and the intervals resample "
                                   "premises, not seeds (seed_variance gives each seed's figures)")
+    quartets: QuartetResult | None = Field(  # added later; left out of the file when null, so older files read alike
+        default=None, exclude_if=lambda value: value is None,
+        description="on a quartet configuration (role-quartets, its rows tagged cell:P'H and cell:PH'): pair and "
+                    "quartet accuracy with their intervals and chance levels, and each cell's accuracy; absent on "
+                    "the others")
 
     @model_validator(mode="after")
     def _role(self):
@@ -695,6 +761,8 @@ class ConfigurationResult(PairedResult):
             raise ValueError("role_sensitivity is given exactly for configurations with a non_entailment_rate")
         if role and abs(role.non_entailment_perturbed - self.non_entailment_rate) > TOLERANCE:
             raise ValueError("role_sensitivity.non_entailment_perturbed is not non_entailment_rate")
+        if self.quartets and self.quartets.seeds != self.seeds:
+            raise ValueError("quartets are not over the configuration's seeds")
         if self.mcnemar.p_adjusted is not None or (role and role.test and role.test.p_adjusted is not None):
             raise ValueError("p_adjusted belongs to the slices' tests, not to the configuration's own")
         adjusted = {test.p_adjusted is None for test in slice_tests(self)}
@@ -784,6 +852,10 @@ class SeedFigures(Strict):
     permutation_acceptance: PermutationAcceptance | None = Field(
         default=None, description="this fine-tuning's permutation acceptance (UNLU), on a configuration of K "
                                   "permutations per pair; null elsewhere")
+    quartets: QuartetResult | None = Field(  # added later; left out of the file when null
+        default=None, exclude_if=lambda value: value is None,
+        description="this fine-tuning's pair and quartet accuracy, on a quartet configuration (role-quartets); "
+                    "absent elsewhere")
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -814,6 +886,12 @@ class ConfigurationSeedSpread(Strict):
         default=None, description="each figure of permutation acceptance (omega_max, omega_rand, p_c, p_f) over the "
                                   "seeds, on a configuration of K permutations per pair (a figure undefined for "
                                   "some seed is null); null elsewhere")
+    quartet_accuracy: RunSpread | None = Field(  # added later; left out of the file when null
+        default=None, exclude_if=lambda value: value is None,
+        description="quartet accuracy over the seeds, on a quartet configuration (role-quartets); absent elsewhere")
+    pair_accuracy: RunSpread | None = Field(  # added later; left out of the file when null
+        default=None, exclude_if=lambda value: value is None,
+        description="pair accuracy over the seeds, on a quartet configuration; absent elsewhere")
 
 
 class SeedVariance(Strict):
@@ -936,6 +1014,10 @@ class EvalResults(Strict):
             mean = variance.spread[name].delta.mean
             if abs(result.delta - mean) > TOLERANCE:
                 raise ValueError(f"{name}: delta {result.delta!r} is not the mean over the seeds {mean!r}")
+            quartets, spread = result.quartets, variance.spread[name].quartet_accuracy
+            if (quartets is None) != (spread is None) or quartets and abs(quartets.quartet_accuracy - spread.mean) \
+                    > TOLERANCE:
+                raise ValueError(f"{name}: quartet accuracy is not the mean over the seeds")
         if self.model.fine_tuning != variance.runs[0].fine_tuning:
             raise ValueError("model.fine_tuning is not the first seed's")
         return self
@@ -950,7 +1032,9 @@ class PredictionRow(Strict):
     gold_original: str = Field(description="gold label of the original pair, in the label view")
     prediction_original: str = Field(description="the model's label for the original pair")
     prediction_perturbed: str = Field(description="the model's label for the perturbed pair")
-    cluster: str = Field(description="the pair's cluster for the interval and the test: pairs sharing a premise")
+    cluster: str = Field(description="the pair's cluster for the interval and the test: pairs sharing a premise "
+                                     "(their original premise; in a quartet configuration the source premise P, so "
+                                     "that a quartet's four pairs form one cluster)")
     tags: list[str] = Field(description="the row's slice tags")
     distance: int | None = Field(  # added later, null in older files
         default=None, ge=0, description="the premise shuffle's distance: sum over its tokens of |new position - old "

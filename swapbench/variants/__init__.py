@@ -17,6 +17,7 @@ from . import role_shuffle  # noqa: F401
 from . import role_premise  # noqa: F401
 from . import role_validated  # noqa: F401
 from . import role_reversible  # noqa: F401
+from . import role_quartets  # noqa: F401
 from . import permutations  # noqa: F401
 from .base import Variant
 from .shuffle import SCOPES

@@ -60,12 +60,25 @@ def ground(parse: RoleParse, frame: Frame, side: str, other: RoleParse | None) -
         return "ungrounded_agent"
     if not _matches(patient, list(other.tokens)):
         return "ungrounded_patient"
-    related = [f for f in other.frames if f.agent is not None and f.patient is not None
-               and _matches(agent, _head_words(other, f.agent)) and _matches(patient, _head_words(other, f.patient))
-               and not _alike(other, f)]
+    related = _related(parse, frame, other)
     if not related:
         return "ungrounded_relation"
     verb = key(parse.tokens[frame.verb])
     if not any(key(other.tokens[f.verb]) == verb for f in related):
         return "ungrounded_predicate"
     return None
+
+
+def _related(parse: RoleParse, frame: Frame, other: RoleParse) -> list[Frame]:
+    """The frames of `other` whose agent and patient match the frame's, head to head, and are not alike."""
+    agent, patient = _head_words(parse, frame.agent), _head_words(parse, frame.patient)
+    return [f for f in other.frames if f.agent is not None and f.patient is not None
+            and _matches(agent, _head_words(other, f.agent)) and _matches(patient, _head_words(other, f.patient))
+            and not _alike(other, f)]
+
+
+def restating_frames(parse: RoleParse, frame: Frame, other: RoleParse) -> list[Frame]:
+    """The frames of `other` that restate the relation of `frame` in `parse`: the same verb (lemma), agent and
+    patient matched head to head; a premise swap is grounded (ground) exactly when there is one."""
+    verb = key(parse.tokens[frame.verb])
+    return [f for f in _related(parse, frame, other) if key(other.tokens[f.verb]) == verb]

@@ -339,7 +339,7 @@ def _clause(parse: RoleParse, frame: Frame, kind: str, agent: Span, patient: Spa
     elif tag == "VBG":
         words = [*_words(parse, agent, True), _be(parse, agent, past), *after, *_words(parse, patient, False)]
     else:
-        words = [_agree(verb.lower(), tag, _plural(parse, agent)), *after[1:]]
+        words = [_agree(verb.lower(), tag, plural(parse, agent)), *after[1:]]
         words = [*_words(parse, agent, True), *words, *_words(parse, patient, False)]
     words[0] = words[0][:1].upper() + words[0][1:]
     return " ".join([*words, "."])
@@ -362,7 +362,7 @@ def _words(parse: RoleParse, span: Span, subject: bool) -> list[str]:
     return out
 
 
-def _plural(parse: RoleParse, span: Span) -> bool:
+def plural(parse: RoleParse, span: Span) -> bool:
     """Whether the span takes a plural verb: a coordination, a plural pronoun, a number, or a plural first noun."""
     beings = [c for c in conjuncts(parse, span) if animacy(parse, c) == ANIMATE]
     span = core(parse, span)
@@ -383,8 +383,8 @@ def _plural(parse: RoleParse, span: Span) -> bool:
 def _be(parse: RoleParse, subject: Span, past: bool) -> str:
     if [w.lower() for w in parse.tokens[subject.start:subject.end]] in (["i"], ["me"]):
         return "was" if past else "am"
-    plural = _plural(parse, subject)
-    return ("were" if plural else "was") if past else ("are" if plural else "is")
+    many = plural(parse, subject)
+    return ("were" if many else "was") if past else ("are" if many else "is")
 
 
 def _agree(verb: str, tag: str, plural: bool) -> str:

@@ -59,7 +59,7 @@ def test_a_variant_registered_by_a_test_module_is_in_the_help_and_builds(toy_var
 
 def test_unknown_variants_are_refused_with_what_there_is(toy_variant):
     assert expected() == ("expected shuffle-N (2 <= N <= 64), shuffle-random, shuffle-sr, shuffle-sr-premise, "
-                          "shuffle-sr-validated, shuffle-sr-reversible, unlu or toy-reverse")
+                          "shuffle-sr-validated, shuffle-sr-reversible, role-quartets, unlu or toy-reverse")
     with pytest.raises(SwapbenchError, match=r"--variants: unknown variant 'shuffle-x': expected shuffle-N"):
         make_variant("shuffle-x")
     with pytest.raises(SwapbenchError, match="constituents of 1 words"):

@@ -153,7 +153,7 @@ def test_zoo_train_keeps_a_folder_of_other_files(tmp_path, swapbench_cli, digest
 
 @pytest.mark.parametrize(("variants", "message"), [
     ("", "error: --variants: no variant given; expected shuffle-N (2 <= N <= 64), shuffle-random, shuffle-sr, "
-         "shuffle-sr-premise, shuffle-sr-validated, shuffle-sr-reversible or unlu"),
+         "shuffle-sr-premise, shuffle-sr-validated, shuffle-sr-reversible, role-quartets or unlu"),
     (",", "error: --variants: no variant given"),
     ("shuffle-99999999999999999999", "error: --variants: 'shuffle-99999999999999999999' asks for constituents of "
                                      "99999999999999999999 words; a constituency shuffle takes constituents of at "
