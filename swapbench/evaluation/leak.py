@@ -89,5 +89,8 @@ def measure(options: LeakOptions, command: list[str]) -> HypothesisOnlyLeaks | P
     leaks = measure_leaks(options.results, command)
     if options.plausibility is None:
         return leaks
+    if options.data is None and leaks.dataset.startswith("…"):
+        raise SwapbenchError(f"{options.results} names its benchmark as {leaks.dataset}, a path shortened for "
+                             "publishing: give the benchmark's folder with --data")
     baseline = plausibility_baseline(options, options.data or leaks.dataset, command)
     return HypothesisOnlyLeaks.model_validate({**leaks.model_dump(), "plausibility": baseline.model_dump()})

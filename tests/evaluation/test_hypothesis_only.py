@@ -150,6 +150,9 @@ def test_a_hypothesis_only_eval_is_recorded_refused_by_the_board_and_measured_by
     # With --plausibility, a language model's baseline is recorded beside the classifier's figures.
     lm = save_decoder(tmp_path / "gpt2", "gpt2")
     capsys.readouterr()
+    assert alone.dataset.path.startswith("…")  # the results file names the benchmark as published: give --data
+    assert main(["leak", str(tmp_path / "alone.json"), "--plausibility", str(lm), "--output", str(out)]) == 2
+    assert "give the benchmark's folder with --data" in " ".join(capsys.readouterr().err.split())
     assert main(["leak", str(tmp_path / "alone.json"), "--plausibility", str(lm), "--data", str(dataset),
                  "--output", str(out)]) == 0
     beside = HypothesisOnlyLeaks.model_validate_json(out.read_text())
