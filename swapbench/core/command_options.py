@@ -413,6 +413,8 @@ def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
     kwargs["help"] = help_text.replace("%", "%%")
     if cli.get("positional"):
         kwargs.pop("dest")
+        if not field.is_required() and "nargs" not in kwargs:  # an optional positional: RESULTS may be left out
+            kwargs.update(nargs="?", default=default)
         target.add_argument(name, **kwargs)
         return
     kwargs["default"] = default

@@ -341,7 +341,35 @@ def _leak_section(info: BuildInfo, features: dict[str, dict], leaks: dict | None
         elif figure["verdict"] == "undecided" and purpose:
             notes.append(f"`{config.name}` is not shown to sit near chance, as it is built to: its interval reaches "
                          f"beyond {100 * MARGIN:.0f} points.")
-    return lines + (["", *(f"- {note}" for note in notes)] if notes else [])
+    lines += ["", *(f"- {note}" for note in notes)] if notes else []
+    return lines + _plausibility_lines(roles, leaks.get("plausibility"))
+
+
+def _plausibility_lines(roles: list[ConfigInfo], baseline: dict | None) -> list[str]:
+    """The plausibility baseline recorded beside the hypothesis-only figures (`swapbench leak --plausibility`), if
+    it was."""
+    if not baseline:
+        return []
+    lines = ["", f"A language model, `{baseline['model']}`, scored each row's two hypotheses alone (no premise, no "
+                 f"training: {baseline['text']}) and predicted entailment for the more probable one. Where it "
+                 "prefers the original in more than half of the rows whose two hypotheses differ, plausibility alone "
+                 "tells the swaps from their originals. A row whose two pairs share their hypothesis (a premise "
+                 "swap) leaves it at chance by construction and is not compared.",
+             "", "| configuration | rows | compared | prefers the original % | 95% interval | p | leak (points) "
+                 "| verdict |", "|---|---:|---:|---:|---|---:|---:|---|"]
+    for config in roles:
+        figure = baseline["configurations"].get(config.name)
+        if figure is None:
+            lines.append(f"| `{config.name}` | | | | | | | not measured |")
+        elif figure["share"] is None:
+            lines.append(f"| `{config.name}` | {figure['n']} | 0 | not applicable: 50.0 by construction | | | "
+                         f"{points(figure['leak'])} | {figure['verdict']} |")
+        else:
+            ci = figure["share_ci"]
+            lines.append(f"| `{config.name}` | {figure['n']} | {figure['compared']} | {percent(figure['share'])} | "
+                         f"[{percent(ci['low'])}, {percent(ci['high'])}] | {figure['p_value']:.2g} | "
+                         f"{points(figure['leak'])} | {figure['verdict']} |")
+    return lines
 
 
 def first_row(folder: Path, config: ConfigInfo, split: str) -> dict | None:

@@ -1,5 +1,6 @@
 """How well the hypotheses alone tell a role swap from its original: figures per role configuration, computed from
-the results file of a `swapbench eval --hypothesis-only` run (results/hypothesis_only.py says what they mean).
+the results file of a `swapbench eval --hypothesis-only` run, and beside them, or alone, the plausibility baseline
+of a language model (evaluation/plausibility.py); results/hypothesis_only.py says what they mean.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..core.errors import SwapbenchError
-from ..results.hypothesis_only import MARGIN, ConfigurationLeak, HypothesisOnlyLeaks, verdict
+from ..core.text import public_path
+from ..results.hypothesis_only import MARGIN, ConfigurationLeak, HypothesisOnlyLeaks, PlausibilityBaseline, verdict
 from ..results.schema import ConfigurationResult, EvalResults
+from .leak_options import LeakOptions
 
 
 def configuration_leak(result: ConfigurationResult, fingerprint: str) -> ConfigurationLeak:
@@ -66,3 +69,28 @@ def measure_leaks(path: Path, command: list[str]) -> HypothesisOnlyLeaks:
         dataset=results.dataset.path, dataset_fingerprint=results.dataset.fingerprint, results_sha256=sha256,
         eval_command=results.provenance.command, command=command, margin=MARGIN,
         configurations={name: configuration_leak(results.results[name], fingerprints[name]) for name in roles})
+
+
+def plausibility_baseline(options: LeakOptions, data: str, command: list[str]) -> PlausibilityBaseline:
+    """The plausibility baseline of --plausibility on every role configuration of `data`, its paths made public."""
+    from .plausibility import measure_plausibility
+
+    baseline = measure_plausibility(data, options.plausibility, gguf_file=options.gguf_file,
+                                    headline=options.plausibility_score, command=command)
+    return baseline.model_copy(update={"model": public_path(baseline.model), "dataset": public_path(data)})
+
+
+def measure(options: LeakOptions, command: list[str]) -> HypothesisOnlyLeaks | PlausibilityBaseline:
+    """What `swapbench leak` records: the hypothesis-only figures of RESULTS, with the plausibility baseline beside
+    them when --plausibility names a model (on --data, by default the benchmark RESULTS scored); or, without
+    RESULTS, the baseline alone."""
+    if options.results is None:
+        return plausibility_baseline(options, options.data, command)
+    leaks = measure_leaks(options.results, command)
+    if options.plausibility is None:
+        return leaks
+    if options.data is None and leaks.dataset.startswith("…"):
+        raise SwapbenchError(f"{options.results} names its benchmark as {leaks.dataset}, a path shortened for "
+                             "publishing: give the benchmark's folder with --data")
+    baseline = plausibility_baseline(options, options.data or leaks.dataset, command)
+    return HypothesisOnlyLeaks.model_validate({**leaks.model_dump(), "plausibility": baseline.model_dump()})

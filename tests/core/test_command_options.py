@@ -100,3 +100,15 @@ def test_a_list_positional_takes_one_argument_per_item():
     assert Files.from_keywords(results=[Path("a.json")]).results == [Path("a.json")]
     with pytest.raises(SystemExit):
         parser.parse_args([])
+
+
+class MaybeResults(CommandOptions):
+    results: Path | None = option(None, positional=True, metavar="RESULTS", help="a results file")
+    words: int = option(3, help="words")
+
+
+def test_a_positional_with_a_default_may_be_left_out():
+    parser = argparse.ArgumentParser(prog="maybe")
+    add_arguments(parser, MaybeResults)
+    assert from_arguments(MaybeResults, parser.parse_args(["--words", "4"])).results is None
+    assert from_arguments(MaybeResults, parser.parse_args(["r.json"])).results == Path("r.json")

@@ -281,6 +281,39 @@ def test_card_says_which_role_configuration_leaks_to_a_hypothesis_only_model(bui
         info, features, leaks=leaks_record(tmp_path, {"shuffle-sr-validated": (0.5, 0.4, 0.6, fingerprint)})))
 
 
+def test_card_gives_the_plausibility_baseline_beside_the_classifier(built, tmp_path):
+    from swapbench.results.hypothesis_only import PlausibilityBaseline, PlausibilityFigures, verdict
+    from swapbench.results.schema import ConfidenceInterval
+
+    info, features = role_build(built)
+    leaks = leaks_record(tmp_path, {"shuffle-sr": (0.62, 0.55, 0.69, "sha256:" + "ab" * 32)})
+    assert "plausibility" not in " ".join(str(render_card(info, features, leaks=leaks)).split()).lower()
+
+    def interval(low, high):
+        return ConfidenceInterval(low=low, high=high, level=0.95, method="bootstrap", resamples=100)
+
+    def figures(n, identical, original, perturbed, low, high):
+        compared = n - identical
+        return PlausibilityFigures(
+            fingerprint="sha256:00", n=n, identical=identical, compared=compared, clusters=compared,
+            prefers_original=original, prefers_perturbed=perturbed, prefers_original_other=original,
+            share=original / compared if compared else None,
+            share_ci=interval(0.67, 0.82) if compared else None, p_value=1e-9 if compared else 1.0,
+            binomial_p_value=1e-9 if compared else 1.0, leak=(original - perturbed) / n, leak_ci=interval(low, high),
+            verdict=verdict(low, high))
+
+    baseline = PlausibilityBaseline(
+        model="…/SmolLM2.gguf", revision="sha256:11", score="sum", text="each hypothesis alone", dataset="d",
+        dataset_fingerprint="sha256:22", command=["swapbench", "leak"],
+        configurations={"shuffle-sr": figures(144, 0, 108, 36, 0.35, 0.64)})
+    card = str(render_card(info, features, leaks={**leaks, "plausibility": baseline.model_dump(mode="json")}))
+    assert "| `shuffle-sr` | 144 | 144 | 75.0 | [67.0, 82.0] | 1e-09 | +50.0 | leaks |" in card
+    assert "`…/SmolLM2.gguf`" in card
+    baseline.configurations["shuffle-sr"] = figures(382, 382, 0, 0, 0.0, 0.0)
+    card = str(render_card(info, features, leaks={**leaks, "plausibility": baseline.model_dump(mode="json")}))
+    assert "| `shuffle-sr` | 382 | 0 | not applicable: 50.0 by construction | | | 0.0 | near chance |" in card
+
+
 def test_write_card_writes_what_render_card_makes(built, tmp_path):
     folder = tmp_path / "copy"
     shutil.copytree(built, folder)

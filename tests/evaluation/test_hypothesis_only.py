@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from decoder_models import save_decoder
 from eval_models import save_base, save_tokenizer, write_training_file
 
 from swapbench.commands.main import main
@@ -144,6 +145,20 @@ def test_a_hypothesis_only_eval_is_recorded_refused_by_the_board_and_measured_by
     assert figure.fingerprint == next(c.fingerprint for c in alone.dataset.configurations if c.name == "shuffle-sr")
     assert leaks.eval_command == alone.provenance.command
     assert not any(str(tmp_path) in word for word in leaks.command + leaks.eval_command)
+    assert leaks.plausibility is None
+
+    # With --plausibility, a language model's baseline is recorded beside the classifier's figures.
+    lm = save_decoder(tmp_path / "gpt2", "gpt2")
+    capsys.readouterr()
+    assert alone.dataset.path.startswith("…")  # the results file names the benchmark as published: give --data
+    assert main(["leak", str(tmp_path / "alone.json"), "--plausibility", str(lm), "--output", str(out)]) == 2
+    assert "give the benchmark's folder with --data" in " ".join(capsys.readouterr().err.split())
+    assert main(["leak", str(tmp_path / "alone.json"), "--plausibility", str(lm), "--data", str(dataset),
+                 "--output", str(out)]) == 0
+    beside = HypothesisOnlyLeaks.model_validate_json(out.read_text())
+    assert beside.configurations == leaks.configurations and list(beside.plausibility.configurations) == ["shuffle-sr"]
+    assert beside.plausibility.configurations["shuffle-sr"].fingerprint == figure.fingerprint
+    assert "plausibility of the hypotheses alone" in " ".join(capsys.readouterr().out.split())
 
     # A run on whole pairs says nothing of the hypotheses alone.
     assert main(["leak", str(tmp_path / "whole.json"), "--output", str(tmp_path / "x.json")]) == 2
