@@ -20,7 +20,7 @@ from swapbench.results.schema import EvalResults, PredictionRow, TrainingData
 from swapbench.sources import Pair
 
 PREMISE = "A tall man plays guitar near the beach ."
-HYPOTHESIS = "Some people are outside ."
+HYPOTHESIS = "Three hikers rest by a creek ."
 
 
 def words_seen(tokenizer, ids: list[int]) -> set[str]:

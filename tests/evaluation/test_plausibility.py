@@ -74,8 +74,8 @@ def test_the_baseline_prefers_the_hypothesis_the_model_finds_more_probable(gpt2)
 
 
 def test_rows_with_the_same_hypothesis_are_at_chance_by_construction_and_not_scored():
-    premise_swaps = [("A dog chases a cat.", "A dog chases a cat.", "A dog chases a cat."),
-                     ("A cat chases a dog.", "A cat chases a dog.", "A cat chases a dog."),
+    premise_swaps = [("A heron chases a weasel.", "A heron chases a weasel.", "A heron chases a weasel."),
+                     ("A weasel chases a heron.", "A weasel chases a heron.", "A weasel chases a heron."),
                      # white space and the final stop aside, the same text as scored
                      ("An old man holds a red kite.", "an old man  holds a red kite", "an old man holds a red kite.")]
     rows = rows_of(premise_swaps, "role-quartets")

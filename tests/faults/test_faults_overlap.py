@@ -78,7 +78,7 @@ def test_a_premise_repeated_by_chance_is_set_apart_and_recorded(tmp_path, fixtur
         rows += [json.loads(line) for line in part.read_text().splitlines()]
     scored = json.loads((fixtures / "snli_1.0_test.jsonl").read_text().splitlines()[1])
     rows.append({"gold_label": "entailment", "pairID": "train-repeat", "sentence1": scored["sentence1"],
-                 "sentence2": "Someone is outside."})
+                 "sentence2": "Somebody waits near a kiosk."})
     train = tmp_path / "snli" / "snli_1.0_train.jsonl"
     train.parent.mkdir()
     train.write_text("".join(json.dumps(r) + "\n" for r in rows))
