@@ -121,3 +121,11 @@ def test_the_committed_decisions_hold_no_text():
         judged = _json.loads((root / name).read_text())
         samples = judged["sample"] + judged.get("held_out", {}).get("sample", [])
         assert samples and all(set(s) == {"pair_id", "side", "valid"} for s in samples), name
+    # role-quartets' judgement is per quartet (its two rows share the pair ID): an invalid one says why, in words of
+    # the judge's own
+    quartets = _json.loads((root / "role-quartets-validity.json").read_text())
+    assert quartets["valid"] == sum(s["valid"] for s in quartets["sample"]) == \
+        sum(v["valid"] for v in quartets["by_source"].values())
+    assert len({s["pair_id"] for s in quartets["sample"]}) == quartets["judged"] >= 100
+    assert all(set(s) == {"pair_id", "source", "valid"} | ({"why"} if not s["valid"] else set())
+               for s in quartets["sample"])
