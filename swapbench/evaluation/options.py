@@ -221,7 +221,8 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     probe_length: int = option(128, ge=MIN_LENGTH, group="scoring", help="probe sequence length")
     probe_batch_size: int = option(PROBE_BATCH_SIZE, ge=1, group="scoring", help="probe sequences per forward pass")
     slices: bool = option(False, group="scoring",
-                          help="also print accuracy and Δ per slice tag (label:NP, moved:2, side:hypothesis, ...)")
+                          help="also print accuracy and Δ per slice tag (label:NP, moved:2: two constituents shuffled, "
+                               "side:hypothesis, ...)")
     output: Path | None = option(None, group="scoring",
                                  help="results file (default: results/<model>/results_<data>_<time>.json, <model> "
                                       "naming the Hub id and revision, or the local folder's path); the predictions "

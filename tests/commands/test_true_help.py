@@ -19,3 +19,14 @@ def test_probe_help_names_no_dtype_option_it_lacks(capsys):
     assert "--dtype's" not in text and "float32" in text
     assert "--dtype " not in text.replace("has no --dtype", "")
     assert "--dtype's type" in helped("eval", capsys)  # eval has the option its help names
+
+
+def test_the_tag_moved_and_the_predictions_moved_say_what_each_counts(capsys):
+    from swapbench.results.schema import PredictionRow
+    from swapbench.variants.shuffle import ConstituencyShuffle
+
+    tag = ConstituencyShuffle.tag_descriptions["moved"][1]
+    row = PredictionRow.model_fields["moved"].description
+    assert "constituents" in tag and "tokens" in tag
+    assert "tokens" in row and "moved:N" in row and "constituents" in row
+    assert "moved:2: two constituents shuffled" in helped("eval", capsys)
