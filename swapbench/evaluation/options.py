@@ -184,8 +184,8 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     eval_batch_size: int | None = option(None, ge=1, group="scoring",
                                          help="scoring batch size (default: automatic, halved on out-of-memory)")
     use_cache: bool = option(True, negative="--no-cache", group="scoring",
-                             help="neither read nor write the scores cache: score every pair (a fine-tuned "
-                                  "checkpoint is still cached)")
+                             help="neither read nor write the scores and probe caches: score every pair and probe "
+                                  "the model (a fine-tuned checkpoint is still cached)")
     device: str | None = option(None, parse=device_name, group="scoring",
                                 help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)")
     device_map: Literal["auto", "balanced", "sequential"] | None = option(
