@@ -389,7 +389,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     info = read_training_record(folder / INFO_FILE, console)
     problem = "its training record is missing or does not read" if info is None else checkpoint_problem(folder)
     if problem is None:
-        log(f"Reusing the fine-tuned checkpoint {folder}")
+        log(f"Reusing the fine-tuned checkpoint {folder}, cached from the same fine-tuning: no training")
         # The base as named in this run: the entry is found by content, whatever path was typed when it was made.
         info = info.model_copy(update={"reused": True, "data_overlap": overlap, "base_model": base})
         check_learnt(info, val_pairs, stop_at_chance, warn)

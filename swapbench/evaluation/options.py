@@ -184,8 +184,8 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     eval_batch_size: int | None = option(None, ge=1, group="scoring",
                                          help="scoring batch size (default: automatic, halved on out-of-memory)")
     use_cache: bool = option(True, negative="--no-cache", group="scoring",
-                             help="neither read nor write the scores cache: score every pair (a fine-tuned "
-                                  "checkpoint is still cached)")
+                             help="neither read nor write the scores and probe caches: score every pair and probe "
+                                  "the model (a fine-tuned checkpoint is still cached)")
     device: str | None = option(None, parse=device_name, group="scoring",
                                 help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)")
     device_map: Literal["auto", "balanced", "sequential"] | None = option(
@@ -221,11 +221,13 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     probe_length: int = option(128, ge=MIN_LENGTH, group="scoring", help="probe sequence length")
     probe_batch_size: int = option(PROBE_BATCH_SIZE, ge=1, group="scoring", help="probe sequences per forward pass")
     slices: bool = option(False, group="scoring",
-                          help="also print accuracy and Δ per slice tag (label:NP, moved:2, side:hypothesis, ...)")
+                          help="also print accuracy and Δ per slice tag (label:NP, moved:2: two constituents shuffled, "
+                               "side:hypothesis, ...)")
     output: Path | None = option(None, group="scoring",
                                  help="results file (default: results/<model>/results_<data>_<time>.json, <model> "
-                                      "naming the Hub id and revision, or the local folder's path); the predictions "
-                                      "go beside it")
+                                      "naming the Hub id and revision, or the local folder by its name (by its "
+                                      "parent's when its own is generic, such as model); the predictions go beside "
+                                      "it")
     progress: bool = option(True, negative="--no-progress", group="scoring",
                             help="no progress bars at all (swapbench's, the datasets, weight-loading and download "
                                  "bars); messages and the training's log lines still go to stderr")

@@ -102,8 +102,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
         run = Run(options, benchmark, device, dtype, console, seed)
         prepared = scorer.prepare(run)
         if index == 0:
-            probe, probe_seconds = run_probe(prepared.loaded, probe_settings(options), options.probe_batch_size,
-                                             options.progress, console) if options.probe and main else (None, 0.0)
+            probe, probe_seconds = probe_or_reuse(run, prepared) if options.probe and main else (None, 0.0)
         scores = score_all(scorer, run, prepared, pairs, "scoring" if len(seeds) == 1 else f"scoring (seed {seed})")
         train_seconds, scoring_seconds = train_seconds + prepared.train_seconds, scoring_seconds + scores.seconds
         if main and index == 0:  # what the results say of the model: the first fine-tuning's
@@ -287,6 +286,40 @@ def probe_settings(options: EvalOptions) -> ProbeSettings:
 
     return ProbeSettings(n_words=options.probe_words, length=options.probe_length, seed=options.seed,
                          add_special_tokens=ADD_SPECIAL_TOKENS)
+
+
+def probe_or_reuse(run: Run, prepared) -> tuple[ProbeInfo, float]:
+    """The probe of the model `prepared` loaded: read back from the probe cache when this model was probed so
+    before (evaluation/probe_cache.py), else run and kept there. A model the scores cache cannot key (no identity)
+    and --no-cache are probed every time."""
+    from ..core.paths import default_cache_dir
+    from ..probing.figures import probe_figures
+    from .probe_cache import probe_entry, read_probe, write_probe
+
+    options, console, settings = run.options, run.console, probe_settings(run.options)
+    entry = None
+    if options.use_cache and prepared.identity is not None:
+        weights = next(prepared.loaded.model.parameters())
+        entry = probe_entry(options.cache_dir or default_cache_dir(), prepared.name or options.model,
+                            prepared.identity, settings, str(weights.dtype), weights.device.type)
+
+    def warn(text: str) -> None:
+        console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False)
+
+    cached = read_probe(entry, warn) if entry else None
+    if cached is not None:
+        console.print(f"Probe: {probe_figures(cached)}, spread {cached.spread:.3f} of the uniform weight (read "
+                      f"back from {escape(str(entry.path))}: the same model and probe settings, not probed again)",
+                      highlight=False)
+        if cached.flat:
+            from ..probing.run import flat_warning
+
+            console.print(f"[yellow]Warning:[/] {flat_warning(cached.spread)}")
+        return cached, 0.0
+    probe, seconds = run_probe(prepared.loaded, settings, options.probe_batch_size, options.progress, console)
+    if entry:
+        write_probe(entry, probe, warn)
+    return probe, seconds
 
 
 def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, progress: bool,

@@ -17,6 +17,11 @@ class ProbeOptions(GGUFOptions):
     """`swapbench probe MODEL --out DIR [options]`, and `swapbench.probe(model, **options)`."""
 
     model: str = option(positional=True, metavar="MODEL", help="Hugging Face model id, local folder, or .gguf file")
+    gguf_file: str | None = option(
+        None, metavar="NAME",
+        help="the GGUF file in MODEL's folder or Hub repository to load (transformers dequantizes its weights to "
+             "float32; probe.json records its quantization; probe has no --dtype). A MODEL that is a .gguf "
+             "file's path names both at once")
     out: Path | None = option(None, required=True, help="folder for probe.json and the figures (the API: none "
                                                         "written when not given)")
     revision: str | None = option(None, help="Hub revision (branch, tag or commit) of MODEL")

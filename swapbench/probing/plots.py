@@ -109,18 +109,32 @@ def plot_layers(result: ProbeResult, path: Path, name: str | None = None) -> Pat
     return path
 
 
-def _profiles(axes, result: ProbeResult, start: int) -> None:
-    """The offset profile of positions start.. (as queries and keys), per layer (thin) and over layers (thick)."""
-    for metrics, layer in zip(result.per_layer, result.layer_arrays()):
+def layer_colours(layers: int):
+    """One colour per layer, from first (dark) to last (light) on a sequential map, and the colour bar's scale: a
+    cycle of 10 colours would give a 30-layer decoder three layers per colour."""
+    from matplotlib import colormaps
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import BoundaryNorm
+
+    cmap = colormaps["viridis"].resampled(max(layers, 1))
+    scale = ScalarMappable(norm=BoundaryNorm(np.arange(0.5, layers + 1), cmap.N), cmap=cmap)
+    return [cmap(k) for k in range(layers)], scale
+
+
+def _profiles(axes, result: ProbeResult, start: int, colours):
+    """The offset profile of positions start.. (as queries and keys), per layer (thin, in its layer's colour) and
+    over layers (thick): the line of the latter."""
+    for metrics, layer, colour in zip(result.per_layer, result.layer_arrays(), colours):
         offsets, means = offset_profile(layer, start)
         shown = means > 0
-        axes.plot(offsets[shown], means[shown], linewidth=0.8, alpha=0.6, label=f"layer {metrics.layer}")
+        axes.plot(offsets[shown], means[shown], linewidth=0.8, alpha=0.7, color=colour, label=f"layer {metrics.layer}")
     offsets, means = offset_profile(result.matrix_array(), start)
     shown = means > 0
-    axes.plot(offsets[shown], means[shown], color="black", linewidth=2, label="all layers")
+    [average] = axes.plot(offsets[shown], means[shown], color="black", linewidth=2, label="all layers")
     axes.axvline(0, color="grey", linewidth=0.5)
     axes.set_yscale("log")
     axes.set_xlabel("offset i - j (positive: attended position left of the attending one)")
+    return average
 
 
 # Position 0 is called a sink when it takes this many times the share an even spread would give it.
@@ -146,8 +160,9 @@ def plot_offsets(result: ProbeResult, path: Path, name: str | None = None) -> Pa
     the attention sink, whose weight otherwise reads as attention at the largest offsets."""
     figure = Figure(figsize=(13, 4.8), layout="constrained")
     every, rest = figure.subplots(1, 2, sharey=True)
-    _profiles(every, result, 0)
-    _profiles(rest, result, 1)
+    colours, scale = layer_colours(len(result.per_layer))
+    average = _profiles(every, result, 0, colours)
+    _profiles(rest, result, 1, colours)
     matrix = result.matrix_array()
     share, even = sink_share(matrix), even_share(len(matrix), result.causal)
     sink = share > SINK_FACTOR * even
@@ -167,6 +182,10 @@ def plot_offsets(result: ProbeResult, path: Path, name: str | None = None) -> Pa
     decay = f", left decay w {result.left_decay:.3g}" if result.left_decay is not None else ""
     figure.suptitle(f"{_title(result, name)} by offset\n{_figures(result)}{decay}"
                     f"{' (causal)' if result.causal else ''}", fontsize=10)
-    rest.legend(fontsize=7, ncol=2 if len(result.per_layer) > 6 else 1)
+    # Outside the panels, so that no curve hides under it: the layers by a colour bar, the average by a legend.
+    bar = figure.colorbar(scale, ax=[every, rest], label="layer (thin lines)", pad=0.01, aspect=30)
+    bar.set_ticks(sorted({1, len(colours), *range(5, len(colours) + 1, 5)}) if len(colours) > 10
+                  else range(1, len(colours) + 1))
+    figure.legend(handles=[average], loc="outside lower center", fontsize=8, frameon=False)
     figure.savefig(path, dpi=150, metadata={"Title": f"{_title(result, name)} by offset"})
     return path

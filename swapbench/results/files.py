@@ -27,12 +27,20 @@ from ..core.text import exists, public_command, public_path, slug
 from .schema import EvalResults, PredictionRow, PredictionsFile
 
 
+# Names a folder of weights often has that say nothing of the model (a package's `model/`, a run's `best/`): such
+# a folder's results are named after the folder that holds it (the bundled MiniLM's after its package).
+GENERIC_FOLDERS = frozenset({"model", "models", "weights", "pretrained", "final", "best", "output", "outputs"})
+
+
 def model_slug(model: str, revision: str | None = None) -> str:
-    """The folder name of a model's results: a local folder's own name (never hidden: no leading dot), a Hub id as
-    owner__name@revision. A long name is cut to a readable start and a hash of the whole (core.text.slug); the
-    results file records the whole name."""
+    """The folder name of a model's results: a local folder's own name (never hidden: no leading dot), or its
+    parent's when its own is generic (GENERIC_FOLDERS), a Hub id as owner__name@revision. A long name is cut to a
+    readable start and a hash of the whole (core.text.slug); the results file records the whole name."""
     if exists(model):
-        return slug(Path(model).resolve().name.lstrip("."))
+        folder = Path(model).resolve()
+        if folder.name.lower() in GENERIC_FOLDERS and folder.parent.name:
+            folder = folder.parent
+        return slug(folder.name.lstrip("."))
     return slug(model.replace("/", "__") + (f"@{revision[:12]}" if revision else ""))
 
 

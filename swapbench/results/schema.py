@@ -736,8 +736,8 @@ class ConfigurationResult(PairedResult):
         description="fraction of perturbed pairs predicted not-entailment (binary view); for configurations "
                     "whose perturbation makes every pair non-entailment (the role configurations)")
     slices: dict[str, SliceResult] | None = Field(
-        description="the same figures per slice tag of the rows (label:NP, moved:2, side:hypothesis, ...), a "
-                    "row counted under each of its tags; null in files migrated from 1.0")
+        description="the same figures per slice tag of the rows (label:NP, moved:2 for two constituents shuffled, "
+                    "side:hypothesis, ...), a row counted under each of its tags; null in files migrated from 1.0")
     displacement: Displacement | None = Field(  # added later, null in older files
         default=None, description="how far the scored rows' shuffles move words (swapbench.results.displacement), "
                                   "from their predictions rows' distance and moved; null for a configuration that "
@@ -1041,7 +1041,8 @@ class PredictionRow(Strict):
                                         "position| (swapbench.results.displacement); null where the row reorders "
                                         "no premise")
     moved: int | None = Field(  # added later, null in older files
-        default=None, ge=0, description="the premise's tokens whose position changed; null as distance is")
+        default=None, ge=0, description="the premise's tokens whose position changed (tokens, not the shuffled "
+                                        "constituents the slice tag moved:N counts); null as distance is")
     permutation: int | None = Field(  # added later; left out of the line when null, as seed is
         default=None, ge=0, exclude_if=lambda value: value is None, description="in a configuration of K permutations per pair (unlu): which permutation "
                                         "of the pair the row is, 0 to K - 1 (a row is keyed by pair_id and "

@@ -91,7 +91,8 @@ class ConstituencyShuffle(Variant):
                                           "label (NP, VP, PP, ADVP, ADJP), token span [start, end) in "
                                           "`premise_tokens` and text"}
     tag_descriptions = {
-        "moved": ("moved:N", "shuffle-N: N constituents were shuffled in the premise"),
+        "moved": ("moved:N", ("shuffle-N: N constituents were shuffled in the premise (constituents, not the "
+                              "tokens that the predictions' `moved` counts)")),
         "label": ("label:X", "shuffle-N: a constituent with label X (NP, VP, PP, ADVP, ADJP) was shuffled"),
         "matched": MATCHED_DESCRIPTION}
     card_limitations = ("Shuffled premises are often ungrammatical, and shuffles inside a constituent can keep or "

@@ -1,6 +1,8 @@
 """The zoo figure: the primary metric, the share of pairs whose prediction changes under each perturbation, per
 encoding, one panel per configuration; one bar per set-up (mean over seeds) with its 95% interval over seeds and a
-dot per seed."""
+dot per seed. A bar with a seed whose model `swapbench eval` found at chance is hatched; when every model is at
+chance the figure says so in place of the panels: their bars, all near 0 on a 0-0.05 axis, would read as a model
+that no perturbation moves rather than as one that learnt nothing."""
 
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ def _panel(axes, summary, configuration: str, colours) -> None:
         means = [100 * s.mean if s else 0.0 for s in spreads]
         low = [100 * (s.mean - s.low) if s and s.low is not None else 0.0 for s in spreads]
         high = [100 * (s.high - s.mean) if s and s.high is not None else 0.0 for s in spreads]
-        axes.bar(offset, means, width, yerr=[low, high], capsize=2, label=setup, color=colours(k), alpha=0.85)
+        chance = ["//" if name in rows and rows[name].at_chance else None for name in encodings]
+        axes.bar(offset, means, width, yerr=[low, high], capsize=2, label=setup, color=colours(k), alpha=0.85,
+                 hatch=chance, edgecolor=["white" if hatch else "none" for hatch in chance], linewidth=0)
         for position, s in zip(offset, spreads):
             if s:
                 axes.scatter([position] * len(s.values), [100 * v for v in s.values], s=5, color="black", zorder=3)
@@ -41,6 +45,9 @@ def plot_sensitivity(summary, path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    degenerate, models = summary.at_chance()
+    if models and degenerate == models:
+        return _all_at_chance(summary, path, plt)
     configurations = [c for c in summary.configurations
                       if any(c in e.changed for e in summary.encodings)]
     # Constrained layout makes room for the suptitle above the first panel and the legend below the last, so
@@ -52,11 +59,33 @@ def plot_sensitivity(summary, path: Path) -> Path:
     for axis, configuration in zip(axes[:, 0], configurations):
         _panel(axis, summary, configuration, colours)
     handles, labels = axes[0, 0].get_legend_handles_labels()
+    if degenerate:
+        from matplotlib.patches import Patch
+
+        handles.append(Patch(facecolor="lightgrey", hatch="//", edgecolor="white"))
+        labels.append(f"hatched: a seed at chance ({degenerate} of {models} models)")
     figure.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize=9,
                   title="set-up", title_fontsize=9)
     seeds = ", ".join(map(str, summary.seeds))
     figure.suptitle(f"Positional-encoding zoo: order sensitivity on {summary.split}\n(mean over seeds {seeds}; "
                     "whiskers: 95% interval over seeds, cut to [0, 100]; dots: seeds)", fontsize=11)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def _all_at_chance(summary, path: Path, plt) -> Path:
+    """The figure of a zoo whose every model is at chance: what happened, and no bars."""
+    _, models = summary.at_chance()
+    figure = plt.figure(figsize=(9.0, 3.2))
+    figure.text(0.5, 0.5, f"Every model of this zoo run is at chance ({models} of {models}, by swapbench eval's "
+                          f"check on {summary.split}):\nno order sensitivity is drawn, since a model that learnt "
+                          "nothing shows no order sensitivity worth reading.\n"
+                          "Train longer or on more pairs (see zoo.json's recipe), then run the zoo again.",
+                ha="center", va="center", wrap=True, fontsize=10)
+    figure.suptitle(f"Positional-encoding zoo: order sensitivity on {summary.split}: every model at chance",
+                    fontsize=11)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)

@@ -254,6 +254,14 @@ def render_markdown(summary) -> str:
         f"![order sensitivity per encoding]({FIGURE_FILE})",
         "",
     ]
+    degenerate, models = summary.at_chance()
+    if models and degenerate == models:
+        blocks += [(f"**Every model of this run is at chance** ({models} of {models}, by `swapbench eval`'s "
+                    "check): the figures below are no finding, and the figure draws no bars. Train longer or on "
+                    "more pairs (the recipe is in `zoo.json`), then run the zoo again."), ""]
+    elif degenerate:
+        blocks += [(f"{degenerate} of {models} models are at chance (hatched in the figure; named per set-up "
+                    "below): their figures are no finding."), ""]
     for setup in summary.setups:
         blocks += [
             f"### Set-up `{setup}`",

@@ -137,6 +137,10 @@ class ZooSummary(Strict):
     def of(self, setup: str) -> list[EncodingSummary]:
         return [e for e in self.encodings if e.setup == setup]
 
+    def at_chance(self) -> tuple[int, int]:
+        """(models `swapbench eval` found at chance, models): over every set-up, encoding and seed."""
+        return sum(len(e.at_chance) for e in self.encodings), sum(len(e.runs) for e in self.encodings)
+
 
 SHARE = (0.0, 1.0)
 DELTA = (-1.0, 1.0)

@@ -59,7 +59,7 @@ def test_fine_tuning_is_announced_with_its_data_and_device_and_no_size_it_has_no
     monkeypatch.setenv("SWAPBENCH_SNLI_DIR", "snli-files")
     text = announce_fine_tuning("bert-base-uncased", DataChoice(), recipe, classifier=False,
                                 device=torch.device("cpu"))
-    assert "bert-base-uncased is fine-tuned before it is scored (it is a base model" in text
+    assert "bert-base-uncased is scored after fine-tuning (it is a base model" in text
     assert "3 epochs on the train split of $SWAPBENCH_SNLI_DIR (snli-files)" in text and "the CPU" in text
     assert "549,367" not in text and "optimiser steps" not in text and "counted once read" in text
     monkeypatch.delenv("SWAPBENCH_SNLI_DIR")
@@ -82,8 +82,8 @@ def test_fine_tuning_progress_and_logs_go_to_stderr_and_transformers_reports_not
     out, raw_err = capfd.readouterr()
     err = " ".join(raw_err.split())  # rich wraps lines at the width of a non-terminal
     assert rc == 0
-    assert "is fine-tuned before it is scored" in err and "optimiser steps on the CPU" in err
-    assert err.index("is fine-tuned before it is scored") < err.index("epoch 1: loss")
+    assert "is scored after fine-tuning" in err and "optimiser steps on the CPU" in err
+    assert err.index("is scored after fine-tuning") < err.index("epoch 1: loss")
     assert "epoch 2: validation loss" in err and "validation accuracy" in err
     assert "Fine-tuning" in err and not re.search(r"fine-tuning\s+━", raw_err)  # a log file gets no bar
     assert "\x1b[A" not in raw_err + out

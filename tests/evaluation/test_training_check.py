@@ -84,7 +84,10 @@ def test_a_fine_tuning_that_cannot_learn_is_stopped_before_anything_is_scored(se
     # Without the flag, the same checkpoint (reused) is said so before it is scored, and scored all the same.
     assert run_eval(setup, output, "1e-9") == 0
     text = said(capsys)
-    assert "Reusing the fine-tuned checkpoint" in text
+    assert "Reusing the fine-tuned checkpoint" in text and "cached from the same fine-tuning: no training" in text
+    # the first line says a cached checkpoint may be reused, not that the model is fine-tuned (issue 45, item 9)
+    assert "is scored after fine-tuning" in text and "is reused instead of training" in text
+    assert "is fine-tuned before" not in text and "Fine-tuning " not in text
     assert text.index("learnt nothing that shows") < text.index("Wrote ")
     assert "--stop-at-chance stops here instead" in text
     assert EvalResults.model_validate_json(output.read_text()).health.at_chance

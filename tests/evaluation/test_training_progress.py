@@ -132,7 +132,7 @@ def test_eval_in_a_log_file_times_the_training_warns_of_a_cut_split_and_logs_pro
     err = " ".join(raw_err.split())
     assert rc == 0, err
     assert "step" not in out and "Warning" not in out  # stdout holds the results table alone
-    announced = err.index("is fine-tuned before it is scored")
+    announced = err.index("is scored after fine-tuning")
     assert "549,367" not in err[:err.index("Warning")]  # no size claimed before the data are read
     warning = err.index("Warning: the training data are not the whole split")
     assert "holds 48 labelled pairs, but SNLI 1.0's train split has 549,367" in err

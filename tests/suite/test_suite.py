@@ -73,7 +73,7 @@ def test_a_suite_with_a_broken_model_scores_the_others_and_says_what_failed(data
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "| scored |" in summary and "| failed |" in summary and "## Failures" in summary
     table = (tmp_path / "out" / "summary.csv").read_text().splitlines()
-    assert table[0] == "model,mode,seed,status,shuffle-3,shuffle-sr,results"
+    assert table[0] == "model,mode,seed,status,health,limit,shuffle-3,shuffle-sr,results"
     assert [row.split(",")[3] for row in table[1:]] == ["scored", "failed", "scored"]
 
 

@@ -177,7 +177,8 @@ def random_weights(weights) -> bool:
 
 
 def announce_fine_tuning(model: str, data, recipe, classifier: bool, device, hypothesis_only: bool = False) -> str:
-    """What is about to happen, said before the training data are read: a base model is fine-tuned first. The
+    """What is about to happen, said before the training data are read: a base model is fine-tuned first, or its
+    cached checkpoint reused (known only once the data are read and the cache key made: finetune says which). The
     pairs are counted, and the time measured, once they are read (a folder of SNLI files may hold a cut copy)."""
     from rich.markup import escape
 
@@ -194,7 +195,8 @@ def announce_fine_tuning(model: str, data, recipe, classifier: bool, device, hyp
         source = f"${snli.dir_env} ({folder})" if folder else f"the {snli.release} release archive"
     alone = (" It sees the hypotheses alone (--hypothesis-only: the premise is removed in training, validation and "
              "scoring): a diagnostic of what the hypotheses give away, not an NLI model." if hypothesis_only else "")
-    return (f"{escape(model)} is fine-tuned before it is scored ({why}): {recipe.epochs} "
+    return (f"{escape(model)} is scored after fine-tuning ({why}): {recipe.epochs} "
             f"epoch{'s' * (recipe.epochs != 1)} on {size}the {data.train_split} split of {escape(str(source))}, in "
-            f"batches of {recipe.batch_size} on {describe_device(device)}. The pairs are counted once read, and the "
-            "time measured over the first steps. The checkpoint is cached and reused." + alone)
+            f"batches of {recipe.batch_size} on {describe_device(device)}. A checkpoint cached from the same "
+            "fine-tuning is reused instead of training, and the next line says which happens: the pairs are counted "
+            "once read, and a training's time measured over its first steps." + alone)
