@@ -26,7 +26,7 @@ from pydantic import Field, ValidationError, model_validator
 from ..core.errors import SwapbenchError
 from ..core.strict import Strict
 # The rule (the margin, the verdict) and the committed file's place, read from here too
-from .leak_verdict import LEAKS, MARGIN, Verdict, verdict  # noqa: F401
+from .leak_verdict import LEAKS, MARGIN, Verdict, check_verdict, verdict  # noqa: F401
 from .schema import TOLERANCE, ConfidenceInterval, Recipe, TrainingData
 
 
@@ -50,8 +50,7 @@ class ConfigurationLeak(Strict):
     def _consistent(self):
         if abs(self.leak - (self.swapped_non_entailment - self.original_non_entailment)) > TOLERANCE:
             raise ValueError("leak is not swapped_non_entailment - original_non_entailment")
-        if self.verdict != verdict(self.leak_ci.low, self.leak_ci.high):
-            raise ValueError(f"verdict {self.verdict!r} does not follow from the interval")
+        check_verdict(self.verdict, self.leak_ci.low, self.leak_ci.high)
         return self
 
 
@@ -96,8 +95,7 @@ class PlausibilityFigures(Strict):
             raise ValueError("share is not prefers_original / compared (null exactly when nothing is compared)")
         if abs(self.leak - (self.prefers_original - self.prefers_perturbed) / self.n) > TOLERANCE:
             raise ValueError("leak is not (prefers_original - prefers_perturbed) / n")
-        if self.verdict != verdict(self.leak_ci.low, self.leak_ci.high):
-            raise ValueError(f"verdict {self.verdict!r} does not follow from the interval")
+        check_verdict(self.verdict, self.leak_ci.low, self.leak_ci.high)
         return self
 
 

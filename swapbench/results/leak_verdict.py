@@ -24,3 +24,9 @@ def verdict(low: float, high: float, margin: float = MARGIN) -> Verdict:
     if -margin <= low and high <= margin:
         return "near chance"
     return "undecided"
+
+
+def check_verdict(stated: Verdict, low: float, high: float) -> None:
+    """For the schema's validators: a stated verdict must be the one its interval gives."""
+    if stated != verdict(low, high):
+        raise ValueError(f"verdict {stated!r} does not follow from the interval")

@@ -47,9 +47,8 @@ of the judged sample the judge agrees with 89 (data/annotations/role-quartets-va
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse
@@ -64,11 +63,9 @@ from .role_filters import FILTERS, OVERLAP, PERCEPTION_VERBS, overlaps
 from .role_grounding import GROUNDING, ground, restating_frames
 from .role_reversible import REASONS as WRITTEN_REASONS
 from .role_reversible import RECIPROCAL_VERBS, plural, prepositional_frames, review_reversible
-from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RETOKENIZED, RoleOptions, RoleShuffle, span_feature
+from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RETOKENIZED, RoleOptions, RoleShuffle
 from .role_swap import Swap, exchange
 
-if TYPE_CHECKING:
-    import datasets
 
 SOURCES = ("grounded", "written")
 CELLS = ("P'H", "PH'")  # the non-entailed pair of each row: the paper's Shuffle-SR cell, then its mirror
@@ -139,6 +136,7 @@ class RoleQuartets(RoleShuffle):
     Options = RoleOptions
     refused_without = ()
     validity_file = ANNOTATIONS / "role-quartets-validity.json"
+    side_feature = "quartet_source"
     board_note = "counterbalanced quartets: (P',H) is the paper's cell"
     needs_premise = True
     several_rows_per_pair = True  # two rows a source pair, one of them not the source's pair
@@ -180,24 +178,11 @@ class RoleQuartets(RoleShuffle):
         sections = {f"Quartets of `{config.name}`": _card_lines(config)} if "quartets" in config.extra else {}
         return {**sections, f"Validity of {config.name}'s labels": validity_lines(config, validity)}
 
-    @property
-    def extra_features(self) -> dict[str, datasets.Feature]:
-        import datasets
-
-        return {"quartet_source": datasets.Value("string"), "verb": datasets.Value("string"),
-                "verb_index": datasets.Value("int32"), "agent": span_feature(), "patient": span_feature(),
-                "labeler": datasets.Value("string"), "binary_label": datasets.ClassLabel(names=BINARY_NAMES)}
-
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:
         self.originals = originals or {}
-        premises = {p.premise: Sentence(p.premise, p.premise_parse) for p in pairs}
-        hypotheses = [Sentence(p.hypothesis, p.hypothesis_parse) for p in pairs if p.label == "entailment"]
-        self._label(list(dict.fromkeys([*premises.values(), *hypotheses])))
+        premises, by_premise = self._label_by_premise(pairs)
         self.assigned: dict[str, Quartet] = {}
         self.written_reasons: Counter = Counter()
-        by_premise: dict[str, list[Pair]] = defaultdict(list)
-        for p in pairs:
-            by_premise[p.premise].append(p)
         for premise, group in by_premise.items():
             roles = self.roles.get(premises[premise])
             grounded = {p.pair_id: q for p in group if p.label == "entailment"

@@ -15,9 +15,8 @@ most one row: a premise's frames go to the pairs that share it, a hypothesis's f
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse
@@ -29,11 +28,9 @@ from ..sources.pair import Pair
 from .base import Perturbed
 from .randomness import ExampleRandom
 from .role_filters import FILTERS, OVERLAP, SYMMETRIC_VERBS, overlaps
-from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RoleOptions, RoleShuffle, span_feature, validity_lines
+from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RoleOptions, RoleShuffle, validity_lines
 from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, case_for_slot, construction, exchange, swappable_frames
 
-if TYPE_CHECKING:
-    import datasets
 
 # Symmetric and reciprocal predicates: "a man dances a woman" reversed says the same; role_filters' symmetric
 # verbs and the reciprocal ones of captions. Passing someone on foot is passing each other ("two women pass three
@@ -121,6 +118,7 @@ class ReversibleRoles(RoleShuffle):
     Options = RoleOptions
     refused_without = ()
     validity_file = ANNOTATIONS / "shuffle-sr-reversible-validity.json"
+    side_feature = "frame_side"
     board_note = "hypotheses written from the premise's frame"
     needs_premise = True
     column_descriptions = {
@@ -159,24 +157,11 @@ class ReversibleRoles(RoleShuffle):
             else {}
         return {**sections, f"Validity of {config.name}'s labels": validity_lines(config, validity)}
 
-    @property
-    def extra_features(self) -> dict[str, datasets.Feature]:
-        import datasets
-
-        return {"frame_side": datasets.Value("string"), "verb": datasets.Value("string"),
-                "verb_index": datasets.Value("int32"), "agent": span_feature(), "patient": span_feature(),
-                "labeler": datasets.Value("string"), "binary_label": datasets.ClassLabel(names=BINARY_NAMES)}
-
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:
         self.originals = originals or {}
-        premises = {p.premise: Sentence(p.premise, p.premise_parse) for p in pairs}
-        hypotheses = [Sentence(p.hypothesis, p.hypothesis_parse) for p in pairs if p.label == "entailment"]
-        self._label(list(dict.fromkeys([*premises.values(), *hypotheses])))
+        premises, by_premise = self._label_by_premise(pairs)
         self.frames_found: Counter = Counter()
         self.assigned: dict[str, Written] = {}
-        by_premise: dict[str, list[Pair]] = defaultdict(list)
-        for p in pairs:
-            by_premise[p.premise].append(p)
         for premise, group in by_premise.items():
             self._assign(group, self._kept(premises[premise], group))
 

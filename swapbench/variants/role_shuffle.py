@@ -15,7 +15,7 @@ measurement.
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -120,6 +120,7 @@ class RoleShuffle(Variant):
     refused_without = ("sr_selection",)
     needs_docs = True  # the role labeler reads the Docs the spaCy parser made
     validity_file = VALIDITY
+    side_feature = "swapped_side"  # the first of extra_features: which side of the pair the row's exchange is on
     column_descriptions = {
         "swapped_side": "shuffle-sr: the sentence whose roles were exchanged, premise or hypothesis",
         "verb": "shuffle-sr: the verb whose agent and patient were exchanged",
@@ -213,13 +214,24 @@ class RoleShuffle(Variant):
     def extra_features(self) -> dict[str, datasets.Feature]:
         import datasets
 
-        return {"swapped_side": datasets.Value("string"), "verb": datasets.Value("string"),
+        return {self.side_feature: datasets.Value("string"), "verb": datasets.Value("string"),
                 "verb_index": datasets.Value("int32"), "agent": span_feature(), "patient": span_feature(),
                 "labeler": datasets.Value("string"), "binary_label": datasets.ClassLabel(names=BINARY_NAMES)}
 
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:
         self.originals = originals or {}
         self._label(list(dict.fromkeys(s for p in pairs if p.label == "entailment" for s in _sentences(p))))
+
+    def _label_by_premise(self, pairs: list[Pair]) -> tuple[dict[str, Sentence], dict[str, list[Pair]]]:
+        """Label every premise and every entailed hypothesis of `pairs` (the variants that read relations off the
+        premise); the premises as sentences and the pairs grouped by premise, in the source's order."""
+        premises = {p.premise: Sentence(p.premise, p.premise_parse) for p in pairs}
+        hypotheses = [Sentence(p.hypothesis, p.hypothesis_parse) for p in pairs if p.label == "entailment"]
+        self._label(list(dict.fromkeys([*premises.values(), *hypotheses])))
+        by_premise: dict[str, list[Pair]] = defaultdict(list)
+        for p in pairs:
+            by_premise[p.premise].append(p)
+        return premises, by_premise
 
     def _label(self, sentences: list[Sentence]) -> None:
         """The roles of `sentences` in self.roles, through the labeling shared with the build's other role
