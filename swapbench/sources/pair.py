@@ -22,6 +22,9 @@ class Pair:
     hypothesis_parse: str | None
     path: str  # where the pair was read, for error messages
     line: int
+    # The labels each annotator gave, where the release keeps them (SNLI's and MultiNLI's annotator_labels); the
+    # role quartets read the source pair's agreement from them.
+    annotator_labels: tuple[str, ...] | None = None
 
 
 @dataclass

@@ -143,7 +143,19 @@ def _pair_from_row(row: dict, path: Path, line: int) -> Pair | None:
         texts[name] = value.strip()
     return Pair(pair_id=texts["pairID"], premise=texts["sentence1"], hypothesis=texts["sentence2"], label=label,
                 premise_parse=parse_field(row, "sentence1_parse", str(path), line),
-                hypothesis_parse=parse_field(row, "sentence2_parse", str(path), line), path=str(path), line=line)
+                hypothesis_parse=parse_field(row, "sentence2_parse", str(path), line), path=str(path), line=line,
+                annotator_labels=_annotator_labels(row))
+
+
+def _annotator_labels(row: dict) -> tuple[str, ...] | None:
+    """The annotators' labels: a JSONL row's annotator_labels, a TSV row's label1..label5 (empty cells are
+    annotators who did not label); None where the row has neither."""
+    labels = row.get("annotator_labels")
+    if labels is None and "label1" in row:
+        labels = [row.get(f"label{n}", "") for n in range(1, 6)]
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        return None
+    return tuple(label for label in labels if label) or None
 
 
 def parse_field(row: dict, name: str, path: str, line: int) -> str | None:
