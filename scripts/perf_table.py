@@ -1,15 +1,15 @@
-"""Render the README's performance table from the JSON files the benchmark scripts write (`--json PATH` of
+"""Render the performance table (docs/performance.md) from the JSON files the benchmark scripts write (`--json PATH` of
 scripts/bench_startup.py, bench_eval.py, bench_finetune.py, bench_decoder.py, gpu_check.sh's), and put it between
-the marker comments `<!-- perf-table:start -->` and `<!-- perf-table:end -->` of a Markdown file (README.md by
+the marker comments `<!-- perf-table:start -->` and `<!-- perf-table:end -->` of a Markdown file (docs/performance.md by
 default); nothing outside the markers changes, and a file without them is refused.
 
 Each JSON file is a dict: figure name -> {"ratio" or "value", "low", "high", "command", "load", "machine"}, with
 optional "unit" (printed after the numbers: "s", "x"), "goal" and "note"; other keys are ignored. The table keeps
-the README's columns (figure, goal, measured, command); below it, each machine and load the figures were measured
+its columns (figure, goal, measured, command); below it, each machine and load the figures were measured
 on. Rendered with jinja2 in the board's Markdown environment (swapbench/leaderboard/templating.py), in which every
 value is a literal table cell; the figure names are the benchmark scripts' own Markdown (code spans).
 
-    python scripts/perf_table.py startup.json scoring.json finetune.json [--file README.md] [--check]
+    python scripts/perf_table.py startup.json scoring.json finetune.json [--file docs/performance.md]
 """
 
 from __future__ import annotations
@@ -123,8 +123,8 @@ def replace_table(text: str, table: str, name: str = "the file") -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("json", type=Path, nargs="+", help="figures files written by the benchmark scripts' --json")
-    parser.add_argument("--file", type=Path, default=Path("README.md"),
-                        help="the Markdown file whose table to replace (default: README.md)")
+    parser.add_argument("--file", type=Path, default=Path("docs/performance.md"),
+                        help="the Markdown file whose table to replace (default: docs/performance.md)")
     parser.add_argument("--print", action="store_true", help="print the table instead of writing --file")
     args = parser.parse_args(argv)
     try:

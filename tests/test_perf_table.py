@@ -1,4 +1,4 @@
-"""scripts/perf_table.py: the README's performance table, rendered from the benchmark scripts' --json files and
+"""scripts/perf_table.py: the performance table (docs/performance.md), rendered from the benchmark scripts' --json files and
 put between its markers, nothing else in the file touched."""
 
 from __future__ import annotations
