@@ -24,8 +24,19 @@ from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
 from .store import model_label
-from .table import (PROBE_COLUMNS, VIEWS, Board, Column, by_view, cell_text, delta_key, interval_text,
-                    role_key, show, weights_text)
+from .table import (
+    PROBE_COLUMNS,
+    VIEWS,
+    Board,
+    Column,
+    by_view,
+    cell_text,
+    delta_key,
+    interval_text,
+    role_key,
+    show,
+    weights_text,
+)
 from .templating import render_html_template
 
 SLICES_NOTE = ("Slices are exploratory: a results file holds many, and read one by one some cross any threshold by "
