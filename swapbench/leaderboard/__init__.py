@@ -7,7 +7,8 @@ leaderboard/results/; `swapbench leaderboard` rebuilds the Markdown table, the C
     store.py      normalized file names, storing, loading the board
     table.py      one row per model: the columns of the paper's Table 3, sorting, column means
     markdown.py   README.md and leaderboard.csv
-    html.py       index.html: sortable, filterable table, self-contained (inline CSS, JS and SVG)
+    html.py       index.html: sortable, filterable table in foldable column groups, self-contained (inline CSS,
+                  JS and SVG), fitting a phone's screen
     plot.py       the page's plot of Δ shuffle-sr against symmetry, as SVG
     board.py      submitting (validate, store, rebuild) and rebuilding
     command.py    the two subcommands

@@ -4,10 +4,18 @@ The table is listed by model name and sorts by any column (click its header; mis
 filters by positional-encoding family; each model links to its results file and opens its details (every
 configuration and slice of its results file); the paper's reported rows are marked; the plot shows the role
 sensitivity of the first role configuration against degree symmetry for every row that has both.
+
+The page fits a screen: the table scrolls inside its own box, the full width of the window, with the model column
+held at its left edge (sticky) so that every row keeps its name among the Δ columns. Its columns come in groups a
+reader folds (a checkbox each, which CSS alone obeys): the headline columns first and shown (every configuration's
+Δ, every role configuration's role sensitivity), the rest folded (UNLU's acceptance figures, the role
+configurations' other figures, the probe, the run). The order is the page's own; README.md and leaderboard.csv keep
+the board's (table.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 from ..core.text import percent, plus_minus, tag_sort_key
@@ -16,12 +24,67 @@ from . import RESULTS_DIR
 from .plot import plot_svg
 from .reference import Reference
 from .store import model_label
-from .table import VIEWS, Board, Column, by_view, cell_text, interval_text, show, weights_text
+from .table import (
+    PROBE_COLUMNS,
+    VIEWS,
+    Board,
+    Column,
+    by_view,
+    cell_text,
+    delta_key,
+    interval_text,
+    role_key,
+    show,
+    weights_text,
+)
 from .templating import render_html_template
 
 SLICES_NOTE = ("Slices are exploratory: a results file holds many, and read one by one some cross any threshold by "
                "chance. Each p-value is shown with its value adjusted (Holm) over every test of its "
                "configuration's slices; read a slice by the adjusted one.")
+
+
+@dataclass(frozen=True)
+class ColumnGroup:
+    key: str  # the class of its cells (g-KEY) and the id of its checkbox (show-KEY)
+    title: str  # the checkbox's label
+    shown: bool  # unfolded when the page opens
+    columns: tuple[Column, ...]
+
+
+def column_groups(board: Board) -> tuple[list[Column], list[ColumnGroup]]:
+    """(the columns always shown: the model, its architecture and mode where some row has them, its positional
+    encoding and Original; the groups a reader folds, in
+    the page's order, each with its columns in the board's order). Every column of the board is in exactly one."""
+    fixed_keys = ("model", "architecture", "mode", "family", "original")
+    roles = set(board.relabelled)
+    own: dict[str, list[Column]] = {key: [] for key in ("shuffles", "roles", "permutations", "role-figures",
+                                                        "probe", "run")}
+    for column in board.columns:
+        if column.key in fixed_keys:
+            continue
+        if column.key in PROBE_KEYS:
+            own["probe"].append(column)
+        elif column.config is None:
+            own["run"].append(column)
+        elif column.config in roles:
+            own["roles" if column.key == role_key(column.config) else "role-figures"].append(column)
+        elif column.key == delta_key(column.config):
+            own["shuffles"].append(column)
+        else:
+            own["permutations"].append(column)
+    groups = [ColumnGroup(key, title, shown, tuple(own[key])) for key, title, shown in GROUPS if own[key]]
+    return [c for key in fixed_keys for c in board.columns if c.key == key], groups
+
+
+# (key, title, shown when the page opens), in the page's order: the headline figures first.
+GROUPS = (("shuffles", "Δ of every word-order configuration", True),
+          ("roles", "role sensitivity", True),
+          ("permutations", "permutation acceptance (UNLU)", False),
+          ("role-figures", "role configurations' Original, Δ and non-entailment", False),
+          ("probe", "probe (symmetry, locality)", False),
+          ("run", "the run (training data, how its figures were made)", False))
+PROBE_KEYS = {column.key for column in PROBE_COLUMNS} | {"probe"}
 
 
 def _percent(value: float | None) -> str:
@@ -55,8 +118,9 @@ def render_html(board: Board, reference: Reference) -> str:
     for view, view_rows in (by_view(board.rows) or {"3-way": []}).items():  # make_board put each view together
         groups.append((view, view_rows, start))
         start += len(view_rows)
+    fixed, folds = column_groups(board)
     return render_html_template(
-        "index.html.j2", board=board, reference=reference, groups=groups, results_dir=RESULTS_DIR,
+        "index.html.j2", board=board, fixed=fixed, folds=folds, reference=reference, groups=groups, results_dir=RESULTS_DIR,
         any_details=any(row.results is not None for row in board.rows),
         view_titles={view: title[0].upper() + title[1:] for view, title in VIEWS.items()},
         families=sorted({row.family for row in board.rows}), fingerprint=reference.fingerprint_of(

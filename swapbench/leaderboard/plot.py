@@ -4,7 +4,8 @@ symmetry, not the paper's symmetry: the paper's is nearly an on/off switch (any 
 0.43), which gives no axis to read a trend along. Rows with a role sensitivity but no degree symmetry (probed
 before it was recorded, under a causal mask, or too flat) are named in a note under the axes instead. The paper's
 reported rows have neither figure, so they have no point. Each point is an SVG group with id pt-<family>-<n>, which
-the page's filter dims; its label is pt-<family>-<n>-label. Every text drawn goes through plot_text, so that a
+the page's filter dims; its label is pt-<family>-<n>-label. The key (legend) is framed and drawn right of the
+axes, where no point can be: inside them, unframed, its marker read as one more point. Every text drawn goes through plot_text, so that a
 name is shown as written, never read as mathtext."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ FAMILY_COLOURS = {"absolute": "#1f77b4", "relative": "#ff7f0e", "rotary": "#2ca0
 
 
 X_KEY = "degree_symmetry"
+AXES_ID, LEGEND_ID = "plot-axes", "plot-legend"  # the SVG ids of the axes' area and of the key, outside it
 SKIPPED_NOTE = ("not plotted, no degree symmetry (probed before it was recorded, under a causal mask, or attention "
                 "too flat): ")
 
@@ -38,8 +40,9 @@ def plot_svg(board: Board) -> str:
     # A fixed hash salt and no date make the SVG the same on every rebuild.
     with matplotlib.rc_context({"svg.hashsalt": "swapbench-leaderboard", "svg.fonttype": "none",
                                 "font.size": 9}):
-        figure = Figure(figsize=(6.8, 4.4))
+        figure = Figure(figsize=(8.2, 4.4))  # the axes as before, and the key beside them
         ax = figure.add_subplot()
+        ax.patch.set_gid(AXES_ID)
         seen = set()
         xs = [row.values[X_KEY] for _, row in points]
         xmid = (min(xs) + max(xs)) / 2 if xs else 0.5
@@ -76,7 +79,11 @@ def plot_svg(board: Board) -> str:
             ys = [0.0] + [100 * row.values[key] for _, row in points]  # the zero line always shows
             pad = max(2.0, (max(ys) - min(ys)) * 0.12)
             ax.set_ylim(min(ys) - pad, max(ys) + pad)
-            ax.legend(title="positional encoding", loc="best", frameon=False, fontsize=7.5)
+            # Framed and right of the axes: a marker of the key is never read as one more point.
+            key_box = ax.legend(title="positional encoding", loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                                borderaxespad=0, frameon=True, fancybox=False, edgecolor="#999999",
+                                framealpha=1, fontsize=7.5)
+            key_box.set_gid(LEGEND_ID)
         else:
             ax.text(0.5, 0.5, plot_text(f"no model has both a degree symmetry and a role sensitivity "
                                         f"{board.plotted_name}"),

@@ -1,7 +1,8 @@
 """index.html in headless Chromium (Debian's chromium, driven by Playwright): it opens from disk with no network,
 lists the models by name with the paper's reported rows marked, sorts by a column, filters by positional-encoding
 family, opens a model's details with its slices, plots every row (the paper's included), and is saved as a
-screenshot.
+screenshot. It fits a window 1,280 px wide and a phone's 390 px: only the table's own box scrolls sideways, the
+model column staying at its left edge; its column groups fold; the plot's key is framed, outside the axes.
 
 Skips, saying why, when Playwright or Chromium is missing; .ci/run installs both.
 """
@@ -78,8 +79,9 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
         "Δ shuffle-sr (hypothesis side first, not the paper's order)"))
     assert "n 20" in cell.inner_text() and cell.get_attribute("title").startswith("95% interval [")
 
-    # Sort by locality: ascending, then descending on a second click (the paper's rows sort along). The whole
-    # header cell sorts: a click in its corner, outside the header's text, counts.
+    # Sort by locality (the probe's columns unfolded first): ascending, then descending on a second click (the
+    # paper's rows sort along). The whole header cell sorts: a click in its corner, outside the header's text, counts.
+    page.check("#show-probe")
     header = page.locator("#board thead th", has_text="Locality (paper)")
     box, text = header.bounding_box(), header.locator("button").bounding_box()
     corner = {"x": 2, "y": box["height"] - 2}
@@ -146,4 +148,117 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
     page.screenshot(path=str(screenshot), full_page=True)
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [url for url in requests if not url.startswith("file://")] == []
+    page.close()
+
+
+def page_scrolls_sideways(page) -> bool:
+    """Whether the page itself (not a box inside it) is wider than the window."""
+    return page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth")
+
+
+def shown(page, selector: str) -> list[str]:
+    """The text of each element the selector finds that is laid out (not folded away), in order."""
+    return page.eval_on_selector_all(selector, "cells => cells.filter(c => c.getClientRects().length > 0)"
+                                               ".map(c => c.textContent.trim())")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_page_fits_the_window_and_every_row_keeps_its_name_when_the_table_scrolls(browser_context, page_path,
+                                                                                      width):
+    page = browser_context.new_page()
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(page_path.as_uri())
+    assert not page_scrolls_sideways(page)
+
+    # Every group unfolded, the table is wider than the window: its own box scrolls, the page never does.
+    for checkbox in page.locator("fieldset.folds input[type=checkbox]").all():
+        checkbox.check()
+    assert not page_scrolls_sideways(page)
+    page.evaluate("window.scrollTo(500, 0)")
+    assert page.evaluate("window.scrollX") == 0
+    box = page.locator("div.scroll").first
+    scroll_width, client_width = box.evaluate("b => [b.scrollWidth, b.clientWidth]")
+    assert scroll_width > client_width + 300
+    frame = box.bounding_box()
+    assert frame["width"] >= width - 40  # the window's width, less the page's padding: no max-width keeps it narrow
+
+    # Scrolled to its far right, the figures move under the model column, which stays at the box's left edge,
+    # drawn over them on a background of its own.
+    page.evaluate("document.getElementById('board').scrollIntoView({block: 'start'})")
+    first_delta = page.locator("#board tbody tr").first.locator("td.g-shuffles").first
+    before = first_delta.bounding_box()["x"]
+    box.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
+    assert box.evaluate("b => b.scrollLeft") > 300
+    assert first_delta.bounding_box()["x"] < before - 300
+    names = page.locator("#board tbody td.model").all()
+    assert len(names) == 9
+    for cell in names:
+        assert abs(cell.bounding_box()["x"] - frame["x"]) <= 1, cell.inner_text()
+    on_top = page.evaluate("""() => Array.from(document.querySelectorAll('#board tbody td.model'))
+        .filter(c => c.getBoundingClientRect().bottom < window.innerHeight)
+        .map(c => { const r = c.getBoundingClientRect();
+                    const hit = document.elementFromPoint(r.left + 3, r.top + r.height / 2);
+                    return [c.contains(hit), getComputedStyle(c).backgroundColor]; })""")
+    assert len(on_top) >= 3
+    assert all(hit for hit, _ in on_top)
+    assert all(colour not in ("transparent", "rgba(0, 0, 0, 0)") for _, colour in on_top)
+    header = page.locator("#board thead th.model")
+    assert abs(header.bounding_box()["x"] - frame["x"]) <= 1
+
+    # A model's details, however wide their tables, scroll in their own box too.
+    page.locator("#board button.details").first.click()
+    assert page.locator("details.model-details[open]").count() == 1
+    assert not page_scrolls_sideways(page)
+    page.close()
+
+
+def test_column_groups_fold_and_the_headline_columns_come_first(browser_context, page_path):
+    page = browser_context.new_page()
+    page.goto(page_path.as_uri())
+    every = page.eval_on_selector_all("#board thead th", "cells => cells.map(c => c.textContent.trim())")
+    headers = shown(page, "#board thead th")
+    # First the model and what always shows, then each configuration's headline: the Δ of the word-order
+    # configurations, the role sensitivity of the role configurations; the rest folded.
+    fixed = headers.index("Original") + 1
+    assert headers[:fixed] == ["Model", "Architecture", "Mode", "Positional encoding", "Original"]
+    deltas = [h for h in headers[fixed:] if h.startswith("Δ ")]
+    roles = [h for h in headers[fixed:] if h.startswith("Role sensitivity")]
+    assert deltas and roles and headers[fixed:] == deltas + roles
+    assert "Locality (paper)" in every and "Locality (paper)" not in headers
+    assert "Training data" in every and "Training data" not in headers
+    assert len(shown(page, "#board tbody tr:first-child td")) == len(headers)  # the rows' cells fold with them
+
+    # Unfold the probe (a click on its label, as a reader does): its columns and their cells show; fold it again.
+    page.click("fieldset.folds label:has(#show-probe)")
+    unfolded = shown(page, "#board thead th")
+    assert unfolded[len(headers):] == ["Symmetry (paper)", "Degree symmetry", "Locality (paper)",
+                                       "Relative locality", "Probe"]
+    assert len(shown(page, "#board tbody tr:first-child td")) == len(unfolded)
+    page.click("fieldset.folds label:has(#show-probe)")
+    assert shown(page, "#board thead th") == headers
+
+    # Fold the Δ columns: the model and the role sensitivities stay.
+    page.uncheck("#show-shuffles")
+    assert shown(page, "#board thead th") == headers[:fixed] + roles
+    assert shown(page, "#board tbody tr:first-child td.g-shuffles") == []
+    assert shown(page, "#board tbody td.model a") == ["org/bert-like", "org/deberta-like", "org/roberta-like",
+                                                      "org/t5-like"]
+
+    # In a wide window, all unfolded, the table's box takes the window's width: no max-width of the page keeps it
+    # narrow.
+    page.set_viewport_size({"width": 2600, "height": 900})
+    for checkbox in page.locator("fieldset.folds input[type=checkbox]").all():
+        checkbox.check()
+    assert page.locator("div.scroll").first.bounding_box()["width"] >= 2600 - 40
+    page.close()
+
+
+def test_the_plots_key_is_framed_outside_its_axes(browser_context, page_path):
+    page = browser_context.new_page()
+    page.goto(page_path.as_uri())
+    axes, key = page.locator("#plot-axes").bounding_box(), page.locator("#plot-legend").bounding_box()
+    assert key["x"] >= axes["x"] + axes["width"]  # right of the axes, where no point can be
+    frame = page.locator("#plot-legend path").first
+    assert frame.evaluate("p => getComputedStyle(p).stroke") not in ("none", "")
+    assert abs(frame.bounding_box()["width"] - key["width"]) <= 2  # the frame is around the whole key
     page.close()
