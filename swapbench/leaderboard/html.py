@@ -33,6 +33,8 @@ from .table import (
     cell_text,
     delta_key,
     interval_text,
+    pair_key,
+    quartet_key,
     role_key,
     show,
     weights_text,
@@ -68,12 +70,16 @@ def column_groups(board: Board) -> tuple[list[Column], list[ColumnGroup]]:
         elif column.config is None:
             own["run"].append(column)
         elif column.config in roles:
-            own["roles" if column.key == role_key(column.config) else "role-figures"].append(column)
+            headline = column.key in (role_key(column.config), quartet_key(column.config), pair_key(column.config))
+            own["roles" if headline else "role-figures"].append(column)
         elif column.key == delta_key(column.config):
             own["shuffles"].append(column)
         else:
             own["permutations"].append(column)
-    groups = [ColumnGroup(key, title, shown, tuple(own[key])) for key, title, shown in GROUPS if own[key]]
+    titles = {key: title for key, title, _ in GROUPS}
+    if any(column.key == quartet_key(column.config) for column in own["roles"]):
+        titles["roles"] = "quartet and pair accuracy, role sensitivity"
+    groups = [ColumnGroup(key, titles[key], shown, tuple(own[key])) for key, _, shown in GROUPS if own[key]]
     return [c for key in fixed_keys for c in board.columns if c.key == key], groups
 
 

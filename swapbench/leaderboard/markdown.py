@@ -9,7 +9,8 @@ import io
 from ..core.display import csv_cell
 from . import RESULTS_DIR
 from .reference import Reference
-from .table import VIEWS, Board, by_view, cell_text, delta_key, interval_text, role_key, variant_note
+from .table import (VIEWS, Board, by_view, cell_text, delta_key, interval_text, non_entailment_key, original_key,
+                    pair_key, quartet_key, role_key, role_p_key, variant_note)
 from .templating import render_markdown
 
 # The reference's shuffle scope, as the README's Δ shuffle-N says which constituents were shuffled.
@@ -27,6 +28,7 @@ def render_readme(board: Board, reference: Reference) -> str:
 
 
 def csv_columns(board: Board) -> list[str]:
+    keys = {column.key for column in board.columns}
     names = ["model", "revision", "results_file", "reported", "positional_encoding", "architecture",
              "mode", "num_parameters", "fine_tuned", "seeds", "training_data", "label_view", "symmetry_paper",
              "degree_symmetry", "locality_paper", "relative_locality", "accuracy_original"]
@@ -35,6 +37,10 @@ def csv_columns(board: Board) -> list[str]:
         names += [f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}"]
     for c in board.relabelled:
         slug = c.replace("-", "_")
+        if quartet_key(c) in keys:
+            names += [f"quartet_accuracy_{slug}", f"quartet_accuracy_{slug}_low", f"quartet_accuracy_{slug}_high",
+                      f"pair_accuracy_{slug}", f"pair_accuracy_{slug}_low", f"pair_accuracy_{slug}_high",
+                      f"quartets_{slug}"]
         names += [f"role_sensitivity_{slug}", f"role_sensitivity_{slug}_low", f"role_sensitivity_{slug}_high",
                   f"role_sensitivity_{slug}_seed_sd", f"role_sensitivity_{slug}_p", f"accuracy_original_{slug}",
                   f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}",
@@ -47,6 +53,7 @@ def render_csv(board: Board) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(csv_columns(board))
+    keys = {column.key for column in board.columns}
     for row in board.rows:
         v = row.values
 
@@ -66,10 +73,14 @@ def render_csv(board: Board) -> str:
         for c in board.shuffles:
             cells += delta(c)
         for c in board.relabelled:
+            if quartet_key(c) in keys:
+                q_low, q_high, quartets = row.intervals.get(quartet_key(c), (None, None, None))
+                p_low, p_high, _ = row.intervals.get(pair_key(c), (None, None, None))
+                cells += [v.get(quartet_key(c)), q_low, q_high, v.get(pair_key(c)), p_low, p_high, quartets]
             low, high, _ = row.intervals.get(role_key(c), (None, None, None))
             cells += [v.get(role_key(c)), low, high, row.spreads.get(role_key(c)),
-                      v.get(f"role-p:{c}"),
-                      v.get(f"original:{c}"), *delta(c), v.get(f"non-entailment:{c}")]
+                      v.get(role_p_key(c)),
+                      v.get(original_key(c)), *delta(c), v.get(non_entailment_key(c))]
         writer.writerow([csv_cell(cell) for cell in cells])
     return out.getvalue()
 

@@ -84,14 +84,44 @@ def short(config: str) -> str:
     return config.removeprefix("shuffle-")
 
 
+def column_key(figure: str, config: str) -> str:
+    """The one spelling of a configuration's column key (a Row's values, intervals and spreads are keyed by it)."""
+    return f"{figure}:{config}"
+
+
 def delta_key(config: str) -> str:
-    return f"delta:{config}"
+    return column_key("delta", config)
 
 
 def role_key(config: str) -> str:
-    return f"role:{config}"
+    return column_key("role", config)
 
 
+def role_p_key(config: str) -> str:
+    return column_key("role-p", config)
+
+
+def original_key(config: str) -> str:
+    return column_key("original", config)
+
+
+def non_entailment_key(config: str) -> str:
+    return column_key("non-entailment", config)
+
+
+def quartet_key(config: str) -> str:
+    return column_key("quartet", config)
+
+
+def pair_key(config: str) -> str:
+    return column_key("pair", config)
+
+
+QUARTET_HELP = ("share of the quartets whose four pairs are all answered right ((P,H), (P',H') entailment; (P,H'), "
+                "(P',H) not), binary view, interval clustered by premise: 0 for any model that ignores the premise "
+                "or word order")
+PAIR_HELP = ("share of the quartets' pairs answered right, binary view, interval clustered by premise: exactly 50% "
+             "for any model that ignores the premise or word order")
 ROLE_HELP = ("share of the swapped pairs predicted non-entailment minus the share of their originals, in points: 0 "
              "for a model blind to roles whatever its label prior; Δ beside it mixes that prior in")
 
@@ -249,12 +279,15 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
             columns += [Column(acceptance_key(key, c), f"{header} ({short(c)})", "rate", c, f"{c}: {text}")
                         for key, header, text in ACCEPTANCE_COLUMNS]
     for c in relabelled:
+        if any(r.values.get(quartet_key(c)) is not None for r in rows):  # counterbalanced: its headline
+            columns += [Column(quartet_key(c), f"Quartet accuracy ({short(c)})", "rate", c, f"{c}: {QUARTET_HELP}"),
+                        Column(pair_key(c), f"Pair accuracy ({short(c)})", "rate", c, f"{c}: {PAIR_HELP}")]
         columns += [Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c,
                            f"{c}: {ROLE_HELP}"),
-                    Column(f"original:{c}", f"Original ({short(c)})", "accuracy", c,
+                    Column(original_key(c), f"Original ({short(c)})", "accuracy", c,
                            f"accuracy on the unperturbed pairs of {c}"),
                     Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c)),
-                    Column(f"non-entailment:{c}", f"Non-entailment % ({short(c)})", "rate", c,
+                    Column(non_entailment_key(c), f"Non-entailment % ({short(c)})", "rate", c,
                            f"share of the swapped pairs of {c} predicted not-entailment (binary view): their gold "
                            "label is non-entailment")]
     columns += [Column("training", "Training data", "text"), Column("probe", "Probe", "text")]
@@ -267,7 +300,7 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
 
 
 def acceptance_key(figure: str, config: str) -> str:
-    return f"{figure}:{config}"
+    return column_key(figure, config)
 
 
 # UNLU's permutation acceptance (swapbench.evaluation.acceptance), for a configuration of K permutations per pair.
@@ -367,8 +400,8 @@ def make_row(stored: Stored, original_from: str) -> Row:
     intervals = {}
     for name, figures in results.items():
         values[delta_key(name)] = figures.delta
-        values[f"original:{name}"] = figures.accuracy_original
-        values[f"non-entailment:{name}"] = figures.non_entailment_rate
+        values[original_key(name)] = figures.accuracy_original
+        values[non_entailment_key(name)] = figures.non_entailment_rate
         intervals[delta_key(name)] = (figures.delta_ci.low, figures.delta_ci.high, figures.n)
         acceptance = figures.permutation_acceptance
         if acceptance is not None:
@@ -380,9 +413,17 @@ def make_row(stored: Stored, original_from: str) -> Row:
         role = figures.role_sensitivity
         if role is not None:
             values[role_key(name)] = role.value
-            values[f"role-p:{name}"] = role.test.p_value if role.test else None
+            values[role_p_key(name)] = role.test.p_value if role.test else None
             if role.ci is not None:  # a file migrated from 2.1 has the value alone
                 intervals[role_key(name)] = (role.ci.low, role.ci.high, figures.n)
+        quartets = figures.quartets
+        if quartets is not None:
+            values[quartet_key(name)] = quartets.quartet_accuracy
+            values[pair_key(name)] = quartets.pair_accuracy
+            intervals[quartet_key(name)] = (quartets.quartet_accuracy_ci.low, quartets.quartet_accuracy_ci.high,
+                                            quartets.quartets)
+            intervals[pair_key(name)] = (quartets.pair_accuracy_ci.low, quartets.pair_accuracy_ci.high,
+                                         quartets.quartets)
     spreads = {}
     for name, spread in (variance.spread if variance else {}).items():
         spreads[delta_key(name)] = spread.delta.std
@@ -462,7 +503,7 @@ def reported_rows(reported: Reported | None) -> list[Row]:
         values.update({delta_key(name): fraction(delta) for name, delta in p.delta.items()})
         for name, figures in p.relabelled.items():
             values[delta_key(name)] = fraction(figures.delta)
-            values[f"original:{name}"] = fraction(figures.original)
+            values[original_key(name)] = fraction(figures.original)
         rows.append(Row(file=None, label=p.model, family=p.family, values=values,
                         extra={"revision": None, "num_parameters": None, "fine_tuned": None,
                                "label_view": reported.label_view, "training_detail": reported.note,

@@ -5,6 +5,7 @@ hand-written quartet fixture."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -116,6 +117,35 @@ def test_the_results_file_holds_the_figures_its_predictions_give_and_the_board_r
                                                                                    == "entailment"))
     flipped = [first.model_copy(update={"prediction_perturbed": other}) if row is first else row for row in rows]
     assert f"results.{NAME}.quartets.pair_accuracy" in {p.where for p in recompute_problems(results, flipped)}
+    board_of_quartets(data, output, results)
+
+
+def board_of_quartets(data: Path, output: Path, results: EvalResults) -> None:
+    """The board of a reference holding role-quartets: quartet and pair accuracy come first among its role columns
+    (the headline), with their clustered intervals, in the page's headline group and in the CSV."""
+    from swapbench.leaderboard.html import column_groups
+    from swapbench.leaderboard.markdown import render_csv
+    from swapbench.leaderboard.reference import reference_from_build
+    from swapbench.leaderboard.store import Stored
+    from swapbench.leaderboard.table import interval_text, make_board
+
+    board = make_board([Stored(output, results, [])], reference_from_build(data))
+    assert board.relabelled == [NAME]
+    role_columns = [c for c in board.columns if c.config == NAME]
+    assert [c.header.split(";")[0] for c in role_columns][:3] == [
+        "Quartet accuracy (role-quartets)", "Pair accuracy (role-quartets)", "Role sensitivity (role-quartets"]
+    found = results.results[NAME].quartets
+    [row] = board.rows
+    quartet, pair = role_columns[:2]
+    assert (row.values[quartet.key], row.values[pair.key]) == (found.quartet_accuracy, found.pair_accuracy)
+    assert interval_text(row, quartet) == (f"[{percent(found.quartet_accuracy_ci.low)}, "
+                                           f"{percent(found.quartet_accuracy_ci.high)}], n {found.quartets}")
+    _, groups = column_groups(board)
+    [roles] = [g for g in groups if g.key == "roles"]
+    assert {c.key for c in roles.columns} >= {quartet.key, pair.key} and roles.shown
+    header, values = list(csv.reader(io.StringIO(render_csv(board))))
+    assert float(values[header.index("quartet_accuracy_role_quartets")]) == found.quartet_accuracy
+    assert int(values[header.index("quartets_role_quartets")]) == found.quartets
 
 
 def test_a_quartet_s_rows_are_one_cluster_the_source_premise_s(data, tmp_path, capsys):
