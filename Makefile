@@ -10,7 +10,7 @@ TF4_VENV ?= .venv-tf4
 TRANSFORMERS4 ?= transformers==4.45.*
 SPLIT ?= test
 
-.PHONY: setup setup-main setup-smollm2 setup-benepar setup-tf4 build test test-main test-benepar test-tf4
+.PHONY: setup setup-main setup-smollm2 setup-benepar setup-tf4 build lint test test-main test-benepar test-tf4
 
 setup: setup-main setup-benepar setup-tf4
 
@@ -46,7 +46,11 @@ setup-tf4:
 build:
 	$(VENV)/bin/swapbench build --split $(SPLIT)
 
-test: test-main test-benepar test-tf4
+# ruff, configured in pyproject.toml ([tool.ruff]): pyflakes, pycodestyle, import order, bugbear, pyupgrade.
+lint:
+	$(VENV)/bin/ruff check swapbench tests scripts
+
+test: lint test-main test-benepar test-tf4
 
 test-main:
 	$(VENV)/bin/python -m pytest -m "not benepar" -q
