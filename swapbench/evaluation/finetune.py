@@ -53,6 +53,7 @@ from ..models.loading import (check_positional_support, check_weights, is_head, 
 from ..results.schema import (REFERENCE_RECIPE, DtypeAgreement, EpochLog, FineTuningInfo, OverlapCheck, Recipe,
                               TrainingData)
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
+from .scored_data import ScoredPairs, premise_key
 from .sharding import is_main, world_size
 
 INFO_FILE = "swapbench_finetune.json"
@@ -114,23 +115,8 @@ class FineTuned:
     info: FineTuningInfo
 
 
-@dataclass(frozen=True)
-class ScoredPairs:
-    """The pairs a benchmark scores, every row of every configuration (before --limit): none may be trained or
-    selected on."""
-
-    dataset: str  # its dataset fingerprint
-    path: str
-    pair_ids: frozenset[str]
-    premises: frozenset[str]  # premise_key of SNLI's premise text
-
-
 OVERLAP_METHOD = ("pairIDs, and premises (SNLI's text, runs of white space made one space), against every row of "
                   "every configuration scored")
-
-
-def premise_key(text: str) -> str:
-    return " ".join(text.split())
 
 
 # SNLI's splits repeat a few caption texts across splits (dev and test share 3 premises); pairs with such a premise

@@ -14,27 +14,22 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import field_validator, model_validator
 
-from ..core.command_options import CommandOptions, option
+from ..core.command_options import option
 from ..core.options import MIN_MAX_LENGTH, SEED_MAX, comma_separated, device_problem, seeds_problem
 from ..core.options import seed as seed_number
 from ..core.options import device as device_name
 from ..core.registry import TEMPLATES
 from ..models.gguf import GGUFOptions
 from ..probing.options import MIN_LENGTH, PROBE_BATCH_SIZE
-from ..sources.options import ColumnOptions, canonical_split, source_help, split_names
+from ..sources.options import ColumnOptions, canonical_split, split_names
 from .scorers import mode_help
+from .scorers.classifier import DEFAULT_MAX_LENGTH
 from .templates import templates_help
+from .training_options import TrainingDataOptions
 
 if TYPE_CHECKING:  # both import torch: the options are read by `swapbench eval --help`, which must not
     from ..models.loading import Placement
     from .finetune import DataChoice
-
-# The scoring truncation when --max-length is not given: a classifier's pairs are cut to this many tokens; a
-# prompt is cut (from the left) to the model's own context length instead.
-DEFAULT_MAX_LENGTH = 128
-
-TRAINING_DATA = "training data"
-
 
 def memory_map(text: str) -> dict[int | str, str]:
     """--max-memory "0=70GiB,cpu=200GiB" as accelerate takes it: {0: "70GiB", "cpu": "200GiB"}."""
@@ -50,34 +45,6 @@ def memory_map(text: str) -> dict[int | str, str]:
     if not found:
         raise ValueError("no DEVICE=SIZE given")
     return found
-
-
-class TrainingDataOptions(CommandOptions):
-    """Where training and validation pairs come from; shared by `swapbench eval` and `swapbench zoo train|run`."""
-
-    train_source: str | None = option(
-        None, group=TRAINING_DATA,
-        help=lambda: source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive") + "; also the pool of "
-                                                                                              "--shots examples")
-    train_split: str = option("train", group=TRAINING_DATA, choices=split_names,
-                              help="split of the training source; dev and validation name the same split")
-    train_limit: int | None = option(None, ge=1, group=TRAINING_DATA, help="use only the first N training pairs")
-    val_source: str | None = option(None, group=TRAINING_DATA,
-                                    help="validation source (default: the training source)")
-    val_split: str = option("validation", group=TRAINING_DATA, choices=split_names,
-                            help="validation split; dev and validation name the same split")
-    val_limit: int | None = option(None, ge=1, group=TRAINING_DATA, help="use only the first N validation pairs")
-    val_holdout: int | None = option(None, ge=1, group=TRAINING_DATA, metavar="N",
-                                     help="hold N training pairs out as validation instead of reading a validation "
-                                          "split")
-
-    @property
-    def training(self) -> DataChoice:
-        from .finetune import DataChoice
-
-        return DataChoice(train_source=self.train_source, train_split=self.train_split, train_limit=self.train_limit,
-                          val_source=self.val_source, val_split=self.val_split, val_limit=self.val_limit,
-                          val_holdout=self.val_holdout)
 
 
 class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic lists the last base's fields first)

@@ -27,18 +27,17 @@ from ..models.positional import architecture_kind, read_positional_encoding
 from ..models.threads import cpu_threads
 from ..results.build_record import BUILD_INFO
 from ..results.files import default_output, predictions_path, public_results, render_predictions, write_results
-from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalResults, FineTuningInfo, Mode,
-                              ModelHealth, ModelInfo, ProbeInfo, ProbeLayer, ProbeSettings, PromptInfo, Provenance,
-                              ScoringInfo, Seeds, Timings, dataset_fingerprint)
+from ..results.schema import (EvalResults, FineTuningInfo, Mode, ModelHealth, ModelInfo, ProbeInfo, ProbeLayer,
+                              ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings)
 from .agreement import THRESHOLD, dtype_agreement, falls_short
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result
-from .finetune import ScoredPairs, premise_key
 from .health import model_health
 from .options import EvalOptions
 from .provenance import device_name, git_state, package_versions, platform_string
 from .report import print_table
 from .results import distinct_pairs, pairs_per_configuration, prediction_rows
+from .scored_data import dataset_info
 from .scorers import Run, Scorer, scorer_for
 from .seeds import SeedScores, combined_health, pooled, seed_variance, with_seed
 from .sharding import is_main, world_size
@@ -361,23 +360,3 @@ def model_info(name: str, revision: str | None, loaded: LoadedModel, fine_tuning
         prompt=prompt, fine_tuned=fine_tuning is not None and not fine_tuning.from_scratch, fine_tuning=fine_tuning,
         probe=probe, weights=loaded.weights, hypothesis_only=hypothesis_only, pair_template=pair_template,
         device_map=loaded.device_map, gguf=loaded.gguf)
-
-
-def dataset_info(benchmark: Benchmark) -> DatasetInfo:
-    build = benchmark.build_info
-    configurations = [ConfigurationData(name=c.name, rows=c.rows, fingerprint=c.fingerprint, verified=c.verified)
-                      for c in benchmark.configurations]
-    return DatasetInfo(
-        path=benchmark.path, revision=benchmark.revision, split=benchmark.split,
-        fingerprint=dataset_fingerprint({c.name: c.fingerprint for c in configurations}),
-        configurations=configurations, limit=benchmark.limit,
-        source=build.source if build else None, source_fingerprint=build.source_fingerprint if build else None,
-        build_seed=build.seed if build else None, build_version=build.swapbench_version if build else None,
-        build=BuildRecord.model_validate(build.model_dump(include=set(BuildRecord.model_fields))) if build else None)
-
-
-def scored_pairs(benchmark: Benchmark) -> ScoredPairs:
-    configs = benchmark.configurations
-    return ScoredPairs(dataset=dataset_info(benchmark).fingerprint, path=benchmark.path,
-                       pair_ids=frozenset().union(*(c.all_pair_ids for c in configs)),
-                       premises=frozenset(premise_key(p) for c in configs for p in c.all_source_premises))

@@ -58,7 +58,7 @@ from ..core.labels import LABEL_NAMES
 from ..core.registry import TEMPLATES
 from ..models.loading import input_device
 from ..sources import Pair
-from .finetune import premise_key
+from .scored_data import premise_key
 from .scoring import default_batch, in_batches
 from .templates import PromptTemplate, answer_cue
 

@@ -34,6 +34,9 @@ class PromptTemplate:
     source: str = ""  # where the prompt comes from, in words
 
 
+TEMPLATES.accepts(PromptTemplate, "instance")  # what its entries must be: core/registry.py checks each
+
+
 def answer_cue(template: PromptTemplate) -> str:
     """The template's cue, or else its text after the last field, without the punctuation that closes the
     hypothesis ('"? Yes, no, or maybe?' gives 'Yes, no, or maybe?'); "" when nothing follows the last field."""

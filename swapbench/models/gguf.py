@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the results schema (pydantic models, numpy) is imported whe
     from ..results.schema import GGUFWeights  # read by every --help that loads a model, and must stay light
 
 SUFFIX = ".gguf"
-INSTALL = "make setup-smollm2, or pip install 'gguf>=0.10'"
+INSTALL = "pip install 'swapbench[gguf]'; make setup-main installs it"
 
 
 def split_gguf_path(model: str, gguf_file: str | None) -> tuple[str, str | None]:

@@ -56,6 +56,9 @@ class Family:
     unimplemented: Callable[[ConfigReading], str | None] = lambda reading: None
 
 
+FAMILIES.accepts(Family, "instance")  # what its entries must be: core/registry.py checks each
+
+
 def register(name: str, types: Iterable[str] | None = None, *, architecture: Architecture = "encoder",
              help: str = "", unimplemented: Callable[[ConfigReading], str | None] | None = None):
     """Decorator registering a reading rule for the model type `name`, or for each of `types`."""

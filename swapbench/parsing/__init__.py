@@ -31,13 +31,13 @@ def make_parser(name: str, has_parses: bool, spacy_model: str | None = None,
     if name != AUTO:
         if name not in PARSERS:
             raise SwapbenchError(f"unknown parser {name!r}: expected one of {', '.join(parser_choices())}")
-        return PARSERS.get(name)(**options)
+        return PARSERS.make(name, **options)
     if has_parses:
-        return PARSERS.get("ptb")(**options)
+        return PARSERS.make("ptb", **options)
     try:
-        return PARSERS.get("benepar")(**options)
+        return PARSERS.make("benepar", **options)
     except SwapbenchError:
-        return PARSERS.get("spacy")(**options)
+        return PARSERS.make("spacy", **options)
 
 
 __all__ = ["AUTO", "SHUFFLE_LABELS", "Constituent", "ConstituencyParser", "Parse", "ParseCache", "ParseFailure",

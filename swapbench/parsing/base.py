@@ -8,6 +8,7 @@ from itertools import accumulate
 from typing import ClassVar, NamedTuple
 
 from ..core.text import squash
+from ..core.registry import PARSERS
 
 # The phrase labels whose constituents the shuffles move words inside.
 SHUFFLE_LABELS: frozenset[str] = frozenset({"NP", "VP", "PP", "ADVP", "ADJP"})
@@ -148,3 +149,6 @@ class ConstituencyParser(ABC):
         """Whether `parse` can be this backend's parse of `source`, which the cache checks of every parse it
         reads back: a parse of a text spells the text, whitespace aside."""
         return squash("".join(parse.tokens)) == squash(source)
+
+
+PARSERS.accepts(ConstituencyParser, "class or factory")  # what its entries must be: core/registry.py checks each

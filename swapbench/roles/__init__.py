@@ -26,7 +26,7 @@ def check_labeler(spec: str) -> None:
 
 def make_labeler(spec: str, spacy_model: str | None = None) -> RoleLabeler:
     check_labeler(spec)
-    return LABELERS.get(spec)(spec, spacy_model=spacy_model)
+    return LABELERS.make(spec, spec, spacy_model=spacy_model)
 
 
 __all__ = ["LABELERS", "Frame", "check_labeler", "RoleLabeler", "RoleParse", "Sentence", "Span", "make_labeler"]

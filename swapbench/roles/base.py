@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..core.registry import LABELERS
 
 # Relative pronouns: a clause they open is a relative clause, not a main one. "whose" is possessive: the noun
 # phrase it modifies fills no role of the clause's verb (tree_roles.py reads it so), yet a bare "whose" moved
@@ -72,6 +73,9 @@ class RoleLabeler(ABC):
     def spacy_pipeline(self) -> str | None:
         """The spaCy pipeline it has run (pipeline_version), if any."""
         return None
+
+
+LABELERS.accepts(RoleLabeler, "class or factory")  # what its entries must be: core/registry.py checks each
 
 
 def is_auxiliary(word: str) -> bool:

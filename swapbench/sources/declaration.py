@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..core.errors import InputError
 from ..core.labels import LABEL_NAMES
+from ..core.registry import SOURCES
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -111,3 +112,6 @@ class Source(BaseModel):
 
     def file_stem(self, name: str) -> str:
         return f"{self.file_prefix}{self.file_split(name)}"
+
+
+SOURCES.accepts(Source, "instance")  # what its entries must be: core/registry.py checks each

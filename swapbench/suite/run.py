@@ -98,7 +98,7 @@ def model_revision(options: EvalOptions) -> str | None:
 def data_fingerprint(options: EvalOptions, known: dict[tuple, str]) -> str:
     """The fingerprint of the data the run scores (its configurations, split and --limit), read once per suite."""
     from ..evaluation.data import open_benchmark
-    from ..evaluation.pipeline import dataset_info
+    from ..evaluation.scored_data import dataset_info
 
     choice = (options.data, options.data_revision, tuple(options.configs or ()), options.split, options.limit)
     if choice not in known:

@@ -65,7 +65,7 @@ def make_variant(name: str, **options) -> Variant:
 def create_variant(name: str, own: CommandOptions) -> Variant:
     """The variant `name` from its own options, already validated and checked."""
     value = VARIANTS.get(name)
-    variant = value.create(name, own) if variant_type(value) is value else value(name)
+    variant = VARIANTS.made(name, value.create(name, own) if variant_type(value) is value else value(name))
     variant.options = own
     return variant
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..core.command_options import CommandOptions
+from ..core.registry import VARIANTS
 from ..parsing.base import Parse
 from ..sources.pair import Pair
 from .randomness import ExampleRandom
@@ -134,3 +135,6 @@ class Variant(ABC):
     def statistics(self) -> dict:
         """Figures for the dataset card, gathered over the last prepare/apply run (e.g. drop reasons)."""
         return {}
+
+
+VARIANTS.accepts(Variant, "class or factory")  # what its entries must be: core/registry.py checks each

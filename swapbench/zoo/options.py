@@ -19,7 +19,7 @@ from ..core.command_options import CommandOptions, option
 from ..core.options import MIN_MAX_LENGTH, SEED_MAX, comma_separated
 from ..core.options import device as device_name
 from ..core.options import device_problem, seed
-from ..evaluation.options import TRAINING_DATA, TrainingDataOptions
+from ..evaluation.training_options import TRAINING_DATA, TrainingDataOptions
 from . import catalogue
 from .embeddings import CHOICES
 from .names import MINILM
@@ -43,7 +43,7 @@ def encoding(text: str) -> str:
 def setup(text: str) -> str:
     """An argparse type: a set-up of `zoo run --setups`."""
     from ..core.errors import SwapbenchError
-    from .run import parse_setup
+    from .setups import parse_setup
 
     try:
         parse_setup(text)

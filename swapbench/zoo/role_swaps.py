@@ -14,7 +14,8 @@ from dataclasses import replace
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.errors import SwapbenchError
-from ..evaluation.finetune import ScoredPairs, describe, premise_key
+from ..evaluation.finetune import describe
+from ..evaluation.scored_data import ScoredPairs, premise_key
 from ..sources import Pair
 from ..variants import make_variant
 from ..variants.randomness import example_rng

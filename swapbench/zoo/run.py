@@ -29,26 +29,10 @@ from ..evaluation.scorers import Prepared
 from ..evaluation.scorers.classifier import ClassifierScorer
 from .options import ZooRunOptions
 from .compare import pair_outcomes
+from .setups import PLAIN, ROLE_SWAPS, parse_setup
 from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, compare_encodings, largest_configuration, order_sensitivity,
                       probe_figures, relabelled, run_records, summarize_encoding)
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
-
-PLAIN = "random"
-ROLE_SWAPS = "role-swaps"
-
-
-def parse_setup(text: str) -> tuple[str, bool]:
-    """"minilm+role-swaps" -> ("minilm", True); the token embeddings come first, role swaps after a "+"."""
-    from .embeddings import CHOICES
-
-    embeddings, _, rest = text.strip().partition("+")
-    if embeddings == ROLE_SWAPS and not rest:
-        embeddings, rest = PLAIN, ROLE_SWAPS
-    if embeddings not in CHOICES or rest not in ("", ROLE_SWAPS):
-        raise SwapbenchError(f"--setups: {text!r} is not a set-up: expected one of {', '.join(CHOICES)}, each "
-                             f"optionally followed by +{ROLE_SWAPS}")
-    return embeddings, bool(rest)
-
 
 def setup_name(recipe: ZooRecipe) -> str:
     return "+".join([recipe.token_embeddings] + ([ROLE_SWAPS] if recipe.role_swaps else []))
@@ -118,8 +102,9 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     import torch
 
     from ..evaluation.data import open_benchmark
-    from ..evaluation.pipeline import EvalOptions, evaluate, scored_pairs
+    from ..evaluation.pipeline import EvalOptions, evaluate
     from ..evaluation.provenance import device_name, git_state
+    from ..evaluation.scored_data import scored_pairs
     from ..results.files import predictions_path, read_predictions
     from .report import write_report
 

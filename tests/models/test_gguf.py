@@ -24,7 +24,7 @@ from swapbench.probing.options import ProbeOptions
 def write_gguf(path, tensors: dict[str, str], file_type: str | None = None):
     """A GGUF file of tiny tensors, each of the named ggml type (F32, Q8_0, Q4_1, ...), declaring `file_type`
     (a gguf.LlamaFileType name) when given."""
-    gguf = pytest.importorskip("gguf", reason="GGUF files are read with the gguf package (make setup-smollm2)")
+    gguf = pytest.importorskip("gguf", reason="GGUF files are read with the gguf package (the gguf extra)")
     path.parent.mkdir(parents=True, exist_ok=True)
     writer = gguf.GGUFWriter(str(path), "llama")
     if file_type:
@@ -100,7 +100,7 @@ def test_without_a_declared_type_the_commonest_quantized_tensors_name_it(tmp_pat
 
 
 def test_a_file_that_is_not_gguf_is_refused_naming_it(tmp_path):
-    pytest.importorskip("gguf", reason="GGUF files are read with the gguf package (make setup-smollm2)")
+    pytest.importorskip("gguf", reason="GGUF files are read with the gguf package (the gguf extra)")
     path = tmp_path / "notes.gguf"
     path.write_text("not a GGUF file")
     with pytest.raises(SwapbenchError, match=f"cannot read {path} as a GGUF file"):
@@ -126,9 +126,9 @@ def test_without_the_gguf_package_the_refusal_says_how_to_install_it(tmp_path, m
         check_gguf(str(tmp_path), "model.gguf")
     message = str(caught.value)
     assert str(tmp_path / "model.gguf") in message and "gguf package, which is not installed" in message
-    assert "make setup-smollm2" in message and "pip install 'gguf>=0.10'" in message
+    assert "pip install 'swapbench[gguf]'" in message and "make setup-main" in message
     monkeypatch.setitem(sys.modules, "gguf", None)  # import gguf fails
-    with pytest.raises(SwapbenchError, match="make setup-smollm2"):
+    with pytest.raises(SwapbenchError, match=r"swapbench\[gguf\]"):
         read_gguf(written)
 
 

@@ -105,10 +105,13 @@ class Scorer:
         raise NotMeasured(f"--mode {self.mode} scores no float32 reference")
 
 
+SCORERS.accepts(Scorer, "class")  # what its entries must be: core/registry.py checks each
+
+
 def scorer_for(options, scorer: Scorer | None = None) -> Scorer:
     """The scorer of `options.mode` (or `scorer`, given by a caller that scores its own way, such as the zoo),
     once the options it does not take are refused."""
-    scorer = scorer if scorer is not None else SCORERS.get(options.mode)()
+    scorer = scorer if scorer is not None else SCORERS.make(options.mode)
     for entry in SCORERS:
         if isinstance(scorer, entry.value):
             continue

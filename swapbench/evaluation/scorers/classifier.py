@@ -13,6 +13,10 @@ from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS
 from .base import Prepared, Run, Scorer, Scores, given, listed
 
+# The scoring truncation when --max-length is not given: a classifier's pairs are cut to this many tokens; a
+# prompt is cut (from the left) to the model's own context length instead.
+DEFAULT_MAX_LENGTH = 128
+
 # The fine-tuning's settings: no other mode trains, so they are this mode's own (a classifier used as is refuses
 # them in prepare, once its config says it is one).
 RECIPE = {"epochs": "--epochs", "learning_rate": "--lr", "train_batch_size": "--train-batch-size",
@@ -35,7 +39,7 @@ class ClassifierScorer(Scorer):
         from ...models.loading import is_classifier, load_classifier, load_config, map_labels, model_revision
         from ...models.gguf import checkpoint_name, gguf_record
         from ..finetune import TRAINING_DTYPE, finetune, reference_recipe
-        from ..pipeline import scored_pairs
+        from ..scored_data import scored_pairs
 
         options, device, dtype = run.options, run.device, run.dtype
         config = load_config(options.model, options.revision, options.trust_remote_code, options.gguf_file)
@@ -85,7 +89,6 @@ class ClassifierScorer(Scorer):
         cache, the others from the model."""
         import numpy as np
 
-        from ..options import DEFAULT_MAX_LENGTH
         from ..score_cache import cached_outputs, open_cache, report
         from ..scoring import pair_template, predict
 
@@ -120,7 +123,6 @@ class ClassifierScorer(Scorer):
     def reference_predictions(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]]):
         """The pairs scored by a float32 copy of the model as `score` scores them (the scores cache is not read)."""
         from ..agreement import float32_copy
-        from ..options import DEFAULT_MAX_LENGTH
         from ..scoring import predict
 
         options = run.options
@@ -134,7 +136,7 @@ def refuse_training(options) -> None:
     """A classifier is scored as it is: training options given for it would be read by nothing, and its head
     scored untrained where the user meant to train it, so they are refused, pointing to --finetune."""
     from ...sources.options import COLUMN_FIELDS
-    from ..options import TrainingDataOptions
+    from ..training_options import TrainingDataOptions
 
     ignored = given(options, [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE, "hypothesis_only", "stop_at_chance"])
     if ignored:
@@ -150,7 +152,7 @@ def recorded_training(model: str, benchmark, console=None):
     of `benchmark`, and dropped otherwise: it says nothing of other data, and the board refuses the file
     (leaderboard/validate.py)."""
     from ..finetune import INFO_FILE, read_training_record
-    from ..pipeline import dataset_info
+    from ..scored_data import dataset_info
 
     folder = Path(model)
     info = read_training_record(folder / INFO_FILE, console)

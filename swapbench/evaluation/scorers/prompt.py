@@ -31,7 +31,7 @@ class PromptScorer(Scorer):
         """The training data options name the pool of --shots examples, and nothing else here: refused where
         they would not be read. A template file and named templates are one or the other."""
         from ...sources.options import COLUMN_FIELDS
-        from ..options import TrainingDataOptions
+        from ..training_options import TrainingDataOptions
 
         if options.template and options.templates:
             raise SwapbenchError("--template FILE and --templates NAMES both choose the prompt: give one of them")
@@ -64,10 +64,10 @@ class PromptScorer(Scorer):
         scored these pairs with this model before."""
         from ...results.schema import PromptInfo
         from ...sources import load_split
-        from ..finetune import describe, premise_key
-        from ..pipeline import scored_pairs
+        from ..finetune import describe
         from ..prompting import (CONTENT_FREE, SCORE_METHODS, SHOT_DRAW, SHOT_SEPARATOR, draw_shots, model_max_tokens,
                                  prompt_specs, shots_text)
+        from ..scored_data import premise_key, scored_pairs
 
         options, loaded, console = run.options, prepared.loaded, run.console
         normalization = options.verbalizer_score or "mean"

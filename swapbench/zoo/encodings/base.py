@@ -90,6 +90,9 @@ class Encoding:
     fields: tuple[str, ...] = ()
 
 
+ENCODINGS.accepts(Encoding, "instance")  # what its entries must be: core/registry.py checks each
+
+
 def register(name: str, encoding: Encoding) -> Encoding:
     """Add an encoding to the zoo: `swapbench zoo` lists, trains and scores it from then on."""
     ENCODINGS.add(name, encoding, help=encoding.paper)
