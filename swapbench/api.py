@@ -78,7 +78,8 @@ class Evaluated:
         also its role sensitivity (the share of swaps predicted non-entailment minus that of their originals: 0
         for a role-blind model), its interval and the p-value of its test of role blindness, empty elsewhere; on a
         configuration of K permutations per pair (unlu), UNLU's omega_max, omega_rand, p_c and p_f with their
-        intervals, empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
+        intervals, K (`permutations`) and the pairs p_c and p_f average over (`p_c_pairs`, `p_f_pairs`: figures
+        at different K do not compare), empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
         accuracy with their intervals and chance levels (0.5 and 0 for any model that ignores the premise or word
         order), and the accuracy on the paper's Shuffle-SR cell (P', H) beside what such a model scores there (one
         minus its accuracy on (P, H)), empty elsewhere."""

@@ -123,8 +123,12 @@ def test_the_terminal_and_the_api_show_k_and_the_conditioning_counts(rows, tmp_p
     assert f" 10 {acceptance.pairs} " in text  # K beside the pairs
     assert f"] {acceptance.p_c_pairs} " in text and f"] {acceptance.p_f_pairs}" in text
     assert "K-curve: unlu" in text
-    # UNLU's K = 100 figures are not set beside figures at K = 10.
+    # UNLU's K = 100 figures are not set beside figures at K = 10; beside a configuration at K = 100 they are.
     assert "98.8" not in text and "RoBERTa" not in text
+    at_100 = result.model_copy(update={"permutation_acceptance": acceptance.model_copy(update={"permutations": 100})})
+    console = Console(width=200, record=True)
+    console.print(acceptance_table(EvalResults.model_construct(results={"unlu": at_100})))
+    assert "RoBERTa-large 87.6 / 98.8" in " ".join(console.export_text().split())
 
     frame = Evaluated(results, tmp_path / "r.json").configurations.set_index("configuration")
     assert frame.loc["unlu", ["permutations", "p_c_pairs", "p_f_pairs"]].tolist() == [
