@@ -99,8 +99,9 @@ def distinct_derangements(n: int, k: int, rng: ExampleRandom) -> list[tuple[int,
 
 def independent_derangements(n: int, k: int, rng: ExampleRandom, *, distinct: bool) -> list[tuple[int, ...]] | None:
     """K derangements of range(n), each drawn uniformly on its own (with replacement), as UNLU's seeds drew theirs;
-    None when n has none, and with `distinct` when two draws are the same order (UNLU then dropped the pair)."""
-    if derangement_count(n) == 0:
+    None when there are fewer than 2 items (no order moves every one), and with `distinct` when two draws are the
+    same order (UNLU then dropped the pair)."""
+    if n < 2:
         return None
     drawn = []
     for _ in range(k):

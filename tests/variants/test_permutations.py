@@ -123,6 +123,7 @@ def test_independent_derangements_move_every_item_and_none_exist_for_one_item():
     assert set(drawn) == {(1, 2, 0), (2, 0, 1)}  # both derangements of 3 items, repeated
     assert independent_derangements(3, 3, ExampleRandom(b"k"), distinct=True) is None
     assert independent_derangements(1, 2, ExampleRandom(b"k"), distinct=False) is None
+    assert independent_derangements(0, 2, ExampleRandom(b"k"), distinct=False) is None
 
 
 # The fixture's unlu rows as built before --unlu-draws existed (commit 94586f4): the default draws keep them byte for
