@@ -82,8 +82,7 @@ def pair_outcomes(rows: Sequence[PredictionRow]) -> PairOutcomes:
     return PairOutcomes(
         clusters=clusters,
         original_correct=np.array([g[0].prediction_original == g[0].gold_original for g in groups]),
-        share_correct=np.array([sum(r.prediction_perturbed == r.gold for r in g) / k for g in groups]),
-        permutations=k, correct=correct)
+        share_correct=correct.mean(axis=1), permutations=k, correct=correct)
 
 
 def acceptance_point(outcomes: PairOutcomes, permutations: int) -> AcceptancePoint:
