@@ -27,7 +27,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .results.schema import ACCEPTANCE_FIGURES, QUARTET_CHANCE
+from .results.schema import ACCEPTANCE_FIGURES, QUARTET_CHANCE, AcceptancePoint
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,7 +78,8 @@ class Evaluated:
         also its role sensitivity (the share of swaps predicted non-entailment minus that of their originals: 0
         for a role-blind model), its interval and the p-value of its test of role blindness, empty elsewhere; on a
         configuration of K permutations per pair (unlu), UNLU's omega_max, omega_rand, p_c and p_f with their
-        intervals, empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
+        intervals, K (`permutations`) and the pairs p_c and p_f average over (`p_c_pairs`, `p_f_pairs`: figures
+        at different K do not compare), empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
         accuracy with their intervals and chance levels (0.5 and 0 for any model that ignores the premise or word
         order), and the accuracy on the paper's Shuffle-SR cell (P', H) beside what such a model scores there (one
         minus its accuracy on (P, H)), empty elsewhere."""
@@ -90,6 +91,18 @@ class Evaluated:
                              for name, result in self.results.results.items()],
                             columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, *_QUARTETS, "label_view",
                                      "non_entailment_rate"])
+
+    @cached_property
+    def k_curve(self) -> pd.DataFrame:
+        """One row per (permutation configuration, K′) of a run with `k_curve=True`: UNLU's figures recomputed
+        with the first K′ of each pair's K permutations (K′ = 2 to K) and the pairs P^c and P^f average over at
+        that K′; empty without it."""
+        import pandas as pd
+
+        columns = ["configuration", *AcceptancePoint.model_fields]
+        return pd.DataFrame([{"configuration": name, **point.model_dump()}
+                             for name, result in self.results.results.items() if result.permutation_acceptance
+                             for point in result.permutation_acceptance.k_curve], columns=columns)
 
     @cached_property
     def slices(self) -> pd.DataFrame:
@@ -165,14 +178,16 @@ def _role(result) -> dict:
                             role.test.p_value if role.test else None)))
 
 
-_ACCEPTANCE = [f"{figure}{end}" for figure in ACCEPTANCE_FIGURES for end in ("", "_low", "_high")]
+_ACCEPTANCE = ["permutations", *(f"{figure}{end}" for figure in ACCEPTANCE_FIGURES for end in ("", "_low", "_high")),
+               "p_c_pairs", "p_f_pairs"]
 
 
 def _acceptance(result) -> dict:
-    """UNLU's permutation acceptance and its intervals; None for a configuration without permutations, and for
-    a figure undefined on it (P^f when no pair predicted wrong has a correct permutation)."""
+    """UNLU's permutation acceptance and its intervals, with its K (`permutations`) and the pairs P^c and P^f
+    average over; None for a configuration without permutations, and for a figure undefined on it (P^f when no
+    pair predicted wrong has a correct permutation)."""
     found = result.permutation_acceptance
-    values = {}
+    values = {key: getattr(found, key) if found else None for key in ("permutations", "p_c_pairs", "p_f_pairs")}
     for figure in ACCEPTANCE_FIGURES:
         value = getattr(found, figure) if found else None
         values.update(dict(zip((figure, f"{figure}_low", f"{figure}_high"),

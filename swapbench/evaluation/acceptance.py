@@ -19,6 +19,11 @@ are recorded): a pair none of whose permutations is correct counts in neither, a
 figure is undefined (null). The accuracy beside them is the original accuracy over the same pairs (print_stats
 lines 467-471).
 
+P_c and P_f condition on the pairs with some correct permutation, a set that grows with K, and Omega_max grows
+with K: figures at different K are not comparable, and each is shown with its K and its counts. The K-curve
+(`eval --k-curve`, acceptance_curve) recomputes the figures from the first K' of each pair's K permutations,
+K' = 2 to K, to show how far they move with K inside one run.
+
 Each figure gets a percentile bootstrap interval over clusters of pairs sharing a premise, as Δ's does
 (stats.py): a resample draws whole clusters with replacement and recomputes the figure, ratios included.
 """
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..results.schema import (AcceptanceFigure, ConfidenceInterval, PermutationAcceptance,
+from ..results.schema import (AcceptanceFigure, AcceptancePoint, ConfidenceInterval, PermutationAcceptance,
                                PredictionRow)
 
 ACCEPTANCE_CI_METHOD = ("percentile bootstrap over clusters of pairs sharing a premise, each pair with all its "
@@ -50,6 +55,7 @@ class PairOutcomes:
     original_correct: np.ndarray  # bool
     share_correct: np.ndarray  # float in [0, 1]
     permutations: int  # K, the same for every pair
+    correct: np.ndarray  # bool, pairs x K: whether permutation k of the pair was predicted as the gold label
 
 
 def pair_outcomes(rows: Sequence[PredictionRow]) -> PairOutcomes:
@@ -71,11 +77,35 @@ def pair_outcomes(rows: Sequence[PredictionRow]) -> PairOutcomes:
             raise ValueError(f"{rows[0].configuration}: pair {pair_id} has more than one original prediction")
     groups = list(by_pair.values())
     _, clusters = np.unique([g[0].cluster for g in groups], return_inverse=True)
+    correct = np.array([[r.prediction_perturbed == r.gold for r in sorted(g, key=lambda r: r.permutation)]
+                        for g in groups], dtype=bool).reshape(len(groups), k)
     return PairOutcomes(
         clusters=clusters,
         original_correct=np.array([g[0].prediction_original == g[0].gold_original for g in groups]),
-        share_correct=np.array([sum(r.prediction_perturbed == r.gold for r in g) / k for g in groups]),
-        permutations=k)
+        share_correct=correct.mean(axis=1), permutations=k, correct=correct)
+
+
+def acceptance_point(outcomes: PairOutcomes, permutations: int) -> AcceptancePoint:
+    """UNLU's figures from the first `permutations` (K′) of each pair's permutations, as if K′ had been drawn:
+    cor_mean is the share correct among those K′, and P^c and P^f average over the pairs with some correct one among
+    them (the conditioning set UNLU's `exists` gives at K′)."""
+    share = outcomes.correct[:, :permutations].mean(axis=1)
+    exists = share > 0
+    correct, wrong = exists & outcomes.original_correct, exists & ~outcomes.original_correct
+
+    def mean(where: np.ndarray) -> float | None:
+        return float(share[where].mean()) if where.any() else None
+
+    return AcceptancePoint(permutations=permutations, omega_max=float(exists.mean()),
+                           omega_rand=float((share > THIRD).mean()), p_c=mean(correct), p_f=mean(wrong),
+                           p_c_pairs=int(correct.sum()), p_f_pairs=int(wrong.sum()))
+
+
+def acceptance_curve(outcomes: PairOutcomes) -> list[AcceptancePoint]:
+    """The K-curve: UNLU's figures with the first K′ of each pair's K permutations, K′ = 2 to K. Figures at
+    different K are not comparable (Ω_max grows with K, and P^c and P^f condition on a set that grows with it); the
+    curve shows how far they move within one run's permutations."""
+    return [acceptance_point(outcomes, k) for k in range(2, outcomes.permutations + 1)]
 
 
 def _ratios(numerators: np.ndarray, denominators: np.ndarray) -> np.ndarray:
@@ -85,8 +115,9 @@ def _ratios(numerators: np.ndarray, denominators: np.ndarray) -> np.ndarray:
 
 
 def permutation_acceptance(rows: Sequence[PredictionRow], rng: np.random.Generator, resamples: int,
-                           level: float = 0.95) -> PermutationAcceptance:
-    """UNLU's metrics over the rows of a permutation configuration, each with its clustered interval."""
+                           level: float = 0.95, k_curve: bool = False) -> PermutationAcceptance:
+    """UNLU's metrics over the rows of a permutation configuration, each with its clustered interval; with
+    `k_curve`, also their K-curve (acceptance_curve)."""
     outcomes = pair_outcomes(rows)
     exists = outcomes.share_correct > 0
     above = outcomes.share_correct > THIRD
@@ -122,4 +153,4 @@ def permutation_acceptance(rows: Sequence[PredictionRow], rng: np.random.Generat
         permutations=outcomes.permutations, pairs=len(exists), clusters=n_clusters,
         accuracy=figure("accuracy"), omega_max=figure("omega_max"), omega_rand=figure("omega_rand"),
         p_c=figure("p_c"), p_f=figure("p_f"), p_c_pairs=int(correct.sum()), p_f_pairs=int(wrong.sum()),
-        definition=DEFINITION)
+        definition=DEFINITION, k_curve=acceptance_curve(outcomes) if k_curve else [])

@@ -118,7 +118,7 @@ def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level
 
 
 def configuration_result(rows: list[PredictionRow], *, label_view: str, non_entailment_view: bool,
-                         seed: int, resamples: int, level: float = 0.95) -> ConfigurationResult:
+                         seed: int, resamples: int, level: float = 0.95, k_curve: bool = False) -> ConfigurationResult:
     """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
     bootstrap_rng. A role configuration (`non_entailment_view`: its swaps are all non-entailment) also gets its
     non-entailment rate and its role sensitivity, and so do its slices; a quartet configuration (its rows tagged
@@ -134,7 +134,7 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
         slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
         displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in one_seed),
         permutation_acceptance=permutation_acceptance(
-            rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level)
+            rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level, k_curve)
         if rows[0].permutation is not None else None,
         quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level)))
 

@@ -187,6 +187,10 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     probe_words: int = option(100, ge=1, group="scoring", help="probe words")
     probe_length: int = option(128, ge=MIN_LENGTH, group="scoring", help="probe sequence length")
     probe_batch_size: int = option(PROBE_BATCH_SIZE, ge=1, group="scoring", help="probe sequences per forward pass")
+    k_curve: bool = option(False, group="scoring",
+                           help="also report UNLU's figures recomputed with the first K′ of each pair's K "
+                                "permutations, K′ = 2 to K (results: permutation_acceptance.k_curve), to show how "
+                                "far they move with K")
     slices: bool = option(False, group="scoring",
                           help="also print accuracy and Δ per slice tag (label:NP, moved:2: two constituents shuffled, "
                                "side:hypothesis, ...)")

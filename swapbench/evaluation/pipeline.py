@@ -140,7 +140,8 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
         variance = seed_variance(runs, roles, seed=options.seed, resamples=options.bootstrap)
     results = {config.name: configuration_result(rows[config.name], label_view=labels.view,
                                                  non_entailment_view=config.non_entailment_view,
-                                                 seed=options.seed, resamples=options.bootstrap)
+                                                 seed=options.seed, resamples=options.bootstrap,
+                                                 k_curve=options.k_curve)
                for config in benchmark.configurations}
 
     predictions_text, predictions = render_predictions([row for config_rows in rows.values() for row in config_rows],

@@ -198,9 +198,12 @@ ACCEPTANCE_CAPTION = ("UNLU's permutation acceptance (Sinha et al., 2021), in %,
                       "clustered by premise: Ω_max, pairs with some permutation predicted as the gold label; Ω_rand, "
                       "pairs with more than a third of them; P^c, P^f: mean share of correct permutations of the "
                       "pairs predicted right (P^c) or wrong (P^f) unpermuted, among those with some correct "
-                      "permutation. "
-                      "UNLU's SNLI test figures (K = 100; acc / Ω_max / Ω_rand / P^c / P^f): RoBERTa-large 87.6 / 98.8 "
-                      "/ 82.8 / 76.0 / 40.7, DistilBERT 73.9 / 95.0 / 72.5 / 77.0 / 31.2. Ω_max grows with K.")
+                      "permutation (n: how many). K: permutations per pair; Ω_max and the pairs P^c and P^f average "
+                      "over grow with K, so compare figures at the same K only.")
+# UNLU's own SNLI test figures, at the K they drew: shown beside a configuration of that K only.
+UNLU_REPORTED_K = 100
+UNLU_REPORTED = (f" UNLU's SNLI test figures (K = {UNLU_REPORTED_K}; acc / Ω_max / Ω_rand / P^c / P^f): RoBERTa-large "
+                 "87.6 / 98.8 / 82.8 / 76.0 / 40.7, DistilBERT 73.9 / 95.0 / 72.5 / 77.0 / 31.2.")
 
 
 def _figure_cell(figure) -> str:
@@ -210,22 +213,50 @@ def _figure_cell(figure) -> str:
 
 
 def acceptance_table(results: EvalResults) -> Table | None:
-    """UNLU's metrics of every configuration of K permutations per pair; None when there is none."""
+    """UNLU's metrics of every configuration of K permutations per pair, each with its K and the pairs P^c and P^f
+    average over; UNLU's published figures beside them only where K is UNLU's. None when there is none."""
     found = {name: r.permutation_acceptance for name, r in results.results.items() if r.permutation_acceptance}
     if not found:
         return None
-    table = Table(title="Permutation acceptance", caption=escape(ACCEPTANCE_CAPTION),
+    caption = ACCEPTANCE_CAPTION + (UNLU_REPORTED if any(a.permutations == UNLU_REPORTED_K for a in found.values())
+                                    else "")
+    table = Table(title="Permutation acceptance", caption=escape(caption),
                   box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, title_justify="left")
     table.add_column("config", overflow="fold")
-    for header in ("K", "pairs", "acc %", "Ω_max %", "Ω_rand %", "P^c %", "P^f %"):
+    for header in ("K", "pairs", "acc %", "Ω_max %", "Ω_rand %", "P^c %", "n", "P^f %", "n"):
         table.add_column(header, justify="right")
     # over several seeds: each (seed, pair) counts as a pair, the intervals resample premises (not seeds)
     for name, a in found.items():
         seeds = results.results[name].seeds
         pairs = str(a.pairs) if seeds == 1 else f"{a.pairs // seeds} × {seeds} seeds"
         table.add_row(escape(name), str(a.permutations), pairs, percent(a.accuracy.value),
-                      *(_figure_cell(f) for f in (a.omega_max, a.omega_rand, a.p_c, a.p_f)))
+                      *(_figure_cell(f) for f in (a.omega_max, a.omega_rand)), _figure_cell(a.p_c),
+                      str(a.p_c_pairs), _figure_cell(a.p_f), str(a.p_f_pairs))
     return table
+
+
+K_CURVE_CAPTION = ("UNLU's figures recomputed with the first K′ of each pair's permutations (eval --k-curve), in %; "
+                   "n: the pairs P^c and P^f average over at that K′ (those with some correct permutation among the "
+                   "K′). The last row is the table above.")
+
+
+def k_curve_tables(results: EvalResults) -> list[Table]:
+    """The K-curve of every permutation configuration that has one (eval --k-curve)."""
+    tables = []
+    for name, result in results.results.items():
+        acceptance = result.permutation_acceptance
+        if acceptance is None or not acceptance.k_curve:
+            continue
+        table = Table(title=f"K-curve: {escape(name)}", caption=escape(K_CURVE_CAPTION), box=box.SIMPLE_HEAD,
+                      collapse_padding=True, pad_edge=False, title_justify="left")
+        for header in ("K′", "Ω_max %", "Ω_rand %", "P^c %", "n", "P^f %", "n"):
+            table.add_column(header, justify="right")
+        for point in acceptance.k_curve:
+            table.add_row(str(point.permutations), percent(point.omega_max), percent(point.omega_rand),
+                          "undefined" if point.p_c is None else percent(point.p_c), str(point.p_c_pairs),
+                          "undefined" if point.p_f is None else percent(point.p_f), str(point.p_f_pairs))
+        tables.append(table)
+    return tables
 
 
 HEADLINE_MARK = "*"
@@ -331,6 +362,8 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
     acceptance = acceptance_table(results)
     if acceptance is not None:
         console.print(acceptance)
+    for table in k_curve_tables(results):
+        console.print(table)
     templates = templates_table(results)
     if templates is not None:
         console.print(templates)

@@ -71,7 +71,9 @@ def recompute_problems(results: EvalResults, rows: list[PredictionRow]) -> list[
         try:
             again = configuration_result(by_configuration[name], label_view=results.model.label_view,
                                          non_entailment_view=name in roles, seed=seed,
-                                         resamples=result.delta_ci.resamples, level=result.delta_ci.level)
+                                         resamples=result.delta_ci.resamples, level=result.delta_ci.level,
+                                         k_curve=bool(result.permutation_acceptance
+                                                      and result.permutation_acceptance.k_curve))
         except ValueError as err:  # seeds' rows that are not the same pairs, a figure out of its range
             problems.append(Problem(where, f"its predictions give no figures: {err}"))
             readable = False

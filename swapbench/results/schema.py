@@ -623,6 +623,20 @@ class AcceptanceFigure(Strict):
                                                "sharing a premise")
 
 
+class AcceptancePoint(Strict):
+    """UNLU's figures recomputed with the first K′ of each pair's K permutations (permutation_index below K′): a
+    point of the K-curve, without intervals. P^c and P^f average over the pairs with some correct permutation among
+    those K′, a set that grows with K′, so each point records its own counts."""
+
+    permutations: int = Field(ge=1, description="K′: the first K′ permutations of each pair")
+    omega_max: float = Field(ge=0, le=1, description="Ω_max at K′")
+    omega_rand: float = Field(ge=0, le=1, description="Ω_rand at K′")
+    p_c: float | None = Field(ge=0, le=1, description="P^c at K′; null when no pair qualifies")
+    p_f: float | None = Field(ge=0, le=1, description="P^f at K′; null when no pair qualifies")
+    p_c_pairs: int = Field(ge=0, description="pairs P^c averages over at K′")
+    p_f_pairs: int = Field(ge=0, description="pairs P^f averages over at K′")
+
+
 class PermutationAcceptance(Strict):
     """UNLU's permutation acceptance (Sinha et al., "UnNatural Language Inference", ACL 2021), from the K
     permutations of each pair (swapbench.evaluation.acceptance defines each figure after UNLU's code). A pair's
@@ -644,9 +658,15 @@ class PermutationAcceptance(Strict):
     p_c_pairs: int = Field(ge=0, description="pairs P^c averages over")
     p_f_pairs: int = Field(ge=0, description="pairs P^f averages over")
     definition: str = Field(description="whose definitions the figures follow")
+    k_curve: list[AcceptancePoint] = Field(
+        default_factory=list, exclude_if=lambda value: not value,
+        description="with `eval --k-curve`: the figures recomputed with the first K′ of each pair's permutations, "
+                    "K′ = 2 to K (the last point is the figures above); empty otherwise")
 
     @model_validator(mode="after")
     def _consistent(self):
+        if self.k_curve and [p.permutations for p in self.k_curve] != list(range(2, self.permutations + 1)):
+            raise ValueError("k_curve does not hold K′ = 2 to K once each")
         if (self.p_c is None) != (self.p_c_pairs == 0) or (self.p_f is None) != (self.p_f_pairs == 0):
             raise ValueError("p_c and p_f are null exactly when no pair qualifies")
         if self.p_c_pairs + self.p_f_pairs > self.pairs or self.clusters > self.pairs:

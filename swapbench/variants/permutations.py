@@ -54,6 +54,14 @@ class PermutationOptions(CommandOptions):
         help=f"unlu: distinct permutations per pair (UNLU drew {UNLU_PERMUTATIONS}; Omega_max grows with K)")
     unlu_sides: Literal["both", "premise"] = option(
         "both", help="unlu: permute both sentences (as UNLU did) or the premise alone")
+    unlu_draws: Literal["distinct", "unlu", "repeated"] = option(
+        "distinct", exclude_if=lambda value: value == "distinct",
+        help="unlu: how a pair's K permutations are drawn, which decides the pairs kept. distinct: K distinct "
+             "derangements without replacement, a pair kept exactly when each permuted sentence has K (5 words "
+             "for K = 10); unlu: K drawn independently, a pair kept only when its draws do not repeat on either "
+             "side, UNLU's choice (hyp_distinct_perm, prem_distinct_perm), which also drops longer sentences by "
+             "chance; repeated: K drawn independently and kept even when they repeat, so short sentences (2 words "
+             "and up) stay")
 
 
 @functools.cache
@@ -89,6 +97,26 @@ def distinct_derangements(n: int, k: int, rng: ExampleRandom) -> list[tuple[int,
     return list(found)
 
 
+def independent_derangements(n: int, k: int, rng: ExampleRandom, *, distinct: bool) -> list[tuple[int, ...]] | None:
+    """K derangements of range(n), each drawn uniformly on its own (with replacement), as UNLU's seeds drew theirs;
+    None when there are fewer than 2 items (no order moves every one), and with `distinct` when two draws are the
+    same order (UNLU then dropped the pair)."""
+    if n < 2:
+        return None
+    drawn = []
+    for _ in range(k):
+        order = tuple(rng.permutation(n))
+        while any(i == p for i, p in enumerate(order)):
+            order = tuple(rng.permutation(n))
+        drawn.append(order)
+    return None if distinct and len(set(drawn)) < k else drawn
+
+
+DRAWS = {"distinct": distinct_derangements,
+         "unlu": functools.partial(independent_derangements, distinct=True),
+         "repeated": functools.partial(independent_derangements, distinct=False)}
+
+
 def permuted(positions: tuple[int, ...], order: tuple[int, ...], length: int) -> list[int]:
     """The permutation of a sentence of `length` tokens that puts at word slot s the word from slot order[s],
     punctuation in place: token k of the result is token result[k] of the sentence."""
@@ -105,7 +133,7 @@ class Permutations(Variant):
 
     name = "unlu"
     Options = PermutationOptions
-    refused_without = ("unlu_permutations", "unlu_sides")
+    refused_without = ("unlu_permutations", "unlu_sides", "unlu_draws")
     several_rows_per_pair = True
     column_descriptions = {
         "permutation_index": "unlu: which of the pair's K permutations the row is (0 to K - 1): a row is keyed by "
@@ -114,34 +142,49 @@ class Permutations(Variant):
                                   "original hypothesis's tokens; [] where the hypothesis is not permuted"}
     tag_descriptions = {"words": ("words:N", "unlu: the premise's N words (punctuation excluded) were permuted")}
     card_limitations = ("unlu keeps only pairs whose permuted sentences each have at least K orders that move every "
-                        "word (5 words for K = 10): short hypotheses are left out, so its pairs are longer than the "
-                        "split's on average, as UNLU's were.",
+                        "word (5 words for K = 10, 6 for K = 100): the pairs left out are those whose hypothesis (or, "
+                        "rarely, premise) is too short for K distinct derangements, about 14% of SNLI test at "
+                        "K = 10, so its pairs are longer than the split's on average. UNLU dropped them too, and "
+                        "more: it drew its 100 orders independently and kept a pair only when they did not repeat "
+                        "(`--unlu-draws unlu`); `--unlu-draws repeated` keeps them, with repeated orders.",
                         "UNLU's Omega_max grows with K: figures measured with other K (UNLU drew 100) are not "
                         "comparable to these.")
 
-    def __init__(self, permutations: int = DEFAULT_PERMUTATIONS, sides: str = "both"):
+    def __init__(self, permutations: int = DEFAULT_PERMUTATIONS, sides: str = "both", draws: str = "distinct"):
         if sides not in SIDES:
             raise ValueError(f"sides must be one of {SIDES}, not {sides!r}")
-        self.permutations, self.sides = permutations, sides
+        if draws not in DRAWS:
+            raise ValueError(f"draws must be one of {tuple(DRAWS)}, not {draws!r}")
+        self.permutations, self.sides, self.draws = permutations, sides, draws
         which = "both sentences" if sides == "both" else "the premise"
-        self.description = (f"{permutations} distinct permutations of the words of {which} per pair, every word "
+        drawn = {"distinct": "distinct permutations", "unlu": "permutations drawn independently, a pair kept when "
+                 "they do not repeat,", "repeated": "permutations drawn independently (repeats kept)"}[draws]
+        self.description = (f"{permutations} {drawn} of the words of {which} per pair, every word "
                             "moved, punctuation in place (UNLU); label unchanged")
         self._hypothesis_tokens: dict[str, list[str]] = {}
 
     @classmethod
     def create(cls, name: str, options: PermutationOptions) -> Permutations:
-        return cls(options.unlu_permutations, options.unlu_sides)
+        return cls(options.unlu_permutations, options.unlu_sides, options.unlu_draws)
 
     @classmethod
     def card_notes(cls, info) -> list[str]:
         chosen = info.variant_options.get("unlu", {})
         k = chosen.get("unlu_permutations", DEFAULT_PERMUTATIONS)
         sides = chosen.get("unlu_sides", "both")
+        draws = chosen.get("unlu_draws", "distinct")
         which = "both sentences" if sides == "both" else "the premise alone"
-        return [f"- unlu holds {k} permutations of every pair it keeps ({which} permuted, `--unlu-permutations`, "
-                "`--unlu-sides`), as Sinha et al. (2021) made theirs: every word "
-                "moves, punctuation stays, and a pair's permutations are distinct. Its rows share their pair's "
-                "`pair_id`; `permutation_index` tells them apart."]
+        distinct = ", and a pair's permutations are distinct" if draws != "repeated" else ""
+        notes = [f"- unlu holds {k} permutations of every pair it keeps ({which} permuted, `--unlu-permutations`, "
+                 "`--unlu-sides`), as Sinha et al. (2021) made theirs: every word "
+                 f"moves, punctuation stays{distinct}. Its rows share their pair's "
+                 "`pair_id`; `permutation_index` tells them apart."]
+        if draws != "distinct":
+            notes.append(f"- unlu's permutations were drawn independently (`--unlu-draws {draws}`): "
+                         + ("a pair was kept only when its draws did not repeat on either side, as UNLU kept theirs."
+                            if draws == "unlu" else "a pair's permutations may repeat; pairs whose sentences have "
+                            "fewer than K derangements are kept."))
+        return notes
 
     @property
     def extra_features(self):
@@ -155,14 +198,15 @@ class Permutations(Variant):
 
     def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> list[Perturbed] | None:
         k = self.permutations
-        premise = distinct_derangements(len(parse.word_positions), k, rng)
+        draw = DRAWS[self.draws]
+        premise = draw(len(parse.word_positions), k, rng)
         if premise is None:
             return None
         hypothesis_tokens = self._hypothesis_tokens.get(pair.pair_id) or pair.hypothesis.split()
         hypothesis_words = tuple(i for i, token in enumerate(hypothesis_tokens) if not is_punctuation(token, ""))
         hypothesis: list = [None] * k
         if self.sides == "both":
-            hypothesis = distinct_derangements(len(hypothesis_words), k, rng)
+            hypothesis = draw(len(hypothesis_words), k, rng)
             if hypothesis is None:
                 return None
         tags = [f"words:{len(parse.word_positions)}"]

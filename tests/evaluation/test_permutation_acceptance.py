@@ -19,6 +19,7 @@ from swapbench.api import Evaluated
 from swapbench.commands.main import main
 from swapbench.evaluation.acceptance import pair_outcomes, permutation_acceptance
 from swapbench.evaluation.figures import configuration_result
+from swapbench.leaderboard.recompute import recompute_problems
 from swapbench.leaderboard.store import Stored
 from swapbench.leaderboard.table import acceptance_key, make_columns, make_row
 from swapbench.results.files import read_predictions
@@ -146,7 +147,7 @@ def test_an_order_blind_model_accepts_every_permutation_as_it_accepts_the_origin
     assert main(["build", "--source", str(FIXTURES), "--out", str(data), "--no-cache", "--variants", "unlu",
                  "--unlu-permutations", "3"]) == 0
     assert main(["eval", str(order_blind), "--data", str(data), "--output", str(output), "--no-probe",
-                 "--no-progress", "--bootstrap", "200"]) == 0
+                 "--no-progress", "--bootstrap", "200", "--k-curve"]) == 0
     results = EvalResults.model_validate_json(output.read_text(encoding="utf-8"))
     figures = results.results["unlu"]
     predictions = read_predictions(tmp_path / results.predictions.path)
@@ -160,6 +161,17 @@ def test_an_order_blind_model_accepts_every_permutation_as_it_accepts_the_origin
     assert acceptance.p_f is None and (acceptance.p_c is None or acceptance.p_c.value == 1.0)
     out = " ".join(capsys.readouterr().out.split())
     assert "Permutation acceptance" in out and "Ω_max" in out
+    # --k-curve: K′ = 2 and 3, the last the figures themselves, in the file, the terminal and the API; and the
+    # board recomputes the curve from the predictions as it does every figure.
+    assert [p.permutations for p in acceptance.k_curve] == [2, 3]
+    assert acceptance.k_curve[-1].omega_max == acceptance.omega_max.value
+    assert "K-curve: unlu" in out
+    assert Evaluated(results, output).k_curve.permutations.tolist() == [2, 3]
+    assert recompute_problems(results, predictions) == []
+    told = results.model_copy(deep=True)
+    told.results["unlu"].permutation_acceptance.k_curve[0].omega_rand += 0.25
+    assert [p.where for p in recompute_problems(told, predictions)] == ["results.unlu.permutation_acceptance.k_curve.0"
+                                                                          ".omega_rand"]
 
     frame = Evaluated(results, output).configurations.set_index("configuration")
     assert frame.loc["unlu", "omega_max"] == acceptance.omega_max.value

@@ -11,7 +11,7 @@ from swapbench.commands.main import main
 from swapbench.parsing.ptb import PTBParser
 from swapbench.sources import Pair
 from swapbench.variants import make_variant
-from swapbench.variants.permutations import derangement_count, distinct_derangements
+from swapbench.variants.permutations import derangement_count, distinct_derangements, independent_derangements
 from swapbench.variants.randomness import ExampleRandom, example_rng
 
 TREE = ("(ROOT (S (NP (DT A) (JJ tall) (NN man)) (, ,) (VP (VBZ holds) (NP (DT a) (JJ red) (NN kite))) (. .)))")
@@ -94,3 +94,61 @@ def test_k_out_of_range_is_refused(value, tmp_path, capsys):
         main(["build", "--source", str(FIXTURES), "--out", str(tmp_path / "d"), "--variants", "unlu",
               "--unlu-permutations", value])
     assert "--unlu-permutations" in capsys.readouterr().err
+
+
+def test_the_draws_unlu_made_and_the_one_that_keeps_short_sentences(tmp_path):
+    """The hypothesis's 5 words have 44 derangements. Drawn distinct (the default), 44 permutations are all of them
+    and 45 cannot be; drawn independently as UNLU drew them, 44 draws repeat (the pair is dropped, as UNLU's filter
+    dropped it) and a few do not; kept with repeats, any K is met."""
+    def draws(k: int, how: str):
+        variant = make_variant("unlu", unlu_permutations=k, unlu_draws=how)
+        variant.prepare([PAIR], {PAIR.pair_id: (" ".join(PARSE.tokens), " ".join(HYPOTHESIS_TOKENS))})
+        return variant.apply(PAIR, PARSE, example_rng(0, PAIR.pair_id, variant.name))
+
+    assert len(draws(44, "distinct")) == 44 and draws(45, "distinct") is None
+    assert draws(44, "unlu") is None  # 44 independent draws among 44 orders repeat
+    kept = draws(3, "unlu")
+    assert len({tuple(r.extra["hypothesis_permutation"]) for r in kept}) == 3
+    repeated = draws(60, "repeated")
+    hypotheses = [tuple(r.extra["hypothesis_permutation"]) for r in repeated]
+    assert len(repeated) == 60 and len(set(hypotheses)) < 60
+    words = [i for i, p in enumerate(PARSE.punct) if not p]
+    assert all(all(r.permutation[i] != i for i in words) and all(h[i] != i for i in range(5))
+               for r, h in zip(repeated, hypotheses))
+    assert [r.extra["permutation_index"] for r in repeated] == list(range(60))
+
+
+def test_independent_derangements_move_every_item_and_none_exist_for_one_item():
+    drawn = independent_derangements(3, 20, ExampleRandom(b"k"), distinct=False)
+    assert set(drawn) == {(1, 2, 0), (2, 0, 1)}  # both derangements of 3 items, repeated
+    assert independent_derangements(3, 3, ExampleRandom(b"k"), distinct=True) is None
+    assert independent_derangements(1, 2, ExampleRandom(b"k"), distinct=False) is None
+    assert independent_derangements(0, 2, ExampleRandom(b"k"), distinct=False) is None
+
+
+# The fixture's unlu rows as built before --unlu-draws existed (commit 94586f4): the default draws keep them byte for
+# byte, and the build record does not name the option at its default.
+DEFAULT_UNLU_FINGERPRINT = "sha256:5f3450a82f2e50747256e31a62efe1308faed6c3631664d95d3ab130ee54fe6e"
+
+
+def test_the_default_build_keeps_its_unlu_rows_and_repeated_draws_keep_more_pairs(tmp_path):
+    import json
+
+    out = tmp_path / "data"
+    assert main(["build", "--source", str(FIXTURES), "--out", str(out), "--no-cache", "--variants", "unlu"]) == 0
+    info = json.loads((out / "build_info.json").read_text(encoding="utf-8"))
+    [config] = info["configs"]
+    assert config["fingerprint"] == DEFAULT_UNLU_FINGERPRINT
+    assert info["variant_options"]["unlu"] == {"unlu_permutations": 10, "unlu_sides": "both"}
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "too short for K distinct derangements" in card and "--unlu-draws unlu" in card
+
+    more = tmp_path / "repeated"
+    assert main(["build", "--source", str(FIXTURES), "--out", str(more), "--no-cache", "--variants", "unlu",
+                 "--unlu-draws", "repeated"]) == 0
+    again = json.loads((more / "build_info.json").read_text(encoding="utf-8"))
+    assert again["variant_options"]["unlu"]["unlu_draws"] == "repeated"
+    def pairs(folder):
+        return set(datasets.load_dataset(str(folder), "unlu", split="test")["pair_id"])
+
+    assert pairs(out) < pairs(more)  # the short hypotheses the default leaves out are kept
