@@ -109,6 +109,10 @@ def non_entailment_key(config: str) -> str:
     return column_key("non-entailment", config)
 
 
+def permutations_key(config: str) -> str:
+    return column_key("permutations", config)
+
+
 def quartet_key(config: str) -> str:
     return column_key("quartet", config)
 
@@ -276,7 +280,9 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
     for c in shuffles:
         columns.append(Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c)))
         if any(r.values.get(acceptance_key("omega_max", c)) is not None for r in rows):
-            columns += [Column(acceptance_key(key, c), f"{header} ({short(c)})", "rate", c, f"{c}: {text}")
+            ks = sorted({r.values[permutations_key(c)] for r in rows if r.values.get(permutations_key(c))})
+            at = f", K = {' or '.join(map(str, ks))}" if ks else ""
+            columns += [Column(acceptance_key(key, c), f"{header} ({short(c)}{at})", "rate", c, f"{c}: {text}")
                         for key, header, text in ACCEPTANCE_COLUMNS]
     for c in relabelled:
         if any(r.values.get(quartet_key(c)) is not None for r in rows):  # counterbalanced: its headline
@@ -304,8 +310,8 @@ def acceptance_key(figure: str, config: str) -> str:
 
 
 # UNLU's permutation acceptance (swapbench.evaluation.acceptance), for a configuration of K permutations per pair.
-UNLU_NOTE = ("; UNLU's K = 100 on SNLI test gave RoBERTa-large 98.8 / 82.8 / 76.0 / 40.7 (Ω_max / Ω_rand / P^c / "
-             "P^f), and Ω_max grows with K")
+UNLU_NOTE = ("; a figure at K permutations a pair compares only with figures at the same K: Ω_max grows with K, "
+             "and P^c and P^f are conditioned on the pairs with a correct permutation, a set that grows with K")
 # (key, header, help) of each figure: its help is the results schema's description of it.
 ACCEPTANCE_COLUMNS = tuple((key, f"{symbol} %", PermutationAcceptance.model_fields[key].description + UNLU_NOTE)
                            for key, symbol in ACCEPTANCE_FIGURES.items())
@@ -405,6 +411,7 @@ def make_row(stored: Stored, original_from: str) -> Row:
         intervals[delta_key(name)] = (figures.delta_ci.low, figures.delta_ci.high, figures.n)
         acceptance = figures.permutation_acceptance
         if acceptance is not None:
+            values[permutations_key(name)] = acceptance.permutations
             for key, _, _ in ACCEPTANCE_COLUMNS:
                 figure = getattr(acceptance, key)
                 values[acceptance_key(key, name)] = figure and figure.value
