@@ -288,3 +288,16 @@ def comparisons(outcomes: dict[tuple[str, str], list[dict[tuple[str, str], Outco
         made(Side(setup=setup, encoding=name), control, runs, (controls or {}).get((setup, name)), "accuracy",
              shuffle, PREMISE_FAMILY, alternative="greater")
     return adjusted(found)
+
+
+def premise_test(found: Sequence[Comparison], setup: str, encoding: str) -> Comparison | None:
+    """The encoding's test against its premise-blind control among `found`, if one was made."""
+    return next((c for c in found if c.family == PREMISE_FAMILY and (c.a.setup, c.a.encoding) == (setup, encoding)),
+                None)
+
+
+def reads_premise(found: Sequence[Comparison], setup: str, encoding: str) -> bool:
+    """Whether the encoding is shown to read the premise: its accuracy beats its premise-blind control's
+    (one-sided, Holm-adjusted over every control of the run, below ALPHA). False without a control."""
+    test = premise_test(found, setup, encoding)
+    return test is not None and test.p_holm is not None and test.p_holm < ALPHA

@@ -23,7 +23,7 @@ from ..core.registry import ENCODINGS
 from ..core.strict import Strict
 from ..leaderboard.store import read_results
 from ..results.schema import EvalResults
-from .compare import ALPHA, METHOD, PREMISE_FAMILY, Comparison, comparisons, outcomes_of
+from .compare import METHOD, Comparison, comparisons, outcomes_of, premise_test, reads_premise
 from .train import ZooRecipe
 
 SUMMARY_FILE = "zoo.json"
@@ -145,14 +145,11 @@ class ZooSummary(Strict):
 
     def premise_test(self, setup: str, encoding: str) -> Comparison | None:
         """The encoding's test against its premise-blind control, if one was made."""
-        return next((c for c in self.comparisons if c.family == PREMISE_FAMILY
-                     and (c.a.setup, c.a.encoding) == (setup, encoding)), None)
+        return premise_test(self.comparisons, setup, encoding)
 
     def reads_premise(self, setup: str, encoding: str) -> bool:
-        """Whether the encoding is shown to read the premise: its accuracy beats its premise-blind control's
-        (one-sided, Holm-adjusted over every control of the run, below ALPHA). False without a control."""
-        test = self.premise_test(setup, encoding)
-        return test is not None and test.p_holm is not None and test.p_holm < ALPHA
+        """Whether the encoding beats its premise-blind control (compare.reads_premise)."""
+        return reads_premise(self.comparisons, setup, encoding)
 
     def at_chance(self) -> tuple[int, int]:
         """(models `swapbench eval` found at chance, models): over every set-up, encoding and seed."""
