@@ -50,7 +50,7 @@ def test_zoo_train_is_reproducible_by_seed(setting, tmp_path):
     assert not all(torch.equal(weights["a"][k], weights["c"][k]) for k in weights["a"])
 
 
-def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, tmp_path):
+def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, tmp_path, capsys):
     out, work = tmp_path / "out", tmp_path / "work"
     command = ["zoo", "run", "--data", str(setting["benchmark"]), "--out", str(out), "--work", str(work),
                "--encodings", "none,alibi", "--seeds", "0,1", "--bootstrap", "100", "--probe-words", "5",
@@ -104,6 +104,18 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     tests = [summary.premise_test("random", name) for name in ("none", "alibi")]
     assert all(t.family == PREMISE_FAMILY and t.alternative == "greater" and t.b.hypothesis_only for t in tests)
     assert [t.p_holm for t in tests] == holm([t.p_value for t in tests])
+    # a control's checkpoint is scored as it was trained, on the hypotheses alone, and only so
+    blind_checkpoint = work / "checkpoints" / "random" / "none-seed0-hypothesis-only"
+    assert main(["eval", str(blind_checkpoint), "--data", str(setting["benchmark"]), "--no-probe",
+                 "--output", str(tmp_path / "whole.json")]) == 2
+    assert "trained on the hypotheses alone" in " ".join(capsys.readouterr().err.split())
+    assert main(["eval", str(blind_checkpoint), "--data", str(setting["benchmark"]), "--no-probe", "--device", "cpu",
+                 "--hypothesis-only", "--no-progress", "--output", str(tmp_path / "alone.json")]) == 0
+    alone = EvalResults.model_validate_json((tmp_path / "alone.json").read_text())
+    assert alone.model.hypothesis_only and alone.model.fine_tuning.hypothesis_only
+    assert alone.results["shuffle-random"].accuracy_original == pytest.approx(
+        EvalResults.model_validate_json((out / "random/none/seed-0-hypothesis-only.json").read_text())
+        .results["shuffle-random"].accuracy_original)
     for spread in summary.encodings[1].changed.values():
         assert spread.low <= spread.mean <= spread.high
     # every pair's outcome is kept, so the comparison of alibi with none draws the pairs once for both
