@@ -353,15 +353,15 @@ def render_markdown(summary) -> str:
             blocks += ["Premise-blind controls (see below):", "", premise_table(summary, setup), ""]
         blocks += [premise_line(summary, setup), ""]
         if summary.comparisons and any(c.family != PREMISE_FAMILY for c in summary.comparisons):
-            blocks += ["Against `none` and `learned_absolute` (see the paired comparisons below; Holm over this "
-                       "table):", "", comparisons_table(summary, setup), ""]
+            blocks += [("Against `none` and `learned_absolute` (see the paired comparisons below; Holm over this "
+                        "table):"), "", comparisons_table(summary, setup), ""]
     blocks += ["### Premise-blind controls", "", premise_words(summary), ""]
     if any(c.family is not None and c.family != PREMISE_FAMILY for c in summary.comparisons):
         blocks += ["### Paired comparisons", "", comparisons_words(summary), ""]
         training = role_training_table(summary)
         if training:
-            blocks += ["Role-swap training, each encoding against itself trained without role swaps (Holm over this "
-                       "table):", "", training, ""]
+            blocks += [("Role-swap training, each encoding against itself trained without role swaps (Holm over "
+                        "this table):"), "", training, ""]
     else:
         blocks += ["### Paired comparisons", "", no_comparisons_words(summary), ""]
     blocks += [
