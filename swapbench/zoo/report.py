@@ -178,16 +178,23 @@ def premise_table(summary, setup: str) -> str:
 
 
 def premise_line(summary, setup: str) -> str:
-    """Which encodings of the set-up are not shown to read the premise: none of their figures is interpreted."""
-    blind = [f"`{e.encoding}`" for e in summary.of(setup) if not summary.reads_premise(setup, e.encoding)]
-    if not blind:
+    """Which encodings of the set-up are not shown to read the premise, no control run or not beating it: none of
+    their figures is interpreted."""
+    encodings = summary.of(setup)
+    untested = [f"`{e.encoding}`" for e in encodings if summary.premise_test(setup, e.encoding) is None]
+    failing = [f"`{e.encoding}`" for e in encodings if summary.premise_test(setup, e.encoding) is not None
+               and not summary.reads_premise(setup, e.encoding)]
+    if not untested and not failing:
         return "Every encoding of this set-up beats its premise-blind control."
-    every = len(blind) == len(summary.of(setup))
-    who = "No encoding of this set-up is" if every else ", ".join(blind) + (" is" if len(blind) == 1 else " are")
-    return (f"{who} shown to read the premise (its accuracy does not beat its premise-blind control's, or no control "
-            "was run): the figures of the tables above are descriptive only, no Δ or comparison of "
-            f"{'them' if every else 'these'} is interpreted, and a comparison involving "
-            f"{'one' if every else 'one of them'} reads \"{NOT_READING}\".")
+    if len(untested) == len(encodings):
+        return ("No premise-blind control was run for this set-up: no encoding of it is shown to read the premise, "
+                "so the figures of the tables above are descriptive only and none of their Δ or comparisons is "
+                "interpreted.")
+    parts = ([f"{', '.join(failing)} do{'es' if len(failing) == 1 else ''} not beat "
+              f"{'its' if len(failing) == 1 else 'their'} premise-blind control"] if failing else []) + (
+        [f"{', '.join(untested)} ha{'s' if len(untested) == 1 else 've'} no control"] if untested else [])
+    return (f"Not reading the premise: {'; '.join(parts)}. Their figures in the tables above are descriptive only, "
+            f"no Δ or comparison of them is interpreted, and a comparison involving one reads \"{NOT_READING}\".")
 
 
 def comparisons_words(summary) -> str:

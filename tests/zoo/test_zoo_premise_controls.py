@@ -102,3 +102,27 @@ def test_holm_is_applied_within_each_report_tables_family():
     assert len(table) == 10
     assert any(c.p_holm > c.p_value for c in table)  # adjusted, not copied
     assert all(c.p_holm >= c.p_value for c in found)
+
+
+def test_the_report_names_the_encodings_not_reading_the_premise_and_interprets_none_of_their_comparisons():
+    from types import SimpleNamespace
+
+    from swapbench.zoo.report import NOT_READING, comparisons_table, premise_line
+
+    model = seeds(*[rows(HALF, changed={1, 4})] * SEEDS)
+    reader = seeds(*[rows(MOST, changed=set(range(0, N, 4)))] * SEEDS)
+    control = seeds(*[rows(HALF)] * SEEDS)
+    outcomes = {("random", "none"): model, ("random", "learned_absolute"): reader, ("random", "alibi"): reader}
+    found = comparisons(outcomes, SHUFFLE, None, controls={key: control for key in outcomes}, resamples=500)
+    summary = SimpleNamespace(
+        comparisons=found, accuracy_configuration=SHUFFLE, relabelled=[],
+        of=lambda setup: [SimpleNamespace(encoding=name) for name in ("none", "learned_absolute", "alibi")],
+        premise_test=lambda setup, name: premise_test(found, setup, name),
+        reads_premise=lambda setup, name: reads_premise(found, setup, name))
+    line = premise_line(summary, "random")
+    assert "`none` does not beat its premise-blind control" in line
+    assert "`alibi`" not in line and "`learned_absolute`" not in line
+    rows_of = {line.split(" | ")[0].strip("| `"): line for line in comparisons_table(summary, "random").splitlines()}
+    # every comparison with `none` is withheld; alibi against learned_absolute, both reading, is shown with p_Holm
+    assert rows_of["alibi"].count(NOT_READING) == 2 and "p_Holm" in rows_of["alibi"]
+    assert rows_of["learned_absolute"].count(NOT_READING) == 2
