@@ -190,8 +190,9 @@ def premise_line(summary, setup: str) -> str:
         return ("No premise-blind control was run for this set-up: no encoding of it is shown to read the premise, "
                 "so the figures of the tables above are descriptive only and none of their Δ or comparisons is "
                 "interpreted.")
-    parts = ([f"{', '.join(failing)} do{'es' if len(failing) == 1 else ''} not beat "
-              f"{'its' if len(failing) == 1 else 'their'} premise-blind control"] if failing else []) + (
+    one = len(failing) == 1
+    parts = [f"{', '.join(failing)} do{'es' if one else ''} not beat {'its' if one else 'their'} premise-blind control"]
+    parts = (parts if failing else []) + (
         [f"{', '.join(untested)} ha{'s' if len(untested) == 1 else 've'} no control"] if untested else [])
     return (f"Not reading the premise: {'; '.join(parts)}. Their figures in the tables above are descriptive only, "
             f"no Δ or comparison of them is interpreted, and a comparison involving one reads \"{NOT_READING}\".")
