@@ -1,26 +1,31 @@
 """Paired comparisons of a zoo run: the difference in one figure between two encodings (or two set-ups of one
-encoding), with an interval and a p-value that resample the test pairs and the seeds together.
+encoding, or an encoding and its premise-blind control), with an interval and a p-value that resample the test
+pairs and the seeds together, from each pair's outcome.
 
 The zoo's tables give each figure an interval over seeds alone: three models, Student's t. A difference between
 two encodings varies with the seeds drawn and with the test pairs drawn, and every zoo model scored the same rows,
 so one bootstrap draws both:
 
 - pairs: the clusters of pairs that share a premise, with replacement; one draw for both sides, which scored the
-  same rows;
+  same rows, so that two sides with the same predictions differ by exactly 0 in every resample;
 - seeds: with replacement, within each side (the seeds of each side are models of their own);
 
 and a resample's difference is the mean over the drawn seeds of side a of the figure on the drawn pairs, minus the
 same for side b. The interval is the percentile interval of those differences; the p-value is the two-sided
-bootstrap p-value of no difference, twice the smaller share of resamples on either side of 0, counted as
-(1 + resamples there) / (1 + resamples) so that it is never 0.
+bootstrap p-value of no difference, twice the smaller share of resamples on either side of 0 (one-sided, the share
+at or below 0, for a test that a is greater), counted as (1 + resamples there) / (1 + resamples) so that it is
+never 0.
 
 That needs each pair's outcome: a zoo run reads them from the predictions files in its --work and keeps them in
-zoo.json (SeedRun.outcomes, a character a pair; ZooSummary.clusters), which `zoo report` reads again. Where they are
-missing (a zoo.json written before they were kept, as the committed one), a side's pairs are resampled from the
-counts its results file holds (pairs changed, pairs lost and gained, pairs predicted
-non-entailment): a multinomial draw over those outcomes, which is what resampling the pairs gives one model, but
-drawn for each model apart and unclustered, since the counts say neither which pairs nor which premises gave them.
-`paired` records which draw a comparison had.
+zoo.json (SeedRun.outcomes, a character a pair; ZooSummary.clusters), which `zoo report` reads again. A zoo.json
+written before they were kept (as the committed one of 2026-11) has no comparison: counts cannot say which pairs,
+or which premises, gave them, and pairs drawn from counts for each model apart are neither paired nor clustered.
+
+Only what the report's tables show is compared, and each table is one family: its p-values are Holm-adjusted over
+the table's tests (swapbench.evaluation.stats.holm), and the report names them so. The premise-blind controls are
+one family too: each encoding against the same encoding trained and scored on the hypotheses alone, accuracy on the
+originals, one-sided. An encoding that does not beat its control there (Holm-adjusted p at or above ALPHA), or has
+no control, is not shown to read the premise, and the report interprets none of its figures.
 """
 
 from __future__ import annotations
@@ -34,37 +39,56 @@ import numpy as np
 from pydantic import Field
 
 from ..core.strict import Strict
+from ..evaluation.stats import holm
 
-Figure = Literal["changed", "delta", "non_entailment"]
+Figure = Literal["changed", "delta", "non_entailment", "accuracy"]
 RESAMPLES = 4000
 LEVEL = 0.95
-METHOD = ("bootstrap of the difference a - b of the mean over seeds: test pairs resampled by premise cluster, one "
-          "draw for both sides, and seeds resampled within each side; percentile interval, two-sided bootstrap "
-          "p-value of no difference. Where zoo.json keeps no pair outcomes (paired false), each model's pairs are "
-          "resampled from the counts of its results file, apart and unclustered")
+ALPHA = 0.05  # a premise test's Holm-adjusted p-value must fall below it
+METHOD = ("bootstrap of the difference a - b of the mean over seeds: test pairs resampled by premise cluster from "
+          "the pairs' outcomes, one draw for both sides, and seeds resampled within each side; percentile interval, "
+          "bootstrap p-value of no difference (two-sided; one-sided for the premise-blind controls), Holm-adjusted "
+          "within each report table's family")
 # What a figure is of one pair: the prediction changed; correct on the perturbed minus on the original pair; the
-# perturbed pair predicted non-entailment.
+# perturbed pair predicted non-entailment; correct on the original pair.
 FIGURE_WORDS = {"changed": "predictions changed", "delta": "Δ accuracy",
-                "non_entailment": "swaps predicted non-entailment"}
+                "non_entailment": "swaps predicted non-entailment", "accuracy": "accuracy on the originals"}
+PREMISE_FAMILY = "premise-blind controls"
+ROLE_TRAINING_FAMILY = "role-swap training"
+
+
+def references_family(setup: str) -> str:
+    """The family of a set-up's table of comparisons against the references."""
+    return f"{setup}: against the references"
 
 
 class Side(Strict):
     setup: str
     encoding: str
+    hypothesis_only: bool = Field(False, description="the encoding's premise-blind control: trained and scored on "
+                                                     "the hypotheses alone")
 
 
 class Comparison(Strict):
     figure: Figure = Field(description="changed: share of predictions a perturbation changes; delta: Δ accuracy; "
-                                       "non_entailment: share of perturbed pairs predicted non-entailment")
+                                       "non_entailment: share of perturbed pairs predicted non-entailment; "
+                                       "accuracy: accuracy on the original pairs")
     configuration: str
     a: Side
     b: Side
     difference: float = Field(description="mean over a's seeds minus mean over b's seeds, a fraction")
     low: float = Field(description="lower bound of the 95% bootstrap interval of the difference")
     high: float
-    p_value: float = Field(ge=0, le=1, description="two-sided bootstrap p-value of no difference")
-    paired: bool = Field(description="true when the pairs were drawn once for both sides (every results file had "
-                                     "its predictions file); false: drawn from each file's counts, apart")
+    p_value: float = Field(ge=0, le=1, description="bootstrap p-value of no difference, unadjusted")
+    alternative: Literal["two-sided", "greater"] = Field(
+        "two-sided", description="greater: one-sided, the alternative that a exceeds b (the premise-blind controls)")
+    family: str | None = Field(None, description="the report table whose tests are adjusted together; null in "
+                                                 "summaries made before families")
+    p_holm: float | None = Field(None, ge=0, le=1, description="p_value Holm-adjusted over the family; null in "
+                                                               "summaries made before families")
+    paired: bool = Field(description="true when the pairs were drawn once for both sides from their outcomes (every "
+                                     "comparison made now); false only in summaries made before, which drew each "
+                                     "model's pairs from its counts, apart")
     resamples: int
 
     @property
@@ -75,21 +99,19 @@ class Comparison(Strict):
 
 @dataclass(frozen=True)
 class Outcomes:
-    """One model's outcome on each pair of a configuration for one figure: per pair (`values`, and the cluster of
-    each pair in the same order), or only how many pairs had each outcome (`levels` and `counts`)."""
+    """One model's outcome on each pair of a configuration for one figure, and the cluster of each pair in the same
+    order."""
 
-    levels: np.ndarray
-    counts: np.ndarray
-    values: np.ndarray | None = None
-    clusters: tuple[int, ...] | None = None
+    values: np.ndarray
+    clusters: tuple[int, ...]
 
     @property
     def n(self) -> int:
-        return int(self.counts.sum())
+        return len(self.values)
 
     @property
     def value(self) -> float:
-        return float(self.levels @ self.counts) / self.n
+        return float(np.mean(self.values))
 
 
 # A pair's outcome as one hexadecimal digit, so that zoo.json keeps every pair of every seed (a character a pair)
@@ -122,11 +144,11 @@ def from_code(code: str, clusters: Sequence[int], figure: Figure) -> Outcomes:
         values = (digits & CHANGED) > 0
     elif figure == "delta":
         values = ((digits & CORRECT_PERTURBED) > 0).astype(int) - ((digits & CORRECT_ORIGINAL) > 0)
+    elif figure == "accuracy":
+        values = (digits & CORRECT_ORIGINAL) > 0
     else:
         values = (digits & NON_ENTAILMENT) > 0
-    values = values.astype(float)
-    levels, counts = np.unique(values, return_counts=True)
-    return Outcomes(levels=levels, counts=counts, values=values, clusters=tuple(clusters))
+    return Outcomes(values=values.astype(float), clusters=tuple(clusters))
 
 
 def from_rows(rows, figure: Figure) -> Outcomes:
@@ -136,34 +158,25 @@ def from_rows(rows, figure: Figure) -> Outcomes:
     return from_code(codes[name], clusters[name], figure)
 
 
-def from_counts(n: int, counted: dict[float, int]) -> Outcomes:
-    """Outcomes known by their counts: `counted` maps a pair's value to how many pairs had it, the rest are 0."""
-    rest = n - sum(counted.values())
-    if rest < 0:
-        raise ValueError(f"{sum(counted.values())} pairs counted of {n}")
-    levels = np.array([*counted, 0.0])
-    return Outcomes(levels=levels, counts=np.array([*counted.values(), rest]))
-
-
 def comparison_rng(a: Side, b: Side, figure: str, configuration: str) -> np.random.Generator:
     """A generator per comparison, so that each depends on neither the order nor the others computed."""
-    name = "\x00".join([a.setup, a.encoding, b.setup, b.encoding, figure, configuration])
+    name = "\x00".join([a.setup, a.encoding, b.setup, b.encoding, figure, configuration]
+                       + ["hypothesis-only"] * (a.hypothesis_only + 2 * b.hypothesis_only))
     return np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little"))
 
 
 def compare(a: Sequence[Outcomes], b: Sequence[Outcomes], rng: np.random.Generator,
-            resamples: int = RESAMPLES, level: float = LEVEL) -> dict:
+            resamples: int = RESAMPLES, level: float = LEVEL, alternative: str = "two-sided") -> dict:
     """The difference of the means over seeds, a - b, its bootstrap interval and p-value (module docstring); the
-    fields of a Comparison but its names."""
+    fields of a Comparison but its names. Every model must have scored the same pairs, in the same clusters."""
     runs = [*a, *b]
-    paired = all(o.values is not None for o in runs) and len({o.clusters for o in runs}) == 1
-    if paired:
-        _, cluster = np.unique(np.asarray(runs[0].clusters), return_inverse=True)
-        k = int(cluster.max()) + 1
-        weights = rng.multinomial(k, np.full(k, 1 / k), size=resamples)[:, cluster].astype(float)
-        drawn = [weights @ o.values / weights.sum(axis=1) for o in runs]
-    else:
-        drawn = [rng.multinomial(o.n, o.counts / o.n, size=resamples) @ o.levels / o.n for o in runs]
+    if len({o.clusters for o in runs}) != 1:
+        raise ValueError("the models scored different pairs: a paired comparison needs the same rows")
+    _, cluster = np.unique(np.asarray(runs[0].clusters), return_inverse=True)
+    k = int(cluster.max()) + 1
+    # one draw of the premises for every model of both sides
+    weights = rng.multinomial(k, np.full(k, 1 / k), size=resamples)[:, cluster].astype(float)
+    drawn = [weights @ o.values / weights.sum(axis=1) for o in runs]
     sides = [np.stack(drawn[:len(a)], axis=1), np.stack(drawn[len(a):], axis=1)]
     means = []
     for side in sides:  # seeds with replacement, within the side
@@ -173,30 +186,29 @@ def compare(a: Sequence[Outcomes], b: Sequence[Outcomes], rng: np.random.Generat
     alpha = (1 - level) / 2
     low, high = np.quantile(differences, [alpha, 1 - alpha])
     below, above = int(np.sum(differences <= 0)), int(np.sum(differences >= 0))
-    p_value = min(1.0, 2 * (1 + min(below, above)) / (1 + resamples))
+    if alternative == "greater":
+        p_value = (1 + below) / (1 + resamples)
+    else:
+        p_value = min(1.0, 2 * (1 + min(below, above)) / (1 + resamples))
     difference = float(np.mean([o.value for o in a]) - np.mean([o.value for o in b]))
-    return dict(difference=difference, low=float(low), high=float(high), p_value=p_value, paired=paired,
-                resamples=resamples)
+    return {"difference": difference, "low": float(low), "high": float(high), "p_value": p_value, "paired": True,
+            "resamples": resamples, "alternative": alternative}
 
 
 def outcomes_of(results, run, clusters: dict[str, list[int]] | None) -> dict[tuple[str, str], Outcomes]:
-    """Every figure's outcomes of one seed's results file (schema EvalResults) by (figure, configuration): from the
-    outcome digits its zoo.json run keeps (`run`: a SeedRun) and the zoo's `clusters`, when both are there; else
-    from the counts of the results file and the run's share of predictions changed. A role configuration (one with
-    a non-entailment rate) gets the non-entailment share where the others get Δ: its Δ mixes in the gold label's
-    change."""
+    """Every figure's outcomes of one seed's results file (schema EvalResults) by (figure, configuration), from the
+    outcome digits its zoo.json run keeps (`run`: a SeedRun) and the zoo's `clusters`; empty where either is
+    missing. A role configuration (one with a non-entailment rate) gets the non-entailment share where the others
+    get Δ: its Δ mixes in the gold label's change."""
     out = {}
+    if not run.outcomes or not clusters:
+        return out
     for name, r in results.results.items():
+        if name not in run.outcomes or name not in clusters:
+            continue
         role = r.non_entailment_rate is not None
-        for figure in ("changed", "non_entailment" if role else "delta"):
-            if run.outcomes and clusters and name in run.outcomes and name in clusters:
-                out[figure, name] = from_code(run.outcomes[name], clusters[name], figure)
-            elif figure == "changed" and name in run.changed:
-                out[figure, name] = from_counts(r.n, {1.0: round(run.changed[name] * r.n)})
-            elif figure == "delta":
-                out[figure, name] = from_counts(r.n, {1.0: r.mcnemar.perturbed_only, -1.0: r.mcnemar.original_only})
-            elif figure == "non_entailment":
-                out[figure, name] = from_counts(r.n, {1.0: round(r.non_entailment_rate * r.n)})
+        for figure in ("changed", "accuracy", "non_entailment" if role else "delta"):
+            out[figure, name] = from_code(run.outcomes[name], clusters[name], figure)
     return out
 
 
@@ -224,20 +236,68 @@ def planned(encodings: dict[str, list[str]]) -> list[tuple[Side, Side]]:
     return plan
 
 
-def comparisons(outcomes: dict[tuple[str, str], list[dict[tuple[str, str], Outcomes]]],
+def tabled(a: Side, b: Side, shuffle: str, role: str | None) -> tuple[str, list[tuple[str, str]]]:
+    """The family of a planned comparison and its (figure, configuration) cells, as the report's tables show
+    them: against a reference, predictions changed on the shuffle and on the first role configuration and Δ on
+    the shuffle; role-swap training, the non-entailment share and predictions changed on that role
+    configuration."""
+    if a.setup == b.setup:
+        return references_family(a.setup), [("changed", shuffle)] + ([("changed", role)] if role else []) + [
+            ("delta", shuffle)]
+    return ROLE_TRAINING_FAMILY, [("non_entailment", role), ("changed", role)] if role else []
+
+
+def adjusted(found: list[Comparison]) -> list[Comparison]:
+    """The comparisons with p_holm: Holm over each family."""
+    families: dict[str, list[int]] = {}
+    for i, c in enumerate(found):
+        families.setdefault(c.family, []).append(i)
+    out = list(found)
+    for members in families.values():
+        for i, p in zip(members, holm([found[i].p_value for i in members])):
+            out[i] = found[i].model_copy(update={"p_holm": p})
+    return out
+
+
+def comparisons(outcomes: dict[tuple[str, str], list[dict[tuple[str, str], Outcomes]]], shuffle: str,
+                role: str | None, controls: dict[tuple[str, str], list[dict[tuple[str, str], Outcomes]]] | None = None,
                 resamples: int = RESAMPLES) -> list[Comparison]:
-    """Every planned comparison of every figure both sides have; `outcomes[(setup, encoding)]` holds one
-    outcomes_of per seed."""
+    """The report's comparisons, Holm-adjusted within each family: every planned comparison on the cells its table
+    shows (`outcomes[(setup, encoding)]` holds one outcomes_of per seed; `shuffle` is the configuration of the
+    accuracy and the shuffle columns, `role` the first role configuration), then each encoding against its
+    premise-blind control (`controls`, the same keys) on accuracy on the shuffle's originals, one-sided. A
+    comparison is made only where every seed of both sides has the pairs' outcomes."""
+    def made(a: Side, b: Side, runs_a, runs_b, figure: str, configuration: str, family: str,
+             alternative: str = "two-sided") -> None:
+        key = figure, configuration
+        if runs_a and runs_b and all(key in run for run in [*runs_a, *runs_b]):
+            fields = compare([run[key] for run in runs_a], [run[key] for run in runs_b],
+                             comparison_rng(a, b, figure, configuration), resamples, alternative=alternative)
+            found.append(Comparison(figure=figure, configuration=configuration, a=a, b=b, family=family, **fields))
+
     encodings: dict[str, list[str]] = {}
     for setup, name in outcomes:
         encodings.setdefault(setup, []).append(name)
-    found = []
+    found: list[Comparison] = []
     for a, b in planned(encodings):
-        runs_a, runs_b = outcomes[a.setup, a.encoding], outcomes[b.setup, b.encoding]
-        keys = [key for key in runs_a[0] if all(key in run for run in [*runs_a, *runs_b])]
-        for figure, configuration in keys:
-            fields = compare([run[figure, configuration] for run in runs_a],
-                             [run[figure, configuration] for run in runs_b],
-                             comparison_rng(a, b, figure, configuration), resamples)
-            found.append(Comparison(figure=figure, configuration=configuration, a=a, b=b, **fields))
-    return found
+        family, cells = tabled(a, b, shuffle, role)
+        for figure, configuration in cells:
+            made(a, b, outcomes[a.setup, a.encoding], outcomes[b.setup, b.encoding], figure, configuration, family)
+    for (setup, name), runs in outcomes.items():
+        control = Side(setup=setup, encoding=name, hypothesis_only=True)
+        made(Side(setup=setup, encoding=name), control, runs, (controls or {}).get((setup, name)), "accuracy",
+             shuffle, PREMISE_FAMILY, alternative="greater")
+    return adjusted(found)
+
+
+def premise_test(found: Sequence[Comparison], setup: str, encoding: str) -> Comparison | None:
+    """The encoding's test against its premise-blind control among `found`, if one was made."""
+    return next((c for c in found if c.family == PREMISE_FAMILY and (c.a.setup, c.a.encoding) == (setup, encoding)),
+                None)
+
+
+def reads_premise(found: Sequence[Comparison], setup: str, encoding: str) -> bool:
+    """Whether the encoding is shown to read the premise: its accuracy beats its premise-blind control's
+    (one-sided, Holm-adjusted over every control of the run, below ALPHA). False without a control."""
+    test = premise_test(found, setup, encoding)
+    return test is not None and test.p_holm is not None and test.p_holm < ALPHA

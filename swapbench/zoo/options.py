@@ -207,6 +207,11 @@ class ZooRunOptions(_Device, RecipeOptions):
                                                       "and minilm embeddings, with and without role swaps); options "
                                                       "given explicitly still apply. Estimated wall time on one GPU: "
                                                       "see the zoo README (not run here)")
+    controls: bool = option(True, negative="--no-controls",
+                            help="train and score each encoding, set-up and seed again on the hypotheses alone: the "
+                                 "premise-blind control its accuracy must beat before the report reads its figures "
+                                 "(--no-controls: none, and every encoding is reported as not shown to read the "
+                                 "premise)")
     configs: list[str] | None = option(None, help="comma-separated configurations to score (default: all)")
     limit: int | None = option(None, ge=1, help="score only the first N rows of each configuration")
     bootstrap: int = option(10_000, ge=1, help="bootstrap resamples")

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..core.files import rendered, replace_files
 from ..core.text import percent, portable, public_command
 from ..core.text import points as signed_points
-from .compare import FIGURE_WORDS, RESAMPLES, REFERENCES, ROLE_SWAPS
+from .compare import ALPHA, FIGURE_WORDS, PREMISE_FAMILY, RESAMPLES, REFERENCES, ROLE_SWAPS
 from .figure import FIGURE_FILE, plot_sensitivity
 
 TABLE_FILE = "README.md"
@@ -73,32 +73,42 @@ PROBE_HEADERS = {"locality": "locality (paper)", "symmetry": "symmetry (paper)",
 
 
 def comparison(summary, a: tuple[str, str], b: tuple[str, str], figure: str, configuration: str):
-    """The comparison a - b as (difference, low, high, p), read the other way round where only b - a was made;
-    None when neither was."""
+    """The comparison a - b as (difference, low, high, Holm-adjusted p), read the other way round where only b - a
+    was made; None when neither was. Only comparisons made within a family are read (older ones had none)."""
     for c in summary.comparisons:
-        if (c.figure, c.configuration) != (figure, configuration):
+        if (c.figure, c.configuration) != (figure, configuration) or c.p_holm is None or c.family == PREMISE_FAMILY:
             continue
         sides = (c.a.setup, c.a.encoding), (c.b.setup, c.b.encoding)
         if sides == (a, b):
-            return c.difference, c.low, c.high, c.p_value
+            return c.difference, c.low, c.high, c.p_holm
         if sides == (b, a):
-            return -c.difference, -c.high, -c.low, c.p_value
+            return -c.difference, -c.high, -c.low, c.p_holm
     return None
 
 
-def comparison_cell(found) -> str:
-    """Points a - b [95% interval], p; in italics where the interval covers 0: not distinguishable at this scale."""
+NOT_READING = "not interpreted: not shown to read the premise"
+
+
+def p_text(p_value: float) -> str:
+    return "p_Holm < 0.001" if p_value < 0.001 else f"p_Holm {p_value:.2g}"
+
+
+def comparison_cell(found, interpreted: bool = True) -> str:
+    """Points a - b [95% interval], Holm-adjusted p; in italics where that p is ALPHA or more: not distinguishable
+    at this scale. Where a side is not shown to read the premise, no figure: NOT_READING."""
+    if not interpreted:
+        return NOT_READING
     if found is None:
         return "–"
     difference, low, high, p_value = found
-    p = "p < 0.001" if p_value < 0.001 else f"p {p_value:.2g}"
-    text = f"{signed_points(difference)} [{signed_points(low)}, {signed_points(high)}], {p}"
-    return text if low > 0 or high < 0 else f"*{text}*"
+    text = f"{signed_points(difference)} [{signed_points(low)}, {signed_points(high)}], {p_text(p_value)}"
+    return text if p_value < ALPHA else f"*{text}*"
 
 
 def compared_columns(summary) -> list[tuple[str, str, str]]:
     """(reference, figure, configuration) of the comparisons table: predictions changed on the whole-sentence
-    shuffle and on the first role configuration, and Δ on the shuffle, against each reference."""
+    shuffle and on the first role configuration, and Δ on the shuffle, against each reference (the cells of
+    compare.tabled)."""
     shuffle, role = summary.accuracy_configuration, (summary.relabelled or [None])[0]
     columns = []
     for reference in REFERENCES:
@@ -115,7 +125,8 @@ def comparisons_table(summary, setup: str) -> str:
     for e in summary.of(setup):
         cells = [f"`{e.encoding}`"] + [
             "·" if e.encoding == reference else
-            comparison_cell(comparison(summary, (setup, e.encoding), (setup, reference), figure, configuration))
+            comparison_cell(comparison(summary, (setup, e.encoding), (setup, reference), figure, configuration),
+                            summary.reads_premise(setup, e.encoding) and summary.reads_premise(setup, reference))
             for reference, figure, configuration in columns]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -136,24 +147,84 @@ def role_training_table(summary) -> str | None:
     for e in summary.of(setups[0]):
         cells = [f"`{e.encoding}`"] + [
             comparison_cell(comparison(summary, (setup, e.encoding), (setup.removesuffix(ROLE_SWAPS), e.encoding),
-                                       figure, role)) for setup, figure in columns]
+                                       figure, role),
+                            summary.reads_premise(setup, e.encoding)
+                            and summary.reads_premise(setup.removesuffix(ROLE_SWAPS), e.encoding))
+            for setup, figure in columns]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
+def premise_table(summary, setup: str) -> str:
+    """Each encoding against its premise-blind control: accuracy on the originals of the accuracy configuration,
+    the control's, the paired difference with its interval and one-sided Holm-adjusted p, and the verdict."""
+    configuration = summary.accuracy_configuration
+    controls = {e.encoding: e for e in summary.controls if e.setup == setup}
+    header = ["encoding", f"accuracy % ({configuration} originals)", "premise-blind control %",
+              "accuracy − control (points), one-sided", "reads the premise?"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for e in summary.of(setup):
+        test = summary.premise_test(setup, e.encoding)
+        control = controls.get(e.encoding)
+        if test is None or test.p_holm is None:
+            tested, verdict = "–", "no control: not shown"
+        else:
+            tested = (f"{signed_points(test.difference)} [{signed_points(test.low)}, {signed_points(test.high)}], "
+                      f"{p_text(test.p_holm)}")
+            verdict = "yes" if summary.reads_premise(setup, e.encoding) else "**no: not reading the premise**"
+        lines.append("| " + " | ".join([f"`{e.encoding}`", points(e.accuracy),
+                                         points(control.accuracy) if control else "–", tested, verdict]) + " |")
+    return "\n".join(lines)
+
+
+def premise_line(summary, setup: str) -> str:
+    """Which encodings of the set-up are not shown to read the premise, no control run or not beating it: none of
+    their figures is interpreted."""
+    encodings = summary.of(setup)
+    untested = [f"`{e.encoding}`" for e in encodings if summary.premise_test(setup, e.encoding) is None]
+    failing = [f"`{e.encoding}`" for e in encodings if summary.premise_test(setup, e.encoding) is not None
+               and not summary.reads_premise(setup, e.encoding)]
+    if not untested and not failing:
+        return "Every encoding of this set-up beats its premise-blind control."
+    if len(untested) == len(encodings):
+        return ("No premise-blind control was run for this set-up: no encoding of it is shown to read the premise, "
+                "so the figures of the tables above are descriptive only and none of their Δ or comparisons is "
+                "interpreted.")
+    one = len(failing) == 1
+    parts = [f"{', '.join(failing)} do{'es' if one else ''} not beat {'its' if one else 'their'} premise-blind control"]
+    parts = (parts if failing else []) + (
+        [f"{', '.join(untested)} ha{'s' if len(untested) == 1 else 've'} no control"] if untested else [])
+    return (f"Not reading the premise: {'; '.join(parts)}. Their figures in the tables above are descriptive only, "
+            f"no Δ or comparison of them is interpreted, and a comparison involving one reads \"{NOT_READING}\".")
+
+
 def comparisons_words(summary) -> str:
-    paired = {c.paired for c in summary.comparisons}
-    how = ("every results file had its predictions file: the pairs were drawn once for both sides, by premise"
-           if paired == {True} else
-           "these results files come without their predictions (a zoo run's --work keeps them), so each model's "
-           "pairs were drawn from the counts its results file holds, apart and unclustered" if paired == {False} else
-           "where both sides' predictions files were at hand the pairs were drawn once for both, by premise; "
-           "elsewhere from each results file's counts, apart and unclustered")
     return ("Paired comparisons, in points: a − b of the mean over seeds, its 95% interval and p-value from a "
-            "bootstrap that resamples the test pairs and the seeds together (`swapbench.zoo.compare`; "
-            f"{RESAMPLES:,} resamples): {how}. *In italics*: the interval covers 0, the two are not "
+            "bootstrap that resamples the test pairs by premise, once for both sides, and the seeds within each "
+            f"side, from each pair's outcome (`swapbench.zoo.compare`; {RESAMPLES:,} resamples). Only the cells "
+            "shown are tested, and each table is one family: its p-values are **Holm-adjusted within that table** "
+            f"(p_Holm); the intervals are not adjusted. *In italics*: p_Holm is {ALPHA} or more, the two are not "
             "distinguishable at this scale (which is not a finding that they are equal). The intervals over seeds "
             "in the tables above cover the seeds alone; read differences here, not from whether those overlap.")
+
+
+def no_comparisons_words(summary) -> str:
+    return ("No paired comparison: this zoo.json keeps no pair outcomes (its runs were summarised before they were "
+            "kept), and counts alone cannot resample the same premises for both sides. Nothing in this report "
+            "compares encodings; run the zoo again (its --work keeps the predictions) for comparisons.")
+
+
+def premise_words(summary) -> str:
+    if not summary.controls:
+        return ("**No premise-blind control was run** (a zoo run before them, or --no-controls): no encoding is "
+                "shown to read the premise, so no Δ, no order sensitivity and no comparison of this report is "
+                "interpreted; its figures are descriptive only. `swapbench zoo run` trains each encoding, set-up "
+                "and seed again on the hypotheses alone for that.")
+    return ("Each encoding against its premise-blind control, the same encoder trained, validated and scored on the "
+            "hypotheses alone (same recipe and seeds): accuracy on the originals, the paired difference (premises "
+            "resampled once for both, seeds within each side), one-sided (the encoding is better), Holm-adjusted "
+            f"over every control of the run (one family). An encoding with p_Holm {ALPHA} or more is **not reading "
+            "the premise**: none of its figures is interpreted.")
 
 
 def chance_line(summary, setup: str) -> str:
@@ -286,15 +357,21 @@ def render_markdown(summary) -> str:
                        "probe's figures are means over seeds, the paper's two and the two that measure degree and "
                        "compare with the mask's uniform baseline, – where the results files predate them):", "",
                        sr_table(summary, setup), ""]
-        if summary.comparisons:
-            blocks += ["Against `none` and `learned_absolute` (see the paired comparisons below):", "",
-                       comparisons_table(summary, setup), ""]
-    if summary.comparisons:
+        if summary.controls:
+            blocks += ["Premise-blind controls (see below):", "", premise_table(summary, setup), ""]
+        blocks += [premise_line(summary, setup), ""]
+        if summary.comparisons and any(c.family != PREMISE_FAMILY for c in summary.comparisons):
+            blocks += [("Against `none` and `learned_absolute` (see the paired comparisons below; Holm over this "
+                        "table):"), "", comparisons_table(summary, setup), ""]
+    blocks += ["### Premise-blind controls", "", premise_words(summary), ""]
+    if any(c.family is not None and c.family != PREMISE_FAMILY for c in summary.comparisons):
         blocks += ["### Paired comparisons", "", comparisons_words(summary), ""]
         training = role_training_table(summary)
         if training:
-            blocks += ["Role-swap training, each encoding against itself trained without role swaps:", "", training,
-                       ""]
+            blocks += [("Role-swap training, each encoding against itself trained without role swaps (Holm over "
+                        "this table):"), "", training, ""]
+    else:
+        blocks += ["### Paired comparisons", "", no_comparisons_words(summary), ""]
     blocks += [
         "### Position signal at initialisation",
         "",

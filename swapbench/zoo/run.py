@@ -34,6 +34,9 @@ from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, compare_encodings, larg
                       probe_figures, relabelled, run_records, summarize_encoding)
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
 
+HYPOTHESIS_ONLY_SUFFIX = "-hypothesis-only"  # a premise-blind control's checkpoint and results file
+
+
 def setup_name(recipe: ZooRecipe) -> str:
     return "+".join([recipe.token_embeddings] + ([ROLE_SWAPS] if recipe.role_swaps else []))
 
@@ -62,7 +65,8 @@ def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, scored, devi
                    log) -> tuple[Path, TrainingRecord, bool]:
     """The checkpoint of this encoding and recipe: reused from `work` when it was trained with exactly this
     recipe, encoding settings and scored data, else trained now. Returns (folder, record, reused)."""
-    folder = work / "checkpoints" / setup_name(recipe) / f"{encoding}-seed{recipe.training.seed}"
+    folder = work / "checkpoints" / setup_name(recipe) / (f"{encoding}-seed{recipe.training.seed}"
+                                                          + (HYPOTHESIS_ONLY_SUFFIX if recipe.hypothesis_only else ""))
     record = read_record(folder)
     if (record is not None and record.encoding == encoding and record.recipe == recipe
             and record.data_overlap is not None and record.data_overlap.scored_dataset == scored.dataset
@@ -93,7 +97,8 @@ class ZooScorer(ClassifierScorer):
         return replace(prepared, loaded=replace(prepared.loaded, labels=labels),
                        fine_tuning=zoo_training(self.record, self.checkpoint, self.reused),
                        train_seconds=train_seconds, earlier_seconds=train_seconds,
-                       name=f"swapbench-zoo/{self.record.encoding}" + ("" if setup == PLAIN else f"@{setup}"))
+                       name=f"swapbench-zoo/{self.record.encoding}" + ("" if setup == PLAIN else f"@{setup}")
+                       + (HYPOTHESIS_ONLY_SUFFIX if self.record.recipe.hypothesis_only else ""))
 
 
 def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
@@ -124,37 +129,54 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     max_length = options.recipe.training.max_length
     # Every row of every configuration, before --limit: no training pair may share a pairID or premise with them.
     scored = scored_pairs(open_benchmark(options.data, configs=options.configs))
-    summaries, every, read = [], [], []  # every: each seed's results, in order; read: the same per encoding
+    summaries, controls, every, read, read_controls = [], [], [], [], []  # every: each seed's results, in order
     clusters = None
+
+    def scored_seed(setup: str, encoding: str, recipe: ZooRecipe) -> tuple[SeedRun, object, int]:
+        """Train (or reuse) and score one encoding, set-up and seed; its results file, its outcomes kept."""
+        nonlocal clusters
+        checkpoint, record, reused = checkpoint_for(encoding, recipe, options.work, scored=scored,
+                                                    device=options.device, progress=options.progress, log=log)
+        control = recipe.hypothesis_only
+        where = Path(setup) / encoding / (
+            f"seed-{recipe.training.seed}" + (HYPOTHESIS_ONLY_SUFFIX if control else "") + ".json")
+        results, results_path = evaluate(EvalOptions(
+            model=str(checkpoint), data=options.data, configs=options.configs, limit=options.limit,
+            max_length=max_length, device=options.device, seed=recipe.training.seed, bootstrap=options.bootstrap,
+            probe=not control, probe_words=options.probe_words, probe_length=max_length, progress=options.progress,
+            hypothesis_only=control, output=options.work / "results" / where, command=options.command),
+            scorer=ZooScorer(record, checkpoint, reused))
+        replace_files({out / where: portable(results.model_dump_json(indent=2), keep=2) + "\n"})
+        rows = read_predictions(predictions_path(results_path))
+        # the predictions stay in --work; zoo.json keeps each pair's outcome for the paired comparisons
+        outcomes, clusters = pair_outcomes(rows)
+        timings = results.provenance.timings
+        run = SeedRun(seed=recipe.training.seed, results=str(where),
+                      best_validation_accuracy=record.best_validation_accuracy,
+                      train_seconds=0.0 if reused else record.train_seconds,
+                      eval_seconds=timings.total - timings.fine_tuning, **probe_figures(results),
+                      changed=order_sensitivity(rows), outcomes=outcomes)
+        return run, results, record.parameters
+
     for setup, setup_recipe in recipes.items():
         for encoding in options.encodings:
-            runs, record = [], None
+            runs, blind = [], []
             for seed in options.seeds:
-                recipe = with_seed(setup_recipe, seed)
-                checkpoint, record, reused = checkpoint_for(encoding, recipe, options.work, scored=scored,
-                                                            device=options.device, progress=options.progress, log=log)
-                where = Path(setup) / encoding / f"seed-{seed}.json"
-                results, results_path = evaluate(EvalOptions(
-                    model=str(checkpoint), data=options.data, configs=options.configs, limit=options.limit,
-                    max_length=max_length, device=options.device, seed=seed, bootstrap=options.bootstrap,
-                    probe_words=options.probe_words, probe_length=max_length, progress=options.progress,
-                    output=options.work / "results" / where, command=options.command),
-                    scorer=ZooScorer(record, checkpoint, reused))
-                replace_files({out / where: portable(results.model_dump_json(indent=2), keep=2) + "\n"})
-                rows = read_predictions(predictions_path(results_path))
-                # the predictions stay in --work; zoo.json keeps each pair's outcome for the paired comparisons
-                outcomes, clusters = pair_outcomes(rows)
-                timings = results.provenance.timings
-                runs.append((SeedRun(seed=seed, results=str(where),
-                                     best_validation_accuracy=record.best_validation_accuracy,
-                                     train_seconds=0.0 if reused else record.train_seconds,
-                                     eval_seconds=timings.total - timings.fine_tuning, **probe_figures(results),
-                                     changed=order_sensitivity(rows), outcomes=outcomes), results))
+                run, results, parameters = scored_seed(setup, encoding, with_seed(setup_recipe, seed))
+                runs.append((run, results))
                 every.append(results)
-            summaries.append(summarize_encoding(encoding, setup, record.parameters, runs))
+                if options.controls:
+                    control = with_seed(setup_recipe, seed).model_copy(update={"hypothesis_only": True})
+                    blind.append(scored_seed(setup, encoding, control)[:2])
+            summaries.append(summarize_encoding(encoding, setup, parameters, runs))
             read.append([results for _, results in runs])
+            if blind:
+                controls.append(summarize_encoding(encoding, setup, parameters, blind))
+                read_controls.append([results for _, results in blind])
             log(f"{setup} {encoding}: " + ", ".join(f"{c} changed {100 * s.mean:.1f}%"
-                                                   for c, s in summaries[-1].changed.items()))
+                                                   for c, s in summaries[-1].changed.items())
+                + (f"; accuracy {100 * summaries[-1].accuracy.mean:.1f}%, premise-blind control "
+                   f"{100 * controls[-1].accuracy.mean:.1f}%" if blind else ""))
     commit, _ = git_state()
     last = every[-1]
     summary = ZooSummary(
@@ -165,7 +187,10 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
         wall_seconds=round(time.perf_counter() - began, 1), device=last.provenance.device,
         device_name=device_name(torch.device(last.provenance.device)), torch_threads=torch.get_num_threads(),
         swapbench_version=__version__, git_commit=commit, started_at=started_at, command=options.command,
-        runs=run_records(every), clusters=clusters, comparisons=compare_encodings(summaries, read, clusters))
+        runs=run_records(every + [r for files in read_controls for r in files]), clusters=clusters,
+        controls=controls,
+        comparisons=compare_encodings(summaries, read, clusters, largest_configuration(last), relabelled(last),
+                                      controls, read_controls))
     write_report(summary, out, also={out / SUMMARY_FILE: portable(summary.model_dump_json(indent=2), keep=2) + "\n"})
     return summary
 

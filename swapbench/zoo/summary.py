@@ -23,7 +23,7 @@ from ..core.registry import ENCODINGS
 from ..core.strict import Strict
 from ..leaderboard.store import read_results
 from ..results.schema import EvalResults
-from .compare import METHOD, Comparison, comparisons, outcomes_of
+from .compare import METHOD, Comparison, comparisons, outcomes_of, premise_test, reads_premise
 from .train import ZooRecipe
 
 SUMMARY_FILE = "zoo.json"
@@ -129,13 +129,27 @@ class ZooSummary(Strict):
     clusters: dict[str, list[int]] | None = Field(
         default=None, description="the premise cluster of each pair, per configuration, in the order of the runs' "
                                   "outcomes (every run scored the same rows); null when the runs keep no outcomes")
+    controls: list[EncodingSummary] = Field(
+        default_factory=list, description="the premise-blind controls: each encoding of each set-up trained and "
+                                          "scored on the hypotheses alone, same recipe and seeds; empty in runs "
+                                          "made without them (or before them)")
     comparisons: list[Comparison] = Field(
-        default_factory=list, description="paired comparisons of encodings, and of set-ups with and without role "
-                                          "swaps, resampling test pairs and seeds together (swapbench.zoo.compare)")
+        default_factory=list, description="paired comparisons of encodings, of set-ups with and without role "
+                                          "swaps, and of each encoding with its premise-blind control, resampling "
+                                          "test pairs (by premise, once for both sides) and seeds together, "
+                                          "Holm-adjusted within each family (swapbench.zoo.compare)")
     comparisons_method: str = Field(default=METHOD, description="how the comparisons were made")
 
     def of(self, setup: str) -> list[EncodingSummary]:
         return [e for e in self.encodings if e.setup == setup]
+
+    def premise_test(self, setup: str, encoding: str) -> Comparison | None:
+        """The encoding's test against its premise-blind control, if one was made."""
+        return premise_test(self.comparisons, setup, encoding)
+
+    def reads_premise(self, setup: str, encoding: str) -> bool:
+        """Whether the encoding beats its premise-blind control (compare.reads_premise)."""
+        return reads_premise(self.comparisons, setup, encoding)
 
     def at_chance(self) -> tuple[int, int]:
         """(models `swapbench eval` found at chance, models): over every set-up, encoding and seed."""
@@ -220,25 +234,41 @@ def discordant_fraction(results: EvalResults, configuration: str) -> float:
 def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     """The summary recomputed from the results files it lists (in `folder`) and the per-seed figures it keeps,
     e.g. after this module learnt a new figure."""
-    encodings, every, read = [], [], []
-    for encoding in summary.encodings:
-        runs = [(run, read_results(Path(folder) / run.results).results) for run in encoding.runs]
-        encodings.append(summarize_encoding(encoding.encoding, encoding.setup, encoding.parameters, runs))
-        every += [results for _, results in runs]
-        read.append([results for _, results in runs])
+    def summarized(listed: list[EncodingSummary]) -> tuple[list[EncodingSummary], list, list[list[EvalResults]]]:
+        encodings, every, read = [], [], []
+        for encoding in listed:
+            runs = [(run, read_results(Path(folder) / run.results).results) for run in encoding.runs]
+            encodings.append(summarize_encoding(encoding.encoding, encoding.setup, encoding.parameters, runs))
+            every += [results for _, results in runs]
+            read.append([results for _, results in runs])
+        return encodings, every, read
+
+    encodings, every, read = summarized(summary.encodings)
     if not every:
         raise SwapbenchError(f"{folder / SUMMARY_FILE} lists no run")
-    return summary.model_copy(update={"encodings": encodings, "relabelled": relabelled(every[-1]),
-                                      "runs": run_records(every),
-                                      "comparisons": compare_encodings(encodings, read, summary.clusters)})
+    controls, every_control, read_controls = summarized(summary.controls)
+    return summary.model_copy(update={
+        "encodings": encodings, "controls": controls, "relabelled": relabelled(every[-1]),
+        "runs": run_records(every + every_control),
+        "comparisons": compare_encodings(encodings, read, summary.clusters, summary.accuracy_configuration,
+                                         relabelled(every[-1]), controls, read_controls),
+        "comparisons_method": METHOD})
 
 
 def compare_encodings(encodings: list[EncodingSummary], results: list[list[EvalResults]],
-                      clusters: dict[str, list[int]] | None) -> list[Comparison]:
+                      clusters: dict[str, list[int]] | None, shuffle: str, relabelled_names: list[str],
+                      controls: list[EncodingSummary] = (), control_results: list[list[EvalResults]] = ()
+                      ) -> list[Comparison]:
     """The paired comparisons (swapbench.zoo.compare) of these encodings, whose seeds' results files are
-    `results`, in the order of their runs."""
-    return comparisons({(e.setup, e.encoding): [outcomes_of(r, run, clusters) for run, r in zip(e.runs, files)]
-                        for e, files in zip(encodings, results)})
+    `results`, in the order of their runs, and of each with its premise-blind control among `controls` (results
+    `control_results`). `shuffle`: the configuration of accuracy and of the shuffle columns; `relabelled_names`:
+    the role configurations, the first of which the tables show."""
+    def outcomes(listed, files_of):
+        return {(e.setup, e.encoding): [outcomes_of(r, run, clusters) for run, r in zip(e.runs, files)]
+                for e, files in zip(listed, files_of)}
+
+    return comparisons(outcomes(encodings, results), shuffle, (relabelled_names or [None])[0],
+                       outcomes(controls, control_results))
 
 
 def run_records(results) -> list[ZooRunRecord]:
@@ -262,7 +292,7 @@ def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> Zo
     `folder`. They must share the recipe (but for their set-ups), seeds and dataset."""
     import shutil
 
-    encodings, setups = list(summary.encodings), list(summary.setups)
+    encodings, setups, controls = list(summary.encodings), list(summary.setups), list(summary.controls)
     wall, clusters = summary.wall_seconds, summary.clusters
     for other_folder in others:
         other = read_summary(other_folder)
@@ -281,12 +311,19 @@ def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> Zo
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(Path(other_folder) / run.results, target)
             encodings.append(encoding)
+        for control in other.controls:
+            for run in control.runs:
+                target = Path(folder) / run.results
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(Path(other_folder) / run.results, target)
+            controls.append(control)
         setups += [s for s in other.setups if s not in setups]
         wall = max(wall, other.wall_seconds)  # run side by side
     order = {name: i for i, name in enumerate(ENCODINGS.names())}
     encodings.sort(key=lambda e: (setups.index(e.setup), order.get(e.encoding, len(order))))
-    return summary.model_copy(update={"encodings": encodings, "setups": setups, "wall_seconds": wall,
-                                      "clusters": clusters})
+    controls.sort(key=lambda e: (setups.index(e.setup), order.get(e.encoding, len(order))))
+    return summary.model_copy(update={"encodings": encodings, "controls": controls, "setups": setups,
+                                      "wall_seconds": wall, "clusters": clusters})
 
 
 def read_summary(folder: Path) -> ZooSummary:

@@ -75,6 +75,8 @@ class ZooRecipe(Strict):
                               "frozen (swapbench.zoo.embeddings)")
     role_swaps: bool = Field(False, description="add role swaps of the training pairs' entailment pairs, labelled "
                                                 "contradiction (swapbench.zoo.role_swaps)")
+    hypothesis_only: bool = Field(False, description="the premise-blind control: trained, validated and scored on "
+                                                     "the hypotheses alone, the premise removed from every input")
 
     def variant_name(self) -> str:
         """The options that change the training data or the starting point, as a name suffix ("" for none)."""
@@ -206,9 +208,11 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
     # bf16 autocast on a GPU that has it, as before (the zoo's record does not name it)
     trainer = snli_trainer(model_init, tokenizer, training.model_copy(update={"precision": "bfloat16-autocast"})
                            if bf16 else training, train_pairs + swaps, val_pairs, work, on, progress,
-                           Console(stderr=True, soft_wrap=True), eval_batch_size=128, description="training")
+                           Console(stderr=True, soft_wrap=True), eval_batch_size=128, description="training",
+                           hypothesis_only=recipe.hypothesis_only)
     added = f" and {len(swaps)} role swaps of its entailment pairs" if swaps else ""
-    log(f"Training the zoo encoder with {encoding} positions on {train_info.n} pairs ({train_info.source}, "
+    log(f"Training the zoo encoder with {encoding} positions on {train_info.n} "
+        f"{'hypotheses alone (premise-blind control)' if recipe.hypothesis_only else 'pairs'} ({train_info.source}, "
         f"{train_info.split}){added}; validation: {val_info.n} pairs; seed {training.seed}"
         + (f"; token embeddings: {recipe.token_embeddings}" if table is not None else ""))
     started = time.perf_counter()
@@ -236,7 +240,9 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
 def zoo_training(record: TrainingRecord, checkpoint: Path, reused: bool) -> FineTuningInfo:
     """A zoo checkpoint's training, in the results schema's terms: trained from scratch, from the zoo's model
     type; the whole zoo recipe (architecture, tokenizer, options) is in the cache key and in swapbench_zoo.json."""
-    identity = json.dumps({"encoding": record.encoding, "recipe": record.recipe.model_dump(mode="json"),
+    # hypothesis_only enters the key only when set: the keys of the zoo's other checkpoints stay what they were
+    recipe = record.recipe.model_dump(mode="json", exclude=None if record.recipe.hypothesis_only else {"hypothesis_only"})
+    identity = json.dumps({"encoding": record.encoding, "recipe": recipe,
                            "train": record.train.fingerprint, "validation": record.validation.fingerprint},
                           sort_keys=True)
     return FineTuningInfo(
@@ -245,4 +251,4 @@ def zoo_training(record: TrainingRecord, checkpoint: Path, reused: bool) -> Fine
         best_validation_accuracy=record.best_validation_accuracy, history=record.history,
         cache_key=hashlib.sha256(identity.encode()).hexdigest(), checkpoint=str(checkpoint), reused=reused,
         train_seconds=record.train_seconds, devices=record.devices, from_scratch=True,
-        data_overlap=record.data_overlap)
+        data_overlap=record.data_overlap, hypothesis_only=record.recipe.hypothesis_only)

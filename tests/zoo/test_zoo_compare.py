@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from swapbench.results.schema import PredictionRow
-from swapbench.zoo.compare import Side, compare, from_counts, from_rows, planned
+from swapbench.zoo.compare import Side, compare, from_rows, planned
 
 N = 300  # pairs, three per premise
 
@@ -37,10 +37,9 @@ def test_two_models_that_change_the_same_pairs_do_not_differ_when_the_pairs_are_
     paired = compare([from_rows(rows(same), "changed")] * 3, [from_rows(rows(same), "changed")] * 3, rng(), 500)
     assert paired["paired"] and (paired["difference"], paired["low"], paired["high"]) == (0.0, 0.0, 0.0)
     assert paired["p_value"] == 1.0
-    # from the counts alone, each model's pairs are drawn apart: the same figures, a wide interval around 0
-    counted = from_counts(N, {1.0: len(same)})
-    apart = compare([counted] * 3, [counted] * 3, rng(), 500)
-    assert not apart["paired"] and apart["low"] < -0.02 and apart["high"] > 0.02 and apart["p_value"] > 0.5
+    # models that scored other rows are not compared
+    with pytest.raises(ValueError, match="same rows"):
+        compare([from_rows(rows(same), "changed")], [from_rows(rows(same)[:-3], "changed")], rng(), 10)
 
 
 def test_a_model_that_changes_a_third_of_the_pairs_on_every_seed_differs_from_one_that_changes_none():
@@ -66,16 +65,14 @@ def test_seeds_are_resampled_within_each_side():
     assert result["low"] == 0.0 and result["p_value"] > 0.5
 
 
-def test_delta_counts_lost_and_gained_pairs_and_counts_give_the_figure_of_the_rows():
+def test_delta_counts_lost_and_gained_pairs():
     lost = {0, 1, 2, 3}
     predictions = [r.model_copy(update={"prediction_perturbed": "neutral" if i in lost else r.gold})
                    for i, r in enumerate(rows(set()))]
     predictions[10] = predictions[10].model_copy(update={"prediction_original": "neutral"})  # a gained pair
     delta = from_rows(predictions, "delta")
     assert delta.value == pytest.approx((1 - 4) / N)
-    assert from_counts(N, {1.0: 1, -1.0: 4}).value == pytest.approx(delta.value)
-    with pytest.raises(ValueError, match="pairs counted"):
-        from_counts(3, {1.0: 2, -1.0: 2})
+    assert from_rows(predictions, "accuracy").value == pytest.approx((N - 1) / N)
 
 
 def test_every_encoding_meets_none_and_learned_absolute_once_and_role_swap_training_its_own_set_up():
@@ -103,10 +100,11 @@ def test_the_committed_zoo_is_what_zoo_report_makes_of_its_results_files():
     assert refresh_summary(summary, COMMITTED_ZOO) == summary, "run `swapbench zoo report leaderboard/zoo`"
     readme = (COMMITTED_ZOO / "README.md").read_text(encoding="utf-8")
     assert render_markdown(summary) in readme
-    # published without the pairs' outcomes: every comparison drew each model's pairs from its counts, and says so
-    assert summary.comparisons and not any(c.paired for c in summary.comparisons)
-    assert "apart and unclustered" in readme and "not distinguishable at this scale" in readme
-    assert "clear negative result" not in readme and "0.94 vs" not in readme
+    # published without the pairs' outcomes and without premise-blind controls: no comparison is made from
+    # counts, no encoding is shown to read the premise, and the report interprets none of them
+    assert not summary.comparisons and not summary.controls
+    assert "No premise-blind control was run" in readme and "No paired comparison" in readme
+    assert "apart and unclustered" not in readme and "clear negative result" not in readme and "0.94 vs" not in readme
 
 
 def test_the_probes_figures_that_measure_degree_are_read_when_a_results_file_has_them():

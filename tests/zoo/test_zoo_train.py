@@ -11,7 +11,9 @@ import torch
 from transformers import AutoModelForSequenceClassification
 
 from swapbench.commands.main import main
+from swapbench.evaluation.stats import holm
 from swapbench.results.schema import EvalResults
+from swapbench.zoo.compare import PREMISE_FAMILY
 from swapbench.zoo.report import BEGIN, END
 from swapbench.zoo.summary import ZooSummary
 from swapbench.zoo.train import RECORD_FILE, TrainingRecord
@@ -48,7 +50,7 @@ def test_zoo_train_is_reproducible_by_seed(setting, tmp_path):
     assert not all(torch.equal(weights["a"][k], weights["c"][k]) for k in weights["a"])
 
 
-def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, tmp_path):
+def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, tmp_path, capsys):
     out, work = tmp_path / "out", tmp_path / "work"
     command = ["zoo", "run", "--data", str(setting["benchmark"]), "--out", str(out), "--work", str(work),
                "--encodings", "none,alibi", "--seeds", "0,1", "--bootstrap", "100", "--probe-words", "5",
@@ -89,7 +91,31 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].delta.values())
     assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].discordant.values())
     assert set(summary.encodings[1].changed) == set(SHUFFLES.split(","))
-    assert [run.results for run in summary.runs] == [4]  # one run: 2 encodings x 2 seeds
+    assert [run.results for run in summary.runs] == [8]  # one run: 2 encodings x 2 seeds, each with its control
+    # each encoding and seed trained and scored again on the hypotheses alone: its premise-blind control
+    assert [(c.setup, c.encoding, [r.seed for r in c.runs]) for c in summary.controls] == [
+        ("random", "none", [0, 1]), ("random", "alibi", [0, 1])]
+    for control in summary.controls:
+        for run in control.runs:
+            assert run.results == f"random/{control.encoding}/seed-{run.seed}-hypothesis-only.json"
+            blind = EvalResults.model_validate_json((out / run.results).read_text()).model
+            assert blind.hypothesis_only and blind.fine_tuning.hypothesis_only and blind.probe is None
+            assert blind.name_or_path == f"swapbench-zoo/{control.encoding}-hypothesis-only"
+    tests = [summary.premise_test("random", name) for name in ("none", "alibi")]
+    assert all(t.family == PREMISE_FAMILY and t.alternative == "greater" and t.b.hypothesis_only for t in tests)
+    assert [t.p_holm for t in tests] == holm([t.p_value for t in tests])
+    # a control's checkpoint is scored as it was trained, on the hypotheses alone, and only so
+    blind_checkpoint = work / "checkpoints" / "random" / "none-seed0-hypothesis-only"
+    assert main(["eval", str(blind_checkpoint), "--data", str(setting["benchmark"]), "--no-probe",
+                 "--output", str(tmp_path / "whole.json")]) == 2
+    assert "trained on the hypotheses alone" in " ".join(capsys.readouterr().err.split())
+    assert main(["eval", str(blind_checkpoint), "--data", str(setting["benchmark"]), "--no-probe", "--device", "cpu",
+                 "--hypothesis-only", "--no-progress", "--output", str(tmp_path / "alone.json")]) == 0
+    alone = EvalResults.model_validate_json((tmp_path / "alone.json").read_text())
+    assert alone.model.hypothesis_only and alone.model.fine_tuning.hypothesis_only
+    assert alone.results["shuffle-random"].accuracy_original == pytest.approx(
+        EvalResults.model_validate_json((out / "random/none/seed-0-hypothesis-only.json").read_text())
+        .results["shuffle-random"].accuracy_original)
     for spread in summary.encodings[1].changed.values():
         assert spread.low <= spread.mean <= spread.high
     # every pair's outcome is kept, so the comparison of alibi with none draws the pairs once for both
@@ -101,6 +127,7 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
 
     table = (out / "README.md").read_text(encoding="utf-8")
     assert "| `none` |" in table and "| `alibi` |" in table and "Predictions changed" in table
+    assert "Premise-blind controls" in table and "premise-blind control %" in table and "p_Holm" in table
     assert str(tmp_path) not in table and str(setting["benchmark"]) not in table  # no path of this machine
     assert (out / "zoo_order_sensitivity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -48,12 +48,15 @@ class ClassifierScorer(Scorer):
                 raise SwapbenchError(f"--seeds fine-tunes the model once per seed, but {options.model} already is a "
                                      "sequence classifier, which is scored as it is: add --finetune to fine-tune it "
                                      "once per seed, or leave --seeds out")
-            refuse_training(options)
             trained = recorded_training(options.model, run.benchmark, run.console)
-            if trained is not None and trained.hypothesis_only:
+            # a checkpoint swapbench trained on the hypotheses alone (a zoo encoder's premise-blind control) is
+            # scored as it was trained, with --hypothesis-only, and only so
+            blind = trained is not None and trained.hypothesis_only
+            refuse_training(options, keep=("hypothesis_only",) if blind else ())
+            if blind and not options.hypothesis_only:
                 raise SwapbenchError(f"{options.model} was trained on the hypotheses alone: scored on whole pairs, "
-                                     "its figures would mean nothing. Score its base model with --hypothesis-only "
-                                     "(the cached checkpoint is reused)")
+                                     "its figures would mean nothing. Score it, or its base model, with "
+                                     "--hypothesis-only (a cached checkpoint is reused)")
             labels = map_labels(config, options.label_map, options.force)  # refuses before the weights are loaded
             loaded = load_classifier(options.model, config, labels, revision=options.revision, device=device,
                                      dtype=dtype, trust_remote_code=options.trust_remote_code,
@@ -132,13 +135,15 @@ class ClassifierScorer(Scorer):
                            hypothesis_only=options.hypothesis_only).predictions
 
 
-def refuse_training(options) -> None:
+def refuse_training(options, keep: tuple[str, ...] = ()) -> None:
     """A classifier is scored as it is: training options given for it would be read by nothing, and its head
-    scored untrained where the user meant to train it, so they are refused, pointing to --finetune."""
+    scored untrained where the user meant to train it, so they are refused, pointing to --finetune (but those in
+    `keep`, which apply to this classifier)."""
     from ...sources.options import COLUMN_FIELDS
     from ..training_options import TrainingDataOptions
 
-    ignored = given(options, [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE, "hypothesis_only", "stop_at_chance"])
+    fields = [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE, "hypothesis_only", "stop_at_chance"]
+    ignored = given(options, [name for name in fields if name not in keep])
     if ignored:
         raise SwapbenchError(f"{options.model} already is a sequence classifier, which is scored as it is: "
                              f"{listed(ignored)} would be ignored. Add --finetune to fine-tune it on them before "
