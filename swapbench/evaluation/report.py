@@ -236,11 +236,11 @@ LOCALITY_CAPTION = (f"Locality as a curve: changed = share of rows whose predict
                     f"gradient.")
 
 
-def bin_label(b) -> str:
-    """A distance bin as "2", "3-4" or "65+"."""
-    if b.distance_max is None:
-        return f"{b.distance_min}+"
-    return str(b.distance_max) if b.distance_min in (0, b.distance_max) else f"{b.distance_min}-{b.distance_max}"
+def bin_label(low: int, high: int | None) -> str:
+    """A distance bin [low, high] as "2" (the first, 0 to 2: a shuffle moves at least 2), "3-4" or "65+"."""
+    if high is None:
+        return f"{low}+"
+    return str(high) if low in (0, high) else f"{low}-{high}"
 
 
 def slope_points(value: float) -> str:
@@ -267,7 +267,7 @@ def locality_table(results: EvalResults) -> Table | None:
         table.add_column(header, justify="right")
     table.add_column("verdict")
     for name, f in found.items():
-        curve = ", ".join(f"{bin_label(b)}: {percent(b.changed)} / {points(b.delta)}" for b in f.bins)
+        curve = ", ".join(f"{bin_label(b.distance_min, b.distance_max)}: {percent(b.changed)} / {points(b.delta)}" for b in f.bins)
         slope = "" if f.slope is None else slope_points(f.slope)
         ci = "" if f.slope_ci is None else f"[{slope_points(f.slope_ci.low)}, {slope_points(f.slope_ci.high)}]"
         table.add_row(escape(name), str(f.rows), curve, slope, ci, gradient_words(f))
