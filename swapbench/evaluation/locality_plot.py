@@ -16,9 +16,10 @@ from .report import bin_label, gradient_words, slope_points
 
 def _label(name: str, found) -> str:
     if found.slope is None:
-        return f"{plot_text(name)}: no slope (one distance), {gradient_words(found)}"
+        return f"{plot_text(name)}: no slope (one distance), {gradient_words(found.gradient)}"
+    ci = found.slope_ci
     return (f"{plot_text(name)}: slope {slope_points(found.slope)} pp / {LOCALITY_SLOPE_SCALE} positions "
-            f"[{slope_points(found.slope_ci.low)}, {slope_points(found.slope_ci.high)}], {gradient_words(found)}")
+            f"[{slope_points(ci.low)}, {slope_points(ci.high)}], {gradient_words(found.gradient)}")
 
 
 def plot_locality(results: EvalResults, path: Path, title: str | None = None) -> Path:

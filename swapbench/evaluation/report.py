@@ -248,9 +248,10 @@ def slope_points(value: float) -> str:
     return points(LOCALITY_SLOPE_SCALE * value)
 
 
-def gradient_words(found) -> str:
-    """The verdict of a configuration's locality, in the one wording: "gradient" or "no gradient"."""
-    return "gradient" if found.gradient else "no gradient"
+def gradient_words(gradient: bool) -> str:
+    """The verdict of a configuration's locality (Locality.gradient), in the one wording: "gradient", or "no
+    gradient" where the slope's interval covers 0."""
+    return "gradient" if gradient else "no gradient"
 
 
 def locality_table(results: EvalResults) -> Table | None:
@@ -270,7 +271,7 @@ def locality_table(results: EvalResults) -> Table | None:
         curve = ", ".join(f"{bin_label(b.distance_min, b.distance_max)}: {percent(b.changed)} / {points(b.delta)}" for b in f.bins)
         slope = "" if f.slope is None else slope_points(f.slope)
         ci = "" if f.slope_ci is None else f"[{slope_points(f.slope_ci.low)}, {slope_points(f.slope_ci.high)}]"
-        table.add_row(escape(name), str(f.rows), curve, slope, ci, gradient_words(f))
+        table.add_row(escape(name), str(f.rows), curve, slope, ci, gradient_words(f.gradient))
     return table
 
 

@@ -1,5 +1,6 @@
 """leaderboard/README.md (the table and how its numbers were made) and leaderboard/leaderboard.csv, whose `seeds`
-and `*_seed_sd` columns say over how many fine-tunings a row's figures are a mean, and how far they spread."""
+and `*_seed_sd` columns say over how many fine-tunings a row's figures are a mean, and how far they spread, and whose
+`locality_slope_*` columns (once some row has them) give each shuffle's locality slope, its interval and verdict."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import io
 from ..core.display import csv_cell
 from . import RESULTS_DIR
 from .reference import Reference
-from .table import VIEWS, Board, by_view, cell_text, delta_key, interval_text, role_key, variant_note
+from .table import (VIEWS, Board, by_view, cell_text, delta_key, gradient_key, interval_text, locality_key, role_key,
+                    variant_note)
 from .templating import render_markdown
 
 # The reference's shuffle scope, as the README's Δ shuffle-N says which constituents were shuffled.
@@ -26,6 +28,12 @@ def render_readme(board: Board, reference: Reference) -> str:
         permuted=sorted({c.config for c in board.columns if c.key.startswith("omega_max:")}))
 
 
+def has_locality(board: Board, config: str) -> bool:
+    """Whether the board shows a locality slope for `config`: once some row's results hold one (a board whose files
+    all predate it keeps its columns, byte for byte)."""
+    return any(column.key == locality_key(config) for column in board.columns)
+
+
 def csv_columns(board: Board) -> list[str]:
     names = ["model", "revision", "results_file", "reported", "positional_encoding", "architecture",
              "mode", "num_parameters", "fine_tuned", "seeds", "training_data", "label_view", "symmetry_paper",
@@ -33,6 +41,9 @@ def csv_columns(board: Board) -> list[str]:
     for c in board.shuffles:
         slug = c.replace("-", "_")
         names += [f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}"]
+        if has_locality(board, c):
+            names += [f"locality_slope_{slug}", f"locality_slope_{slug}_low", f"locality_slope_{slug}_high",
+                      f"locality_gradient_{slug}"]
     for c in board.relabelled:
         slug = c.replace("-", "_")
         names += [f"role_sensitivity_{slug}", f"role_sensitivity_{slug}_low", f"role_sensitivity_{slug}_high",
@@ -65,6 +76,10 @@ def render_csv(board: Board) -> str:
                  v["relative_locality"], v["original"]]
         for c in board.shuffles:
             cells += delta(c)
+            if has_locality(board, c):
+                low, high, _ = row.intervals.get(locality_key(c), (None, None, None))
+                gradient = v.get(gradient_key(c))
+                cells += [v.get(locality_key(c)), low, high, None if gradient is None else str(gradient).lower()]
         for c in board.relabelled:
             low, high, _ = row.intervals.get(role_key(c), (None, None, None))
             cells += [v.get(role_key(c)), low, high, row.spreads.get(role_key(c)),
