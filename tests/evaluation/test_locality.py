@@ -174,3 +174,29 @@ def test_the_interval_resamples_premises_not_rows():
         row.cluster = f"row{i}"
     alone = curve(rows).slope_ci
     assert clustered.high - clustered.low > 2 * (alone.high - alone.low)
+
+
+def test_the_board_shows_the_slope_once_a_row_has_it_and_the_missing_marker_elsewhere(tmp_path):
+    from swapbench.leaderboard.markdown import render_csv
+    from swapbench.leaderboard.reference import load_reference
+    from swapbench.leaderboard.store import Stored
+    from swapbench.leaderboard.table import cell_text, interval_text, locality_key, make_board
+
+    reference = load_reference(REPO / "leaderboard")
+    older = Stored(path=tmp_path / "older.json", results=committed()[0], migrated=[])
+    assert not [c for c in make_board([older], reference).columns if c.kind == "slope"]
+    assert "locality_slope" not in render_csv(make_board([older], reference))
+
+    newer = Stored(path=tmp_path / "newer.json", results=with_curves(), migrated=[])
+    board = make_board([older, newer], reference)
+    slopes = {c.config: c for c in board.columns if c.kind == "slope"}
+    assert set(slopes) == {"shuffle-3", "shuffle-5"}
+    by_file = {row.file: row for row in board.rows}
+    shown = newer.results.results["shuffle-5"].locality
+    assert by_file["newer.json"].values[locality_key("shuffle-5")] == shown.slope
+    assert interval_text(by_file["newer.json"], slopes["shuffle-5"]).endswith(", gradient")
+    assert interval_text(by_file["newer.json"], slopes["shuffle-3"]).endswith(", no gradient")
+    assert cell_text(by_file["older.json"], slopes["shuffle-5"]) == ""
+    assert interval_text(by_file["older.json"], slopes["shuffle-5"]) == ""
+    header = render_csv(board).splitlines()[0].split(",")
+    assert "locality_slope_shuffle_5_low" in header and "locality_slope_shuffle_4" not in header
