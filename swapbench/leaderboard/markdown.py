@@ -8,6 +8,7 @@ import csv
 import io
 
 from ..core.display import csv_cell
+from ..results.schema import LOCALITY_NULL, LOCALITY_SLOPE_SCALE
 from . import RESULTS_DIR
 from .reference import Reference
 from .table import (VIEWS, Board, by_view, cell_text, delta_key, gradient_key, interval_text, locality_key, role_key,
@@ -25,7 +26,9 @@ def render_readme(board: Board, reference: Reference) -> str:
         view_titles={view: title[0].upper() + title[1:] for view, title in VIEWS.items()},
         cell_text=cell_text, interval_text=interval_text, scope=SCOPES.get(reference.shuffle_scope, "a"),
         sides=[(c, variant_note(c)) for c in board.relabelled if variant_note(c)],
-        permuted=sorted({c.config for c in board.columns if c.key.startswith("omega_max:")}))
+        permuted=sorted({c.config for c in board.columns if c.key.startswith("omega_max:")}),
+        sloped=[c.config for c in board.columns if c.kind == "slope"], slope_scale=LOCALITY_SLOPE_SCALE,
+        slope_null=LOCALITY_NULL)
 
 
 def has_locality(board: Board, config: str) -> bool:

@@ -177,7 +177,7 @@ def test_the_interval_resamples_premises_not_rows():
 
 
 def test_the_board_shows_the_slope_once_a_row_has_it_and_the_missing_marker_elsewhere(tmp_path):
-    from swapbench.leaderboard.markdown import render_csv
+    from swapbench.leaderboard.markdown import render_csv, render_readme
     from swapbench.leaderboard.reference import load_reference
     from swapbench.leaderboard.store import Stored
     from swapbench.leaderboard.table import cell_text, interval_text, locality_key, make_board
@@ -198,5 +198,8 @@ def test_the_board_shows_the_slope_once_a_row_has_it_and_the_missing_marker_else
     assert interval_text(by_file["newer.json"], slopes["shuffle-3"]).endswith(", no gradient")
     assert cell_text(by_file["older.json"], slopes["shuffle-5"]) == ""
     assert interval_text(by_file["older.json"], slopes["shuffle-5"]) == ""
+    readme = render_readme(board, reference)
+    assert "**Locality slope** (`shuffle-3`, `shuffle-5`)" in readme and "no gradient" in readme
+    assert "Locality slope" not in render_readme(make_board([older], reference), reference)
     header = render_csv(board).splitlines()[0].split(",")
     assert "locality_slope_shuffle_5_low" in header and "locality_slope_shuffle_4" not in header
