@@ -44,7 +44,9 @@ def csv_columns(board: Board) -> list[str]:
     for c in board.shuffles:
         slug = c.replace("-", "_")
         names += [f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}"]
+    for c in board.shuffles:
         if has_locality(board, c):
+            slug = c.replace("-", "_")
             names += [f"locality_slope_{slug}", f"locality_slope_{slug}_low", f"locality_slope_{slug}_high",
                       f"locality_gradient_{slug}"]
     for c in board.relabelled:
@@ -79,6 +81,7 @@ def render_csv(board: Board) -> str:
                  v["relative_locality"], v["original"]]
         for c in board.shuffles:
             cells += delta(c)
+        for c in board.shuffles:
             if has_locality(board, c):
                 low, high, _ = row.intervals.get(locality_key(c), (None, None, None))
                 gradient = v.get(gradient_key(c))

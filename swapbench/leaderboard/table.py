@@ -251,9 +251,10 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
         if any(r.values.get(acceptance_key("omega_max", c)) is not None for r in rows):
             columns += [Column(acceptance_key(key, c), f"{header} ({short(c)})", "rate", c, f"{c}: {text}")
                         for key, header, text in ACCEPTANCE_COLUMNS]
-        if any(r.values.get(locality_key(c)) is not None for r in rows):
-            columns.append(Column(locality_key(c), f"Locality slope ({short(c)}; pp per {LOCALITY_SLOPE_SCALE} "
-                                                   "positions)", "slope", c, f"{c}: {LOCALITY_HELP}"))
+    # the locality slopes together after the shuffles' Δ, each once some row's results hold it
+    columns += [Column(locality_key(c), f"Locality slope ({short(c)}; pp per {LOCALITY_SLOPE_SCALE} positions)",
+                       "slope", c, f"{c}: {LOCALITY_HELP}")
+                for c in shuffles if any(r.values.get(locality_key(c)) is not None for r in rows)]
     for c in relabelled:
         columns += [Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c,
                            f"{c}: {ROLE_HELP}"),
