@@ -229,11 +229,11 @@ def acceptance_table(results: EvalResults) -> Table | None:
     return table
 
 
-LOCALITY_CAPTION = (f"Locality as a curve: changed = share of rows whose prediction differs from the original pair's, "
-                    f"and Δ (pp), per bin of the shuffle's distance (positions travelled by the premise's tokens); "
-                    f"slope: changed gained per {LOCALITY_SLOPE_SCALE} positions (pp), least squares, with its 95% "
-                    f"bootstrap interval over premises. Null: {LOCALITY_NULL}. An interval that covers 0 is no "
-                    f"gradient.")
+LOCALITY_CAPTION = (f"Locality as a curve: changed = share (%) of rows whose prediction differs from the original "
+                    f"pair's, and Δ (pp), per bin of the shuffle's distance (positions travelled by the premise's "
+                    f"tokens); slope: changed gained per {LOCALITY_SLOPE_SCALE} positions (pp), least squares, with "
+                    f"its 95% bootstrap interval over premises. Null: {LOCALITY_NULL}. An interval that covers 0 is "
+                    f"no gradient.")
 
 
 def bin_label(low: int, high: int | None) -> str:
@@ -263,12 +263,13 @@ def locality_table(results: EvalResults) -> Table | None:
                   pad_edge=False, title_justify="left")
     table.add_column("config", overflow="fold")
     table.add_column("rows", justify="right")
-    table.add_column("distance: changed % / Δ pp", overflow="fold")
+    table.add_column("distance: changed / Δ", overflow="fold")  # in % and pp, as the caption says
     for header in ("slope", "95% CI"):
         table.add_column(header, justify="right")
     table.add_column("verdict")
     for name, f in found.items():
-        curve = ", ".join(f"{bin_label(b.distance_min, b.distance_max)}: {percent(b.changed)} / {points(b.delta)}" for b in f.bins)
+        curve = "\n".join(f"{bin_label(b.distance_min, b.distance_max)}: {percent(b.changed)} / {points(b.delta)}"
+                          for b in f.bins)  # a bin a line
         slope = "" if f.slope is None else slope_points(f.slope)
         ci = "" if f.slope_ci is None else f"[{slope_points(f.slope_ci.low)}, {slope_points(f.slope_ci.high)}]"
         table.add_row(escape(name), str(f.rows), curve, slope, ci, gradient_words(f.gradient))

@@ -18,7 +18,7 @@ from rich.console import Console
 from swapbench.api import Evaluated
 from swapbench.evaluation.figures import LOCALITY, bootstrap_rng, configuration_result
 from swapbench.evaluation.locality import locality
-from swapbench.evaluation.report import print_table
+from swapbench.evaluation.report import locality_table, print_table
 from swapbench.results.schema import ConfigurationResult, EvalResults, Locality, PredictionRow
 
 REPO = Path(__file__).resolve().parents[2]
@@ -142,6 +142,11 @@ def test_the_terminal_shows_each_curve_and_its_verdict():
              and ("gradient" in line)}
     assert lines["shuffle-3"].rstrip().endswith("no gradient")
     assert lines["shuffle-5"].rstrip().endswith("gradient") and "no gradient" not in lines["shuffle-5"]
+    narrow = Console(width=80, record=True, file=io.StringIO(), color_system=None)
+    narrow.print(locality_table(with_curves()))
+    text = narrow.export_text()
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80 and "…" not in text
+    assert "33-64: 66.1 / -66.1" in text  # a bin a line
 
 
 def test_the_api_gives_the_curve_the_slope_and_a_figure(tmp_path):
