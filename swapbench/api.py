@@ -9,6 +9,7 @@ commands of the same names do, and hand back what they wrote with its tables as 
                                   # sensitivity and its interval and test on the role configurations
     run.slices                    # one row per (configuration, slice tag)
     run.examples                  # one row per scored pair, as in the predictions file
+    run.locality                  # share changed and delta per distance bin; run.plot_locality("locality.png")
     swapbench.probe("bert-base-uncased", words=20).layers
 
 Every flag of a command is a keyword of its function, named as the flag with dashes as underscores (`lr=1e-4`,
@@ -82,15 +83,37 @@ class Evaluated:
         at different K do not compare), empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
         accuracy with their intervals and chance levels (0.5 and 0 for any model that ignores the premise or word
         order), and the accuracy on the paper's Shuffle-SR cell (P', H) beside what such a model scores there (one
-        minus its accuracy on (P, H)), empty elsewhere."""
+        minus its accuracy on (P, H)), empty elsewhere; on a configuration whose rows record a distance, the
+        locality slope, its interval and locality_gradient (`locality` has the curve), empty elsewhere."""
         import pandas as pd
 
         return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result), **_acceptance(result),
-                              **_quartets(result), "label_view": result.label_view,
+                              **_quartets(result), **_locality(result), "label_view": result.label_view,
                               "non_entailment_rate": result.non_entailment_rate}
                              for name, result in self.results.results.items()],
-                            columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, *_QUARTETS, "label_view",
-                                     "non_entailment_rate"])
+                            columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, *_QUARTETS, *_LOCALITY,
+                                     "label_view", "non_entailment_rate"])
+
+    @cached_property
+    def locality(self) -> pd.DataFrame:
+        """Locality as a curve: one row per (configuration, distance bin) of every configuration whose rows record
+        a distance (the shuffles, unlu): the bin's smallest and largest distance (None for the last, open bin),
+        its rows, the share of predictions changed and Δ accuracy (fractions). The slope of changed on distance,
+        its interval and `locality_gradient` (false when the interval covers 0: no gradient) are columns of
+        `configurations`."""
+        import pandas as pd
+
+        columns = ["configuration", "distance_min", "distance_max", "rows", "changed", "delta"]
+        return pd.DataFrame([[name, b.distance_min, b.distance_max, b.rows, b.changed, b.delta]
+                             for name, result in self.results.results.items() if result.locality
+                             for b in result.locality.bins], columns=columns)
+
+    def plot_locality(self, path: str | Path, title: str | None = None) -> Path:
+        """The locality curve as a PNG at `path` (share changed and Δ per distance bin, each configuration's slope
+        and verdict in its label); ValueError when no configuration has one."""
+        from .evaluation.locality_plot import plot_locality
+
+        return plot_locality(self.results, Path(path), title)
 
     @cached_property
     def k_curve(self) -> pd.DataFrame:
@@ -212,6 +235,19 @@ def _quartets(result) -> dict:
         values.update({figure: getattr(found, figure), f"{figure}_low": ci.low, f"{figure}_high": ci.high,
                        f"{figure}_chance": chance})
     return values
+
+
+_LOCALITY = ["locality_slope", "locality_slope_low", "locality_slope_high", "locality_gradient"]
+
+
+def _locality(result) -> dict:
+    """The slope of changed on distance (a fraction per position), its interval and whether it shows a gradient
+    (the interval excludes 0); None for a configuration without a locality curve."""
+    found = result.locality
+    if found is None:
+        return dict.fromkeys(_LOCALITY)
+    ci = found.slope_ci
+    return dict(zip(_LOCALITY, (found.slope, ci.low if ci else None, ci.high if ci else None, found.gradient)))
 
 
 _ADJUSTED = ["p_adjusted", "role_sensitivity_p_adjusted"]

@@ -17,6 +17,7 @@ from ..results.displacement import summarize
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
                               PredictionRow, QuartetResult, RoleSensitivity, RoleTest, SliceResult, slice_tests)
 from .acceptance import permutation_acceptance
+from .locality import locality
 from .quartets import is_quartet_row, quartet_figures, quartets_from_rows
 from .stats import (CI_METHOD, ROLE_TEST_METHOD, SEED_CI_METHOD, SEEDS_POOLED, TEST_METHOD, PairedFigures,
                     bootstrap_delta_ci, clustered_mcnemar, holm, paired_figures, role_figures, seed_bootstrap_ci)
@@ -31,6 +32,7 @@ def cluster_key(original_premise: str) -> str:
 ROLE = "role-sensitivity"  # the role-sensitivity interval draws from a generator of its own
 ACCEPTANCE = "permutation-acceptance"  # and so do those of permutation acceptance
 QUARTETS = "quartets"  # and so do those of pair and quartet accuracy
+LOCALITY = "locality"  # and the locality slope's
 
 
 def bootstrap_rng(seed: int, configuration: str, tag: str | None = None, figure: str | None = None
@@ -122,7 +124,8 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
     """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
     bootstrap_rng. A role configuration (`non_entailment_view`: its swaps are all non-entailment) also gets its
     non-entailment rate and its role sensitivity, and so do its slices; a quartet configuration (its rows tagged
-    with their cell) its pair and quartet accuracy (quartets.py)."""
+    with their cell) its pair and quartet accuracy (quartets.py); a configuration whose rows record a distance its
+    locality curve and slope (locality.py)."""
     non_entailment, role = None, None
     one_seed = [rows[i] for i in seed_blocks(rows)[0]]  # each seed's rows move the same words
     if non_entailment_view:
@@ -136,7 +139,8 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
         permutation_acceptance=permutation_acceptance(
             rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level, k_curve)
         if rows[0].permutation is not None else None,
-        quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level)))
+        quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level),
+        locality=locality(rows, bootstrap_rng(seed, rows[0].configuration, figure=LOCALITY), resamples, level)))
 
 
 def quartet_result(rows: list[PredictionRow], *, seed: int, resamples: int, level: float) -> QuartetResult | None:

@@ -1,7 +1,7 @@
 """The terminal table of a results file: accuracies, Δ and its interval per configuration, and per slice tag; for
 the role configurations, role sensitivity, with its interval and its test of role blindness, and on the quartets
-pair and quartet accuracy beside their chance levels; for a run over several fine-tuning seeds, the means ± the
-seeds' standard deviation, and each seed's figures."""
+pair and quartet accuracy beside their chance levels; for the shuffles, locality as a curve and its slope's verdict;
+for a run over several fine-tuning seeds, the means ± the seeds' standard deviation, and each seed's figures."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from rich.table import Table
 
 from ..core.text import percent, plus_minus, points, tag_sort_key
 from ..probing.figures import probe_figures
-from ..results.schema import ACCEPTANCE_FIGURES, MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, EvalResults
+from ..results.schema import (ACCEPTANCE_FIGURES, LOCALITY_NULL, LOCALITY_SLOPE_SCALE, MIN_SLICE_CLUSTERS,
+                              MIN_SLICE_PAIRS, EvalResults)
 
 
 # The terminal's units: accuracies and rates in percent, Δ and its interval in percentage points. The results file
@@ -259,6 +260,53 @@ def k_curve_tables(results: EvalResults) -> list[Table]:
     return tables
 
 
+LOCALITY_CAPTION = (f"Locality as a curve: changed = share (%) of rows whose prediction differs from the original "
+                    f"pair's, and Δ (pp), per bin of the shuffle's distance (positions travelled by the premise's "
+                    f"tokens); slope: changed gained per {LOCALITY_SLOPE_SCALE} positions (pp), least squares, with "
+                    f"its 95% bootstrap interval over premises. Null: {LOCALITY_NULL}. An interval that covers 0 is "
+                    f"no gradient.")
+
+
+def bin_label(low: int, high: int | None) -> str:
+    """A distance bin [low, high] as "2" (the first, 0 to 2: a shuffle moves at least 2), "3-4" or "65+"."""
+    if high is None:
+        return f"{low}+"
+    return str(high) if low in (0, high) else f"{low}-{high}"
+
+
+def slope_points(value: float) -> str:
+    """A locality slope (a fraction per position) as points per LOCALITY_SLOPE_SCALE positions."""
+    return points(LOCALITY_SLOPE_SCALE * value)
+
+
+def gradient_words(gradient: bool) -> str:
+    """The verdict of a configuration's locality (Locality.gradient), in the one wording: "gradient", or "no
+    gradient" where the slope's interval covers 0."""
+    return "gradient" if gradient else "no gradient"
+
+
+def locality_table(results: EvalResults) -> Table | None:
+    """Each configuration's locality curve and its slope's verdict; None when no configuration has one."""
+    found = {name: r.locality for name, r in results.results.items() if r.locality is not None}
+    if not found:
+        return None
+    table = Table(title="Locality", caption=escape(LOCALITY_CAPTION), box=box.SIMPLE_HEAD, collapse_padding=True,
+                  pad_edge=False, title_justify="left")
+    table.add_column("config", overflow="fold")
+    table.add_column("rows", justify="right")
+    table.add_column("distance: changed / Δ", overflow="fold")  # in % and pp, as the caption says
+    for header in ("slope", "95% CI"):
+        table.add_column(header, justify="right")
+    table.add_column("verdict")
+    for name, f in found.items():
+        curve = "\n".join(f"{bin_label(b.distance_min, b.distance_max)}: {percent(b.changed)} / {points(b.delta)}"
+                          for b in f.bins)  # a bin a line
+        slope = "" if f.slope is None else slope_points(f.slope)
+        ci = "" if f.slope_ci is None else f"[{slope_points(f.slope_ci.low)}, {slope_points(f.slope_ci.high)}]"
+        table.add_row(escape(name), str(f.rows), curve, slope, ci, gradient_words(f.gradient))
+    return table
+
+
 HEADLINE_MARK = "*"
 
 
@@ -364,6 +412,11 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
         console.print(acceptance)
     for table in k_curve_tables(results):
         console.print(table)
+
+
+    curves = locality_table(results)
+    if curves is not None:
+        console.print(curves)
     templates = templates_table(results)
     if templates is not None:
         console.print(templates)

@@ -1,5 +1,6 @@
 """leaderboard/README.md (the table and how its numbers were made) and leaderboard/leaderboard.csv, whose `seeds`
-and `*_seed_sd` columns say over how many fine-tunings a row's figures are a mean, and how far they spread."""
+and `*_seed_sd` columns say over how many fine-tunings a row's figures are a mean, and how far they spread, and whose
+`locality_slope_*` columns (once some row has them) give each shuffle's locality slope, its interval and verdict."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import csv
 import io
 
 from ..core.display import csv_cell
+from ..results.schema import LOCALITY_NULL, LOCALITY_SLOPE_SCALE
 from . import RESULTS_DIR
 from .reference import Reference
-from .table import (VIEWS, Board, by_view, cell_text, delta_key, interval_text, non_entailment_key, original_key,
-                    pair_key, quartet_key, role_key, role_p_key, variant_note)
+from .table import (VIEWS, Board, by_view, cell_text, delta_key, gradient_key, interval_text, locality_key,
+                    non_entailment_key, original_key, pair_key, quartet_key, role_key, role_p_key, variant_note)
 from .templating import render_markdown
 
 # The reference's shuffle scope, as the README's Δ shuffle-N says which constituents were shuffled.
@@ -24,7 +26,15 @@ def render_readme(board: Board, reference: Reference) -> str:
         view_titles={view: title[0].upper() + title[1:] for view, title in VIEWS.items()},
         cell_text=cell_text, interval_text=interval_text, scope=SCOPES.get(reference.shuffle_scope, "a"),
         sides=[(c, variant_note(c)) for c in board.relabelled if variant_note(c)],
-        permuted=sorted({c.config for c in board.columns if c.key.startswith("omega_max:")}))
+        permuted=sorted({c.config for c in board.columns if c.key.startswith("omega_max:")}),
+        sloped=[c.config for c in board.columns if c.kind == "slope"], slope_scale=LOCALITY_SLOPE_SCALE,
+        slope_null=LOCALITY_NULL)
+
+
+def has_locality(board: Board, config: str) -> bool:
+    """Whether the board shows a locality slope for `config`: once some row's results hold one (a board whose files
+    all predate it keeps its columns, byte for byte)."""
+    return any(column.key == locality_key(config) for column in board.columns)
 
 
 def csv_columns(board: Board) -> list[str]:
@@ -35,6 +45,11 @@ def csv_columns(board: Board) -> list[str]:
     for c in board.shuffles:
         slug = c.replace("-", "_")
         names += [f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}"]
+    for c in board.shuffles:
+        if has_locality(board, c):
+            slug = c.replace("-", "_")
+            names += [f"locality_slope_{slug}", f"locality_slope_{slug}_low", f"locality_slope_{slug}_high",
+                      f"locality_gradient_{slug}"]
     for c in board.relabelled:
         slug = c.replace("-", "_")
         if quartet_key(c) in keys:
@@ -72,6 +87,11 @@ def render_csv(board: Board) -> str:
                  v["relative_locality"], v["original"]]
         for c in board.shuffles:
             cells += delta(c)
+        for c in board.shuffles:
+            if has_locality(board, c):
+                low, high, _ = row.intervals.get(locality_key(c), (None, None, None))
+                gradient = v.get(gradient_key(c))
+                cells += [v.get(locality_key(c)), low, high, None if gradient is None else str(gradient).lower()]
         for c in board.relabelled:
             if quartet_key(c) in keys:
                 q_low, q_high, quartets = row.intervals.get(quartet_key(c), (None, None, None))

@@ -32,8 +32,10 @@ from .. import variants  # noqa: F401  (registers the built-in variants, whose d
 from ..core.display import submitted
 from ..core.registry import VARIANTS
 from ..core.text import percent, plus_minus, points
-from ..results.schema import (ACCEPTANCE_FIGURES, REFERENCE_RECIPE, REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo,
-                               PermutationAcceptance, Recipe, recipe_departures)
+from ..evaluation.report import gradient_words, slope_points
+from ..results.schema import (ACCEPTANCE_FIGURES, LOCALITY_NULL, LOCALITY_SLOPE_SCALE, REFERENCE_RECIPE,
+                               REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, PermutationAcceptance, Recipe,
+                               recipe_departures)
 from ..variants import declared
 from .reference import Reference
 from .reported import Reported
@@ -54,7 +56,8 @@ GENERIC_FOLDERS = {"model", "models", "checkpoint", "final", "best", "output", "
 class Column:
     key: str
     header: str
-    kind: str  # text, ratio (0-1, 3 decimals), accuracy (percent), delta (signed points), rate (percent)
+    kind: str  # text, ratio (0-1, 3 decimals), accuracy (percent), delta (signed points), rate (percent), slope
+    # (a locality slope, signed points per LOCALITY_SLOPE_SCALE positions)
     config: str | None = None  # the configuration a figure column is about
     help: str = ""  # the header's tooltip
 
@@ -284,6 +287,10 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
             at = f", K = {' or '.join(map(str, ks))}" if ks else ""
             columns += [Column(acceptance_key(key, c), f"{header} ({short(c)}{at})", "rate", c, f"{c}: {text}")
                         for key, header, text in ACCEPTANCE_COLUMNS]
+    # the locality slopes together after the shuffles' Δ, each once some row's results hold it
+    columns += [Column(locality_key(c), f"Locality slope ({short(c)}; pp per {LOCALITY_SLOPE_SCALE} positions)",
+                       "slope", c, f"{c}: {LOCALITY_HELP}")
+                for c in shuffles if any(r.values.get(locality_key(c)) is not None for r in rows)]
     for c in relabelled:
         if any(r.values.get(quartet_key(c)) is not None for r in rows):  # counterbalanced: its headline
             columns += [Column(quartet_key(c), f"Quartet accuracy ({short(c)})", "rate", c, f"{c}: {QUARTET_HELP}"),
@@ -307,6 +314,20 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
 
 def acceptance_key(figure: str, config: str) -> str:
     return column_key(figure, config)
+
+
+def locality_key(config: str) -> str:
+    return column_key("locality", config)
+
+
+def gradient_key(config: str) -> str:
+    return column_key("gradient", config)
+
+
+LOCALITY_HELP = (f"the slope of the share of predictions changed on the shuffle's distance (positions travelled by "
+                 f"the premise's tokens), in points per {LOCALITY_SLOPE_SCALE} positions, with its 95% interval "
+                 f"resampling premises; null: {LOCALITY_NULL}. An interval that covers 0 is no gradient; a row "
+                 f"whose results file predates the figure shows none")
 
 
 # UNLU's permutation acceptance (swapbench.evaluation.acceptance), for a configuration of K permutations per pair.
@@ -417,6 +438,11 @@ def make_row(stored: Stored, original_from: str) -> Row:
                 values[acceptance_key(key, name)] = figure and figure.value
                 if figure is not None:
                     intervals[acceptance_key(key, name)] = (figure.ci.low, figure.ci.high, acceptance.pairs)
+        curve = figures.locality
+        if curve is not None and curve.slope is not None:
+            values[locality_key(name)] = curve.slope
+            values[gradient_key(name)] = curve.gradient
+            intervals[locality_key(name)] = (curve.slope_ci.low, curve.slope_ci.high, curve.rows)
         role = figures.role_sensitivity
         if role is not None:
             values[role_key(name)] = role.value
@@ -585,6 +611,8 @@ def show(column: Column, value) -> str:
         return percent(value)
     if column.kind == "delta":
         return points(value)
+    if column.kind == "slope":
+        return slope_points(value)
     return str(value)
 
 
@@ -607,5 +635,8 @@ def interval_text(row: Row, column: Column) -> str:
     if found is None:
         return ""
     low, high, n = found
+    if column.kind == "slope":  # its verdict beside it, in the one wording (schema.shows_gradient)
+        verdict = gradient_words(bool(row.values.get(gradient_key(column.config))))
+        return f"[{slope_points(low)}, {slope_points(high)}], n {n}, {verdict}"
     shown = percent if column.kind == "rate" else points
     return f"[{shown(low)}, {shown(high)}], n {n}"

@@ -744,6 +744,65 @@ class QuartetResult(Strict):
         return self
 
 
+# Distance bins of the locality curve: upper bounds, inclusive, in positions travelled (results/displacement.py); a
+# last bin takes every larger distance. Doubling widths, fixed, so that curves of two models or configurations share
+# their bins (a shuffle of n words travels about (n² - 1) / 3 positions).
+LOCALITY_BINS = (2, 4, 8, 16, 32, 64)
+# The slope is stored per position of distance, and shown per LOCALITY_SLOPE_SCALE positions, in points.
+LOCALITY_SLOPE_SCALE = 10
+LOCALITY_NULL = "slope = 0: changes do not grow with displacement"
+
+
+class LocalityBin(Strict):
+    """The rows of a configuration whose shuffle's distance lies in [distance_min, distance_max]."""
+
+    distance_min: int = Field(ge=0, description="smallest distance of the bin (inclusive)")
+    distance_max: int | None = Field(ge=0, description="largest distance of the bin (inclusive); null for the last, "
+                                                       "open bin")
+    rows: int = Field(ge=1, description="rows in the bin (of every fine-tuning, when seeds is more than 1)")
+    changed: float = Field(ge=0, le=1, description="share of the rows whose perturbed pair's prediction differs "
+                                                   "from the original pair's")
+    delta: float = Field(ge=-1, le=1, description="accuracy_perturbed - accuracy_original over the bin's rows")
+
+
+class Locality(Strict):
+    """Locality as a curve (swapbench.evaluation.locality): whether a shuffle changes the model's answer more often
+    the farther it moves the premise's words. Each row's distance (results/displacement.py) against whether its
+    prediction changed, binned (LOCALITY_BINS), and the linear-probability slope of "changed" on distance with a
+    percentile bootstrap interval over premises (clusters). Null hypothesis: slope = 0, changes do not grow with
+    displacement. A model whose interval covers 0 shows no gradient; `gradient` is true exactly when the interval
+    lies wholly above or below 0."""
+
+    rows: int = Field(ge=1, description="rows with a distance (of every fine-tuning, when seeds is more than 1)")
+    clusters: int = Field(ge=1, description="clusters the interval resamples: rows sharing a premise")
+    bins: list[LocalityBin] = Field(description="the non-empty distance bins, in order of distance")
+    slope: float | None = Field(ge=-1, le=1, description="least-squares slope of changed (0 or 1) on distance: the "
+                                                          "share changed gained per position travelled (a fraction; "
+                                                          f"shown in points per {LOCALITY_SLOPE_SCALE} positions); "
+                                                          "null when the rows hold fewer than two distances")
+    slope_ci: ConfidenceInterval | None = Field(description="percentile bootstrap interval of slope, resampling "
+                                                            "premises (clusters) with replacement; null as slope is")
+    gradient: bool = Field(description="true when slope_ci excludes 0; a model whose interval covers 0 (or that has "
+                                       "no slope) shows no gradient")
+    null: str = Field(default=LOCALITY_NULL, description="the null hypothesis the interval tests")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if (self.slope is None) != (self.slope_ci is None):
+            raise ValueError("slope and slope_ci are null together")
+        if self.gradient != shows_gradient(self.slope_ci):
+            raise ValueError("gradient is true exactly when slope_ci excludes 0")
+        if sum(b.rows for b in self.bins) != self.rows or self.clusters > self.rows:
+            raise ValueError("the bins' rows do not add up to rows, or more clusters than rows")
+        return self
+
+
+def shows_gradient(slope_ci: ConfidenceInterval | None) -> bool:
+    """The one definition of a locality gradient: the slope's interval excludes 0. One that covers 0, or no
+    interval, is no gradient."""
+    return slope_ci is not None and (slope_ci.low > 0 or slope_ci.high < 0)
+
+
 class SliceResult(PairedResult):
     small: bool = Field(description=f"true when the slice is too small to read: fewer than {MIN_SLICE_PAIRS} "
                                     f"pairs or {MIN_SLICE_CLUSTERS} clusters")
@@ -768,6 +827,12 @@ class ConfigurationResult(PairedResult):
                                   "that Ω_max, Ω_rand and accuracy are the means over the seeds and P^c, P^f their "
                                   "pooled ratios; pairs counts (seed, pair) units, and the intervals resample "
                                   "premises, not seeds (seed_variance gives each seed's figures)")
+    locality: Locality | None = Field(  # added later; left out of the file when null, so older files read alike
+        default=None, exclude_if=lambda value: value is None,
+        description="on a configuration whose rows record a distance (shuffle-N, shuffle-random, unlu): the share "
+                    "of predictions changed and Δ per distance bin, and the slope of changed on distance with its "
+                    "interval clustered by premise (swapbench.evaluation.locality); absent on the others and in "
+                    "files written before it was recorded")
     quartets: QuartetResult | None = Field(  # added later; left out of the file when null, so older files read alike
         default=None, exclude_if=lambda value: value is None,
         description="on a quartet configuration (role-quartets, its rows tagged cell:P'H and cell:PH'): pair and "

@@ -131,7 +131,8 @@ def test_every_figure_edited_is_caught_by_its_key(run):
 def test_the_keys_edited_cover_every_kind_of_figure(two_seeds):
     keys = figure_keys(two_seeds[0])
     for part in (".delta_ci.low", ".mcnemar.p_value", ".role_sensitivity.value", ".non_entailment_rate",
-                 ".permutation_acceptance.omega_max.value", ".slices.", ".displacement.", "health.p_value",
+                 ".permutation_acceptance.omega_max.value", ".slices.", ".displacement.", ".locality.slope_ci.low",
+                 ".locality.bins.0.changed", "health.p_value",
                  "health.top_prediction_share", "health.at_chance", "seed_variance.spread.",
                  "seed_variance.runs.1.health"):
         assert any(part in key for key in keys), part
