@@ -33,7 +33,7 @@ from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalR
 from .agreement import THRESHOLD, dtype_agreement, falls_short
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result
-from .finetune import ScoredPairs, premise_key
+from .finetune import ScoredPairs, overlap_key
 from .health import model_health
 from .options import EvalOptions
 from .provenance import device_name, git_state, package_versions, platform_string
@@ -380,4 +380,4 @@ def scored_pairs(benchmark: Benchmark) -> ScoredPairs:
     configs = benchmark.configurations
     return ScoredPairs(dataset=dataset_info(benchmark).fingerprint, path=benchmark.path,
                        pair_ids=frozenset().union(*(c.all_pair_ids for c in configs)),
-                       premises=frozenset(premise_key(p) for c in configs for p in c.all_source_premises))
+                       premises=frozenset(overlap_key(p) for c in configs for p in c.all_source_premises))

@@ -47,6 +47,11 @@ class OverlapCheck(Strict):
     train_set_apart: int = Field(default=0, ge=0, description="training pairs left out before training because "
                                  "their premise text is also a scored premise (SNLI's splits repeat a few captions)")
     validation_set_apart: int = Field(default=0, ge=0, description="validation pairs left out for the same reason")
+    train_shared_images: int | None = Field(  # added later, null in older files
+        default=None, ge=0, description="Flickr images (an SNLI pairID before '#') that training pairs and scored "
+                                        "pairs were both written about: near pairs, reported, not refused")
+    validation_shared_images: int | None = Field(  # added later, null in older files
+        default=None, ge=0, description="the same for the validation pairs (SNLI's dev and test share 122)")
 
     @property
     def clean(self) -> bool:
