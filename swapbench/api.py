@@ -95,7 +95,8 @@ class Evaluated:
     def slices(self) -> pd.DataFrame:
         """One row per (configuration, slice tag), role sensitivity included on a role configuration; `small` marks
         slices too small to read. Slices are exploratory: `p_adjusted` and `role_sensitivity_p_adjusted` are the
-        p-values adjusted over every slice test of the configuration (Holm), the ones to read a slice by."""
+        p-values adjusted (Holm) over the configuration's slice tests of the same metric (Δ's, role sensitivity's),
+        the ones to read a slice by."""
         import pandas as pd
 
         return pd.DataFrame([{"configuration": name, "slice": tag, **_paired(result), **_role(result),

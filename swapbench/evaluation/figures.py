@@ -15,7 +15,7 @@ import numpy as np
 
 from ..results.displacement import summarize
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
-                              PredictionRow, QuartetResult, RoleSensitivity, RoleTest, SliceResult, slice_tests)
+                              PredictionRow, QuartetResult, RoleSensitivity, RoleTest, SliceResult, slice_families)
 from .acceptance import permutation_acceptance
 from .quartets import is_quartet_row, quartet_figures, quartets_from_rows
 from .stats import (CI_METHOD, ROLE_TEST_METHOD, SEED_CI_METHOD, SEEDS_POOLED, TEST_METHOD, PairedFigures,
@@ -118,11 +118,14 @@ def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level
 
 
 def configuration_result(rows: list[PredictionRow], *, label_view: str, non_entailment_view: bool,
-                         seed: int, resamples: int, level: float = 0.95) -> ConfigurationResult:
+                         seed: int, resamples: int, level: float = 0.95,
+                         holm_families: str | None = "per-metric") -> ConfigurationResult:
     """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
     bootstrap_rng. A role configuration (`non_entailment_view`: its swaps are all non-entailment) also gets its
     non-entailment rate and its role sensitivity, and so do its slices; a quartet configuration (its rows tagged
-    with their cell) its pair and quartet accuracy (quartets.py)."""
+    with their cell) its pair and quartet accuracy (quartets.py). `holm_families` groups the slices' tests for
+    Holm (ConfigurationResult.holm_families): one family per metric, as eval writes; None, the single family of
+    files written before, which the board recomputes those with."""
     non_entailment, role = None, None
     one_seed = [rows[i] for i in seed_blocks(rows)[0]]  # each seed's rows move the same words
     if non_entailment_view:
@@ -130,7 +133,7 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
         non_entailment = role.non_entailment_perturbed
     return with_adjusted_slices(ConfigurationResult(
         **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
-        role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment,
+        role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment, holm_families=holm_families,
         slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
         displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in one_seed),
         permutation_acceptance=permutation_acceptance(
@@ -151,9 +154,10 @@ def quartet_result(rows: list[PredictionRow], *, seed: int, resamples: int, leve
 
 
 def with_adjusted_slices(result: ConfigurationResult) -> ConfigurationResult:
-    """The configuration with every slice test's p_adjusted set: Holm over the family of all its slices' tests
-    (stats.holm says why Holm). The tests are pydantic models owned by this result, so they are set in place."""
-    tests = slice_tests(result)
-    for test, adjusted in zip(tests, holm([t.p_value for t in tests])):
-        test.p_adjusted = adjusted
+    """The configuration with every slice test's p_adjusted set: Holm within each of its families
+    (schema.slice_families: one per metric, or the one of every test in files written before; stats.holm says
+    why Holm). The tests are pydantic models owned by this result, so they are set in place."""
+    for tests in slice_families(result):
+        for test, adjusted in zip(tests, holm([t.p_value for t in tests])):
+            test.p_adjusted = adjusted
     return ConfigurationResult.model_validate(result.model_dump())

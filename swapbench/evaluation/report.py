@@ -297,7 +297,8 @@ def slices_tables(results: EvalResults) -> list[Table]:
 
 SLICES_CAPTION = (f"Slices are exploratory: read one by one, some of so many tests cross any threshold by chance. "
                   f"A row counts under each of its tags; columns as above (a role configuration's as in its role "
-                  f"table), and p adj: the p-value adjusted (Holm) over every test of the configuration's slices, "
+                  f"table), and p adj: the p-value adjusted (Holm) over the configuration's slice tests of its metric "
+                  f"(Δ's, and apart from them role sensitivity's), "
                   f"the one to read a slice by. {SMALL_MARK} too small to read: fewer than {MIN_SLICE_PAIRS} pairs "
                   f"or {MIN_SLICE_CLUSTERS} clusters.")
 

@@ -4,7 +4,8 @@ A results file could say anything: a delta, an interval, a health verdict. Its p
 answered for every pair, and eval computes each figure from those rows alone (evaluation/figures.py, health.py,
 seeds.py), so the board runs the same functions on the same rows and refuses a file whose figures differ. The
 settings the figures were computed with are read from the file itself: the bootstrap's seed
-(provenance.seeds.bootstrap), its resamples and level (each configuration's delta_ci), the label view, and which
+(provenance.seeds.bootstrap), its resamples and level (each configuration's delta_ci), the label view, the families
+its slices' p-values were adjusted in (holm_families), and which
 configurations are role configurations (those with a non_entailment_rate); with other settings the figures would
 differ, so a lie there shows too. NOT_RECOMPUTED names what the predictions cannot give, and why.
 
@@ -71,7 +72,10 @@ def recompute_problems(results: EvalResults, rows: list[PredictionRow]) -> list[
         try:
             again = configuration_result(by_configuration[name], label_view=results.model.label_view,
                                          non_entailment_view=name in roles, seed=seed,
-                                         resamples=result.delta_ci.resamples, level=result.delta_ci.level)
+                                         resamples=result.delta_ci.resamples, level=result.delta_ci.level,
+                                         # a file says per-metric or nothing (its one family); any other word
+                                         # is recomputed per metric, and so shown as differing
+                                         holm_families=None if result.holm_families is None else "per-metric")
         except ValueError as err:  # seeds' rows that are not the same pairs, a figure out of its range
             problems.append(Problem(where, f"its predictions give no figures: {err}"))
             readable = False

@@ -753,6 +753,11 @@ class ConfigurationResult(PairedResult):
                                   "that Ω_max, Ω_rand and accuracy are the means over the seeds and P^c, P^f their "
                                   "pooled ratios; pairs counts (seed, pair) units, and the intervals resample "
                                   "premises, not seeds (seed_variance gives each seed's figures)")
+    holm_families: Literal["per-metric"] | None = Field(  # added later; left out when null, so older files read alike
+        default=None, exclude_if=lambda value: value is None,
+        description="how the slices' tests were grouped for Holm's adjustment (p_adjusted): per-metric, one family "
+                    "of the slices' Δ tests and another of their role-sensitivity tests; absent (files written "
+                    "before it), one family of every test the slices carry, Δ's and role sensitivity's mixed")
     quartets: QuartetResult | None = Field(  # added later; left out of the file when null, so older files read alike
         default=None, exclude_if=lambda value: value is None,
         description="on a quartet configuration (role-quartets, its rows tagged cell:P'H and cell:PH'): pair and "
@@ -770,7 +775,7 @@ class ConfigurationResult(PairedResult):
             raise ValueError("quartets are not over the configuration's seeds")
         if self.mcnemar.p_adjusted is not None or (role and role.test and role.test.p_adjusted is not None):
             raise ValueError("p_adjusted belongs to the slices' tests, not to the configuration's own")
-        adjusted = {test.p_adjusted is None for test in slice_tests(self)}
+        adjusted = {test.p_adjusted is None for family in slice_families(self) for test in family}
         if len(adjusted) > 1:
             raise ValueError("some slice tests carry p_adjusted and others do not: the adjustment is over all of "
                              "them")
@@ -778,7 +783,8 @@ class ConfigurationResult(PairedResult):
 
 
 def slice_tests(result: ConfigurationResult) -> list[McNemar | RoleTest]:
-    """Every test the slices of a configuration carry, in tag order: the family their p-values are adjusted in."""
+    """Every test the slices of a configuration carry, in tag order: the one family of files written before
+    holm_families (schema 2.3's)."""
     tests = []
     for tag in sorted(result.slices or {}):
         s = result.slices[tag]
@@ -786,6 +792,18 @@ def slice_tests(result: ConfigurationResult) -> list[McNemar | RoleTest]:
         if s.role_sensitivity and s.role_sensitivity.test:
             tests.append(s.role_sensitivity.test)
     return tests
+
+
+def slice_families(result: ConfigurationResult) -> list[list[McNemar | RoleTest]]:
+    """The families the slices' p-values are adjusted in, each in tag order. Per metric (holm_families
+    "per-metric"): the Δ tests, then the role-sensitivity tests, so that a role configuration's role figures are not
+    adjusted against Δ tests its docs call meaningless there (every swap is non-entailment), nor the Δ's against
+    them; otherwise every test in one family (slice_tests)."""
+    if result.holm_families != "per-metric":
+        return [slice_tests(result)]
+    slices = [result.slices[tag] for tag in sorted(result.slices or {})]
+    roles = [s.role_sensitivity.test for s in slices if s.role_sensitivity and s.role_sensitivity.test]
+    return [family for family in ([s.mcnemar for s in slices], roles) if family]
 
 
 # ---- model health ------------------------------------------------------------------------------------------------
