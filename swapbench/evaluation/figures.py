@@ -15,7 +15,8 @@ import numpy as np
 
 from ..results.displacement import summarize
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
-                              PredictionRow, QuartetResult, RoleSensitivity, RoleTest, SliceResult, slice_families)
+                              PredictionRow, QuartetResult, RoleFreeControl, RoleSensitivity, RoleTest, SliceResult,
+                              slice_families)
 from .acceptance import permutation_acceptance
 from .quartets import is_quartet_row, quartet_figures, quartets_from_rows
 from .stats import (CI_METHOD, ROLE_TEST_METHOD, SEED_CI_METHOD, SEEDS_POOLED, TEST_METHOD, PairedFigures,
@@ -31,6 +32,11 @@ def cluster_key(original_premise: str) -> str:
 ROLE = "role-sensitivity"  # the role-sensitivity interval draws from a generator of its own
 ACCEPTANCE = "permutation-acceptance"  # and so do those of permutation acceptance
 QUARTETS = "quartets"  # and so do those of pair and quartet accuracy
+ROLE_FREE = "role-free-control"  # and so do those of the role-free controls
+
+# The configurations whose word order changes with no role swapped, by the name the build gives them: their
+# entailment pairs are the role-free control of every role figure (role_free_controls).
+ROLE_FREE_CONFIGURATIONS = ("shuffle-random", "unlu")
 
 
 def bootstrap_rng(seed: int, configuration: str, tag: str | None = None, figure: str | None = None
@@ -140,6 +146,24 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
             rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level)
         if rows[0].permutation is not None else None,
         quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level)))
+
+
+def role_free_controls(rows: dict[str, list[PredictionRow]], roles: set[str], *, seed: int, resamples: int,
+                       level: float = 0.95) -> list[RoleFreeControl] | None:
+    """The role score (role_sensitivity: share predicted non-entailment after minus before) on the entailment
+    pairs of each ROLE_FREE_CONFIGURATIONS configuration among `rows`: pairs whose order changed with no role
+    swapped, so a role figure above it is more than reordering gives. None when no configuration of `roles` was
+    scored, or none of those configurations (or none of their pairs is entailment)."""
+    if not roles & set(rows):
+        return None
+    controls = []
+    for name in ROLE_FREE_CONFIGURATIONS:
+        entailment = [r for r in rows.get(name, []) if r.gold_original == "entailment"]
+        if entailment:
+            score = role_sensitivity(entailment, bootstrap_rng(seed, name, figure=ROLE_FREE), resamples, level)
+            controls.append(RoleFreeControl(**score.model_dump(), configuration=name,
+                                            n=len(entailment) // len(seed_blocks(entailment))))
+    return controls or None
 
 
 def quartet_result(rows: list[PredictionRow], *, seed: int, resamples: int, level: float) -> QuartetResult | None:

@@ -32,7 +32,7 @@ from ..results.schema import (BuildRecord, ConfigurationData, DatasetInfo, EvalR
                               ScoringInfo, Seeds, Timings, dataset_fingerprint)
 from .agreement import THRESHOLD, dtype_agreement, falls_short
 from .data import Benchmark, open_benchmark
-from .figures import configuration_result
+from .figures import configuration_result, role_free_controls
 from .finetune import ScoredPairs, overlap_key
 from .health import model_health
 from .options import EvalOptions
@@ -143,6 +143,8 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
                                                  non_entailment_view=config.non_entailment_view,
                                                  seed=options.seed, resamples=options.bootstrap)
                for config in benchmark.configurations}
+    controls = role_free_controls(rows, {config.name for config in benchmark.configurations
+                                         if config.non_entailment_view}, seed=options.seed, resamples=options.bootstrap)
 
     predictions_text, predictions = render_predictions([row for config_rows in rows.values() for row in config_rows],
                                                        path)
@@ -168,7 +170,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
             timings=Timings(fine_tuning=train_seconds, probe=probe_seconds, scoring=scoring_seconds,
                             total=time.perf_counter() - began + earlier_seconds),
             command=options.command, started_at=started_at),
-        seed_variance=variance)
+        seed_variance=variance, role_free_controls=controls)
     eval_results = public_results(eval_results)  # what the file records: no path of this machine
     print_table(eval_results, slices=options.slices)
     save(eval_results, predictions_text, path, exclusive=options.output is None)

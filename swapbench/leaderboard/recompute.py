@@ -14,7 +14,7 @@ Nothing here loads torch: the board recomputes on any machine.
 
 from __future__ import annotations
 
-from ..evaluation.figures import configuration_result
+from ..evaluation.figures import configuration_result, role_free_controls
 from ..evaluation.health import model_health
 from ..evaluation.seeds import SeedScores, combined_health, seed_variance
 from ..results.schema import TOLERANCE, EvalResults, FineTuningInfo, ModelHealth, PredictionRow
@@ -81,6 +81,11 @@ def recompute_problems(results: EvalResults, rows: list[PredictionRow]) -> list[
             readable = False
             continue
         problems += differences(where, result.model_dump(), again.model_dump())
+    if readable and results.role_free_controls is not None:  # absent from files written before it
+        first = next(iter(results.results.values())).delta_ci
+        again = role_free_controls(by_configuration, roles, seed=seed, resamples=first.resamples, level=first.level)
+        problems += differences("role_free_controls", [c.model_dump() for c in results.role_free_controls],
+                                [c.model_dump() for c in again or []])
     if readable:  # the health and the seeds' figures need every configuration's rows
         try:
             problems += health_problems(results, by_configuration, roles)

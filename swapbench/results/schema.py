@@ -998,6 +998,16 @@ class PredictionsFile(Strict):
     rows: int = Field(description="lines in it: one per (configuration, pair)")
 
 
+class RoleFreeControl(RoleSensitivity):
+    """The role score on pairs whose word order changed without a role change: the entailment pairs of a
+    configuration that reorders words but swaps no roles (shuffle-random, unlu), the share predicted
+    non-entailment after the reordering minus before it. A role figure is read against it: how much of a role
+    configuration's score any reordering gives, with no role swapped."""
+
+    configuration: str = Field(description="the configuration whose entailment pairs were compared")
+    n: int = Field(ge=1, description="its entailment pairs (each seed's, of a multi-seed run)")
+
+
 class EvalResults(Strict):
     schema_version: Literal["2.4"] = Field(default=SCHEMA_VERSION, description="version of this schema")
     model: ModelInfo = Field(description="the model scored")
@@ -1012,6 +1022,12 @@ class EvalResults(Strict):
         default=None, description="a run over several fine-tuning seeds (`eval --seeds`): each seed's figures and "
                                   "their spread; `results` then hold the means over the seeds. Null for one "
                                   "fine-tuning, or none")
+    role_free_controls: list[RoleFreeControl] | None = Field(  # added later; left out when null (older files)
+        default=None, exclude_if=lambda value: value is None,
+        description="beside the role figures of a run with role configurations: the same score on the entailment "
+                    "pairs of each configuration that reorders words without swapping roles (shuffle-random, unlu) "
+                    "that the run scored, so that a reader sees how much of a role figure any reordering gives; "
+                    "absent where the run has no role configuration or none of those, and in older files")
 
     @model_validator(mode="after")
     def _configurations(self):
