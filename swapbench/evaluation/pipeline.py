@@ -340,13 +340,14 @@ def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, pro
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry,
-                         relative_locality=m.relative_locality, degree_symmetry=m.degree_symmetry)
+                         relative_locality=m.relative_locality, degree_symmetry=m.degree_symmetry,
+                         decay_ratio=m.decay_ratio)
               for m in result.per_layer]
     info = ProbeInfo(locality=result.locality, symmetry=result.symmetry, per_layer=layers, settings=settings,
                      spread=result.spread, flat=result.flat, causal=result.causal,
                      symmetry_note=result.symmetry_note, left_decay=result.left_decay,
                      relative_locality=result.relative_locality, degree_symmetry=result.degree_symmetry,
-                     degree_symmetry_note=result.degree_symmetry_note)
+                     degree_symmetry_note=result.degree_symmetry_note, decay_ratio=result.decay_ratio)
     return info, time.perf_counter() - began
 
 

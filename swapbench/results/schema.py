@@ -234,6 +234,9 @@ class ProbeSettings(Strict):
 
 class ProbeLayer(Strict):
     layer: int = Field(description="1-based layer number, nearest the embeddings first")
+    decay_ratio: float | None = Field(  # added later; left out when null, so older files read alike
+        default=None, gt=0, exclude_if=lambda value: value is None,
+        description="swapbench figure: swapbench.probing.metrics.decay_ratio of that layer (ProbeInfo.decay_ratio)")
     locality: float = Field(ge=0, le=1, description="the paper's locality of that layer's averaged attention")
     symmetry: float | None = Field(ge=0, le=1, description="the paper's symmetry of that layer's averaged "
                                                            "attention; null under a causal mask (see "
@@ -282,6 +285,12 @@ class ProbeInfo(Strict):
         default=None, description="true when every position attends only to itself and those on its left (a "
                                   "decoder's causal mask); null in files written before it was recorded")
     symmetry_note: str | None = Field(default=None, description="why symmetry is null, when it is")
+    decay_ratio: float | None = Field(  # added later; left out when null, so older files read alike
+        default=None, gt=0, exclude_if=lambda value: value is None,
+        description="swapbench figure, not the paper's: the attenuated encoding's s fitted with its w, the decay "
+                    "with distance to the right over that to the left (swapbench.probing.metrics.decay_ratio), 1 "
+                    "for symmetric decay; unlike symmetry and degree_symmetry it does not move with locality. "
+                    "Absent under a causal mask, for flat attention and in older files")
     left_decay: float | None = Field(  # added with decoder-only models, null in older files
         default=None, ge=0, description="swapbench extension, not the paper's metric: the attenuated encoding's w "
                                          "fitted to the attention on and left of the diagonal, rows renormalised "
