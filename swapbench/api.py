@@ -8,6 +8,7 @@ commands of the same names do, and hand back what they wrote with its tables as 
     run.configurations            # one row per configuration: accuracies, delta and its interval, test; role
                                   # sensitivity and its interval and test on the role configurations
     run.slices                    # one row per (configuration, slice tag)
+    run.role_free_controls        # the role score on reordered pairs with no role swapped, beside the role figures
     run.examples                  # one row per scored pair, as in the predictions file
     run.locality                  # share changed and delta per distance bin; run.plot_locality("locality.png")
     swapbench.probe("bert-base-uncased", words=20).layers
@@ -77,22 +78,25 @@ class Evaluated:
         """One row per configuration: pairs, accuracy on the originals and the perturbed pairs, delta, its
         confidence interval and the test's p-value (fractions, as in the results file); on a role configuration
         also its role sensitivity (the share of swaps predicted non-entailment minus that of their originals: 0
-        for a role-blind model), its interval and the p-value of its test of role blindness, empty elsewhere; on a
-        configuration of K permutations per pair (unlu), UNLU's omega_max, omega_rand, p_c and p_f with their
-        intervals, K (`permutations`) and the pairs p_c and p_f average over (`p_c_pairs`, `p_f_pairs`: figures
-        at different K do not compare), empty elsewhere; on a quartet configuration (role-quartets), its quartets, pair and quartet
+        for a role-blind model), its interval and the p-value of its test of role blindness, and beside it the
+        role-free control (the same score on the entailment pairs of shuffle-random or unlu, reordered with no role
+        swapped; role_free_controls has each), empty elsewhere; on a configuration of K permutations per pair
+        (unlu), UNLU's omega_max, omega_rand, p_c and p_f with their intervals, K (`permutations`) and the pairs p_c
+        and p_f average over (`p_c_pairs`, `p_f_pairs`: figures at different K do not compare), empty elsewhere; on
+        a quartet configuration (role-quartets), its quartets, pair and quartet
         accuracy with their intervals and chance levels (0.5 and 0 for any model that ignores the premise or word
         order), and the accuracy on the paper's Shuffle-SR cell (P', H) beside what such a model scores there (one
         minus its accuracy on (P, H)), empty elsewhere; on a configuration whose rows record a distance, the
         locality slope, its interval and locality_gradient (`locality` has the curve), empty elsewhere."""
         import pandas as pd
 
-        return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result), **_acceptance(result),
-                              **_quartets(result), **_locality(result), "label_view": result.label_view,
-                              "non_entailment_rate": result.non_entailment_rate}
+        controls = self.results.role_free_controls or []
+        return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result), **_control(result, controls),
+                              **_acceptance(result), **_quartets(result), **_locality(result),
+                              "label_view": result.label_view, "non_entailment_rate": result.non_entailment_rate}
                              for name, result in self.results.results.items()],
-                            columns=["configuration", *_PAIRED, *_ROLE, *_ACCEPTANCE, *_QUARTETS, *_LOCALITY,
-                                     "label_view", "non_entailment_rate"])
+                            columns=["configuration", *_PAIRED, *_ROLE, *_CONTROL, *_ACCEPTANCE, *_QUARTETS,
+                                     *_LOCALITY, "label_view", "non_entailment_rate"])
 
     @cached_property
     def locality(self) -> pd.DataFrame:
@@ -128,10 +132,31 @@ class Evaluated:
                              for point in result.permutation_acceptance.k_curve], columns=columns)
 
     @cached_property
+    def role_free_controls(self) -> pd.DataFrame:
+        """One row per role-free control of the role figures (results.role_free_controls): the configuration
+        whose entailment pairs were reordered with no role swapped, its pairs, the shares predicted non-entailment
+        before and after, the score (after minus before, the role sensitivity of pairs whose roles did not
+        change), its interval and p-value. Read a role configuration's role_sensitivity against it; empty when the
+        run has no role configuration or none of those configurations."""
+        import pandas as pd
+
+        return pd.DataFrame([{"configuration": c.configuration, "n": c.n,
+                              "non_entailment_original": c.non_entailment_original,
+                              "non_entailment_perturbed": c.non_entailment_perturbed, "role_free_control": c.value,
+                              "role_free_control_low": c.ci.low if c.ci else None,
+                              "role_free_control_high": c.ci.high if c.ci else None,
+                              "p_value": c.test.p_value if c.test else None}
+                             for c in self.results.role_free_controls or []],
+                            columns=["configuration", "n", "non_entailment_original", "non_entailment_perturbed",
+                                     "role_free_control", "role_free_control_low", "role_free_control_high",
+                                     "p_value"])
+
+    @cached_property
     def slices(self) -> pd.DataFrame:
         """One row per (configuration, slice tag), role sensitivity included on a role configuration; `small` marks
         slices too small to read. Slices are exploratory: `p_adjusted` and `role_sensitivity_p_adjusted` are the
-        p-values adjusted over every slice test of the configuration (Holm), the ones to read a slice by."""
+        p-values adjusted (Holm) over the configuration's slice tests of the same metric (Δ's, role sensitivity's),
+        the ones to read a slice by."""
         import pandas as pd
 
         return pd.DataFrame([{"configuration": name, "slice": tag, **_paired(result), **_role(result),
@@ -189,6 +214,16 @@ def _paired(result) -> dict:
 
 
 _ROLE = ["role_sensitivity", "role_sensitivity_low", "role_sensitivity_high", "role_sensitivity_p_value"]
+
+
+_CONTROL = ["role_free_control", "role_free_control_configuration"]
+
+
+def _control(result, controls) -> dict:
+    """Beside a role configuration's role sensitivity: the first role-free control (role_free_controls has them
+    all); None elsewhere, and where the run has none."""
+    first = controls[0] if controls and result.role_sensitivity is not None else None
+    return dict(zip(_CONTROL, (first.value, first.configuration) if first else (None, None)))
 
 
 def _role(result) -> dict:

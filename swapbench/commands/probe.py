@@ -110,7 +110,8 @@ def run_probe(args: argparse.Namespace) -> int:
     silence_library_bars(downloads=options.progress)
     result, paths = probe(options)
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
-    console.print(f"{probe_figures(result)}, spread {result.spread:.3f}, left decay w {result.left_decay:.3g} "
+    ratio = "" if result.decay_ratio is None else f", decay ratio s {result.decay_ratio:.3g}"
+    console.print(f"{probe_figures(result)}, spread {result.spread:.3f}, left decay w {result.left_decay:.3g}{ratio} "
                   f"({result.n_words} words x {result.length} copies, {framing}; {result.positions} positions, "
                   f"{len(result.per_layer)} layers, {result.seconds:.1f} s)")
     for layer in result.per_layer:

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..results.displacement import summarize
 from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
-                              PredictionRow, QuartetResult, RoleSensitivity, RoleTest, SliceResult, slice_tests)
+                              PredictionRow, QuartetResult, RoleFreeControl, RoleSensitivity, RoleTest, SliceResult,
+                              slice_families)
 from .acceptance import permutation_acceptance
 from .locality import locality
 from .quartets import is_quartet_row, quartet_figures, quartets_from_rows
@@ -33,6 +34,11 @@ ROLE = "role-sensitivity"  # the role-sensitivity interval draws from a generato
 ACCEPTANCE = "permutation-acceptance"  # and so do those of permutation acceptance
 QUARTETS = "quartets"  # and so do those of pair and quartet accuracy
 LOCALITY = "locality"  # and the locality slope's
+ROLE_FREE = "role-free-control"  # and so do those of the role-free controls
+
+# The configurations whose word order changes with no role swapped, by the name the build gives them: their
+# entailment pairs are the role-free control of every role figure (role_free_controls).
+ROLE_FREE_CONFIGURATIONS = ("shuffle-random", "unlu")
 
 
 def bootstrap_rng(seed: int, configuration: str, tag: str | None = None, figure: str | None = None
@@ -120,12 +126,15 @@ def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level
 
 
 def configuration_result(rows: list[PredictionRow], *, label_view: str, non_entailment_view: bool,
-                         seed: int, resamples: int, level: float = 0.95, k_curve: bool = False) -> ConfigurationResult:
+                         seed: int, resamples: int, level: float = 0.95, k_curve: bool = False,
+                         holm_families: str | None = "per-metric") -> ConfigurationResult:
     """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
     bootstrap_rng. A role configuration (`non_entailment_view`: its swaps are all non-entailment) also gets its
     non-entailment rate and its role sensitivity, and so do its slices; a quartet configuration (its rows tagged
     with their cell) its pair and quartet accuracy (quartets.py); a configuration whose rows record a distance its
-    locality curve and slope (locality.py)."""
+    locality curve and slope (locality.py). `holm_families` groups the slices' tests for Holm
+    (ConfigurationResult.holm_families): one family per metric, as eval writes; None, the single family of files
+    written before, which the board recomputes those with."""
     non_entailment, role = None, None
     one_seed = [rows[i] for i in seed_blocks(rows)[0]]  # each seed's rows move the same words
     if non_entailment_view:
@@ -133,7 +142,7 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
         non_entailment = role.non_entailment_perturbed
     return with_adjusted_slices(ConfigurationResult(
         **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
-        role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment,
+        role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment, holm_families=holm_families,
         slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
         displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in one_seed),
         permutation_acceptance=permutation_acceptance(
@@ -141,6 +150,24 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
         if rows[0].permutation is not None else None,
         quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level),
         locality=locality(rows, bootstrap_rng(seed, rows[0].configuration, figure=LOCALITY), resamples, level)))
+
+
+def role_free_controls(rows: dict[str, list[PredictionRow]], roles: set[str], *, seed: int, resamples: int,
+                       level: float = 0.95) -> list[RoleFreeControl] | None:
+    """The role score (role_sensitivity: share predicted non-entailment after minus before) on the entailment
+    pairs of each ROLE_FREE_CONFIGURATIONS configuration among `rows`: pairs whose order changed with no role
+    swapped, so a role figure above it is more than reordering gives. None when no configuration of `roles` was
+    scored, or none of those configurations (or none of their pairs is entailment)."""
+    if not roles & set(rows):
+        return None
+    controls = []
+    for name in ROLE_FREE_CONFIGURATIONS:
+        entailment = [r for r in rows.get(name, []) if r.gold_original == "entailment"]
+        if entailment:
+            score = role_sensitivity(entailment, bootstrap_rng(seed, name, figure=ROLE_FREE), resamples, level)
+            controls.append(RoleFreeControl(**score.model_dump(), configuration=name,
+                                            n=len(entailment) // len(seed_blocks(entailment))))
+    return controls or None
 
 
 def quartet_result(rows: list[PredictionRow], *, seed: int, resamples: int, level: float) -> QuartetResult | None:
@@ -155,9 +182,10 @@ def quartet_result(rows: list[PredictionRow], *, seed: int, resamples: int, leve
 
 
 def with_adjusted_slices(result: ConfigurationResult) -> ConfigurationResult:
-    """The configuration with every slice test's p_adjusted set: Holm over the family of all its slices' tests
-    (stats.holm says why Holm). The tests are pydantic models owned by this result, so they are set in place."""
-    tests = slice_tests(result)
-    for test, adjusted in zip(tests, holm([t.p_value for t in tests])):
-        test.p_adjusted = adjusted
+    """The configuration with every slice test's p_adjusted set: Holm within each of its families
+    (schema.slice_families: one per metric, or the one of every test in files written before; stats.holm says
+    why Holm). The tests are pydantic models owned by this result, so they are set in place."""
+    for tests in slice_families(result):
+        for test, adjusted in zip(tests, holm([t.p_value for t in tests])):
+            test.p_adjusted = adjusted
     return ConfigurationResult.model_validate(result.model_dump())

@@ -53,7 +53,7 @@ from ..models.loading import (check_positional_support, check_weights, is_head, 
 from ..results.schema import (REFERENCE_RECIPE, DtypeAgreement, EpochLog, FineTuningInfo, OverlapCheck, Recipe,
                               TrainingData)
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
-from .scored_data import ScoredPairs, premise_key
+from .scored_data import ScoredPairs, image_id, overlap_key, premise_key  # noqa: F401  (re-exported)
 from .sharding import is_main, world_size
 
 INFO_FILE = "swapbench_finetune.json"
@@ -115,8 +115,14 @@ class FineTuned:
     info: FineTuningInfo
 
 
-OVERLAP_METHOD = ("pairIDs, and premises (SNLI's text, runs of white space made one space), against every row of "
-                  "every configuration scored")
+OVERLAP_METHOD = ("pairIDs, and premises (SNLI's text, case folded, runs of white space made one space), against "
+                  "every row of every configuration scored; the Flickr images they share (the pairID before '#') "
+                  "counted")
+
+
+def shared_images(pairs: list[Pair], images: frozenset[str]) -> int:
+    """How many distinct `images` the `pairs` were also written about."""
+    return len({image_id(p.pair_id) for p in pairs} & images)
 
 
 # SNLI's splits repeat a few caption texts across splits (dev and test share 3 premises); pairs with such a premise
@@ -132,9 +138,10 @@ def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[
     kept, infos, counts = {}, {}, {}
     for role, pairs, info in (("train", train, train_info), ("validation", val, val_info)):
         shared = refuse_scored(role, pairs, info.source, info.split, scored)
-        kept[role] = [p for p in pairs if premise_key(p.premise) not in scored.premises] if shared else pairs
+        kept[role] = [p for p in pairs if not scored.holds_premise(p.premise)] if shared else pairs
         infos[role] = describe(kept[role], info.source, info.split, info.limit, info.held_out) if shared else info
-        counts.update({f"{role}_shared_pair_ids": 0, f"{role}_shared_premises": 0, f"{role}_set_apart": len(shared)})
+        counts.update({f"{role}_shared_pair_ids": 0, f"{role}_shared_premises": 0, f"{role}_set_apart": len(shared),
+                       f"{role}_shared_images": shared_images(pairs, scored.images)})
     check = OverlapCheck(scored_dataset=scored.dataset, method=OVERLAP_METHOD, **counts)
     return kept["train"], infos["train"], kept["validation"], infos["validation"], check
 
@@ -144,7 +151,7 @@ def refuse_scored(role: str, pairs: list[Pair], source: str, split: str, scored:
     most; SwapbenchError when they share a pairID with the scored pairs (they are the scored split itself) or more
     premises than that."""
     ids = sum(p.pair_id in scored.pair_ids for p in pairs)
-    shared = [p for p in pairs if premise_key(p.premise) in scored.premises]
+    shared = [p for p in pairs if scored.holds_premise(p.premise)]
     if ids or len(shared) > INCIDENTAL_SHARE * len(pairs):
         what = "training" if role == "train" else "validation"
         # A shared pairID: these are the scored pairs themselves, not a few captions that recur across splits.
@@ -180,7 +187,7 @@ def load_training_data(choice: DataChoice, seed: int, warn: Callable[[str], None
         report_shortfall(val, "validation", choice.val_limit, warn)
         val_pairs, val_source, val_split, val_limit = val.pairs, val.source, val.split, choice.val_limit
         shared_ids = {p.pair_id for p in val_pairs} & {p.pair_id for p in train_pairs}
-        shared_premises = {premise_key(p.premise) for p in val_pairs} & {premise_key(p.premise) for p in train_pairs}
+        shared_premises = {overlap_key(p.premise) for p in val_pairs} & {overlap_key(p.premise) for p in train_pairs}
         if shared_ids or shared_premises:
             raise SwapbenchError(f"the validation pairs ({val.source}, {val.split}) overlap the training pairs "
                                  f"({len(shared_ids)} shared pairIDs, {len(shared_premises)} shared premises): give "
@@ -369,6 +376,10 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     for role, apart in (("training", overlap.train_set_apart), ("validation", overlap.validation_set_apart)):
         if apart:
             log(f"Set apart {apart} {role} pair{'s' * (apart != 1)} whose premise is also a scored premise")
+    for role, images in (("training", overlap.train_shared_images), ("validation", overlap.validation_shared_images)):
+        if images:
+            log(f"The {role} pairs share {images:,} Flickr image{'s' * (images != 1)} with the scored pairs "
+                "(pairs written about other captions of one photograph: reported, not set apart)")
     key = cache_key(base, base_revision, recipe, train_info, val_info, hypothesis_only,
                     joined_by=training_pair_template(base, revision, gguf_file), gguf_file=gguf_file)
     folder = checkpoint_folder(cache_dir, base, key, gguf_file)

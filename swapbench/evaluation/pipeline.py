@@ -31,7 +31,7 @@ from ..results.schema import (EvalResults, FineTuningInfo, Mode, ModelHealth, Mo
                               ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings)
 from .agreement import THRESHOLD, dtype_agreement, falls_short
 from .data import Benchmark, open_benchmark
-from .figures import configuration_result
+from .figures import configuration_result, role_free_controls
 from .health import model_health
 from .options import EvalOptions
 from .provenance import device_name, git_state, package_versions, platform_string
@@ -143,6 +143,8 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
                                                  seed=options.seed, resamples=options.bootstrap,
                                                  k_curve=options.k_curve)
                for config in benchmark.configurations}
+    controls = role_free_controls(rows, {config.name for config in benchmark.configurations
+                                         if config.non_entailment_view}, seed=options.seed, resamples=options.bootstrap)
 
     predictions_text, predictions = render_predictions([row for config_rows in rows.values() for row in config_rows],
                                                        path)
@@ -168,7 +170,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
             timings=Timings(fine_tuning=train_seconds, probe=probe_seconds, scoring=scoring_seconds,
                             total=time.perf_counter() - began + earlier_seconds),
             command=options.command, started_at=started_at),
-        seed_variance=variance)
+        seed_variance=variance, role_free_controls=controls)
     eval_results = public_results(eval_results)  # what the file records: no path of this machine
     print_table(eval_results, slices=options.slices)
     save(eval_results, predictions_text, path, exclusive=options.output is None)
@@ -338,13 +340,14 @@ def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, pro
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry,
-                         relative_locality=m.relative_locality, degree_symmetry=m.degree_symmetry)
+                         relative_locality=m.relative_locality, degree_symmetry=m.degree_symmetry,
+                         decay_ratio=m.decay_ratio)
               for m in result.per_layer]
     info = ProbeInfo(locality=result.locality, symmetry=result.symmetry, per_layer=layers, settings=settings,
                      spread=result.spread, flat=result.flat, causal=result.causal,
                      symmetry_note=result.symmetry_note, left_decay=result.left_decay,
                      relative_locality=result.relative_locality, degree_symmetry=result.degree_symmetry,
-                     degree_symmetry_note=result.degree_symmetry_note)
+                     degree_symmetry_note=result.degree_symmetry_note, decay_ratio=result.decay_ratio)
     return info, time.perf_counter() - began
 
 

@@ -43,6 +43,17 @@ def _role_cells(r, spread=None) -> list[str]:
             percent(role.non_entailment_perturbed), value, interval, p_value, points(r.delta)]
 
 
+def _control_cells(control) -> list[str]:
+    """A role-free control's cells under ROLE_HEADERS: its clusters are not recorded, and it has no Δ."""
+    interval = "" if control.ci is None else f"[{points(control.ci.low)}, {points(control.ci.high)}]"
+    p_value = "" if control.test is None else f"{control.test.p_value:.2g}"
+    return [str(control.n), "", percent(control.non_entailment_original), percent(control.non_entailment_perturbed),
+            points(control.value), interval, p_value, ""]
+
+
+CONTROL_CAPTION = ("control: the same score on the entailment pairs of a configuration that reorders words with no "
+                   "role swapped (orig NE, swap NE before and after the reordering): a role figure is read against "
+                   "it, as how much of it any reordering gives.")
 ROLE_HEADERS = ("n", "clusters", "orig NE %", "swap NE %", "role pp", "95% CI", "p", "Δ pp")
 ROLE_CAPTION = ("orig NE, swap NE: pairs predicted non-entailment (any label but entailment, %) before and after "
                 "agent and patient were swapped; role = swap NE - orig NE in percentage points: how far the swap "
@@ -112,6 +123,12 @@ def role_table(results: EvalResults) -> Table | None:
     spread = results.seed_variance.spread if results.seed_variance else {}
     for name, r in roles.items():
         table.add_row(name, *_role_cells(r, spread.get(name)))
+    controls = results.role_free_controls or []
+    if controls:
+        table.add_section()
+        table.caption = escape(f"{ROLE_CAPTION} {CONTROL_CAPTION}")
+    for control in controls:
+        table.add_row(escape(f"control: {control.configuration}"), *_control_cells(control), style="dim")
     return table
 
 
@@ -376,7 +393,8 @@ def slices_tables(results: EvalResults) -> list[Table]:
 
 SLICES_CAPTION = (f"Slices are exploratory: read one by one, some of so many tests cross any threshold by chance. "
                   f"A row counts under each of its tags; columns as above (a role configuration's as in its role "
-                  f"table), and p adj: the p-value adjusted (Holm) over every test of the configuration's slices, "
+                  f"table), and p adj: the p-value adjusted (Holm) over the configuration's slice tests of its metric "
+                  f"(Δ's, and apart from them role sensitivity's), "
                   f"the one to read a slice by. {SMALL_MARK} too small to read: fewer than {MIN_SLICE_PAIRS} pairs "
                   f"or {MIN_SLICE_CLUSTERS} clusters.")
 

@@ -22,11 +22,36 @@ class ScoredPairs:
     dataset: str  # its dataset fingerprint
     path: str
     pair_ids: frozenset[str]
-    premises: frozenset[str]  # premise_key of SNLI's premise text
+    premises: frozenset[str]  # overlap_key of SNLI's premise text
+
+    @property
+    def images(self) -> frozenset[str]:
+        """The Flickr images of the scored pairs (the part of an SNLI pairID before '#')."""
+        return frozenset(filter(None, map(image_id, self.pair_ids)))
+
+    def holds_premise(self, text: str) -> bool:
+        """Whether `text` is a scored premise, up to case and white space."""
+        return overlap_key(text) in self.premises
 
 
 def premise_key(text: str) -> str:
+    """SNLI's text with its runs of white space made one space: as a prompt shows it."""
     return " ".join(text.split())
+
+
+def overlap_key(text: str) -> str:
+    """The text two sentences are compared by for overlap: case folded, runs of white space made one space, so that
+    a premise that equals a scored one up to case ("A dog runs." and "a dog runs.") is caught."""
+    return premise_key(text.casefold())
+
+
+def image_id(pair_id: str) -> str | None:
+    """The Flickr image an SNLI pair was written about: its pairID ("3416050480.jpg#4r1n") or captionID
+    ("3416050480.jpg#4") before '#'; None for an id without one (the Hub copy's snli-<split>-<row>). Pairs of
+    one image are written about captions of one photograph: not the same pairs, but near ones, so they are
+    counted and reported, not refused."""
+    image, hash_mark, _ = pair_id.partition("#")
+    return image if hash_mark and image else None
 
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:
@@ -46,4 +71,4 @@ def scored_pairs(benchmark: Benchmark) -> ScoredPairs:
     configs = benchmark.configurations
     return ScoredPairs(dataset=dataset_info(benchmark).fingerprint, path=benchmark.path,
                        pair_ids=frozenset().union(*(c.all_pair_ids for c in configs)),
-                       premises=frozenset(premise_key(p) for c in configs for p in c.all_source_premises))
+                       premises=frozenset(overlap_key(p) for c in configs for p in c.all_source_premises))

@@ -190,8 +190,9 @@ def _half_binomial(m: int) -> np.ndarray:
 # Holm rather than Benjamini-Hochberg: a row counts under each of its tags, so a configuration's slices overlap and
 # their tests are dependent in no direction one can promise; Holm bounds the family-wise error under any
 # dependence, while BH's bound on the false discovery rate needs independence or positive dependence.
-ADJUSTMENT_METHOD = ("Holm's step-down adjustment over every test the slices of the configuration carry (Δ's and, "
-                     "on a role configuration, role sensitivity's)")
+ADJUSTMENT_METHOD = ("Holm's step-down adjustment within each metric's family of the configuration's slice tests: "
+                     "its slices' Δ tests, and on a role configuration, apart from them, its slices' role "
+                     "sensitivity tests")
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

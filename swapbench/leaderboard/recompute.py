@@ -4,7 +4,8 @@ A results file could say anything: a delta, an interval, a health verdict. Its p
 answered for every pair, and eval computes each figure from those rows alone (evaluation/figures.py, health.py,
 seeds.py), so the board runs the same functions on the same rows and refuses a file whose figures differ. The
 settings the figures were computed with are read from the file itself: the bootstrap's seed
-(provenance.seeds.bootstrap), its resamples and level (each configuration's delta_ci), the label view, and which
+(provenance.seeds.bootstrap), its resamples and level (each configuration's delta_ci), the label view, the families
+its slices' p-values were adjusted in (holm_families), and which
 configurations are role configurations (those with a non_entailment_rate); with other settings the figures would
 differ, so a lie there shows too. NOT_RECOMPUTED names what the predictions cannot give, and why. A figure added
 to the results later (a configuration's locality) is compared where the file holds it: a file written before it
@@ -15,7 +16,7 @@ Nothing here loads torch: the board recomputes on any machine.
 
 from __future__ import annotations
 
-from ..evaluation.figures import configuration_result
+from ..evaluation.figures import configuration_result, role_free_controls
 from ..evaluation.health import model_health
 from ..evaluation.seeds import SeedScores, combined_health, seed_variance
 from ..results.schema import TOLERANCE, EvalResults, FineTuningInfo, ModelHealth, PredictionRow
@@ -75,7 +76,10 @@ def recompute_problems(results: EvalResults, rows: list[PredictionRow]) -> list[
                                          non_entailment_view=name in roles, seed=seed,
                                          resamples=result.delta_ci.resamples, level=result.delta_ci.level,
                                          k_curve=bool(result.permutation_acceptance
-                                                      and result.permutation_acceptance.k_curve))
+                                                      and result.permutation_acceptance.k_curve),
+                                         # a file says per-metric or nothing (its one family); any other word
+                                         # is recomputed per metric, and so shown as differing
+                                         holm_families=None if result.holm_families is None else "per-metric")
         except ValueError as err:  # seeds' rows that are not the same pairs, a figure out of its range
             problems.append(Problem(where, f"its predictions give no figures: {err}"))
             readable = False
@@ -84,6 +88,11 @@ def recompute_problems(results: EvalResults, rows: list[PredictionRow]) -> list[
         if result.locality is None:  # written before the locality curve was recorded: absent, not contradicted
             recomputed.pop("locality", None)
         problems += differences(where, result.model_dump(), recomputed)
+    if readable and results.role_free_controls is not None:  # absent from files written before it
+        first = next(iter(results.results.values())).delta_ci
+        again = role_free_controls(by_configuration, roles, seed=seed, resamples=first.resamples, level=first.level)
+        problems += differences("role_free_controls", [c.model_dump() for c in results.role_free_controls],
+                                [c.model_dump() for c in again or []])
     if readable:  # the health and the seeds' figures need every configuration's rows
         try:
             problems += health_problems(results, by_configuration, roles)

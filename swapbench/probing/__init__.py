@@ -6,7 +6,7 @@ from importlib import import_module
 # the result the results schema, none of which the probe's options (what `swapbench probe --help`, `eval --help`
 # and `zoo --help` read, importing this package) need.
 _MODULES = {"attenuated_matrix": "attenuated", "MatrixError": "errors", "ProbeError": "errors",
-            "degree_symmetry": "metrics", "locality": "metrics", "relative_locality": "metrics", "symmetry": "metrics",
+            "decay_ratio": "metrics", "degree_symmetry": "metrics", "locality": "metrics", "relative_locality": "metrics", "symmetry": "metrics",
             "LayerMetrics": "result", "ProbeResult": "result", "probe_model": "run"}
 
 
@@ -16,5 +16,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["LayerMetrics", "MatrixError", "ProbeError", "ProbeResult", "attenuated_matrix", "degree_symmetry",
-           "locality", "probe_model", "relative_locality", "symmetry"]
+__all__ = ["LayerMetrics", "MatrixError", "ProbeError", "ProbeResult", "attenuated_matrix", "decay_ratio",
+           "degree_symmetry", "locality", "probe_model", "relative_locality", "symmetry"]

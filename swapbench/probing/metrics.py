@@ -4,7 +4,10 @@
 named as the paper's. `relative_locality` and `degree_symmetry` are swapbench's: the paper's symmetry min-max scales
 each row's gaps, which makes it nearly an on/off switch (the attenuated matrix jumps from 1.0 to 0.43 at the
 slightest asymmetry), and the paper's locality of attention with no positional preference depends on the mask
-(uniform attention over 128 positions scores 0.074 under a causal mask, 0.023 without one).
+(uniform attention over 128 positions scores 0.074 under a causal mask, 0.023 without one). Both symmetries move
+with locality too: the attenuated matrix of s = 5 scores a degree_symmetry of 0.707 at w = 0.001 and 0.034 at
+w = 1, so neither orders models by asymmetry. `decay_ratio` does not move with it: the attenuated encoding's s,
+fitted with w side by side (the right side's decay over the left's).
 
 All take a row-stochastic n x n matrix M whose row i holds how much position i attends to each position j.
 """
@@ -140,6 +143,12 @@ def left_decay(matrix) -> float:
     return float(np.exp(fit.x))
 
 
+def right_decay(matrix) -> float:
+    """left_decay of the attention on and right of the diagonal: left_decay of the matrix turned end to end
+    (M'[i][j] = M[n-1-i][n-1-j]), whose left side is the original's right side."""
+    return left_decay(as_attention_matrix(matrix)[::-1, ::-1])
+
+
 # ---- swapbench's figures: a symmetry that measures degree, a locality comparable across masks ---------------------
 
 FLAT_NOTE = (f"undefined for flat attention (spread under {FLAT_SPREAD} of the uniform weight): attention with no "
@@ -190,6 +199,23 @@ def degree_symmetry(matrix) -> float | None:
         gap += float(np.abs(left - right).sum())
         total += float((left + right).sum())
     return 1.0 if total == 0 else float(np.clip(1.0 - gap / total, 0.0, 1.0))
+
+
+def decay_ratio(matrix) -> float | None:
+    """A swapbench figure, not the paper's: the attenuated encoding's s fitted jointly with its w, as the decay
+    with distance to the right over the decay to the left, right_decay / left_decay. 1 for attention that decays
+    alike on both sides, above 1 for attention that falls faster to the right, below 1 to the left.
+
+    Unlike both symmetries it does not move with locality: on the attenuated matrix of any w it is that matrix's
+    s (each side's decay is fitted in the attenuated form itself, which holds w and s * w exactly), where the
+    paper's symmetry and degree_symmetry of s = 5 go from 0.44 and 0.71 at w = 0.001 to 0.97 and 0.03 at w = 1.
+    It is None where degree_symmetry is (degree_symmetry_note): under a causal mask no row has a right side, and
+    flat attention has no decay to compare. Each decay is fitted within left_decay's bounds, so a side whose
+    weight all lies on the diagonal (w * s beyond 100) is not told apart from one a little less steep."""
+    m = as_attention_matrix(matrix)
+    if degree_symmetry_note(m) is not None:
+        return None
+    return right_decay(m) / left_decay(m)
 
 
 def uniform_locality(n: int, causal: bool) -> float:

@@ -22,6 +22,8 @@ class LayerMetrics(BaseModel):
                                           "flat layer")
     spread: float = Field(ge=0, description="(max - min) of the layer's averaged weights, in units of 1/positions")
     left_decay: float | None = Field(None, ge=0, description="swapbench extension: metrics.left_decay of the layer")
+    decay_ratio: float | None = Field(None, gt=0, description="swapbench figure: metrics.decay_ratio of the layer; "
+                                      "null under a causal mask, for a flat layer and in files written before it")
 
 
 class PackedArray(BaseModel):
@@ -65,6 +67,11 @@ class ProbeResult(BaseModel):
     left_decay: float | None = Field(None, ge=0, description="swapbench extension, not the paper's metric: the "
                                      "attenuated encoding's w fitted to the attention on and left of the diagonal "
                                      "(swapbench.probing.metrics.left_decay)")
+    decay_ratio: float | None = Field(None, gt=0, description="swapbench figure, not the paper's: the attenuated "
+                                      "encoding's s fitted with its w, the decay to the right over the decay to the "
+                                      "left (metrics.decay_ratio), 1 for symmetric decay; unlike both symmetries "
+                                      "it does not move with locality. Null where degree_symmetry is, and in files "
+                                      "written before it")
     per_layer: list[LayerMetrics]
     spread: float = Field(ge=0, description="(max - min) of the averaged weights, in units of the uniform weight "
                                             "1/positions: how far the attention is from flat")

@@ -11,8 +11,8 @@ import time
 from ..core.version import __version__
 from .attention import encoder_of, layer_attention
 from .errors import ProbeError
-from .metrics import (CAUSAL_NOTE, FLAT_SPREAD, degree_symmetry, degree_symmetry_note, is_causal, left_decay,
-                      locality, relative_locality, spread, symmetry)
+from .metrics import (CAUSAL_NOTE, FLAT_SPREAD, decay_ratio, degree_symmetry, degree_symmetry_note, is_causal,
+                      left_decay, locality, relative_locality, spread, symmetry)
 from .options import MIN_LENGTH
 from .result import LayerMetrics, PackedArray, ProbeResult
 from .vocabulary import Word, sample_words
@@ -95,12 +95,13 @@ def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed
         degree_symmetry_note=degree_symmetry_note(average),
         causal=causal,
         left_decay=left_decay(average),
+        decay_ratio=decay_ratio(average),
         spread=average_spread,
         flat=average_spread < FLAT_SPREAD,
         per_layer=[LayerMetrics(layer=k + 1, locality=locality(m), symmetry=measure_symmetry(m),
                                 relative_locality=relative_locality(m, causal=causal),
                                 degree_symmetry=degree_symmetry(m), spread=spread(m),
-                                left_decay=left_decay(m))
+                                left_decay=left_decay(m), decay_ratio=decay_ratio(m))
                    for k, m in enumerate(layers)],
         positions=average.shape[0],
         length=length,

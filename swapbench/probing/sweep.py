@@ -2,6 +2,7 @@
 
 The paper's symmetry min-max scales each row's gaps, so the faintest asymmetry already scores about 0.43 and the
 largest hardly less; degree_symmetry falls with the size of the gap. scripts/symmetry_sweep.py prints the table.
+Across w at one s (locality_sweep) both symmetries move with locality, and decay_ratio, the fitted s, does not.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attenuated import attenuated_matrix
-from .metrics import as_attention_matrix, degree_symmetry, symmetry
+from .metrics import as_attention_matrix, decay_ratio, degree_symmetry, symmetry
 
 SWEEP_S = (1.0, 1.0001, 1.01, 1.1, 2.0, 10.0, 100.0)
 SWEEP_LENGTH = 128
@@ -33,6 +34,8 @@ class SweepRow:
     largest_gap: float
     paper_symmetry: float
     degree_symmetry: float | None
+    decay_ratio: float | None = None
+    w: float = SWEEP_W
 
 
 def symmetry_sweep(values=SWEEP_S, n: int = SWEEP_LENGTH, w: float = SWEEP_W) -> list[SweepRow]:
@@ -43,3 +46,15 @@ def symmetry_sweep(values=SWEEP_S, n: int = SWEEP_LENGTH, w: float = SWEEP_W) ->
         rows.append(SweepRow(s=s, largest_gap=largest_gap(m), paper_symmetry=symmetry(m),
                              degree_symmetry=degree_symmetry(m)))
     return rows
+
+
+SWEEP_LOCALITY_W = (0.001, 0.01, 0.1, 1.0)
+SWEEP_LOCALITY_S = 5.0
+
+
+def locality_sweep(values=SWEEP_LOCALITY_W, s: float = SWEEP_LOCALITY_S, n: int = SWEEP_LENGTH) -> list[SweepRow]:
+    """One row per w at a fixed s: the attenuated n x n matrix, where both symmetries move with w (locality) and
+    decay_ratio stays at s."""
+    return [SweepRow(s=s, largest_gap=largest_gap(m), paper_symmetry=symmetry(m), degree_symmetry=degree_symmetry(m),
+                     decay_ratio=decay_ratio(m), w=w)
+            for w in values for m in [attenuated_matrix(n, locality=w, symmetry=s)]]

@@ -47,6 +47,11 @@ class OverlapCheck(Strict):
     train_set_apart: int = Field(default=0, ge=0, description="training pairs left out before training because "
                                  "their premise text is also a scored premise (SNLI's splits repeat a few captions)")
     validation_set_apart: int = Field(default=0, ge=0, description="validation pairs left out for the same reason")
+    train_shared_images: int | None = Field(  # added later, null in older files
+        default=None, ge=0, description="Flickr images (an SNLI pairID before '#') that training pairs and scored "
+                                        "pairs were both written about: near pairs, reported, not refused")
+    validation_shared_images: int | None = Field(  # added later, null in older files
+        default=None, ge=0, description="the same for the validation pairs (SNLI's dev and test share 122)")
 
     @property
     def clean(self) -> bool:
@@ -229,6 +234,9 @@ class ProbeSettings(Strict):
 
 class ProbeLayer(Strict):
     layer: int = Field(description="1-based layer number, nearest the embeddings first")
+    decay_ratio: float | None = Field(  # added later; left out when null, so older files read alike
+        default=None, gt=0, exclude_if=lambda value: value is None,
+        description="swapbench figure: swapbench.probing.metrics.decay_ratio of that layer (ProbeInfo.decay_ratio)")
     locality: float = Field(ge=0, le=1, description="the paper's locality of that layer's averaged attention")
     symmetry: float | None = Field(ge=0, le=1, description="the paper's symmetry of that layer's averaged "
                                                            "attention; null under a causal mask (see "
@@ -277,6 +285,12 @@ class ProbeInfo(Strict):
         default=None, description="true when every position attends only to itself and those on its left (a "
                                   "decoder's causal mask); null in files written before it was recorded")
     symmetry_note: str | None = Field(default=None, description="why symmetry is null, when it is")
+    decay_ratio: float | None = Field(  # added later; left out when null, so older files read alike
+        default=None, gt=0, exclude_if=lambda value: value is None,
+        description="swapbench figure, not the paper's: the attenuated encoding's s fitted with its w, the decay "
+                    "with distance to the right over that to the left (swapbench.probing.metrics.decay_ratio), 1 "
+                    "for symmetric decay; unlike symmetry and degree_symmetry it does not move with locality. "
+                    "Absent under a causal mask, for flat attention and in older files")
     left_decay: float | None = Field(  # added with decoder-only models, null in older files
         default=None, ge=0, description="swapbench extension, not the paper's metric: the attenuated encoding's w "
                                          "fitted to the attention on and left of the diagonal, rows renormalised "
@@ -833,6 +847,11 @@ class ConfigurationResult(PairedResult):
                     "of predictions changed and Δ per distance bin, and the slope of changed on distance with its "
                     "interval clustered by premise (swapbench.evaluation.locality); absent on the others and in "
                     "files written before it was recorded")
+    holm_families: Literal["per-metric"] | None = Field(  # added later; left out when null, so older files read alike
+        default=None, exclude_if=lambda value: value is None,
+        description="how the slices' tests were grouped for Holm's adjustment (p_adjusted): per-metric, one family "
+                    "of the slices' Δ tests and another of their role-sensitivity tests; absent (files written "
+                    "before it), one family of every test the slices carry, Δ's and role sensitivity's mixed")
     quartets: QuartetResult | None = Field(  # added later; left out of the file when null, so older files read alike
         default=None, exclude_if=lambda value: value is None,
         description="on a quartet configuration (role-quartets, its rows tagged cell:P'H and cell:PH'): pair and "
@@ -850,7 +869,7 @@ class ConfigurationResult(PairedResult):
             raise ValueError("quartets are not over the configuration's seeds")
         if self.mcnemar.p_adjusted is not None or (role and role.test and role.test.p_adjusted is not None):
             raise ValueError("p_adjusted belongs to the slices' tests, not to the configuration's own")
-        adjusted = {test.p_adjusted is None for test in slice_tests(self)}
+        adjusted = {test.p_adjusted is None for family in slice_families(self) for test in family}
         if len(adjusted) > 1:
             raise ValueError("some slice tests carry p_adjusted and others do not: the adjustment is over all of "
                              "them")
@@ -858,7 +877,8 @@ class ConfigurationResult(PairedResult):
 
 
 def slice_tests(result: ConfigurationResult) -> list[McNemar | RoleTest]:
-    """Every test the slices of a configuration carry, in tag order: the family their p-values are adjusted in."""
+    """Every test the slices of a configuration carry, in tag order: the one family of files written before
+    holm_families (schema 2.3's)."""
     tests = []
     for tag in sorted(result.slices or {}):
         s = result.slices[tag]
@@ -866,6 +886,18 @@ def slice_tests(result: ConfigurationResult) -> list[McNemar | RoleTest]:
         if s.role_sensitivity and s.role_sensitivity.test:
             tests.append(s.role_sensitivity.test)
     return tests
+
+
+def slice_families(result: ConfigurationResult) -> list[list[McNemar | RoleTest]]:
+    """The families the slices' p-values are adjusted in, each in tag order. Per metric (holm_families
+    "per-metric"): the Δ tests, then the role-sensitivity tests, so that a role configuration's role figures are not
+    adjusted against Δ tests its docs call meaningless there (every swap is non-entailment), nor the Δ's against
+    them; otherwise every test in one family (slice_tests)."""
+    if result.holm_families != "per-metric":
+        return [slice_tests(result)]
+    slices = [result.slices[tag] for tag in sorted(result.slices or {})]
+    roles = [s.role_sensitivity.test for s in slices if s.role_sensitivity and s.role_sensitivity.test]
+    return [family for family in ([s.mcnemar for s in slices], roles) if family]
 
 
 # ---- model health ------------------------------------------------------------------------------------------------
@@ -1060,6 +1092,16 @@ class PredictionsFile(Strict):
     rows: int = Field(description="lines in it: one per (configuration, pair)")
 
 
+class RoleFreeControl(RoleSensitivity):
+    """The role score on pairs whose word order changed without a role change: the entailment pairs of a
+    configuration that reorders words but swaps no roles (shuffle-random, unlu), the share predicted
+    non-entailment after the reordering minus before it. A role figure is read against it: how much of a role
+    configuration's score any reordering gives, with no role swapped."""
+
+    configuration: str = Field(description="the configuration whose entailment pairs were compared")
+    n: int = Field(ge=1, description="its entailment pairs (each seed's, of a multi-seed run)")
+
+
 class EvalResults(Strict):
     schema_version: Literal["2.4"] = Field(default=SCHEMA_VERSION, description="version of this schema")
     model: ModelInfo = Field(description="the model scored")
@@ -1074,6 +1116,12 @@ class EvalResults(Strict):
         default=None, description="a run over several fine-tuning seeds (`eval --seeds`): each seed's figures and "
                                   "their spread; `results` then hold the means over the seeds. Null for one "
                                   "fine-tuning, or none")
+    role_free_controls: list[RoleFreeControl] | None = Field(  # added later; left out when null (older files)
+        default=None, exclude_if=lambda value: value is None,
+        description="beside the role figures of a run with role configurations: the same score on the entailment "
+                    "pairs of each configuration that reorders words without swapping roles (shuffle-random, unlu) "
+                    "that the run scored, so that a reader sees how much of a role figure any reordering gives; "
+                    "absent where the run has no role configuration or none of those, and in older files")
 
     @model_validator(mode="after")
     def _configurations(self):

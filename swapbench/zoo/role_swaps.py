@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.errors import SwapbenchError
 from ..evaluation.finetune import describe
-from ..evaluation.scored_data import ScoredPairs, premise_key
+from ..evaluation.scored_data import ScoredPairs
 from ..sources import Pair
 from ..variants import make_variant
 from ..variants.randomness import example_rng
@@ -68,8 +68,8 @@ def role_swaps(train: list[Pair], scored: ScoredPairs | None) -> tuple[list[Pair
     if scored is not None:
         ids = sum(s.pair_id.removesuffix(SWAP_SUFFIX) in scored.pair_ids for s in swaps)
         originals = {p.pair_id: p for p in train}
-        premises = sum(premise_key(s.premise) in scored.premises
-                       or premise_key(originals[s.pair_id.removesuffix(SWAP_SUFFIX)].premise) in scored.premises
+        premises = sum(scored.holds_premise(s.premise)
+                       or scored.holds_premise(originals[s.pair_id.removesuffix(SWAP_SUFFIX)].premise)
                        for s in swaps)
         if ids or premises:
             raise SwapbenchError(f"role swaps: {ids} swapped pairs share a pairID and {premises} a premise with the "

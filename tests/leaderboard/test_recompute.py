@@ -26,7 +26,7 @@ ROLE = "shuffle-sr"
 
 @pytest.fixture(scope="module")
 def dataset(build_fixture_dataset):
-    return build_fixture_dataset(["shuffle-3", ROLE, "unlu"])
+    return build_fixture_dataset(["shuffle-3", ROLE, "unlu", "shuffle-random"])
 
 
 def run_eval(output: Path, model: Path, data: Path, *extra: str):
@@ -62,6 +62,25 @@ def test_a_real_eval_recomputes_to_itself(run):
     results, rows = run
     assert results.results[ROLE].role_sensitivity and results.results["unlu"].permutation_acceptance
     assert recompute_problems(results, rows) == []
+
+
+def test_a_real_eval_reports_the_role_free_control_beside_its_role_figures(one_seed, tmp_path):
+    """shuffle-random's entailment pairs, reordered with no role swapped: the control, in the file and the API
+    (the fixture's unlu has no entailment pair whose hypothesis has enough derangements)."""
+    from swapbench.api import Evaluated
+
+    results, rows = one_seed
+    entailment = [r for r in rows if r.configuration == "shuffle-random" and r.gold_original == "entailment"]
+    [control] = results.role_free_controls
+    shift = sum((r.prediction_perturbed != "entailment") - (r.prediction_original != "entailment")
+                for r in entailment) / len(entailment)
+    assert control.configuration == "shuffle-random" and control.n == len(entailment) and control.value == pytest.approx(shift)
+    run = Evaluated(results, tmp_path / "results.json")
+    table = run.configurations.set_index("configuration")
+    assert table.loc[ROLE, "role_free_control"] == pytest.approx(shift)
+    assert table.loc[ROLE, "role_free_control_configuration"] == "shuffle-random"
+    assert table["role_free_control"].isna()["shuffle-3"]
+    assert list(run.role_free_controls["role_free_control"]) == pytest.approx([shift])
 
 
 # ---- every figure edited is caught by its key ---------------------------------------------------------------------

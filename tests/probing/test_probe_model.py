@@ -16,8 +16,8 @@ from word_tokenizer import bert_tokenizer, in_memory_vocabularies
 
 from swapbench.commands.main import main
 from swapbench.core.text import public_path
-from swapbench.probing import (ProbeError, ProbeResult, degree_symmetry, locality, probe_model, relative_locality,
-                               symmetry)
+from swapbench.probing import (ProbeError, ProbeResult, decay_ratio, degree_symmetry, locality, probe_model,
+                               relative_locality, symmetry)
 from swapbench.probing.attention import encoder_of
 from swapbench.probing.loading import load_model
 from swapbench.probing.vocabulary import candidate_words
@@ -98,6 +98,8 @@ def check_consistent(result: ProbeResult, layers: int, n: int) -> None:
         assert metrics.symmetry == pytest.approx(symmetry(layer))
         assert metrics.relative_locality == pytest.approx(relative_locality(layer))
         assert metrics.degree_symmetry == pytest.approx(degree_symmetry(layer))
+        assert metrics.decay_ratio == pytest.approx(decay_ratio(layer))
+    assert result.decay_ratio == pytest.approx(decay_ratio(matrix)) and result.decay_ratio > 0
 
 
 def test_probe_bert_end_to_end(bert_dir):

@@ -67,7 +67,7 @@ class PromptScorer(Scorer):
         from ..finetune import describe
         from ..prompting import (CONTENT_FREE, SCORE_METHODS, SHOT_DRAW, SHOT_SEPARATOR, draw_shots, model_max_tokens,
                                  prompt_specs, shots_text)
-        from ..scored_data import premise_key, scored_pairs
+        from ..scored_data import overlap_key, scored_pairs
 
         options, loaded, console = run.options, prepared.loaded, run.console
         normalization = options.verbalizer_score or "mean"
@@ -81,7 +81,7 @@ class PromptScorer(Scorer):
             where = f"{pool.source}, {pool.split}"
             scored = scored_pairs(run.benchmark)
             examples, set_apart = draw_shots(pool.pairs, options.shots, options.seed, scored.pair_ids,
-                                             scored.premises, premise_key, where)
+                                             scored.premises, overlap_key, where)
             if set_apart:
                 console.print(f"Set apart {set_apart} few-shot candidates whose premise is also a scored premise")
             source = describe(pool.pairs, pool.source, pool.split, choice.train_limit, held_out=False)
