@@ -145,6 +145,6 @@ def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
     try:
         with open(FILE, encoding="utf-8") as file:
             description = json.load(file).get(" ".join(argv[:-1]))
-    except (OSError, ValueError):
+        return None if description is None else rebuild(description)
+    except (OSError, ValueError, KeyError, TypeError, IndexError):  # a file missing, or not one this code made
         return None
-    return None if description is None else rebuild(description)

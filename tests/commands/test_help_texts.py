@@ -110,6 +110,16 @@ def test_any_other_argv_takes_the_real_parser():
     assert done["helps"]["eval MODEL --help"][0] == 0 and "pydantic" in done["imported"]
 
 
+@pytest.mark.parametrize("text", [None, "{", '{"eval": {"prog": "swapbench eval"}}'])
+def test_a_missing_or_unreadable_file_leaves_help_to_the_real_parser(text, tmp_path):
+    path = tmp_path / "help_texts.json"
+    if text is not None:
+        path.write_text(text)
+    done = helps([["eval", "--help"]], prelude=f"import swapbench.commands.help_texts as h; h.FILE = {str(path)!r}")
+    code, answered, output = done["helps"]["eval --help"]
+    assert (code, answered) == (0, False) and "usage: swapbench eval" in output
+
+
 def test_entries_registered_in_the_process_are_in_its_help():
     registered = PLUGIN.replace("a plugin added", "registered here")
     done = helps([["build", "--help"]], prelude=registered)
