@@ -1,4 +1,5 @@
-"""Benchmark the command line's start-up: `swapbench --help` and `swapbench COMMAND --help` for every command.
+"""Benchmark the command line's start-up: `swapbench --help` and `swapbench COMMAND --help` for every command (the
+zoo's own commands too: `swapbench zoo train --help`).
 
 Each is a whole fresh process (`python -m swapbench ...`: the interpreter's start, the imports, the parser, the
 help text, the shutdown), timed by wall clock and by CPU time (the child's user + system time, which other jobs on
@@ -32,7 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree without installing
 
-from swapbench.commands.listing import COMMANDS  # noqa: E402  (imports nothing heavy)
+from swapbench.commands.help_texts import FILE  # noqa: E402  (imports nothing heavy)
+from swapbench.commands.listing import COMMANDS  # noqa: E402
 
 GOAL_SECONDS = 0.3
 BASELINES = {"python -c pass": ["-c", "pass"], "import swapbench": ["-c", "import swapbench"]}
@@ -43,8 +45,10 @@ def runs(commands: list[str]) -> dict[str, list[str]]:
     command's `--help`."""
     timed = dict(BASELINES)
     timed["swapbench --help"] = ["-m", "swapbench", "--help"]
+    every = list(json.loads(Path(FILE).read_text(encoding="utf-8")))  # every parser: "zoo", "zoo train", ...
     for name in commands:
-        timed[f"{name} --help"] = ["-m", "swapbench", name, "--help"]
+        for words in [words for words in every if words.split()[0] == name] or [name]:
+            timed[f"{words} --help"] = ["-m", "swapbench", *words.split(), "--help"]
     return timed
 
 
@@ -94,7 +98,7 @@ def machine() -> str:
 
 
 def load() -> str:
-    return "load %.2f %.2f %.2f" % os.getloadavg() if hasattr(os, "getloadavg") else "load unknown"
+    return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()) if hasattr(os, "getloadavg") else "load unknown"
 
 
 def figures(times: dict[str, dict[str, list[float]]]) -> dict[str, dict]:

@@ -11,6 +11,7 @@ import sys
 import threading
 
 from ..core.errors import SwapbenchError
+from .help_texts import quick_parser
 from .listing import COMMANDS
 
 
@@ -85,8 +86,12 @@ def _report(err: SwapbenchError) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    quick = quick_parser(argv)  # `COMMAND --help` from help_texts.json, without the options' imports
+    if quick is not None:
+        quick.print_help()
+        quick.exit()  # as argparse's own --help does
     try:  # the options list the registries, which load plugins: one that fails is reported as any error
-        argv = sys.argv[1:] if argv is None else argv
         args = make_parser(argv).parse_args(argv)
     except SwapbenchError as err:
         return _report(err)

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import os
 import types
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from .errors import SwapbenchError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 NO_PLUGINS = "SWAPBENCH_NO_PLUGINS"
 
@@ -63,6 +66,8 @@ def load_plugins(group: str) -> list[EntryPoint]:
     of sys.path); returns the entry points loaded."""
     if plugins_disabled():
         return []
+    from importlib.metadata import entry_points  # (0.05-0.1 s: not for `--help`, which checks plugins_disabled)
+
     found = sorted(entry_points(group=group), key=lambda ep: (ep.name, ep.value))
     for entry_point in found:
         load_entry_point(entry_point)
