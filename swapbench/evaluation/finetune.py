@@ -40,7 +40,7 @@ import torch
 from rich.console import Console
 from rich.markup import escape
 
-from ..core.compat import dtype_argument
+from ..core.compat import dtype_argument, rng_states_loadable
 from ..core.destination import atomic_directory
 from ..core.errors import SwapbenchError
 from ..core.fingerprint import content_fingerprint, file_sha256
@@ -435,7 +435,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     if periodic is not None:
         periodic.resuming = point.checkpoint if point else None
     try:
-        trainer.train(resume_from_checkpoint=str(point.checkpoint) if point else None)
+        with rng_states_loadable():
+            trainer.train(resume_from_checkpoint=str(point.checkpoint) if point else None)
     except BaseException:  # Ctrl-C, a crash: say what the next run takes up
         kept, _ = resume_problem(unfinished, key) if periodic is not None else (None, None)
         if kept is not None and is_main():
