@@ -406,7 +406,8 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         warn(f"the cached checkpoint {folder} is not used: {problem}. It was moved to {aside} (delete it when you "
              "no longer want it), and the model is fine-tuned again")
 
-    from .resume import PeriodicCheckpoints, CheckpointEvery, partial_folder, resume_problem  # import transformers
+    # Here: they import transformers.
+    from .resume import CheckpointEvery, PeriodicCheckpoints, partial_folder, resume_problem
     from .trainer import optimisation_steps
 
     steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)

@@ -76,7 +76,8 @@ class KeepBest(TrainerCallback):
     load_best_model_at_end keeps), copied in memory when it is evaluated and put back when the training ends: the
     same model as the Trainer's own save of every epoch and reload of the best, without the files. For a model
     whose weights each process holds whole (one process, or DDP); FSDP and DeepSpeed shard them, and keep the
-    Trainer's checkpoints."""
+    Trainer's checkpoints. A resumable training saves its best epoch so far with each state (`save_state`) and
+    takes it up again when it resumes (`load_state`; evaluation.resume)."""
 
     def __init__(self, metric: str = "eval_accuracy"):
         self.metric, self.best, self.weights, self.best_is_last = metric, None, None, False
@@ -110,8 +111,8 @@ class KeepBest(TrainerCallback):
         from safetensors import safe_open
 
         with safe_open(str(folder / KEEP_BEST_FILE), framework="pt") as handle:
-            metadata = handle.metadata()
-            weights = {name: handle.get_tensor(name) for name in handle.keys()}
+            metadata, names = handle.metadata(), handle.keys()
+            weights = {name: handle.get_tensor(name) for name in names}
         self.best, self.best_is_last = json.loads(metadata["best"]), json.loads(metadata["best_is_last"])
         self.weights = weights or None
 

@@ -14,8 +14,18 @@ from rich.console import Console
 from safetensors.torch import load_file
 from transformers import TrainerCallback
 
-from swapbench.evaluation.finetune import DataChoice, ScoredPairs, finetune, reference_recipe
-from swapbench.evaluation.resume import NEVER, RESUME_FILE, CheckpointEvery, partial_folder
+from swapbench.evaluation.finetune import (
+    DataChoice,
+    ScoredPairs,
+    finetune,
+    reference_recipe,
+)
+from swapbench.evaluation.resume import (
+    NEVER,
+    RESUME_FILE,
+    CheckpointEvery,
+    partial_folder,
+)
 
 CPU = torch.device("cpu")
 NOTHING_SCORED = ScoredPairs(dataset="sha256:" + "0" * 64, path="scored", pair_ids=frozenset(), premises=frozenset())
@@ -101,6 +111,12 @@ def test_a_fine_tune_stopped_and_resumed_ends_with_the_same_weights(inputs, unin
     info, whole = resumed.info, uninterrupted.info
     assert [e.validation_accuracy for e in info.history] == [e.validation_accuracy for e in whole.history]
     assert (info.best_epoch, info.cache_key) == (whole.best_epoch, whole.cache_key)
+    # The losses logged: the epochs before the stop come from the saved state, those after it are the same; the
+    # epoch that was resumed logs the mean over its steps trained since.
+    resumed_epoch = saved // 5
+    losses, whole_losses = [e.train_loss for e in info.history], [e.train_loss for e in whole.history]
+    assert losses[:resumed_epoch] == whole_losses[:resumed_epoch]
+    assert losses[resumed_epoch + 1:] == whole_losses[resumed_epoch + 1:]
 
 
 def stopped_state(inputs, cache: Path) -> Path:
