@@ -14,18 +14,8 @@ from rich.console import Console
 from safetensors.torch import load_file
 from transformers import TrainerCallback
 
-from swapbench.evaluation.finetune import (
-    DataChoice,
-    ScoredPairs,
-    finetune,
-    reference_recipe,
-)
-from swapbench.evaluation.resume import (
-    NEVER,
-    RESUME_FILE,
-    CheckpointEvery,
-    partial_folder,
-)
+from swapbench.evaluation.finetune import DataChoice, ScoredPairs, finetune, reference_recipe
+from swapbench.evaluation.resume import NEVER, RESUME_FILE, CheckpointEvery, PeriodicCheckpoints, partial_folder
 
 CPU = torch.device("cpu")
 NOTHING_SCORED = ScoredPairs(dataset="sha256:" + "0" * 64, path="scored", pair_ids=frozenset(), premises=frozenset())
@@ -64,9 +54,9 @@ def inputs(tmp_path_factory):
     return save_base(root / "base"), write_training_file(root / "snli_1.0_train.jsonl", "train")
 
 
-def tune(inputs, cache: Path, every=EVERY_3, callbacks=(), recipe=RECIPE):
+def tune(inputs, cache: Path, every=EVERY_3, callbacks=(), recipe=RECIPE, out: io.StringIO | None = None):
     base, train = inputs
-    out = io.StringIO()
+    out = out or io.StringIO()
     tuned = finetune(str(base), revision=None, recipe=recipe, scored=NOTHING_SCORED, cache_dir=cache, device=CPU,
                      dtype=torch.float32, data=DataChoice(train_source=str(train), val_holdout=8), progress=False,
                      console=Console(file=out, width=400), precision="float32", checkpoint_every=every,
@@ -94,12 +84,14 @@ def uninterrupted(inputs, tmp_path_factory):
 @pytest.mark.parametrize("stop_at", [4, 8, 14])
 def test_a_fine_tune_stopped_and_resumed_ends_with_the_same_weights(inputs, uninterrupted, tmp_path, stop_at):
     uninterrupted, last_step = uninterrupted
+    stopped = io.StringIO()
     with pytest.raises(Stop):
-        _, said = tune(inputs, tmp_path, callbacks=[StopAt(stop_at)])
+        tune(inputs, tmp_path, callbacks=[StopAt(stop_at)], out=stopped)
     folder = Path(uninterrupted.path.name)
     partial = partial_folder(tmp_path / "finetuned" / folder)
     assert (partial / RESUME_FILE).is_file() and not (tmp_path / "finetuned" / folder).exists()
     saved = stop_at // 3 * 3
+    assert f"its state at step {saved} of 15 is kept in" in stopped.getvalue()
     assert [p.name for p in partial.glob("checkpoint-*")] == [f"checkpoint-{saved}"]  # older states removed
 
     last = LastStep()
@@ -157,3 +149,29 @@ def test_the_state_of_another_recipe_is_not_resumed(inputs, tmp_path):
     again, said = tune(inputs, tmp_path, recipe=other)
     assert "is the state of another fine-tuning" in said and "Resuming" not in said
     assert same(weights(again), whole)  # trained from step 0
+
+
+def test_a_state_is_saved_every_n_steps_or_minutes_whichever_comes_first():
+    from transformers import TrainerControl, TrainerState
+
+    now = [0.0]
+    periodic = PeriodicCheckpoints("k", CheckpointEvery(steps=100, minutes=2), clock=lambda: now[0])
+    state, saves = TrainerState(max_steps=1000), []
+    periodic.on_train_begin(None, state, TrainerControl())
+    for step in range(1, 1000):
+        state.global_step, now[0] = step, step * 3.0  # 3 s a step: 2 minutes are 40 steps
+        control = TrainerControl()
+        periodic.on_step_end(None, state, control)
+        if control.should_save:
+            saves.append(step)
+            periodic.last_step, periodic.last_time = step, now[0]  # as on_save sets them
+    assert saves[:3] == [40, 80, 120]
+    every_steps = PeriodicCheckpoints("k", CheckpointEvery(steps=100, minutes=None), clock=lambda: 0.0)
+    control = TrainerControl()
+    state.global_step = 100
+    every_steps.on_step_end(None, state, control)
+    assert control.should_save
+    state.global_step = state.max_steps  # the finished checkpoint is written instead
+    control = TrainerControl()
+    every_steps.on_step_end(None, state, control)
+    assert not control.should_save and not NEVER.enabled
