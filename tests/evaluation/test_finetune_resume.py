@@ -175,3 +175,11 @@ def test_a_state_is_saved_every_n_steps_or_minutes_whichever_comes_first():
     control = TrainerControl()
     every_steps.on_step_end(None, state, control)
     assert not control.should_save and not NEVER.enabled
+
+
+def test_the_command_line_option_sets_the_interval():
+    from swapbench.evaluation.scorers.classifier import checkpoint_every
+
+    assert checkpoint_every(None) is None  # finetune's default, every 10 minutes
+    assert checkpoint_every(0) == NEVER
+    assert checkpoint_every(2.5) == CheckpointEvery(steps=None, minutes=2.5)
