@@ -63,3 +63,15 @@ def reorder_cache(model, cache, index):
         return tuple(tuple(tensor.index_select(0, index.to(tensor.device)) for tensor in layer) for layer in cache)
     cache.reorder_cache(index)
     return cache
+
+
+def rng_states_loadable():
+    """A context in which the Trainer reads back the RNG states it saved (resuming a training): transformers
+    before 4.48 reads them with torch.load's default, which refuses numpy's state since torch 2.6; the numpy
+    objects that state holds are allowed (as transformers 5 allows them itself)."""
+    import numpy as np
+    import torch
+
+    core = np._core if hasattr(np, "_core") else np.core
+    return torch.serialization.safe_globals([core.multiarray._reconstruct, np.ndarray, np.dtype,
+                                             type(np.dtype(np.uint32))])

@@ -40,7 +40,7 @@ import torch
 from rich.console import Console
 from rich.markup import escape
 
-from ..core.compat import dtype_argument
+from ..core.compat import dtype_argument, rng_states_loadable
 from ..core.destination import atomic_directory
 from ..core.errors import SwapbenchError
 from ..core.fingerprint import content_fingerprint, file_sha256
@@ -348,14 +348,20 @@ def set_aside_checkpoint(folder: Path) -> Path:
 def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoice, scored: ScoredPairs,
              cache_dir: Path, device: torch.device, dtype: torch.dtype, progress: bool = True,  # noqa: ARG001
              console: Console | None = None, hypothesis_only: bool = False, gguf_file: str | None = None,
-             precision: str = "auto", stop_at_chance: bool = False) -> FineTuned:
+             precision: str = "auto", stop_at_chance: bool = False, checkpoint_every=None,
+             callbacks=()) -> FineTuned:
     """The cached fine-tuning of `base` (a GGUF file of it, with `gguf_file`: dequantized to float32, and saved
     fine-tuned as an ordinary checkpoint) for this recipe and data (with `hypothesis_only`, on the hypotheses
     alone), training it first when there is none; refused when the data overlap the `scored` pairs. It trains in
     `precision` (training_precision), whatever the scoring's `dtype`. Messages, bars and the training's log lines
     go to `console` (stderr by default). A fine-tuning that learnt nothing (health.training_reasons), trained now
     or reused, is said so with what to change before anything is scored: a warning, or with `stop_at_chance` a
-    SwapbenchError (the checkpoint stays cached)."""
+    SwapbenchError (the checkpoint stays cached).
+
+    The training's state is saved every `checkpoint_every` (resume.CheckpointEvery; by default every 10 minutes)
+    into <checkpoint>.partial, and a run stopped (Ctrl-C, a crash) is resumed from it by the next fine-tuning of the
+    same key, to the same weights; a partial state that does not fit is set aside with a warning. `callbacks` are
+    added to the Trainer's."""
     console = console or Console(stderr=True, soft_wrap=True)
     log = console.print
     recipe = on_device(recipe, device, precision)
@@ -397,20 +403,44 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         warn(f"the cached checkpoint {folder} is not used: {problem}. It was moved to {aside} (delete it when you "
              "no longer want it), and the model is fine-tuned again")
 
-    from .trainer import optimisation_steps  # here: it imports transformers
+    # Here: they import transformers.
+    from .resume import CheckpointEvery, PeriodicCheckpoints, partial_folder, resume_problem
+    from .trainer import optimisation_steps
 
     steps = optimisation_steps(train_info.n, recipe.batch_size, recipe.epochs)
+    every = checkpoint_every or CheckpointEvery()
+    unfinished = partial_folder(folder)
+    point, problem = resume_problem(unfinished, key) if every.enabled else (None, None)
+    if problem is not None and is_main():
+        aside = set_aside_checkpoint(unfinished)
+        warn(f"the partial fine-tuning {unfinished} is not resumed from: {problem}. It was moved to {aside} "
+             "(delete it when you no longer want it), and the fine-tuning starts from step 0")
     inputs = " (hypotheses alone: --hypothesis-only)" if hypothesis_only else ""
     log(f"Fine-tuning {checkpoint_name(base, gguf_file)}{inputs} on {train_info.n:,} pairs of {train_info.source} "
         f"({train_info.split}), {recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in {recipe.batch_order} batches "
         f"of {recipe.batch_size}, {recipe.precision}: {steps:,} optimiser "
         f"steps on {describe_device(device)}, timed over the first few; validation: {val_info.n:,} pairs; "
         f"checkpoint: {folder}", highlight=False)
+    if point is not None:
+        log(f"Resuming from step {point.step:,} of {point.max_steps:,}: the state saved in {unfinished}",
+            highlight=False)
     started = time.perf_counter()
-    trainer = make_trainer(base, revision, recipe, train_pairs, val_pairs, folder.with_name(f".{folder.name}.work"),
-                           device, progress, console, slow_hint=partial(cutting_hint, recipe),
-                           hypothesis_only=hypothesis_only, gguf_file=gguf_file)
-    trainer.train()
+    periodic = PeriodicCheckpoints(key, every) if every.enabled else None
+    work = unfinished if periodic is not None else folder.with_name(f".{folder.name}.work")
+    trainer = make_trainer(base, revision, recipe, train_pairs, val_pairs, work, device, progress, console,
+                           slow_hint=partial(cutting_hint, recipe), hypothesis_only=hypothesis_only,
+                           gguf_file=gguf_file, periodic=periodic, callbacks=callbacks)
+    if periodic is not None:
+        periodic.resuming = point.checkpoint if point else None
+    try:
+        with rng_states_loadable():
+            trainer.train(resume_from_checkpoint=str(point.checkpoint) if point else None)
+    except BaseException:  # Ctrl-C, a crash: say what the next run takes up
+        kept, _ = resume_problem(unfinished, key) if periodic is not None else (None, None)
+        if kept is not None and is_main():
+            log(f"The fine-tuning stopped; its state at step {kept.step:,} of {kept.max_steps:,} is kept in "
+                f"{unfinished}: the same command resumes from it", highlight=False)
+        raise
     history = epoch_history(trainer.state.log_history)
     best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)
     info = FineTuningInfo(base_model=base, base_revision=base_revision, recipe=recipe, train=train_info,
@@ -492,7 +522,7 @@ def cutting_hint(recipe: Recipe, seconds_per_step: float) -> str:
 def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair],
                  work: Path, device: torch.device, progress: bool, console: Console,
                  slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False,
-                 gguf_file: str | None = None, checkpoints: bool = False):
+                 gguf_file: str | None = None, checkpoints: bool = False, periodic=None, callbacks=()):
     from transformers import AutoModelForSequenceClassification
 
     processes = world_size()
@@ -518,14 +548,15 @@ def make_trainer(base: str, revision: str | None, recipe: Recipe, train_pairs: l
         return as_dense(model)
 
     return snli_trainer(model_init, tokenizer, recipe, train_pairs, val_pairs, work, device, progress, console,
-                        slow_hint=slow_hint, hypothesis_only=hypothesis_only, checkpoints=checkpoints)
+                        slow_hint=slow_hint, hypothesis_only=hypothesis_only, checkpoints=checkpoints,
+                        periodic=periodic, callbacks=callbacks)
 
 
 def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair], val_pairs: list[Pair], work: Path,
                  device: torch.device, progress: bool, console: Console,
                  eval_batch_size: int = 128, description: str = "fine-tuning",
                  slow_hint: Callable[[float], str] | None = None, hypothesis_only: bool = False,
-                 checkpoints: bool = False):
+                 checkpoints: bool = False, periodic=None, callbacks=()):
     """The Trainer of swapbench's recipes (fine-tuning here, the zoo's training from scratch): `recipe` on the
     pairs (its batch order and precision included), evaluated every epoch, the best epoch by validation accuracy
     kept; its progress, log lines and the time it takes (measured over its first steps; `slow_hint` says how to
@@ -534,7 +565,8 @@ def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair],
     The best epoch's weights are kept in memory (trainer.KeepBest), the validation pairs scored longest first so
     that each batch pads little; with `checkpoints` (and always under FSDP or DeepSpeed, which shard the weights),
     the Trainer's own way: a checkpoint saved every epoch and the best reloaded, the validation pairs in their
-    order. Both end with the same weights."""
+    order. Both end with the same weights. `periodic` (resume.PeriodicCheckpoints) saves the training's state
+    every so often into `work`, so that it can resume; `callbacks` are added to the Trainer's."""
     from transformers import DataCollatorWithPadding, TrainingArguments
 
     from ..core.compat import trainer_tokenizer_argument, warmup_arguments
@@ -560,13 +592,19 @@ def snli_trainer(model_init, tokenizer, recipe: Recipe, train_pairs: list[Pair],
         per_device_train_batch_size=recipe.batch_size // world_size(), per_device_eval_batch_size=eval_batch_size,
         eval_strategy="epoch", save_strategy="epoch" if checkpoints else "no", logging_strategy="epoch",
         load_best_model_at_end=checkpoints, metric_for_best_model="accuracy", greater_is_better=True,
-        save_total_limit=1, save_only_model=True, seed=recipe.seed, data_seed=recipe.seed, report_to="none",
+        # Resumable, every state is saved whole and PeriodicCheckpoints removes the old ones once the new is recorded.
+        save_total_limit=None if periodic else 1, save_only_model=not periodic,
+        seed=recipe.seed, data_seed=recipe.seed, report_to="none",
         disable_tqdm=True, use_cpu=device.type == "cpu", bf16=bf16, bf16_full_eval=False)
     trainer = LossKeepingTrainer(model_init=model_init, args=args, **trainer_tokenizer_argument(tokenizer),
                                  data_collator=DataCollatorWithPadding(tokenizer), train_dataset=train_dataset,
                                  eval_dataset=eval_dataset, compute_metrics=accuracy_metrics, train_order=order)
-    if not checkpoints:
-        trainer.add_callback(KeepBest())
+    keep_best = None if checkpoints else KeepBest()
+    for callback in (keep_best, periodic, *callbacks):
+        if callback is not None:
+            trainer.add_callback(callback)
+    if periodic is not None:
+        periodic.keep_best = keep_best
     estimate = TimeEstimate(console, describe_device(device), on_cpu=device.type == "cpu", slow_hint=slow_hint)
     show_progress(trainer, console, progress, description=description, estimate=estimate)
     return trainer

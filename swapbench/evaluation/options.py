@@ -140,6 +140,10 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
                                        "never left chance, or its best validation accuracy is not above the "
                                        "validation pairs' majority rate, by the rules of the results' health "
                                        "check); without it, eval warns and scores all the same")
+    train_checkpoint_minutes: float | None = option(
+        None, ge=0, group="fine-tuning", keyed=False, metavar="MINUTES",
+        help="save the fine-tuning's state this often (default: 10), beside its cache folder, so that a run stopped "
+             "(Ctrl-C, a crash) resumes from it with the same command, to the same weights; 0: never")
     cache_dir: Path | None = option(None, group="fine-tuning",
                                     help="fine-tuned checkpoints and the scores cache go here (default: "
                                          "$SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)")

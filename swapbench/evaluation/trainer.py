@@ -11,9 +11,11 @@ swapbench.core.compat).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -66,12 +68,16 @@ class LengthGroupedOrder(torch.utils.data.Sampler):
         return np.concatenate([*batches, left]).astype(np.int64)
 
 
+KEEP_BEST_FILE = "swapbench_best_epoch.safetensors"  # KeepBest's state in a saved training state
+
+
 class KeepBest(TrainerCallback):
     """The weights of the epoch with the best validation accuracy (the first of ties, as the Trainer's
     load_best_model_at_end keeps), copied in memory when it is evaluated and put back when the training ends: the
     same model as the Trainer's own save of every epoch and reload of the best, without the files. For a model
     whose weights each process holds whole (one process, or DDP); FSDP and DeepSpeed shard them, and keep the
-    Trainer's checkpoints."""
+    Trainer's checkpoints. A resumable training saves its best epoch so far with each state (`save_state`) and
+    takes it up again when it resumes (`load_state`; evaluation.resume)."""
 
     def __init__(self, metric: str = "eval_accuracy"):
         self.metric, self.best, self.weights, self.best_is_last = metric, None, None, False
@@ -91,6 +97,24 @@ class KeepBest(TrainerCallback):
         if self.weights is not None and model is not None and not self.best_is_last:
             model.load_state_dict(self.weights)
         self.weights = None
+
+    def save_state(self, folder: Path) -> None:
+        """Write the best epoch so far into a saved state's `folder` (KEEP_BEST_FILE), for a resumed training."""
+        from safetensors.torch import save_file
+
+        metadata = {"best": json.dumps(self.best), "best_is_last": json.dumps(self.best_is_last)}
+        save_file({name: tensor.contiguous() for name, tensor in (self.weights or {}).items()},
+                  str(folder / KEEP_BEST_FILE), metadata=metadata)
+
+    def load_state(self, folder: Path) -> None:
+        """Take up the best epoch so far that `save_state` wrote into `folder`."""
+        from safetensors import safe_open
+
+        with safe_open(str(folder / KEEP_BEST_FILE), framework="pt") as handle:
+            metadata, names = handle.metadata(), handle.keys()
+            weights = {name: handle.get_tensor(name) for name in names}
+        self.best, self.best_is_last = json.loads(metadata["best"]), json.loads(metadata["best_is_last"])
+        self.weights = weights or None
 
 
 def optimisation_steps(pairs: int, batch_size: int, epochs: int) -> int:

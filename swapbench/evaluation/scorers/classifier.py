@@ -30,6 +30,7 @@ class ClassifierScorer(Scorer):
     mode = "fine-tuned"
     owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map",
                                       "hypothesis_only": "--hypothesis-only", "stop_at_chance": "--stop-at-chance",
+                                      "train_checkpoint_minutes": "--train-checkpoint-minutes",
                                       **RECIPE}
 
     def prepare(self, run: Run) -> Prepared:
@@ -77,7 +78,8 @@ class ClassifierScorer(Scorer):
                          scored=scored_pairs(run.benchmark), cache_dir=options.cache_dir or default_cache_dir(),
                          device=device, dtype=dtype, progress=options.progress, console=run.console,
                          hypothesis_only=options.hypothesis_only, gguf_file=options.gguf_file,
-                         precision=options.train_precision, stop_at_chance=options.stop_at_chance)
+                         precision=options.train_precision, stop_at_chance=options.stop_at_chance,
+                         checkpoint_every=checkpoint_every(options.train_checkpoint_minutes))
         # Every process of a distributed training loads the checkpoint the main process wrote: each scores a shard.
         loaded = load_classifier(str(tuned.path), load_config(str(tuned.path)),
                                  LabelMap(LABEL_NAMES, source="fine-tuned"), device=device, dtype=dtype,
@@ -135,6 +137,13 @@ class ClassifierScorer(Scorer):
                            hypothesis_only=options.hypothesis_only).predictions
 
 
+def checkpoint_every(minutes: float | None):
+    """How often --train-checkpoint-minutes saves the fine-tuning's state (None: the default, 0: never)."""
+    from ..resume import NEVER, CheckpointEvery
+
+    return None if minutes is None else NEVER if minutes == 0 else CheckpointEvery(minutes=minutes)
+
+
 def refuse_training(options, keep: tuple[str, ...] = ()) -> None:
     """A classifier is scored as it is: training options given for it would be read by nothing, and its head
     scored untrained where the user meant to train it, so they are refused, pointing to --finetune (but those in
@@ -142,7 +151,8 @@ def refuse_training(options, keep: tuple[str, ...] = ()) -> None:
     from ...sources.options import COLUMN_FIELDS
     from ..training_options import TrainingDataOptions
 
-    fields = [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE, "hypothesis_only", "stop_at_chance"]
+    fields = [*TrainingDataOptions.model_fields, *COLUMN_FIELDS, *RECIPE, "hypothesis_only", "stop_at_chance",
+              "train_checkpoint_minutes"]
     ignored = given(options, [name for name in fields if name not in keep])
     if ignored:
         raise SwapbenchError(f"{options.model} already is a sequence classifier, which is scored as it is: "
