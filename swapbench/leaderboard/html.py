@@ -42,8 +42,9 @@ from .table import (
 from .templating import render_html_template
 
 SLICES_NOTE = ("Slices are exploratory: a results file holds many, and read one by one some cross any threshold by "
-               "chance. Each p-value is shown with its value adjusted (Holm) over every test of its "
-               "configuration's slices; read a slice by the adjusted one.")
+               "chance. Each p-value is shown with its value adjusted (Holm) over the tests of its configuration's "
+               "slices: one family per metric (Δ, role sensitivity) in a file that records holm_families, one "
+               "family of every test in a file written before; read a slice by the adjusted one.")
 
 
 @dataclass(frozen=True)
