@@ -45,8 +45,10 @@ def run_leak(args: argparse.Namespace) -> int:
 
     from ..evaluation.leak import measure
     from ..results.hypothesis_only import PlausibilityBaseline
+    from .evaluate import silence_library_bars
 
     options = from_arguments(LeakOptions, args)
+    silence_library_bars(downloads=getattr(options, "progress", True))
     output = options.output or default_output()
     record = measure(options, public_command(list(sys.argv)))
     replace_files({output: record.model_dump_json(indent=1) + "\n"})

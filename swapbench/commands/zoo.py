@@ -89,11 +89,13 @@ def run_train(args: argparse.Namespace) -> int:
     from ..zoo.options import ZooTrainOptions
     from ..zoo.train import train_encoder
 
+    from .evaluate import silence_library_bars
     from .main import load_model_types
 
     console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooTrainOptions, args)
     load_model_types()
+    silence_library_bars(downloads=options.progress)
     settings = options.make_recipe(options.seed)
     check_settings(settings, [options.encoding])
     scored = None
@@ -118,11 +120,13 @@ def run_run(args: argparse.Namespace) -> int:
     from ..zoo.options import ZooRunOptions
     from ..zoo.run import run_zoo
 
+    from .evaluate import silence_library_bars
     from .main import load_model_types
 
     console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooRunOptions, args, command=list(sys.argv))
     load_model_types()
+    silence_library_bars(downloads=options.progress)
     check_settings(options.recipe, options.encodings)
     summary = run_zoo(options, log=console.print)
     console.print(f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "

@@ -29,6 +29,13 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def folder_sha256(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """The sha256 of every file under `folder` by its path inside it, but hidden files and those named in `skip`
+    (a checkpoint's own records)."""
+    return {path.relative_to(folder).as_posix(): file_sha256(path) for path in sorted(folder.rglob("*"))
+            if path.is_file() and not path.name.startswith(".") and path.name not in skip}
+
+
 def content_fingerprint(columns: dict[str, list]) -> str:
     """sha256 of the FINGERPRINT_COLUMNS that `columns` has, independent of the Parquet writer's version.
 

@@ -43,7 +43,7 @@ from rich.markup import escape
 from ..core.compat import dtype_argument, rng_states_loadable
 from ..core.destination import atomic_directory
 from ..core.errors import SwapbenchError
-from ..core.fingerprint import content_fingerprint, file_sha256
+from ..core.fingerprint import content_fingerprint, folder_sha256
 from ..core.hub_access import cache_only
 from ..core.labels import LABEL_NAMES
 from ..core.text import slug
@@ -289,8 +289,7 @@ def read_training_record(path: Path, console: Console | None = None) -> FineTuni
 def file_hashes(folder: Path) -> dict[str, str]:
     """The sha256 of every file of a checkpoint but its two records, by its path inside `folder`; hidden files
     left out, as models.loading.model_revision leaves them out of a local folder's revision."""
-    return {path.relative_to(folder).as_posix(): file_sha256(path) for path in sorted(folder.rglob("*"))
-            if path.is_file() and not path.name.startswith(".") and path.name not in (INFO_FILE, CONTENTS_FILE)}
+    return folder_sha256(folder, skip=(INFO_FILE, CONTENTS_FILE))
 
 
 def write_file_hashes(folder: Path) -> None:

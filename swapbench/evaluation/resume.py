@@ -26,7 +26,7 @@ import transformers
 from transformers import TrainerCallback
 
 from ..core.files import replace_files
-from .finetune import file_hashes
+from ..core.fingerprint import folder_sha256
 from .sharding import world_size
 from .trainer import KeepBest
 
@@ -94,7 +94,7 @@ def resume_problem(partial: Path, key: str) -> tuple[ResumePoint | None, str | N
         return None, f"it was trained by {record.get('processes')} processes, this run has {world_size()}"
     checkpoint = partial / name
     try:
-        found = file_hashes(checkpoint) if checkpoint.is_dir() else {}
+        found = folder_sha256(checkpoint) if checkpoint.is_dir() else {}
     except OSError as err:
         return None, f"its files cannot be read ({err.strerror}: {err.filename})"
     problems = [*(f"{name}/{file} is missing" for file in recorded if file not in found),
@@ -139,7 +139,7 @@ class PeriodicCheckpoints(TrainerCallback):
             self.keep_best.save_state(output / name)
         record = {"format": RESUME_FORMAT, "cache_key": self.key, "checkpoint": name, "step": state.global_step,
                   "max_steps": state.max_steps, "versions": library_versions(), "processes": world_size(),
-                  "sha256": file_hashes(output / name)}
+                  "sha256": folder_sha256(output / name)}
         replace_files({output / RESUME_FILE: json.dumps(record, indent=2) + "\n"})
         # Only now the older states go: the best epoch's checkpoint too when the Trainer keeps none.
         keep = {name, Path(state.best_model_checkpoint or "").name}
