@@ -183,8 +183,8 @@ def commands_line(console: Console, path: Path, split: str, tmp: Path, repeat: i
             return time.perf_counter() - began, None
         return run
 
-    build_words = ("build", "--source", str(path), "--split", split, "--parser", "ptb", "--variants", ",".join(VARIANTS),
-                   "--out", str(tmp / "ptb-command"), "--overwrite")
+    build_words = ("build", "--source", str(path), "--split", split, "--parser", "ptb",
+                   "--variants", ",".join(VARIANTS), "--out", str(tmp / "ptb-command"), "--overwrite")
     t, _ = side_by_side({"python": process("--version"), "help": process("--help"),
                          "build": process(*build_words)}, repeat)
     console.print(f"commands (whole processes, wall): swapbench --help {t.median('help'):.2f} s (goal <= 0.5 s); "

@@ -60,7 +60,7 @@ def machine() -> str:
 
 
 def load_text() -> str:
-    return "load %.2f %.2f %.2f" % os.getloadavg()
+    return "load " + " ".join(f"{load:.2f}" for load in os.getloadavg())
 
 
 def record(name: str, values: list[float], key: str = "ratio", unit: str = "x", goal: str | None = None) -> None:

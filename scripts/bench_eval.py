@@ -115,7 +115,7 @@ def record(name: str, values: list[float], value: float | None = None, key: str 
     """A figure for --json: its value (default: the median of `values`) and the range of the rounds."""
     FIGURES[name] = {key: statistics.median(values) if value is None else value, "low": min(values),
                      "high": max(values), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-                     "load": "%.2f %.2f %.2f" % os.getloadavg(), "machine": machine()}
+                     "load": " ".join(f"{load:.2f}" for load in os.getloadavg()), "machine": machine()}
 
 
 def timed(function) -> tuple[float, object]:
@@ -143,7 +143,7 @@ def machine() -> str:
             name = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    load = ", load %.2f %.2f %.2f" % os.getloadavg() if hasattr(os, "getloadavg") else ""
+    load = ", load " + " ".join(f"{load:.2f}" for load in os.getloadavg()) if hasattr(os, "getloadavg") else ""
     return f"{name}, {usable_cores()} cores{load}"
 
 

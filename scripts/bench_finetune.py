@@ -158,7 +158,7 @@ def speed(args, device) -> dict:
             padded_fractions[name].append(flops * counts["padded"] / seconds / rate32)
             print(f"round {round_ + 1} {name}: {seconds:.1f} s, {counts['real']:,} real tokens of "
                   f"{counts['padded']:,} padded", flush=True)
-    load = "load %.2f %.2f %.2f" % os.getloadavg()
+    load = "load " + " ".join(f"{load:.2f}" for load in os.getloadavg())
     command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
     figures = {}
 
@@ -205,8 +205,8 @@ def recipe_seeds(args, device) -> dict:
             best = max(history)
             figures[f"recipe_seed{seed}_{name}_best_validation_accuracy"] = {
                 "value": best, "low": best, "high": best, "epochs": history, "seconds": seconds,
-                "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]), "load": "load %.2f %.2f %.2f" %
-                os.getloadavg(), "machine": machine(device)}
+                "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+                "load": "load " + " ".join(f"{load:.2f}" for load in os.getloadavg()), "machine": machine(device)}
             print(f"seed {seed} {name} ({recipe.batch_order}, {recipe.precision}, {recipe.optimizer}): best "
                   f"validation accuracy {best:.4f} (epochs {', '.join(f'{a:.4f}' for a in history)}), {seconds:.0f} s",
                   flush=True)

@@ -133,7 +133,8 @@ def sync():
     if cuda:
         torch.cuda.synchronize()
 figures = {}
-for name, dtype, tf32 in (("bf16", torch.bfloat16, False), ("fp32", torch.float32, False), ("tf32", torch.float32, True)):
+for name, dtype, tf32 in (("bf16", torch.bfloat16, False), ("fp32", torch.float32, False),
+                          ("tf32", torch.float32, True)):
     torch.backends.cuda.matmul.allow_tf32 = tf32
     a, b = (torch.randn(n, n, device=device, dtype=dtype) for _ in range(2))
     for _ in range(3):

@@ -1,8 +1,9 @@
 """swapbench: word-swap probing benchmarks for natural-language-inference models.
 
 For notebooks: `swapbench.build(...)`, `swapbench.evaluate(...)` and `swapbench.probe(...)` are the functions of
-swapbench.api, re-exported here. Nothing is loaded until one is used, so that `import swapbench` stays cheap (`__version__` too: reading the
-installed distributions' metadata costs a tenth of a second, which every `--help` would pay).
+swapbench.api, re-exported here. Nothing is loaded until one is used, so that `import swapbench` stays cheap
+(`__version__` too: reading the installed distributions' metadata costs a tenth of a second, which every `--help`
+would pay).
 """
 
 from importlib import import_module

@@ -11,8 +11,8 @@ from swapbench.leaderboard.reference import Reference, ReferenceConfiguration, w
 from swapbench.results.files import predictions_path, render_predictions
 from swapbench.results.schema import (ConfidenceInterval, ConfigurationData, ConfigurationResult, DatasetInfo, EpochLog,
                                       EvalResults, FineTuningInfo, McNemar, ModelHealth, ModelInfo, OverlapCheck,
-                                      PositionalEncodingInfo, PredictionRow, PredictionsFile, ProbeInfo, ProbeSettings, Provenance,
-                                      Recipe, RoleSensitivity, RoleTest, ScoringInfo, Seeds, SliceResult,
+                                      PositionalEncodingInfo, PredictionRow, PredictionsFile, ProbeInfo, ProbeSettings,
+                                      Provenance, Recipe, RoleSensitivity, RoleTest, ScoringInfo, Seeds, SliceResult,
                                       Timings, TrainingData, dataset_fingerprint)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -183,9 +183,10 @@ def counts(result: dict, n: int | None = None) -> tuple[int, int, int, int]:
 
 def configuration_rows(data: dict, name: str, *, extra_drops: int = 0) -> list[PredictionRow]:
     """Rows of configuration `name` that give the counts its figures in `data` say: n, originals right, the McNemar
-    counts; each slice's own, on rows tagged with it (slices of the same counts on the same rows); a role configuration's non-entailment answers before and
-    after the swap; a displacement summary's min, mean and max (two distances, in the mean's proportion).
-    `extra_drops`: that many more pairs right on the original only (another seed's run)."""
+    counts; each slice's own, on rows tagged with it (slices of the same counts on the same rows); a role
+    configuration's non-entailment answers before and after the swap; a displacement summary's min, mean and max (two
+    distances, in the mean's proportion). `extra_drops`: that many more pairs right on the original only (another
+    seed's run)."""
     result = data["results"][name]
     labels = ["entailment", "neutral", "contradiction"] if result["label_view"] == "3-way" else \
         list(data["model"]["label_names"])
@@ -199,7 +200,7 @@ def configuration_rows(data: dict, name: str, *, extra_drops: int = 0) -> list[P
         n, correct = n - slice_n, correct - slice_correct
         original_only, perturbed_only = original_only - slice_original_only, perturbed_only - slice_perturbed_only
     flags += [(a, b, []) for a, b in outcomes(n, correct, original_only, perturbed_only)]
-    for i in range(extra_drops):  # the last pairs right on both become right on the original only
+    for _ in range(extra_drops):  # the last pairs right on both become right on the original only
         last = max(j for j, (a, b, _) in enumerate(flags) if a and b)
         flags[last] = (True, False, flags[last][2])
     role = result.get("role_sensitivity")
@@ -243,7 +244,8 @@ def honest(data: dict, *, seeds: tuple[int, ...] = ()) -> dict:
     results = EvalResults.model_validate(data)
     tuning = results.model.fine_tuning
     runs = [(None, tuning)] if not seeds else [(seed, tuning.model_copy(update={
-        "recipe": tuning.recipe.model_copy(update={"seed": seed}), "cache_key": f"{who(data)}-seed-{seed}".encode().hex(),
+        "recipe": tuning.recipe.model_copy(update={"seed": seed}),
+        "cache_key": f"{who(data)}-seed-{seed}".encode().hex(),
         "best_validation_accuracy": 0.7 + 0.02 * seed})) for seed in seeds]
     each = [{name: configuration_rows(data, name, extra_drops=index) for name in results.results}
             for index in range(len(runs))]

@@ -132,7 +132,8 @@ def test_no_import_runs_up_or_breaks_a_never():
 def test_the_check_sees_imports_inside_functions():
     """The reader finds relative imports in function bodies, `from package import module` and plain imports."""
     text = ("import swapbench.parsing.ptb\n"
-            "def f():\n    from ..variants import role_swap\n    from ..core import errors\n    from .base import Span\n"
+            "def f():\n    from ..variants import role_swap\n    from ..core import errors\n"
+            "    from .base import Span\n"
             "    importlib.import_module('swapbench.core.text')\n")
     found = {(i.line, i.target.relative_to(ROOT).as_posix())
              for i in imports_of(ROOT / "swapbench" / "roles" / "anything.py", text)}

@@ -1,5 +1,5 @@
-"""scripts/perf_table.py: the performance table (docs/performance.md), rendered from the benchmark scripts' --json files and
-put between its markers, nothing else in the file touched."""
+"""scripts/perf_table.py: the performance table (docs/performance.md), rendered from the benchmark scripts' --json
+files and put between its markers, nothing else in the file touched."""
 
 from __future__ import annotations
 

@@ -67,7 +67,8 @@ def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: st
     --encoding-option B=2) rather than comma-separated; `removed`: the option was taken away, and this says what
     to do instead: given on the command line or in the API, it is refused with that (its field defaults to None,
     is hidden from help and left out of model_dump); `keyed`: False for an option that changes how a run goes, not
-    what it computes (--threads): left out of model_dump, so that it keys no cached or resumed run. `constraints`: pydantic's ge, gt, le, lt, min_length...
+    what it computes (--threads): left out of model_dump, so that it keys no cached or resumed run. `constraints`:
+    pydantic's ge, gt, le, lt, min_length...
     """
     extra = {"flag": flag, "metavar": metavar, "positional": positional, "negative": negative, "group": group,
              "parse": parse, "choices": choices, "cli": cli, "deprecated": deprecated,

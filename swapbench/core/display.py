@@ -61,8 +61,8 @@ def markdown_cell(value: object, limit: int | None = None) -> str:
     """`value` as literal text in a Markdown table cell (or anywhere inline): plain_text, HTML's <, >, & and "
     as entities (so no tag, comment or entity of the value reaches the page), and every character Markdown
     reads as markup backslash-escaped (so no link, image, emphasis, code span, math or extra cell, and no
-    autolink: the ':' of "://" and the dot of "www." are escaped too; GitHub still makes an e-mail address a mailto link of
-    the same text). The text reads exactly as given."""
+    autolink: the ':' of "://" and the dot of "www." are escaped too; GitHub still makes an e-mail address a mailto
+    link of the same text). The text reads exactly as given."""
     text = "".join(_HTML.get(char, char) for char in plain_text(value, limit))
     return _WWW.sub(r"\1\\.", _MARKDOWN_SPECIAL.sub(r"\\\1", text))
 

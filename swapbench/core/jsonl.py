@@ -39,7 +39,9 @@ class _Numbered:
         self.number = 0
 
     def __iter__(self) -> Iterator[str]:
-        for self.number, line in enumerate(self.lines, start=1):
+        # deliberate: each line's number is stored on self as it is handed out (read_values reads it); self.lines
+        # was read once, by enumerate, so assigning self.number overrides nothing the loop iterates
+        for self.number, line in enumerate(self.lines, start=1):  # noqa: B020
             yield line
 
 

@@ -3,9 +3,9 @@
 On a terminal it is a rich bar: what it does, the bar, done of total, the time so far and the time left. Where
 the bar is not drawn (stderr sent to a log file, `2> log.txt`), a step that asks for `lines` gets a plain line
 instead at most every LINE_SECONDS, and one when it is done, with the count, the pace, the time so far and the time
-left: without them a log shows nothing for the minutes or hours a scoring takes. A task added with `estimate=True` also says once, on either,
-how long it takes in all, from its pace measured after its first advance (a warm-up batch, or the pairs a cache
-gave back at once) over at least ESTIMATE_SECONDS.
+left: without them a log shows nothing for the minutes or hours a scoring takes. A task added with `estimate=True`
+also says once, on either, how long it takes in all, from its pace measured after its first advance (a warm-up batch,
+or the pairs a cache gave back at once) over at least ESTIMATE_SECONDS.
 """
 
 from __future__ import annotations

@@ -60,7 +60,8 @@ def _registry_fields() -> dict:
         # parse=str: an empty list is an option's value ("no variant given"), not argparse's error
         "variants": (list[str] | None, option(
             None, parse=str, help=f"comma-separated, from: {VARIANTS.help_text()} (default: "
-                                  f"{','.join(DEFAULT_VARIANTS)}; a default one that applies to no pair read is left out)")),
+                                  f"{','.join(DEFAULT_VARIANTS)}; a default one that applies to no pair read "
+                                  "is left out)")),
     }
 
 

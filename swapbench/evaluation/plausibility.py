@@ -176,5 +176,6 @@ def measure_plausibility(data: str, model: str, *, gguf_file: str | None = None,
         model=checkpoint_path(model, gguf_file), revision=model_revision(model, config, None, gguf_file),
         score=headline, text=f"each hypothesis alone, white space squashed and ended with a full stop, scored after "
                              f"the model's start-of-text token {name!r}; {SCORES[headline]} (headline)",
-        dataset=data, dataset_fingerprint=dataset_fingerprint({r.name: r.fingerprint for r in rows}), command=list(command),
+        dataset=data, dataset_fingerprint=dataset_fingerprint({r.name: r.fingerprint for r in rows}),
+        command=list(command),
         configurations={r.name: baseline_figures(r, scores, headline) for r in rows})

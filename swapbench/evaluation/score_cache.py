@@ -11,10 +11,10 @@ writes anew with its own timings. A model whose identity is unknown (an offline 
 load whole (--allow-missing: some newly initialised at random), is not cached.
 
 Each row holds one pair's outputs as scored (a classifier's logits as float32, a prompt's verbalizer scores before
-any calibration as float64) and whether the pair was cut, keyed by the sha256 of its premise and hypothesis. The predictions are read
-off these same numbers with the cache and without it, so the figures are the same either way. Not in the key: the
-batch a pair ran in. Padding is masked, but another batch shape can move the last bits of a logit; a prediction
-could differ only on a near tie (lm-evaluation-harness's cache keys requests alone likewise).
+any calibration as float64) and whether the pair was cut, keyed by the sha256 of its premise and hypothesis. The
+predictions are read off these same numbers with the cache and without it, so the figures are the same either way. Not
+in the key: the batch a pair ran in. Padding is masked, but another batch shape can move the last bits of a logit; a
+prediction could differ only on a near tie (lm-evaluation-harness's cache keys requests alone likewise).
 
 Rows are committed every COMMIT_SECONDS, at the end, and when scoring stops on an error or Ctrl-C, so a killed
 run loses at most those seconds. A file that is not a sound cache is set aside with a warning naming it. Each row

@@ -127,8 +127,8 @@ def render_html(board: Board, reference: Reference) -> str:
         start += len(view_rows)
     fixed, folds = column_groups(board)
     return render_html_template(
-        "index.html.j2", board=board, fixed=fixed, folds=folds, reference=reference, groups=groups, results_dir=RESULTS_DIR,
-        any_details=any(row.results is not None for row in board.rows),
+        "index.html.j2", board=board, fixed=fixed, folds=folds, reference=reference, groups=groups,
+        results_dir=RESULTS_DIR, any_details=any(row.results is not None for row in board.rows),
         view_titles={view: title[0].upper() + title[1:] for view, title in VIEWS.items()},
         families=sorted({row.family for row in board.rows}), fingerprint=reference.fingerprint_of(
             reference.configurations), plot=plot_svg(board), slices_note=SLICES_NOTE,

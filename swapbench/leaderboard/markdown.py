@@ -72,7 +72,7 @@ def render_csv(board: Board) -> str:
     for row in board.rows:
         v = row.values
 
-        def delta(config: str) -> list:
+        def delta(config: str, row=row, v=v) -> list:
             low, high, n = row.intervals.get(delta_key(config), (None, None, None))
             return [v.get(delta_key(config)), low, high,
                     row.spreads.get(delta_key(config)), n]

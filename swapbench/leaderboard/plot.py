@@ -5,8 +5,8 @@ symmetry, not the paper's symmetry: the paper's is nearly an on/off switch (any 
 before it was recorded, under a causal mask, or too flat) are named in a note under the axes instead. The paper's
 reported rows have neither figure, so they have no point. Each point is an SVG group with id pt-<family>-<n>, which
 the page's filter dims; its label is pt-<family>-<n>-label. The key (legend) is framed and drawn right of the
-axes, where no point can be: inside them, unframed, its marker read as one more point. Every text drawn goes through plot_text, so that a
-name is shown as written, never read as mathtext."""
+axes, where no point can be: inside them, unframed, its marker read as one more point. Every text drawn goes through
+plot_text, so that a name is shown as written, never read as mathtext."""
 
 from __future__ import annotations
 

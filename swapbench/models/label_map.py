@@ -86,8 +86,8 @@ def from_option(text: str, id2label: dict, num_labels: int) -> LabelMap:
     unmapped = [str(i) for i, name in enumerate(names) if name is None]
     if unmapped:
         raise LabelMapError(f"--label-map names no NLI label for output{'s' * (len(unmapped) > 1)} "
-                            f"{', '.join(unmapped)}: the model has {num_labels} outputs ({outputs}), and each needs one, "
-                            "e.g. --label-map 0=entailment,1=neutral,2=contradiction (or 0=entailment,"
-                            "1=not_entailment for two outputs)")
+                            f"{', '.join(unmapped)}: the model has {num_labels} outputs ({outputs}), "
+                            "and each needs one, e.g. --label-map 0=entailment,1=neutral,2=contradiction "
+                            "(or 0=entailment,1=not_entailment for two outputs)")
     return LabelMap(check_complete(names, f"--label-map gives {', '.join(f'{i}={n}' for i, n in enumerate(names))}"),
                     source="--label-map")

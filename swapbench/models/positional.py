@@ -322,7 +322,8 @@ def read_positional_encoding(config) -> PositionalEncodingInfo:
         inner = read_positional_encoding(text_config)  # a multimodal model: its text encoder holds the positions
         evidence = {"model_type": r.model_type, **{f"text_config.{k}": v for k, v in inner.evidence.items()}}
         return PositionalEncodingInfo(family=inner.family, kind=inner.kind, evidence=evidence,
-                                      note=f"read from the text encoder (text_config){'; ' + inner.note if inner.note else ''}")
+                                      note="read from the text encoder (text_config)"
+                                           f"{'; ' + inner.note if inner.note else ''}")
     return read_generic(r)
 
 

@@ -6,7 +6,8 @@ from importlib import import_module
 # the result the results schema, none of which the probe's options (what `swapbench probe --help`, `eval --help`
 # and `zoo --help` read, importing this package) need.
 _MODULES = {"attenuated_matrix": "attenuated", "MatrixError": "errors", "ProbeError": "errors",
-            "decay_ratio": "metrics", "degree_symmetry": "metrics", "locality": "metrics", "relative_locality": "metrics", "symmetry": "metrics",
+            "decay_ratio": "metrics", "degree_symmetry": "metrics", "locality": "metrics",
+            "relative_locality": "metrics", "symmetry": "metrics",
             "LayerMetrics": "result", "ProbeResult": "result", "probe_model": "run"}
 
 

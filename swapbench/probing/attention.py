@@ -95,9 +95,9 @@ def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, p
 
 
 def as_float64(attention):
-    """Attention weights (a torch tensor) in float64. Weights a half-precision model computed (bfloat16, float16) are divided by
-    their row sums: a softmax rounded to 8 bits of mantissa sums to 1 only within about 1% (SmolLM2's rows in
-    bfloat16 reached 1.0014), and what the probe measures is each row's distribution, not that rounding."""
+    """Attention weights (a torch tensor) in float64. Weights a half-precision model computed (bfloat16, float16) are
+    divided by their row sums: a softmax rounded to 8 bits of mantissa sums to 1 only within about 1% (SmolLM2's rows
+    in bfloat16 reached 1.0014), and what the probe measures is each row's distribution, not that rounding."""
     import torch
 
     weights = attention.to(torch.float64)

@@ -97,7 +97,8 @@ def plot_layers(result: ProbeResult, path: Path, name: str | None = None) -> Pat
         image = axes.imshow(layers[index], cmap="viridis", norm=norm, interpolation="nearest")
         _ticks(axes, result.positions)
         axes.set_title(f"layer {metrics.layer}: loc (paper) {metrics.locality:.1%}, "
-                       f"rel {_figure(metrics.relative_locality)}\nsym (paper) {_figure(metrics.symmetry)}, degree {_figure(metrics.degree_symmetry)}",
+                       f"rel {_figure(metrics.relative_locality)}\nsym (paper) {_figure(metrics.symmetry)}, "
+                       f"degree {_figure(metrics.degree_symmetry)}",
                        fontsize=9)
         if index % columns == 0:
             axes.set_ylabel("query i")

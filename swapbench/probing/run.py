@@ -48,7 +48,8 @@ def flat_warning(spread_value: float) -> str:
 
 
 def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed: int = 0,
-                add_special_tokens: bool = ADD_SPECIAL_TOKENS, progress: bool = True, batch_size: int = 8) -> ProbeResult:
+                add_special_tokens: bool = ADD_SPECIAL_TOKENS, progress: bool = True,
+                batch_size: int = 8) -> ProbeResult:
     """Locality and symmetry of a loaded transformers model's positional attention: the paper's two figures and
     swapbench's relative_locality and degree_symmetry (metrics), for the average and for each layer.
 

@@ -1177,9 +1177,10 @@ class PredictionRow(Strict):
         default=None, ge=0, description="the premise's tokens whose position changed (tokens, not the shuffled "
                                         "constituents the slice tag moved:N counts); null as distance is")
     permutation: int | None = Field(  # added later; left out of the line when null, as seed is
-        default=None, ge=0, exclude_if=lambda value: value is None, description="in a configuration of K permutations per pair (unlu): which permutation "
-                                        "of the pair the row is, 0 to K - 1 (a row is keyed by pair_id and "
-                                        "permutation); null in the others")
+        default=None, ge=0, exclude_if=lambda value: value is None,
+        description="in a configuration of K permutations per pair (unlu): which permutation "
+                    "of the pair the row is, 0 to K - 1 (a row is keyed by pair_id and "
+                    "permutation); null in the others")
     seed: int | None = Field(  # schema 2.4; left out of the line when null, so that a one-seed file reads as before
         default=None, ge=0, exclude_if=lambda value: value is None,
         description="of a multi-seed run (`eval --seeds`), the seed of the fine-tuning that made the predictions: "

@@ -2,8 +2,8 @@
 `registry.SOURCES`, plus the generic `hub:ORG/NAME` source read by column mapping.
 
 A source declares its name, citation, licence, homepage, Hub id and pinned revision, release archive and the
-sha256 of its split files, split names and aliases, the pairs each split holds as released, fields and pair-ID scheme, and whether it carries trees.
-Build, fine-tuning, the dataset card and the leaderboard read all of it from here.
+sha256 of its split files, split names and aliases, the pairs each split holds as released, fields and pair-ID scheme,
+and whether it carries trees. Build, fine-tuning, the dataset card and the leaderboard read all of it from here.
 
 Adding a corpus released in SNLI's format is one module and one registration (see multinli.py):
 

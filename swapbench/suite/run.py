@@ -126,8 +126,8 @@ def finished(path: Path, revision: str | None, fingerprint: str, console: Consol
     try:
         results = EvalResults.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as err:
-        console.print(f"[yellow]Warning:[/] {escape(str(path))} does not read as a results file ({type(err).__name__}); "
-                      "the run is scored again", highlight=False)
+        console.print(f"[yellow]Warning:[/] {escape(str(path))} does not read as a results file "
+                      f"({type(err).__name__}); the run is scored again", highlight=False)
         return None
     if results.model.revision != revision or results.dataset.fingerprint != fingerprint:
         console.print(f"[yellow]Warning:[/] {escape(str(path))} is not this run's (another model revision or other "

@@ -3,8 +3,8 @@ with its headline per configuration (Δ accuracy, in points; role sensitivity on
 and CSV, and the failures and the runs at chance with their reasons. A run at chance (the results' health block:
 its model is degenerate) keeps its figures, but they are no finding: the Markdown shows them in parentheses, and
 both files say "at chance" in the run's health column, so that no +20.0 of a model that answers one label reads as
-a result. A --limit run scored a sample of each configuration: its limit column says how many rows. Model names and error messages are data: escaped as Markdown cells and as CSV cells
-(core/display.py), as the board escapes them."""
+a result. A --limit run scored a sample of each configuration: its limit column says how many rows. Model names and
+error messages are data: escaped as Markdown cells and as CSV cells (core/display.py), as the board escapes them."""
 
 from __future__ import annotations
 

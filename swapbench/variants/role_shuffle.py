@@ -262,7 +262,8 @@ class RoleShuffle(Variant):
             return None
         self.counts["candidates"] += 1
         first_reason = None
-        for rank, (side, roles, other, frame) in enumerate(candidates):
+        # rank is read after the loop: the rank of the candidate it broke on (ruff's B007 misses that)
+        for rank, (side, roles, other, frame) in enumerate(candidates):  # noqa: B007
             swap, reason = review(roles, frame)
             if reason is None:
                 reason = ground(roles, frame, side, other)

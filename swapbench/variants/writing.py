@@ -96,7 +96,7 @@ class Writing:
         if spans is None:
             return False
         quoted = _quotes_for_detokenizer(tokens)  # an opening and a closing quote may be spelled apart
-        for k, (token, (start, end)) in enumerate(zip(tokens, spans)):
+        for k, (_token, (start, end)) in enumerate(zip(tokens, spans)):
             self.spelling.setdefault(quoted[k], text[start:end])
             if k:
                 self.gaps.setdefault((quoted[k - 1], quoted[k]), spans[k - 1][1] < start)

@@ -133,8 +133,8 @@ class RecipeOptions(TrainingDataOptions, ArchitectureOptions):  # (pydantic list
             key = text.partition("=")[0].strip()
             takers = catalogue.takers(key)
             if not set(takers) & set(encodings):
-                raise ValueError(f"--encoding-option {text} tunes none of the encodings trained ({', '.join(encodings)})"
-                                 f": {key} is a setting of {' and '.join(takers)}. Train "
+                raise ValueError(f"--encoding-option {text} tunes none of the encodings trained "
+                                 f"({', '.join(encodings)}): {key} is a setting of {' and '.join(takers)}. Train "
                                  f"{'it' if len(takers) == 1 else 'one of them'} or leave the option out")
 
     def make_recipe(self, seed: int = 0) -> ZooRecipe:

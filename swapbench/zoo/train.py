@@ -241,7 +241,8 @@ def zoo_training(record: TrainingRecord, checkpoint: Path, reused: bool) -> Fine
     """A zoo checkpoint's training, in the results schema's terms: trained from scratch, from the zoo's model
     type; the whole zoo recipe (architecture, tokenizer, options) is in the cache key and in swapbench_zoo.json."""
     # hypothesis_only enters the key only when set: the keys of the zoo's other checkpoints stay what they were
-    recipe = record.recipe.model_dump(mode="json", exclude=None if record.recipe.hypothesis_only else {"hypothesis_only"})
+    recipe = record.recipe.model_dump(mode="json",
+                                      exclude=None if record.recipe.hypothesis_only else {"hypothesis_only"})
     identity = json.dumps({"encoding": record.encoding, "recipe": recipe,
                            "train": record.train.fingerprint, "validation": record.validation.fingerprint},
                           sort_keys=True)

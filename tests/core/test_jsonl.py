@@ -36,5 +36,6 @@ def test_only_a_line_feed_ends_a_line_and_text_round_trips(tmp_path):
 def test_a_bad_predictions_line_is_named_by_file_and_line(tmp_path):
     path = tmp_path / "r.predictions.jsonl"
     path.write_text('{"pair_id": "1"}\n', encoding="utf-8")
-    with pytest.raises(InputError, match=r"r.predictions.jsonl:1: not a PredictionRow: configuration: Field required; gold: Field"):
+    with pytest.raises(InputError,
+                       match=r"r.predictions.jsonl:1: not a PredictionRow: configuration: Field required; gold: Field"):
         read_predictions(path)

@@ -100,10 +100,12 @@ def test_same_seed_same_output_regardless_of_pair_order(tmp_path, fixtures):
     forward = build(build_options(source=str(fixtures), out=tmp_path / "a", **options))[0]
     backward = build(build_options(source=str(tmp_path / "reversed"), out=tmp_path / "b", **options))[0]
     other_seed = build(build_options(source=str(fixtures), out=tmp_path / "c", seed=1, **options))[0]
+    def by_id(folder, config):
+        return {r["pair_id"]: r["premise"] for r in load(folder, config)}
+
     for config in CONFIGS:
-        by_id = lambda folder: {r["pair_id"]: r["premise"] for r in load(folder, config)}  # noqa: E731
-        assert by_id(forward) == by_id(backward)
-    assert by_id(forward) != by_id(other_seed)
+        assert by_id(forward, config) == by_id(backward, config)
+    assert by_id(forward, CONFIGS[-1]) != by_id(other_seed, CONFIGS[-1])
 
 
 def test_a_failed_build_leaves_the_previous_output_intact(tmp_path, fixtures, monkeypatch):
@@ -170,7 +172,7 @@ def test_a_malformed_tree_is_reported_with_file_and_line(tmp_path, fixtures, cap
 
 
 def test_ptb_parser_needs_supplied_trees(tmp_path, fixtures, capsys):
-    lines = [json.loads(l) for l in (fixtures / "snli_1.0_test.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in (fixtures / "snli_1.0_test.jsonl").read_text().splitlines()]
     for row in lines:
         row.pop("sentence1_parse")
     (tmp_path / "snli_1.0_test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))

@@ -115,7 +115,8 @@ def test_the_committed_decisions_hold_no_text():
     assert records and all(set(r) == {"pair_id", "decision", "side"} for r in records)
     validity = _json.loads((root / "shuffle-sr-validity.json").read_text())
     assert validity["judged"] >= 150 and validity["low"] <= validity["validity"] <= validity["high"]
-    assert validity["valid"] == sum(s["valid"] for s in validity["sample"]) and len(validity["sample"]) == validity["judged"]
+    assert validity["valid"] == sum(s["valid"] for s in validity["sample"])
+    assert len(validity["sample"]) == validity["judged"]
     # the judged samples hold pair IDs, sides and decisions, never SNLI text
     for name in ("shuffle-sr-validity.json", "shuffle-sr-reversible-validity.json"):
         judged = _json.loads((root / name).read_text())

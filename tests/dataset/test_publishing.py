@@ -35,8 +35,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def run_cli(*args, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "swapbench.commands.main", *map(str, args)], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "swapbench.commands.main", *map(str, args)], capture_output=True,
+                          text=True, env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}, cwd=cwd,
                           timeout=600)
 
 

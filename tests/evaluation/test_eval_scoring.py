@@ -112,7 +112,8 @@ def test_originals_shared_by_configurations_are_scored_once():
         n = len(originals)
         return Configuration(name=name, pair_ids=[str(i) for i in range(n)], originals=originals,
                              perturbed=perturbed, gold=["neutral"] * n, gold_original=["neutral"] * n,
-                             tags=[[] for _ in range(n)], non_entailment_view=False, rows=n, fingerprint="", verified=False)
+                             tags=[[] for _ in range(n)], non_entailment_view=False, rows=n, fingerprint="",
+                             verified=False)
 
     shared = [("a b c", "h1"), ("d e f", "h2")]
     benchmark = Benchmark(path="x", revision=None, split="test", build_info=None, limit=None, configurations=[

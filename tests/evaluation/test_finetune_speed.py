@@ -74,7 +74,8 @@ def train(tmp_path: Path, recipe: Recipe, checkpoints: bool = False, name: str =
     tokenizer = save_tokenizer(tmp_path / "tokenizer")
 
     def model_init():
-        config = BertConfig(vocab_size=len(tokenizer), pad_token_id=0, num_labels=3, **{**SMALL, "initializer_range": 0.02})
+        config = BertConfig(vocab_size=len(tokenizer), pad_token_id=0, num_labels=3,
+                            **{**SMALL, "initializer_range": 0.02})
         return AutoModelForSequenceClassification.from_config(config)
 
     trainer = snli_trainer(model_init, tokenizer, recipe, PAIRS, PAIRS[:6], tmp_path / name, CPU, False,
@@ -113,7 +114,8 @@ def train_watching_dtype(tmp_path: Path, recipe: Recipe, name: str = "w"):
     tokenizer = save_tokenizer(tmp_path / "tokenizer")
 
     def model_init():
-        config = BertConfig(vocab_size=len(tokenizer), pad_token_id=0, num_labels=3, **{**SMALL, "initializer_range": 0.02})
+        config = BertConfig(vocab_size=len(tokenizer), pad_token_id=0, num_labels=3,
+                            **{**SMALL, "initializer_range": 0.02})
         model = AutoModelForSequenceClassification.from_config(config)
         model.bert.encoder.layer[0].attention.self.query.register_forward_hook(on_query)
         return model

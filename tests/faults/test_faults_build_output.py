@@ -67,8 +67,8 @@ def long_source(tmp_path_factory) -> Path:
 
 
 def start_build(source: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "swapbench.commands.main", *map(str, build_args(source, out, "shuffle-random",
-                                                                                          "--parser", "ptb"))],
+    return subprocess.Popen([sys.executable, "-m", "swapbench.commands.main",
+                             *map(str, build_args(source, out, "shuffle-random", "--parser", "ptb"))],
                             env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 

@@ -68,7 +68,8 @@ def test_the_built_folder_itself_loads(dataset):
 
 
 @pytest.mark.parametrize("damage", [lambda b: b[: len(b) // 2], lambda b: b"",
-                                    lambda b: b[:100] + b"\xff" * 300 + b[400:]], ids=["truncated", "empty", "overwritten"])
+                                    lambda b: b[:100] + b"\xff" * 300 + b[400:]],
+                         ids=["truncated", "empty", "overwritten"])
 def test_a_damaged_parquet_file_is_refused_by_name(copy, damage):
     folder, parquet = copy
     parquet.write_bytes(damage(parquet.read_bytes()))

@@ -168,8 +168,8 @@ def start_up_seconds(tmp_path_factory, dataset) -> float:
     failure that is fast."""
     folder = tmp_path_factory.mktemp("start-up")
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "swapbench.commands.main", *eval_args(folder / "missing", dataset, folder / "r.json")],
-                   capture_output=True, cwd=folder)
+    subprocess.run([sys.executable, "-m", "swapbench.commands.main",
+                    *eval_args(folder / "missing", dataset, folder / "r.json")], capture_output=True, cwd=folder)
     return time.perf_counter() - began
 
 

@@ -224,7 +224,8 @@ def test_a_memory_error_while_scoring_is_a_clear_error(tmp_path, monkeypatch):
 
     monkeypatch.setattr(scoring, "pad_batch", pad)
     scored = []
-    with pytest.raises(SwapbenchError, match=r"out of memory on cpu scoring 6 pairs .*2 were scored.*--eval-batch-size"):
+    with pytest.raises(SwapbenchError,
+                       match=r"out of memory on cpu scoring 6 pairs .*2 were scored.*--eval-batch-size"):
         scoring.predict(model, tokenizer, [("A man runs.", "A dog sleeps.")] * 6, batch_size=2,
                         on_batch=lambda index, logits, cut: scored.extend(index))
     assert len(scored) == 2  # what was scored before reached on_batch (the scores cache), and stays there

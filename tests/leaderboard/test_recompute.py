@@ -74,7 +74,8 @@ def test_a_real_eval_reports_the_role_free_control_beside_its_role_figures(one_s
     [control] = results.role_free_controls
     shift = sum((r.prediction_perturbed != "entailment") - (r.prediction_original != "entailment")
                 for r in entailment) / len(entailment)
-    assert control.configuration == "shuffle-random" and control.n == len(entailment) and control.value == pytest.approx(shift)
+    assert control.configuration == "shuffle-random" and control.n == len(entailment)
+    assert control.value == pytest.approx(shift)
     run = Evaluated(results, tmp_path / "results.json")
     table = run.configurations.set_index("configuration")
     assert table.loc[ROLE, "role_free_control"] == pytest.approx(shift)

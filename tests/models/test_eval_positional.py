@@ -110,9 +110,9 @@ def test_every_encoder_config_transformers_ships_has_a_family(model_type):
 
 
 @pytest.mark.parametrize("model_type, family, kind", [
-    ("longformer", "absolute", "learned"), ("big_bird", "absolute", "learned"), ("funnel", "relative", "relative_shift"),
-    ("roberta-prelayernorm", "absolute", "learned"), ("xmod", "absolute", "learned"), ("ibert", "absolute", "learned"),
-    ("convbert", "absolute", "learned")])
+    ("longformer", "absolute", "learned"), ("big_bird", "absolute", "learned"),
+    ("funnel", "relative", "relative_shift"), ("roberta-prelayernorm", "absolute", "learned"),
+    ("xmod", "absolute", "learned"), ("ibert", "absolute", "learned"), ("convbert", "absolute", "learned")])
 def test_the_issue_s_families(model_type, family, kind):
     from transformers import AutoConfig
 

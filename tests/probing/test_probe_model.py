@@ -188,7 +188,8 @@ def test_sequences_longer_than_the_model_allows_are_an_error(bert_dir):
         probe_model(model, tokenizer, n_words=2, length=63, add_special_tokens=True, progress=False)
 
 
-@pytest.mark.parametrize("kwargs, message", [(dict(length=2), "at least 3 copies"), (dict(n_words=0), "at least 1 word"),
+@pytest.mark.parametrize("kwargs, message", [(dict(length=2), "at least 3 copies"),
+                                             (dict(n_words=0), "at least 1 word"),
                                              (dict(n_words=100), "only 20 whole words")])
 def test_bad_probe_settings_are_errors(bert_dir, kwargs, message):
     model, tokenizer = load_model(bert_dir)

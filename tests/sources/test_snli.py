@@ -44,7 +44,8 @@ def test_gzip_tsv_and_environment_default(tmp_path, monkeypatch):
     monkeypatch.setenv("SWAPBENCH_SNLI_DIR", str(tmp_path))
     split = load_snli(None, "validation")  # the Hub name of SNLI's dev split
     assert split.split == "validation"
-    assert [(p.pair_id, p.label, p.hypothesis, p.line) for p in split.pairs] == [("p9", "neutral", "The dog is happy.", 2)]
+    assert [(p.pair_id, p.label, p.hypothesis, p.line)
+            for p in split.pairs] == [("p9", "neutral", "The dog is happy.", 2)]
 
 
 def test_a_truncated_release_file_is_found_by_prefix(tmp_path):

@@ -127,7 +127,8 @@ def test_parameter_counts_differ_only_by_the_encodings_own():
            "shaw": layers * (2 * 16 + 1) * head_size,  # per layer, 2k + 1 relative keys of the head size
            "huang_m4": layers * (2 * 16 + 1) * head_size,
            "tisa": layers * heads * 5 * 3,  # per layer and head, S = 5 kernels of 3 parameters
-           "tupe": positions * hidden + 2 * hidden + 2 * (hidden * hidden + hidden) + 2 * heads,  # p, its norm, U^Q, U^K, theta_1, theta_2
+           # p, its norm, U^Q, U^K, theta_1, theta_2
+           "tupe": positions * hidden + 2 * hidden + 2 * (hidden * hidden + hidden) + 2 * heads,
            "attenuated": 2}  # learnable w and s
     base = count_parameters(tiny_model("none"))["total"]
     for encoding in encoding_names():

@@ -133,8 +133,9 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
 
     # A second run reuses the checkpoints trained with the same recipe, in a process of its own: one that trains
     # nothing must still know the zoo's model type to load them.
-    rerun = subprocess.run([sys.executable, "-c", "import sys; from swapbench.commands.main import main; sys.exit(main())",
-                            *command], capture_output=True, text=True)
+    rerun = subprocess.run([sys.executable, "-c",
+                            "import sys; from swapbench.commands.main import main; sys.exit(main())", *command],
+                           capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     rerun = ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8"))
     assert all(run.train_seconds == 0 for e in rerun.encodings for run in e.runs)
