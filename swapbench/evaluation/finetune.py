@@ -131,7 +131,8 @@ INCIDENTAL_SHARE = 0.01
 
 
 def separate_from_scored(train: list[Pair], train_info: TrainingData, val: list[Pair], val_info: TrainingData,
-                         scored: ScoredPairs) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData, OverlapCheck]:
+                         scored: ScoredPairs
+                         ) -> tuple[list[Pair], TrainingData, list[Pair], TrainingData, OverlapCheck]:
     """The training and validation pairs without the few whose premise is also scored, and the record of the
     check; SwapbenchError when they share a pairID, or more than INCIDENTAL_SHARE of them a premise, with the
     scored pairs."""

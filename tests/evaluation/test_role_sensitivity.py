@@ -208,7 +208,8 @@ def test_the_role_tables_fit_a_terminal():
                              prediction_perturbed=labels[(i + (i % 7 == 0)) % 3], cluster=f"c{i // 3}",
                              tags=["construction:participial-modifier", "side:hypothesis"]) for i in range(1200)]
     result = configuration_result(answers, label_view="3-way", non_entailment_view=True, seed=0, resamples=200)
-    results = SimpleNamespace(results={"a-long-role-configuration": result}, seed_variance=None)
+    results = SimpleNamespace(results={"a-long-role-configuration": result}, seed_variance=None,
+                              role_free_controls=None)
     console = Console(width=80, record=True, file=io.StringIO(), color_system=None)
     for table in [role_table(results), *slices_tables(results)]:
         console.print(table)
