@@ -159,8 +159,15 @@ def main() -> int:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, DEFAULT_VERBALIZERS, PromptSpec, encode_prompts,
-                                                render, score_prompts, shots_text)
+    from swapbench.evaluation.prompting import (
+        DEFAULT_TEMPLATE,
+        DEFAULT_VERBALIZERS,
+        PromptSpec,
+        encode_prompts,
+        render,
+        score_prompts,
+        shots_text,
+    )
     from swapbench.models.loading import prepare_tokenizer
     from swapbench.sources import load_split
 

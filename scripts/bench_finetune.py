@@ -104,8 +104,13 @@ def ours(recipe, train, val, device, checkpoints: bool):
 
 
 def plain(recipe, train, device):
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, DataCollatorWithPadding, Trainer, \
-        TrainingArguments
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        DataCollatorWithPadding,
+        Trainer,
+        TrainingArguments,
+    )
 
     from swapbench.evaluation.finetune import encode_pairs
 

@@ -34,9 +34,9 @@ from .results.schema import ACCEPTANCE_FIGURES, QUARTET_CHANCE, AcceptancePoint
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .results.schema import EvalResults
-    from .results.build_record import BuildInfo
     from .probing.result import ProbeResult
+    from .results.build_record import BuildInfo
+    from .results.schema import EvalResults
 
 
 @dataclass(frozen=True)
@@ -344,8 +344,8 @@ def build(*, split: str = "test", source: str | Path | None = None, out: str | P
     each registered variant's own (shuffle_scope, srl, sr_selection, ...). They are checked as the
     command line checks them.
     """
-    from .dataset.pipeline import build as run_build
     from .dataset.options import build_options
+    from .dataset.pipeline import build as run_build
 
     path, info = run_build(build_options(split=split, source=None if source is None else _name(source, "source"),
                                          out=out, variants=variants, **options))

@@ -9,11 +9,34 @@ from pathlib import Path
 
 from swapbench.leaderboard.reference import Reference, ReferenceConfiguration, write_reference
 from swapbench.results.files import predictions_path, render_predictions
-from swapbench.results.schema import (ConfidenceInterval, ConfigurationData, ConfigurationResult, DatasetInfo, EpochLog,
-                                      EvalResults, FineTuningInfo, McNemar, ModelHealth, ModelInfo, OverlapCheck,
-                                      PositionalEncodingInfo, PredictionRow, PredictionsFile, ProbeInfo, ProbeSettings,
-                                      Provenance, Recipe, RoleSensitivity, RoleTest, ScoringInfo, Seeds, SliceResult,
-                                      Timings, TrainingData, dataset_fingerprint)
+from swapbench.results.schema import (
+    ConfidenceInterval,
+    ConfigurationData,
+    ConfigurationResult,
+    DatasetInfo,
+    EpochLog,
+    EvalResults,
+    FineTuningInfo,
+    McNemar,
+    ModelHealth,
+    ModelInfo,
+    OverlapCheck,
+    PositionalEncodingInfo,
+    PredictionRow,
+    PredictionsFile,
+    ProbeInfo,
+    ProbeSettings,
+    Provenance,
+    Recipe,
+    RoleSensitivity,
+    RoleTest,
+    ScoringInfo,
+    Seeds,
+    SliceResult,
+    Timings,
+    TrainingData,
+    dataset_fingerprint,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 ROWS = {"shuffle-3": 90, "shuffle-4": 70, "shuffle-5": 60, "shuffle-random": 100, "shuffle-sr": 20}

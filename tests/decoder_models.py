@@ -10,8 +10,16 @@ from pathlib import Path
 
 import torch
 from eval_models import SUBJECTS, VERBS, WORDS
-from transformers import (AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification, BloomConfig,
-                          GPT2Config, GPTNeoXConfig, LlamaConfig, PreTrainedTokenizerFast)
+from transformers import (
+    AutoModel,
+    AutoModelForCausalLM,
+    AutoModelForSequenceClassification,
+    BloomConfig,
+    GPT2Config,
+    GPTNeoXConfig,
+    LlamaConfig,
+    PreTrainedTokenizerFast,
+)
 
 END = "<|endoftext|>"
 PROMPT_WORDS = "Question Answer True False Neither Not sure Yes No Maybe".split()

@@ -10,9 +10,9 @@ import pytest
 from eval_models import save_base, save_classifier, write_training_file
 
 import swapbench
-from swapbench.core.text import public_command, public_path
 from swapbench.core.command_options import keywords_of
 from swapbench.core.errors import SwapbenchError
+from swapbench.core.text import public_command, public_path
 from swapbench.results.schema import EvalResults
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}

@@ -23,13 +23,24 @@ import swapbench.roles  # noqa: F401
 import swapbench.sources  # noqa: F401
 import swapbench.variants  # noqa: F401
 import swapbench.zoo.encodings  # noqa: F401
-from swapbench.core.errors import SwapbenchError
 from swapbench.core import registry as registries
-from swapbench.core.registry import (ENCODINGS, FAMILIES, LABELERS, PARSERS, SCORERS, SOURCES, TEMPLATES, VARIANTS,
-                                     Entry, Registry)
-from swapbench.parsing.base import ConstituencyParser, Parse
+from swapbench.core.errors import SwapbenchError
+from swapbench.core.registry import (
+    ENCODINGS,
+    FAMILIES,
+    LABELERS,
+    PARSERS,
+    SCORERS,
+    SOURCES,
+    TEMPLATES,
+    VARIANTS,
+    Entry,
+    Registry,
+)
+from swapbench.core.text import squash
 from swapbench.leaderboard.reference import Reference
 from swapbench.leaderboard.reported import PaperData
+from swapbench.parsing.base import ConstituencyParser, Parse
 from swapbench.parsing.ptb import PTBParser
 from swapbench.results.build_record import BuildInfo
 from swapbench.results.schema import PositionalEncodingInfo
@@ -38,7 +49,6 @@ from swapbench.roles.heads import key
 from swapbench.sources import Source, read_release_file
 from swapbench.variants import Variant, declared, make_variant
 from swapbench.variants.base import Perturbed
-from swapbench.core.text import squash
 from swapbench.variants.originals import OriginalRenderer
 from swapbench.variants.randomness import example_rng
 

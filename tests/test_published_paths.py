@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
+from board_helpers import rederived, save
 from eval_models import save_base, save_classifier, write_training_file
 from zoo_helpers import FIXTURES, save_tokenizer, write_pairs
 
-from board_helpers import rederived, save
 from swapbench.commands.main import main
 from swapbench.core.text import public_command, public_path
 from swapbench.results.files import predictions_path, read_predictions

@@ -101,7 +101,6 @@ def run_probe(args: argparse.Namespace) -> int:
 
     from ..probing.figures import probe_figures
     from ..probing.run import flat_warning
-
     from .evaluate import silence_library_bars
     from .main import load_model_types
 

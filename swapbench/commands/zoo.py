@@ -88,7 +88,6 @@ def run_train(args: argparse.Namespace) -> int:
 
     from ..zoo.options import ZooTrainOptions
     from ..zoo.train import train_encoder
-
     from .evaluate import silence_library_bars
     from .main import load_model_types
 
@@ -119,7 +118,6 @@ def run_run(args: argparse.Namespace) -> int:
 
     from ..zoo.options import ZooRunOptions
     from ..zoo.run import run_zoo
-
     from .evaluate import silence_library_bars
     from .main import load_model_types
 

@@ -32,8 +32,9 @@ a wrong entry is refused where it is registered rather than failing far away whe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Iterator, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from .errors import SwapbenchError
 from .plugins import load_plugins

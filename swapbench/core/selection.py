@@ -55,7 +55,7 @@ class SelectionFile(Strict):
     sha256: str = Field(description="sha256 of the file's bytes when the build read it")
 
     @classmethod
-    def of(cls, path: Path) -> "SelectionFile":
+    def of(cls, path: Path) -> SelectionFile:
         return cls(path=public_path(path), sha256="sha256:" + file_sha256(Path(path)))
 
 

@@ -8,7 +8,6 @@ import os
 import re
 from pathlib import Path
 
-
 # Penn Treebank spells " as `` and '', and ' as `; texts may have typographic quotes. Quote style is never what
 # two spellings of a sentence differ in, so every comparison reads all of them as the plain ones.
 QUOTES = (("``", '"'), ("''", '"'), ("\u201c", '"'), ("\u201d", '"'), ("`", "'"), ("\u2018", "'"), ("\u2019", "'"))

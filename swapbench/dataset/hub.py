@@ -61,7 +61,6 @@ def commit_operations(folder: Path, repo_id: str, existing: list[str] | tuple[st
 def push_folder(folder: Path, repo_id: str, console: Console, private: bool = False, api=None) -> str:
     """Publish `folder` as the dataset repo `repo_id` in one commit; returns the commit's id."""
     from huggingface_hub import HfApi
-
     from huggingface_hub.errors import HfHubHTTPError
 
     api = api or HfApi()

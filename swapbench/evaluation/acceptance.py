@@ -35,8 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..results.schema import (AcceptanceFigure, AcceptancePoint, ConfidenceInterval, PermutationAcceptance,
-                               PredictionRow)
+from ..results.schema import AcceptanceFigure, AcceptancePoint, ConfidenceInterval, PermutationAcceptance, PredictionRow
 
 ACCEPTANCE_CI_METHOD = ("percentile bootstrap over clusters of pairs sharing a premise, each pair with all its "
                         "permutations; ratio figures recomputed in each resample")

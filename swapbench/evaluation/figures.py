@@ -14,14 +14,37 @@ import hashlib
 import numpy as np
 
 from ..results.displacement import summarize
-from ..results.schema import (MIN_SLICE_CLUSTERS, MIN_SLICE_PAIRS, ConfidenceInterval, ConfigurationResult, McNemar,
-                              PredictionRow, QuartetResult, RoleFreeControl, RoleSensitivity, RoleTest, SliceResult,
-                              slice_families)
+from ..results.schema import (
+    MIN_SLICE_CLUSTERS,
+    MIN_SLICE_PAIRS,
+    ConfidenceInterval,
+    ConfigurationResult,
+    McNemar,
+    PredictionRow,
+    QuartetResult,
+    RoleFreeControl,
+    RoleSensitivity,
+    RoleTest,
+    SliceResult,
+    slice_families,
+)
 from .acceptance import permutation_acceptance
 from .locality import locality
 from .quartets import is_quartet_row, quartet_figures, quartets_from_rows
-from .stats import (CI_METHOD, ROLE_TEST_METHOD, SEED_CI_METHOD, SEEDS_POOLED, TEST_METHOD, PairedFigures,
-                    bootstrap_delta_ci, clustered_mcnemar, holm, paired_figures, role_figures, seed_bootstrap_ci)
+from .stats import (
+    CI_METHOD,
+    ROLE_TEST_METHOD,
+    SEED_CI_METHOD,
+    SEEDS_POOLED,
+    TEST_METHOD,
+    PairedFigures,
+    bootstrap_delta_ci,
+    clustered_mcnemar,
+    holm,
+    paired_figures,
+    role_figures,
+    seed_bootstrap_ci,
+)
 
 
 def cluster_key(original_premise: str) -> str:

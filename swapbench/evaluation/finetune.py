@@ -36,7 +36,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
 from rich.console import Console
 from rich.markup import escape
 
@@ -48,10 +47,25 @@ from ..core.hub_access import cache_only
 from ..core.labels import LABEL_NAMES
 from ..core.text import slug
 from ..models.gguf import as_dense, checkpoint_name, gguf_arguments
-from ..models.loading import (check_positional_support, check_weights, is_head, library_quiet, load_config,
-                              model_revision, prepare_tokenizer, weight_problems)
-from ..results.schema import (REFERENCE_RECIPE, DtypeAgreement, EpochLog, FineTuningInfo, OverlapCheck, Recipe,
-                              TrainingData)
+from ..models.loading import (
+    check_positional_support,
+    check_weights,
+    is_head,
+    library_quiet,
+    load_config,
+    model_revision,
+    prepare_tokenizer,
+    weight_problems,
+)
+from ..results.schema import (
+    REFERENCE_RECIPE,
+    DtypeAgreement,
+    EpochLog,
+    FineTuningInfo,
+    OverlapCheck,
+    Recipe,
+    TrainingData,
+)
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
 from .scored_data import ScoredPairs, image_id, overlap_key, premise_key  # noqa: F401  (re-exported)
 from .sharding import is_main, world_size

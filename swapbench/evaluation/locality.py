@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..results.schema import (LOCALITY_BINS, ConfidenceInterval, Locality, LocalityBin, PredictionRow,
-                              shows_gradient)
+from ..results.schema import LOCALITY_BINS, ConfidenceInterval, Locality, LocalityBin, PredictionRow, shows_gradient
 
 LOCALITY_CI_METHOD = ("percentile bootstrap over clusters of rows sharing a premise of the least-squares slope of "
                       "changed (0/1) on distance; null: slope = 0, changes do not grow with displacement")

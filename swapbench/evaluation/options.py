@@ -16,8 +16,8 @@ from pydantic import field_validator, model_validator
 
 from ..core.command_options import option
 from ..core.options import MIN_MAX_LENGTH, SEED_MAX, comma_separated, device_problem, seeds_problem
-from ..core.options import seed as seed_number
 from ..core.options import device as device_name
+from ..core.options import seed as seed_number
 from ..core.registry import TEMPLATES
 from ..models.gguf import GGUFOptions
 from ..probing.options import MIN_LENGTH, PROBE_BATCH_SIZE

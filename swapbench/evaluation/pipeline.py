@@ -5,7 +5,6 @@ registered for --mode (swapbench.evaluation.scorers); nothing here depends on wh
 from __future__ import annotations
 
 import dataclasses
-
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -27,8 +26,21 @@ from ..models.positional import architecture_kind, read_positional_encoding
 from ..models.threads import cpu_threads
 from ..results.build_record import BUILD_INFO
 from ..results.files import default_output, predictions_path, public_results, render_predictions, write_results
-from ..results.schema import (EvalResults, FineTuningInfo, Mode, ModelHealth, ModelInfo, ProbeInfo, ProbeLayer,
-                              ProbeSettings, PromptInfo, Provenance, ScoringInfo, Seeds, Timings)
+from ..results.schema import (
+    EvalResults,
+    FineTuningInfo,
+    Mode,
+    ModelHealth,
+    ModelInfo,
+    ProbeInfo,
+    ProbeLayer,
+    ProbeSettings,
+    PromptInfo,
+    Provenance,
+    ScoringInfo,
+    Seeds,
+    Timings,
+)
 from .agreement import THRESHOLD, dtype_agreement, falls_short
 from .data import Benchmark, open_benchmark
 from .figures import configuration_result, role_free_controls

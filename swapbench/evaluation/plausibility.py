@@ -32,8 +32,8 @@ from ..core.errors import SwapbenchError
 from ..results.hypothesis_only import PlausibilityBaseline, PlausibilityFigures, verdict
 from ..results.schema import ConfidenceInterval, dataset_fingerprint
 from .figures import bootstrap_rng, cluster_key
-from .scored_data import premise_key
 from .prompting import Encoded, Normalization, hypothesis_text, score_naive, verbalizer_scores
+from .scored_data import premise_key
 from .stats import CI_METHOD, bootstrap_delta_ci, clustered_mcnemar, role_figures
 
 SCORES: dict[Normalization, str] = {"sum": "total log-probability", "mean": "mean log-probability per token"}

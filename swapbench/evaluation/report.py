@@ -12,8 +12,14 @@ from rich.table import Table
 
 from ..core.text import percent, plus_minus, points, tag_sort_key
 from ..probing.figures import probe_figures
-from ..results.schema import (ACCEPTANCE_FIGURES, LOCALITY_NULL, LOCALITY_SLOPE_SCALE, MIN_SLICE_CLUSTERS,
-                              MIN_SLICE_PAIRS, EvalResults)
+from ..results.schema import (
+    ACCEPTANCE_FIGURES,
+    LOCALITY_NULL,
+    LOCALITY_SLOPE_SCALE,
+    MIN_SLICE_CLUSTERS,
+    MIN_SLICE_PAIRS,
+    EvalResults,
+)
 
 
 # The terminal's units: accuracies and rates in percent, Δ and its interval in percentage points. The results file

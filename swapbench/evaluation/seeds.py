@@ -11,9 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..results.schema import (ACCEPTANCE_FIGURES, ConfigurationSeedSpread, FineTuningInfo, ModelHealth,
-                              PermutationAcceptance, PredictionRow, QuartetResult, RunSpread, SeedFigures, SeedResult,
-                              SeedVariance)
+from ..results.schema import (
+    ACCEPTANCE_FIGURES,
+    ConfigurationSeedSpread,
+    FineTuningInfo,
+    ModelHealth,
+    PermutationAcceptance,
+    PredictionRow,
+    QuartetResult,
+    RunSpread,
+    SeedFigures,
+    SeedResult,
+    SeedVariance,
+)
 from .acceptance import permutation_acceptance
 from .figures import ACCEPTANCE, ROLE, bootstrap_rng, paired_result, quartet_result, role_sensitivity
 

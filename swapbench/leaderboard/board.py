@@ -25,13 +25,25 @@ from ..core.text import portable
 from . import RESULTS_DIR
 from .html import render_html
 from .markdown import render_csv, render_readme
+from .recompute import recompute_problems
 from .reference import load_reference
 from .reported import load_reported
-from .store import (PREDICTIONS_DIR, Identity, all_or_nothing, board_identities, compress, inside, load_board,
-                    name_problems, normalized_name, read_predictions_bytes, results_files, stored_predictions,
-                    write_atomically)
+from .store import (
+    PREDICTIONS_DIR,
+    Identity,
+    all_or_nothing,
+    board_identities,
+    compress,
+    inside,
+    load_board,
+    name_problems,
+    normalized_name,
+    read_predictions_bytes,
+    results_files,
+    stored_predictions,
+    write_atomically,
+)
 from .table import make_board
-from .recompute import recompute_problems
 from .validate import Problem, Verdict, validate
 
 OUTPUTS = ("README.md", "leaderboard.csv", "index.html")

@@ -11,8 +11,23 @@ from ..core.display import csv_cell
 from ..results.schema import LOCALITY_NULL, LOCALITY_SLOPE_SCALE
 from . import RESULTS_DIR
 from .reference import Reference
-from .table import (VIEWS, Board, by_view, cell_text, delta_key, gradient_key, interval_text, locality_key,
-                    non_entailment_key, original_key, pair_key, quartet_key, role_key, role_p_key, variant_note)
+from .table import (
+    VIEWS,
+    Board,
+    by_view,
+    cell_text,
+    delta_key,
+    gradient_key,
+    interval_text,
+    locality_key,
+    non_entailment_key,
+    original_key,
+    pair_key,
+    quartet_key,
+    role_key,
+    role_p_key,
+    variant_note,
+)
 from .templating import render_markdown
 
 # The reference's shuffle scope, as the README's Δ shuffle-N says which constituents were shuffled.

@@ -19,8 +19,15 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 
-from ..evaluation.health import (ACCURACY_CHECK, COLLAPSE, COLLAPSE_CHECK, LOSS_CHECK, accuracy_reason, accuracy_test,
-                                 loss_at_chance)
+from ..evaluation.health import (
+    ACCURACY_CHECK,
+    COLLAPSE,
+    COLLAPSE_CHECK,
+    LOSS_CHECK,
+    accuracy_reason,
+    accuracy_test,
+    loss_at_chance,
+)
 from ..evaluation.stats import holm
 from ..results.schema import SCHEMA_VERSION
 

@@ -33,9 +33,18 @@ from ..core.display import submitted
 from ..core.registry import VARIANTS
 from ..core.text import percent, plus_minus, points
 from ..evaluation.report import gradient_words, slope_points
-from ..results.schema import (ACCEPTANCE_FIGURES, LOCALITY_NULL, LOCALITY_SLOPE_SCALE, REFERENCE_RECIPE,
-                               REFERENCE_TRAIN_SPLIT, EvalResults, ModelInfo, PermutationAcceptance, Recipe,
-                               recipe_departures)
+from ..results.schema import (
+    ACCEPTANCE_FIGURES,
+    LOCALITY_NULL,
+    LOCALITY_SLOPE_SCALE,
+    REFERENCE_RECIPE,
+    REFERENCE_TRAIN_SPLIT,
+    EvalResults,
+    ModelInfo,
+    PermutationAcceptance,
+    Recipe,
+    recipe_departures,
+)
 from ..variants import declared
 from .reference import Reference
 from .reported import Reported

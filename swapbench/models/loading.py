@@ -18,10 +18,10 @@ from ..core.errors import SwapbenchError
 from ..core.fingerprint import model_revision  # noqa: F401  (eval names models by it)
 from ..core.hub_access import cache_only, check_model, load_failure
 from ..core.options import device_problem
+from ..results.schema import GGUFWeights, LoadedWeights
 from .gguf import as_dense, cached_part, check_gguf, gguf_arguments, gguf_record, load_dense
 from .label_map import LabelMap, LabelMapError, from_config, from_option
 from .positional import unimplemented_positional_encoding
-from ..results.schema import GGUFWeights, LoadedWeights
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..core.errors import SwapbenchError
 from ..core.registry import PARSERS
 from . import benepar_parser, ptb, spacy_parser  # noqa: F401  (they register their backends)
-from .base import SHUFFLE_LABELS, Constituent, ConstituencyParser, Parse, ParseFailure
+from .base import SHUFFLE_LABELS, ConstituencyParser, Constituent, Parse, ParseFailure
 from .cache import ParseCache, parse_with_cache
 from .ptb import PTBParser
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import ClassVar, NamedTuple
 
-from ..core.text import squash
 from ..core.registry import PARSERS
+from ..core.text import squash
 
 # The phrase labels whose constituents the shuffles move words inside.
 SHUFFLE_LABELS: frozenset[str] = frozenset({"NP", "VP", "PP", "ADVP", "ADJP"})
@@ -97,7 +97,7 @@ class Parse:
                 "constituents": [[c.label, c.start, c.end] for c in self.constituents]}
 
     @classmethod
-    def from_json(cls, data: dict) -> "Parse":
+    def from_json(cls, data: dict) -> Parse:
         """The parse to_json wrote; ValueError when its parts do not line up (a damaged copy)."""
         parse = cls(tuple(data["tokens"]), tuple(data["tags"]), tuple(data["punct"]),
                     tuple(Constituent(label, start, end) for label, start, end in data["constituents"]))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import SwapbenchError
 from ..core.registry import PARSERS
 from ..core.treebank import PTB_UNESCAPE, spells, tree_words, unescape  # noqa: F401  (read here too)
-from .base import Constituent, ConstituencyParser, MalformedInput, Parse
+from .base import ConstituencyParser, Constituent, MalformedInput, Parse
 
 if TYPE_CHECKING:
     from nltk import Tree
@@ -95,7 +95,7 @@ class Node:
     label: str  # the base label (NP for NP-SBJ-1); for a preterminal, its part-of-speech tag
     start: int
     end: int
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
     word: str | None = None  # set on preterminals and bare leaves
 
 

@@ -27,9 +27,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..core.registry import PARSERS
-from .base import Constituent, ConstituencyParser, Parse
-from .spacy_pipeline import SpacyDocs, spacy_docs
-from .spacy_pipeline import load_english, pipeline_version  # noqa: F401  (imported from here by other modules)
+from .base import ConstituencyParser, Constituent, Parse
+from .spacy_pipeline import SpacyDocs, load_english, pipeline_version, spacy_docs  # noqa: F401  (imported from here by other modules)
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -7,6 +7,7 @@ from ..core.fingerprint import model_revision as revision_of
 from ..core.hub_access import cache_only, load_failure
 from .errors import ProbeError
 
+
 def load_model(name: str, revision: str | None = None, trust_remote_code: bool = False,
                gguf_file: str | None = None):
     """(model, tokenizer) with eager attention; the bare encoder of a classifier checkpoint is enough, but every

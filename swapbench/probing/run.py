@@ -11,8 +11,19 @@ import time
 from ..core.version import __version__
 from .attention import encoder_of, layer_attention
 from .errors import ProbeError
-from .metrics import (CAUSAL_NOTE, FLAT_SPREAD, decay_ratio, degree_symmetry, degree_symmetry_note, is_causal,
-                      left_decay, locality, relative_locality, spread, symmetry)
+from .metrics import (
+    CAUSAL_NOTE,
+    FLAT_SPREAD,
+    decay_ratio,
+    degree_symmetry,
+    degree_symmetry_note,
+    is_causal,
+    left_decay,
+    locality,
+    relative_locality,
+    spread,
+    symmetry,
+)
 from .options import MIN_LENGTH
 from .result import LayerMetrics, PackedArray, ProbeResult
 from .vocabulary import Word, sample_words

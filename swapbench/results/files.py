@@ -21,11 +21,10 @@ from datetime import datetime
 from pathlib import Path
 
 from ..core.errors import SwapbenchError
-from ..core.files import folder_lock, stale_staging, staging_path
+from ..core.files import folder_lock, staging_path, stale_staging
 from ..core.jsonl import dumps_lines, read_text, read_values
 from ..core.text import exists, public_command, public_path, slug
 from .schema import EvalResults, PredictionRow, PredictionsFile
-
 
 # Names a folder of weights often has that say nothing of the model (a package's `model/`, a run's `best/`): such
 # a folder's results are named after the folder that holds it (the bundled MiniLM's after its package).

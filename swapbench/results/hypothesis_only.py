@@ -25,6 +25,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from ..core.errors import SwapbenchError
 from ..core.strict import Strict
+
 # The rule (the margin, the verdict) and the committed file's place, read from here too
 from .leak_verdict import LEAKS, MARGIN, Verdict, check_verdict, verdict  # noqa: F401
 from .schema import TOLERANCE, ConfidenceInterval, Recipe, TrainingData

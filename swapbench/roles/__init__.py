@@ -13,7 +13,10 @@ from pathlib import Path
 
 from ..core.errors import SwapbenchError
 from ..core.registry import LABELERS
-from . import spacy_roles, tree_roles, agreed_roles, frames  # noqa: F401, I001  (their registrations, in this order)
+
+# isort: off
+from . import spacy_roles, tree_roles, agreed_roles, frames  # noqa: F401  (their registrations, in this order)
+# isort: on
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span
 
 

@@ -11,7 +11,6 @@ Part-of-speech tags, which the frames lack, come from spaCy's tagger run over th
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..core.errors import InputError

@@ -32,7 +32,7 @@ AUXILIARIES = PASSIVE_AUX | frozenset({"have", "has", "had", "having", "'ve", "'
 
 
 @LABELERS.register("tree", help="roles read off the Penn Treebank trees SNLI 1.0 ships; needs trees")
-def tree_labeler(spec: str = "tree", spacy_model: str | None = None) -> "TreeRoles":
+def tree_labeler(spec: str = "tree", spacy_model: str | None = None) -> TreeRoles:
     return TreeRoles()
 
 

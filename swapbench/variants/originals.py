@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..parsing.base import Parse
-from ..parsing.ptb import unescape
-from ..parsing.ptb import spells
+from ..parsing.ptb import spells, unescape
 from ..parsing.spacy_pipeline import english_tokenizer
 from ..sources.pair import Pair
 from .writing import Positions, Writing, pair_writing, single_spaced

@@ -27,7 +27,6 @@ import functools
 import itertools
 from typing import Literal
 
-
 from ..core.command_options import CommandOptions, option
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse

@@ -7,8 +7,8 @@ They read only tokens and Penn Treebank tags, so they apply the same way to ever
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, Span
 from ..roles.heads import heads, is_animate, is_person, key

@@ -68,7 +68,6 @@ from .role_reversible import RECIPROCAL_VERBS, plural, prepositional_frames, rev
 from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RETOKENIZED, RoleOptions, RoleShuffle
 from .role_swap import Swap, exchange
 
-
 SOURCES = ("grounded", "written")
 CELLS = ("P'H", "PH'")  # the non-entailed pair of each row: the paper's Shuffle-SR cell, then its mirror
 # Verbs whose exchange leaves the pair neutral rather than contradictory: perceiving or addressing someone does

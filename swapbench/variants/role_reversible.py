@@ -31,7 +31,6 @@ from .role_filters import FILTERS, OVERLAP, SYMMETRIC_VERBS, overlaps
 from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RoleOptions, RoleShuffle, validity_lines
 from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, case_for_slot, construction, exchange, swappable_frames
 
-
 # Symmetric and reciprocal predicates: "a man dances a woman" reversed says the same; role_filters' symmetric
 # verbs and the reciprocal ones of captions. Passing someone on foot is passing each other ("two women pass three
 # men"); overtaking has a direction and stays.

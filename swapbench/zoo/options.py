@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ..core.command_options import CommandOptions, option
-from ..core.options import MIN_MAX_LENGTH, SEED_MAX, comma_separated
+from ..core.options import MIN_MAX_LENGTH, SEED_MAX, comma_separated, device_problem, seed
 from ..core.options import device as device_name
-from ..core.options import device_problem, seed
 from ..evaluation.training_options import TRAINING_DATA, TrainingDataOptions
 from . import catalogue
 from .embeddings import CHOICES

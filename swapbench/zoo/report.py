@@ -10,7 +10,7 @@ from pathlib import Path
 from ..core.files import rendered, replace_files
 from ..core.text import percent, portable, public_command
 from ..core.text import points as signed_points
-from .compare import ALPHA, FIGURE_WORDS, PREMISE_FAMILY, RESAMPLES, REFERENCES, ROLE_SWAPS
+from .compare import ALPHA, FIGURE_WORDS, PREMISE_FAMILY, REFERENCES, RESAMPLES, ROLE_SWAPS
 from .figure import FIGURE_FILE, plot_sensitivity
 
 TABLE_FILE = "README.md"

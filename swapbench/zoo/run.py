@@ -22,16 +22,26 @@ from pathlib import Path
 
 from ..core.errors import SwapbenchError
 from ..core.files import replace_files
-from ..core.text import portable
 from ..core.registry import ENCODINGS
+from ..core.text import portable
 from ..core.version import __version__
 from ..evaluation.scorers import Prepared
 from ..evaluation.scorers.classifier import ClassifierScorer
-from .options import ZooRunOptions
 from .compare import pair_outcomes
+from .options import ZooRunOptions
 from .setups import PLAIN, ROLE_SWAPS, parse_setup
-from .summary import (SUMMARY_FILE, SeedRun, ZooSummary, compare_encodings, largest_configuration, order_sensitivity,
-                      probe_figures, relabelled, run_records, summarize_encoding)
+from .summary import (
+    SUMMARY_FILE,
+    SeedRun,
+    ZooSummary,
+    compare_encodings,
+    largest_configuration,
+    order_sensitivity,
+    probe_figures,
+    relabelled,
+    run_records,
+    summarize_encoding,
+)
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
 
 HYPOTHESIS_ONLY_SUFFIX = "-hypothesis-only"  # a premise-blind control's checkpoint and results file

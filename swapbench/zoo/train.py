@@ -27,8 +27,16 @@ from ..core.errors import SwapbenchError
 from ..core.labels import LABEL_NAMES
 from ..core.registry import ENCODINGS
 from ..core.strict import Strict
-from ..evaluation.finetune import (INFO_FILE, DataChoice, ScoredPairs, epoch_history, load_training_data,
-                                   separate_from_scored, snli_trainer, world_size)
+from ..evaluation.finetune import (
+    INFO_FILE,
+    DataChoice,
+    ScoredPairs,
+    epoch_history,
+    load_training_data,
+    separate_from_scored,
+    snli_trainer,
+    world_size,
+)
 from ..results.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from .names import MINILM, MODEL_TYPE
 from .role_swaps import RoleSwapRecord, role_swaps

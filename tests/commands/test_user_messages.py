@@ -18,8 +18,7 @@ from rich.console import Console
 from swapbench.commands.main import main, make_parser
 from swapbench.core.errors import SwapbenchError
 from swapbench.dataset import curate
-from swapbench.evaluation.finetune import DataChoice
-from swapbench.evaluation.finetune import reference_recipe
+from swapbench.evaluation.finetune import DataChoice, reference_recipe
 from swapbench.evaluation.scorers.classifier import announce_fine_tuning
 from swapbench.results.files import default_output, model_slug
 from swapbench.results.schema import EvalResults

@@ -7,8 +7,8 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-
 from roles_helpers import FIXTURES
+
 from swapbench.commands.main import main
 
 

@@ -15,18 +15,18 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from huggingface_hub import CommitOperationAdd, CommitOperationDelete, DatasetCard, DatasetCardData
 from hub_server import FakeHub
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, DatasetCard, DatasetCardData
 
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.text import tag_sort_key
 from swapbench.dataset.card import read_validity, render_card, source_name, write_card
-from swapbench.variants.role_shuffle import VALIDITY
 from swapbench.dataset.hub import commit_operations, published_files, push_folder
 from swapbench.dataset.output import common_features, parquet_path
 from swapbench.results.build_record import BUILD_INFO, BuildInfo, ConfigInfo
 from swapbench.results.schema import EvalResults
 from swapbench.variants import declared
+from swapbench.variants.role_shuffle import VALIDITY
 
 CONFIGS = ["shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random"]
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}

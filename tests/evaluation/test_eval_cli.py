@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import itertools
+import json
 import shutil
 
 import datasets

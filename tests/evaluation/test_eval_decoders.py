@@ -16,8 +16,17 @@ from transformers import AutoModel, AutoModelForCausalLM, AutoModelForSequenceCl
 from swapbench.commands.main import main
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.text import public_path
-from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, PromptSpec, draw_shots, encode_prompts, model_max_tokens,
-                                            parse_verbalizers, render, score_naive, score_prompts)
+from swapbench.evaluation.prompting import (
+    DEFAULT_TEMPLATE,
+    PromptSpec,
+    draw_shots,
+    encode_prompts,
+    model_max_tokens,
+    parse_verbalizers,
+    render,
+    score_naive,
+    score_prompts,
+)
 from swapbench.evaluation.scoring import predict, tokenize
 from swapbench.models.loading import prepare_tokenizer
 from swapbench.models.positional import architecture_kind, read_positional_encoding
@@ -49,8 +58,8 @@ def test_encoders_stay_encoders():
 def test_a_family_registered_from_outside_is_read(monkeypatch):
     from transformers import PretrainedConfig
 
-    from swapbench.models.positional import Family
     from swapbench.core.registry import FAMILIES
+    from swapbench.models.positional import Family
 
     FAMILIES.add("toy-decoder", Family(lambda r: r.info("alibi", "toy", ("slopes",)), architecture="decoder"))
     try:

@@ -65,8 +65,16 @@ def test_the_model_is_the_files_weights_dequantized(smollm2, smollm2_file):
 
 
 def test_prompted_scoring_of_handwritten_pairs_equals_the_naive_loop(smollm2):
-    from swapbench.evaluation.prompting import (DEFAULT_TEMPLATE, PromptSpec, encode_prompts, model_max_tokens,
-                                                parse_verbalizers, render, score_naive, score_prompts)
+    from swapbench.evaluation.prompting import (
+        DEFAULT_TEMPLATE,
+        PromptSpec,
+        encode_prompts,
+        model_max_tokens,
+        parse_verbalizers,
+        render,
+        score_naive,
+        score_prompts,
+    )
 
     spec = PromptSpec(DEFAULT_TEMPLATE, parse_verbalizers(None))
     encoded = encode_prompts(smollm2.tokenizer, [render(spec, p, h) for p, h in PAIRS], spec,
@@ -112,8 +120,9 @@ def test_eval_scores_the_gguf_file_named_as_the_model(smollm2_file, build_fixtur
 
 def test_a_head_is_fine_tuned_on_the_gguf_base_and_cached_as_an_ordinary_checkpoint(smollm2_file, tmp_path,
                                                                                   build_fixture_dataset):
-    import swapbench
     from eval_models import write_training_file
+
+    import swapbench
 
     train = write_training_file(tmp_path / "train" / "snli_1.0_train.jsonl", "train")
     run = swapbench.evaluate(str(smollm2_file.parent), str(build_fixture_dataset(["shuffle-3"])),

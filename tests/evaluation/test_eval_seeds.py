@@ -13,8 +13,8 @@ from eval_models import save_base, write_training_file
 from rich.console import Console
 
 from swapbench.commands.main import main
-from swapbench.evaluation.report import print_table
 from swapbench.evaluation.figures import configuration_result
+from swapbench.evaluation.report import print_table
 from swapbench.evaluation.seeds import seed_figures
 from swapbench.results.files import predictions_path, read_predictions
 from swapbench.results.schema import EvalResults

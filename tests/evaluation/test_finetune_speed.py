@@ -13,8 +13,14 @@ from eval_models import SMALL, save_tokenizer
 from rich.console import Console
 from transformers import AutoModelForSequenceClassification, BertConfig
 
-from swapbench.evaluation.finetune import (FORMER_SETTINGS, cache_key, float32_agreement, on_device,
-                                           reference_recipe, snli_trainer)
+from swapbench.evaluation.finetune import (
+    FORMER_SETTINGS,
+    cache_key,
+    float32_agreement,
+    on_device,
+    reference_recipe,
+    snli_trainer,
+)
 from swapbench.evaluation.trainer import LengthGroupedOrder
 from swapbench.leaderboard.store import read_results
 from swapbench.leaderboard.table import departures

@@ -11,9 +11,9 @@ from decoder_models import save_decoder
 from eval_models import save_base, save_tokenizer, write_training_file
 
 from swapbench.commands.main import main
+from swapbench.evaluation.figures import configuration_result
 from swapbench.evaluation.finetune import cache_key, encode_pairs, reference_recipe
 from swapbench.evaluation.leak import configuration_leak
-from swapbench.evaluation.figures import configuration_result
 from swapbench.evaluation.scoring import encode
 from swapbench.results.hypothesis_only import HypothesisOnlyLeaks, verdict
 from swapbench.results.schema import EvalResults, PredictionRow, TrainingData

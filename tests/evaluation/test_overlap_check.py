@@ -6,8 +6,14 @@ from __future__ import annotations
 import pytest
 
 from swapbench.core.errors import SwapbenchError
-from swapbench.evaluation.finetune import (ScoredPairs, describe, image_id, overlap_key, refuse_scored,
-                                           separate_from_scored)
+from swapbench.evaluation.finetune import (
+    ScoredPairs,
+    describe,
+    image_id,
+    overlap_key,
+    refuse_scored,
+    separate_from_scored,
+)
 from swapbench.sources import Pair
 
 SCORED_PREMISE = "A violinist in a green scarf tunes her instrument beside the fountain."

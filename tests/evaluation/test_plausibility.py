@@ -15,8 +15,14 @@ from scipy.stats import binomtest
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from swapbench.commands.main import main
-from swapbench.evaluation.plausibility import (RoleRows, baseline_figures, figure_texts, hypothesis_scores,
-                                               prefix_token, scored_text)
+from swapbench.evaluation.plausibility import (
+    RoleRows,
+    baseline_figures,
+    figure_texts,
+    hypothesis_scores,
+    prefix_token,
+    scored_text,
+)
 from swapbench.models.bundled import smollm2_gguf
 from swapbench.models.loading import prepare_tokenizer
 from swapbench.results.hypothesis_only import PlausibilityBaseline

@@ -16,9 +16,23 @@ from swapbench.commands.main import main
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.labels import LABEL_NAMES
 from swapbench.evaluation.finetune import cache_key, training_pair_template
-from swapbench.evaluation.prompting import (CONTENT_FREE, Encoded, PromptSpec, calibrate, draw_shots, encode_prompts,
-                                            parse_verbalizers, prompt_specs, reference_prompts, render, score_naive,
-                                            score_prompts, shots_text, token_counts, verbalizer_scores)
+from swapbench.evaluation.prompting import (
+    CONTENT_FREE,
+    Encoded,
+    PromptSpec,
+    calibrate,
+    draw_shots,
+    encode_prompts,
+    parse_verbalizers,
+    prompt_specs,
+    reference_prompts,
+    render,
+    score_naive,
+    score_prompts,
+    shots_text,
+    token_counts,
+    verbalizer_scores,
+)
 from swapbench.evaluation.scoring import PAIR_TEMPLATE, pair_template, tokenize
 from swapbench.evaluation.templates import PromptTemplate, answer_cue
 from swapbench.models.loading import prepare_tokenizer

@@ -12,8 +12,17 @@ import pytest
 import torch
 from decoder_models import decoder_config, train_tokenizer
 
-from swapbench.evaluation.prompting import (PromptSpec, encode_prompts, prompt_groups, render, score_naive,
-                                            score_prompts, shared_start, shots_text, split_head)
+from swapbench.evaluation.prompting import (
+    PromptSpec,
+    encode_prompts,
+    prompt_groups,
+    render,
+    score_naive,
+    score_prompts,
+    shared_start,
+    shots_text,
+    split_head,
+)
 from swapbench.models.loading import prepare_tokenizer
 from swapbench.sources import Pair
 

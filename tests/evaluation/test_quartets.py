@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from swapbench.evaluation.quartets import (CELLS, CHANCE, CI_METHOD, SEED_CI_METHOD, QuartetPrediction,
-                                          quartet_figures, quartets_from_rows)
+from swapbench.evaluation.quartets import (
+    CELLS,
+    CHANCE,
+    CI_METHOD,
+    SEED_CI_METHOD,
+    QuartetPrediction,
+    quartet_figures,
+    quartets_from_rows,
+)
 from swapbench.results.schema import PredictionRow
 
 E, N = "entailment", "neutral"

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from board_helpers import COMMITTED, empty_board, make_results, recomputable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from board_helpers import COMMITTED, empty_board, make_results, recomputable
 from swapbench.commands.main import main
 from swapbench.leaderboard.board import OUT_OF_DATE, check, rebuild, rendered
 from swapbench.leaderboard.store import CACHE_KEY, REVISION, name_problems, normalized_name

@@ -6,12 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 
+from board_helpers import empty_board
 from eval_models import save_classifier
 
 from swapbench.commands.main import main
 from swapbench.core.text import public_path
-
-from board_helpers import empty_board
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 

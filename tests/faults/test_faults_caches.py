@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from safetensors.torch import load_file, save_file
 
 from swapbench.commands.main import main
+from swapbench.core.errors import SwapbenchError
 from swapbench.evaluation.finetune import CONTENTS_FILE, INFO_FILE, checkpoint_problem
 from swapbench.evaluation.score_cache import ScoreCache, cached_outputs
-from swapbench.core.errors import SwapbenchError
 from swapbench.results.files import predictions_path, verified_predictions
 from swapbench.results.schema import EvalResults
 

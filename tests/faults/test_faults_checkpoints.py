@@ -3,7 +3,6 @@ positional encoding the loaded code does not run is refused."""
 
 from __future__ import annotations
 
-
 import pytest
 from eval_models import save_base, save_classifier, write_training_file
 from safetensors.torch import load_file, save_file

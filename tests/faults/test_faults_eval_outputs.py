@@ -27,8 +27,13 @@ import swapbench
 from swapbench.commands.main import main
 from swapbench.core.errors import SwapbenchError
 from swapbench.evaluation.options import EvalOptions
-from swapbench.results.files import (default_output, predictions_path, render_predictions, verified_predictions,
-                                     write_results)
+from swapbench.results.files import (
+    default_output,
+    predictions_path,
+    render_predictions,
+    verified_predictions,
+    write_results,
+)
 from swapbench.results.schema import EvalResults, PredictionRow
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}

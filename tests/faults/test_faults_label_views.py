@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 
-from swapbench.commands.main import main
-
 from board_helpers import empty_board, make_results, markdown_rows, save
+
+from swapbench.commands.main import main
 
 
 def binary(data: dict) -> dict:

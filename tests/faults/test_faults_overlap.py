@@ -8,12 +8,11 @@ import json
 import shutil
 
 import pytest
+from board_helpers import empty_board, make_results, save
 from eval_models import save_base, write_training_file
 
 from swapbench.commands.main import main
 from swapbench.evaluation.finetune import DataChoice, load_training_data, premise_key
-
-from board_helpers import empty_board, make_results, save
 
 
 @pytest.fixture(scope="module")

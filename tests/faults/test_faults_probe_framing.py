@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from board_helpers import empty_board, make_results, save
 from eval_models import save_classifier
 from safetensors.torch import load_file, save_file
 
 from swapbench.commands.main import main
 from swapbench.probing import ProbeResult, symmetry
 from swapbench.probing.metrics import FLAT_NOTE, FLAT_SPREAD, spread
-
-from board_helpers import empty_board, make_results, save
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 POSITIONS = "bert.embeddings.position_embeddings.weight"

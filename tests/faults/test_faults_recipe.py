@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from board_helpers import empty_board, make_results, save
 from eval_models import save_base, save_classifier, save_tokenizer, write_training_file
 
 from swapbench.commands.main import main
 from swapbench.core.text import public_path
-
-from board_helpers import empty_board, make_results, save
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 

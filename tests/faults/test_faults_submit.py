@@ -10,10 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from board_helpers import make_results, save
 
 from swapbench.leaderboard.reference import load_reference
-
-from board_helpers import make_results, save
 
 REPO_BOARD = Path(__file__).resolve().parent.parent.parent / "leaderboard"
 STORED = sorted((REPO_BOARD / "results").glob("*.json"))

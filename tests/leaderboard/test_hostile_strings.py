@@ -16,17 +16,24 @@ import unicodedata
 from pathlib import Path
 
 import cmarkgfm
+from board_helpers import empty_board, make_results, save
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swapbench.core.display import (FORMULA_PREFIXES, MAX_SHOWN, csv_cell, markdown_cell, plain_text, plot_text,
-                                    submitted)
+from swapbench.core.display import (
+    FORMULA_PREFIXES,
+    MAX_SHOWN,
+    csv_cell,
+    markdown_cell,
+    plain_text,
+    plot_text,
+    submitted,
+)
 from swapbench.evaluation.options import EvalOptions
 from swapbench.leaderboard.board import rebuild
 from swapbench.suite.declaration import Run
 from swapbench.suite.run import Outcome
 from swapbench.suite.summary import render
-from board_helpers import empty_board, make_results, save
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 PAYLOADS = [
@@ -173,8 +180,8 @@ def test_a_csv_text_cell_never_starts_a_formula_and_numbers_stay_numbers(value):
 @given(hostile)
 def test_plot_text_draws_as_written(value):
     """matplotlib draws the text as plain text: no mathtext error, and the characters it lays out are the text's."""
-    from matplotlib.figure import Figure
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
     figure = Figure()
     FigureCanvasAgg(figure)
     artist = figure.text(0, 0, plot_text(value))

@@ -7,26 +7,34 @@ from the McNemar counts), against a reference of made-up fingerprints.
 
 from __future__ import annotations
 
-from html import escape
 import copy
 import csv
 import io
 import json
 import re
+from html import escape
 from pathlib import Path
 
 import pytest
+from board_helpers import (
+    COMMITTED,
+    ROWS,
+    empty_board,
+    fingerprint,
+    honest,
+    make_reference,
+    make_results,
+    markdown_rows,
+    role_sensitivity,
+    save,
+)
 
 from swapbench.commands.main import main
+from swapbench.core.text import points
 from swapbench.leaderboard.board import check_board, rebuild
 from swapbench.leaderboard.migrate import MIGRATIONS, known_versions, migrate
 from swapbench.leaderboard.reference import ReferenceConfiguration, write_reference
 from swapbench.results.schema import EpochLog, EvalResults, ModelInfo, dataset_fingerprint
-
-from swapbench.core.text import points
-
-from board_helpers import (COMMITTED, ROWS, empty_board, fingerprint, honest, make_reference, make_results,
-                           markdown_rows, role_sensitivity, save)
 
 # The role swaps' Δ headers: each says which side it swaps first, and whether that is the paper's order.
 SR = "Δ shuffle-sr (hypothesis side first, not the paper's order)"
@@ -631,7 +639,7 @@ def test_two_runs_of_one_model_are_told_apart_by_what_differs(tmp_path, board):
     first = make_results(model, trained_on="snli_1.0_dev.jsonl")
     second = copy.deepcopy(first)
     second["model"]["fine_tuning"]["recipe"].update(epochs=1, learning_rate=1e-4)
-    second["model"]["fine_tuning"]["cache_key"] = "another-key".encode().hex()
+    second["model"]["fine_tuning"]["cache_key"] = b"another-key".hex()
     honest(second)  # another run: predictions of its own
     for name, data in (("a.json", first), ("b.json", second)):
         assert submit(save(data, tmp_path / name), board) == 0
@@ -643,7 +651,7 @@ def test_two_runs_of_one_model_are_told_apart_by_what_differs(tmp_path, board):
 
     # a third run alike in all it records but its file is told apart by that
     third = copy.deepcopy(second)
-    third["model"]["fine_tuning"]["cache_key"] = "yet-another-key".encode().hex()
+    third["model"]["fine_tuning"]["cache_key"] = b"yet-another-key".hex()
     honest(third)
     assert submit(save(third, tmp_path / "c.json"), board) == 0
     models = [row["model"] for row in csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text()))]

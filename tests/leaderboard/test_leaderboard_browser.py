@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from board_helpers import COMMITTED, ROWS, empty_board, honest, make_results, save
 
 from swapbench.commands.main import main
 from swapbench.leaderboard.board import rebuild
-from board_helpers import COMMITTED, ROWS, empty_board, honest, make_results, save
 
 # (model, family, symmetry, locality, pairs lost on shuffle-sr and shuffle-sr-premise): Δ = (1 - lost) / 20
 SLICES_IN_TEXT_ORDER = ["words:10", "words:19", "words:2", "words:9"]

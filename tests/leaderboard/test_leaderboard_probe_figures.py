@@ -8,11 +8,10 @@ import io
 import re
 
 import pytest
+from board_helpers import empty_board, make_results, markdown_rows, save
 
 from swapbench.commands.main import main
 from swapbench.results.schema import ProbeInfo, ProbeSettings
-
-from board_helpers import empty_board, make_results, markdown_rows, save
 
 
 @pytest.fixture

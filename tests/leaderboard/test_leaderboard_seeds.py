@@ -11,11 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from board_helpers import empty_board, make_results, markdown_rows, save
 
 from swapbench.commands.main import main
 from swapbench.core.text import points
-
-from board_helpers import empty_board, make_results, markdown_rows, save
 
 
 @pytest.fixture

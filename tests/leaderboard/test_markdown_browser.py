@@ -12,9 +12,9 @@ from pathlib import Path
 
 import cmarkgfm
 import pytest
+from board_helpers import empty_board, make_results, save
 
 from swapbench.leaderboard.board import rebuild
-from board_helpers import empty_board, make_results, save
 
 NAMES = ["<img src=x onerror=\"window.__pwned=1;alert(1)\">",
          "<script>window.__pwned=2;alert(2)</script>",

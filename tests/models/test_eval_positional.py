@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from transformers import (AlbertConfig, BertConfig, BloomConfig, DebertaV2Config, DistilBertConfig, FalconConfig,
-                          LlamaConfig, MPNetConfig, PretrainedConfig, RobertaConfig, RoFormerConfig, T5Config,
-                          XLNetConfig)
+from transformers import (
+    AlbertConfig,
+    BertConfig,
+    BloomConfig,
+    DebertaV2Config,
+    DistilBertConfig,
+    FalconConfig,
+    LlamaConfig,
+    MPNetConfig,
+    PretrainedConfig,
+    RobertaConfig,
+    RoFormerConfig,
+    T5Config,
+    XLNetConfig,
+)
 
 from swapbench.core.compat import TRANSFORMERS_MAJOR
 from swapbench.models.positional import read_positional_encoding

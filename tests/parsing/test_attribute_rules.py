@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from roles_helpers import english
 
 from swapbench.parsing.attribute_rules import compile_rules
 from swapbench.parsing.spacy_pipeline import SpacyDocs
-
-from roles_helpers import english
 
 # Written to reach the rules of en_core_web_sm: the two-token ones ("gonna", "ain't", "let's", "y'all",
 # "there is"), membership ("not", "because", "that"), whitespace, hyphens, quotes and odd casing.

@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("benepar", reason="benepar needs its own environment (transformers<5): make setup-benepar")
 
 import datasets  # noqa: E402
-
 from benepar_model import LABELS, TAGS, build_tiny_model  # noqa: E402
+
 from swapbench.commands.main import main  # noqa: E402
 from swapbench.core.errors import SwapbenchError  # noqa: E402
 from swapbench.core.text import squash  # noqa: E402

@@ -7,8 +7,14 @@ import numpy as np
 import pytest
 
 from swapbench.probing import MatrixError, attenuated_matrix, degree_symmetry, locality, relative_locality, symmetry
-from swapbench.probing.metrics import (CAUSAL_NOTE, FLAT_NOTE, FLAT_SPREAD, degree_symmetry_note, spread,
-                                       uniform_locality)
+from swapbench.probing.metrics import (
+    CAUSAL_NOTE,
+    FLAT_NOTE,
+    FLAT_SPREAD,
+    degree_symmetry_note,
+    spread,
+    uniform_locality,
+)
 from swapbench.probing.sweep import SWEEP_S, largest_gap, symmetry_sweep
 
 

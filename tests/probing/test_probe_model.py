@@ -16,8 +16,16 @@ from word_tokenizer import bert_tokenizer, in_memory_vocabularies
 
 from swapbench.commands.main import main
 from swapbench.core.text import public_path
-from swapbench.probing import (ProbeError, ProbeResult, decay_ratio, degree_symmetry, locality, probe_model,
-                               relative_locality, symmetry)
+from swapbench.probing import (
+    ProbeError,
+    ProbeResult,
+    decay_ratio,
+    degree_symmetry,
+    locality,
+    probe_model,
+    relative_locality,
+    symmetry,
+)
 from swapbench.probing.attention import encoder_of
 from swapbench.probing.loading import load_model
 from swapbench.probing.vocabulary import candidate_words

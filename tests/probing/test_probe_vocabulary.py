@@ -8,8 +8,15 @@ from word_tokenizer import bert_tokenizer as make_bert_tokenizer
 from word_tokenizer import in_memory_vocabularies
 
 from swapbench.probing import ProbeError
-from swapbench.probing.vocabulary import (BYTE_LEVEL, SENTENCEPIECE, WORDPIECE, candidate_words, sample_words,
-                                          word_start_convention, word_text)
+from swapbench.probing.vocabulary import (
+    BYTE_LEVEL,
+    SENTENCEPIECE,
+    WORDPIECE,
+    candidate_words,
+    sample_words,
+    word_start_convention,
+    word_text,
+)
 
 SP = "\u2581"   # SentencePiece word start
 BL = "\u0120"   # byte-level BPE word start (an encoded space)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from roles_helpers import FIXTURES, english, gold_rows, tree_of
+
 from swapbench.roles import make_labeler
 from swapbench.roles.agreed_roles import AgreedRoles, agreed
 from swapbench.roles.base import Frame, RoleParse, Sentence, Span

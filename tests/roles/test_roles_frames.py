@@ -6,8 +6,8 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-
 from roles_helpers import FIXTURES, english
+
 from swapbench.core.errors import InputError
 from swapbench.dataset.pipeline import build, build_options
 from swapbench.roles.base import Sentence, Span

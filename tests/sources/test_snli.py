@@ -6,7 +6,8 @@ import json
 import pytest
 
 from swapbench.core.errors import InputError
-from swapbench.sources import find_split_file, load_split as load_snli
+from swapbench.sources import find_split_file
+from swapbench.sources import load_split as load_snli
 from swapbench.sources.snli import SNLI
 
 ROW = {"gold_label": "entailment", "pairID": "p1", "sentence1": "A dog runs.", "sentence2": "An animal moves.",

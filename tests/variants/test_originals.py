@@ -8,7 +8,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from swapbench.core.text import squash
-
 from swapbench.variants.originals import tree_tokens
 
 CONFIGS = ["shuffle-3", "shuffle-random", "shuffle-sr"]

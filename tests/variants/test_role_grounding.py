@@ -175,6 +175,7 @@ def test_the_issue_s_examples_through_shuffle_sr_with_spacy_roles():
     import random
 
     from roles_helpers import english, pair
+
     from swapbench.roles.spacy_roles import SpacyRoles
     from swapbench.variants.role_premise import PremiseRoleShuffle
 

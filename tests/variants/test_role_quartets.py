@@ -10,9 +10,9 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import torch
+from roles_helpers import FIXTURES
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig
 
-from roles_helpers import FIXTURES
 from swapbench.dataset.pipeline import build, build_options
 from swapbench.evaluation.data import open_benchmark
 from swapbench.evaluation.quartets import CHANCE, quartet_figures, quartets_from_rows

@@ -7,8 +7,8 @@ import json
 import datasets
 import pyarrow.parquet as pq
 import pytest
-
 from roles_helpers import FIXTURES
+
 from swapbench.dataset.card import read_validities, write_card
 from swapbench.dataset.pipeline import build, build_options
 from swapbench.results.build_record import BuildInfo

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 
 import pyarrow.parquet as pq
 import pytest
-
 from roles_helpers import FIXTURES
+
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.selection import Decision, append_decision
 from swapbench.core.text import public_path

@@ -6,9 +6,10 @@ Each runs with the spaCy labeler and with the tree reader on a hand-written PTB 
 from __future__ import annotations
 
 import random
-import pytest
 
+import pytest
 from roles_helpers import english, pair, tree_of
+
 from swapbench.roles.spacy_roles import SpacyRoles
 from swapbench.roles.tree_roles import TreeRoles
 from swapbench.variants.role_premise import PremiseRoleShuffle

@@ -9,6 +9,7 @@ import textwrap
 
 import datasets
 import pytest
+from test_variants import PAIR, PARSE
 
 import swapbench
 from swapbench.commands.main import main
@@ -21,8 +22,6 @@ from swapbench.results.build_record import BuildInfo
 from swapbench.variants import make_variant
 from swapbench.variants.base import Perturbed, Variant
 from swapbench.variants.randomness import example_rng
-
-from test_variants import PAIR, PARSE
 
 
 class EchoOptions(CommandOptions):

@@ -16,7 +16,7 @@ from swapbench.zoo.encodings.absolute import LearnedAbsolute, Sinusoidal, sinuso
 from swapbench.zoo.encodings.alibi import Alibi, alibi_slopes
 from swapbench.zoo.encodings.attenuated import Attenuated, attenuated_bias
 from swapbench.zoo.encodings.relative import HuangM4Scores, ShawScores
-from swapbench.zoo.encodings.rope import RopeScores, rotate, rope_angles
+from swapbench.zoo.encodings.rope import RopeScores, rope_angles, rotate
 from swapbench.zoo.encodings.t5 import T5Bias, t5_bucket
 from swapbench.zoo.encodings.tisa import TisaScores, tisa_bias
 from swapbench.zoo.encodings.tupe import Tupe

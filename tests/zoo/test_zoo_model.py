@@ -9,8 +9,7 @@ import torch
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification, BertTokenizer
 from word_tokenizer import bert_tokenizer
 
-from swapbench.probing import (attenuated_matrix, degree_symmetry, locality, probe_model, relative_locality,
-                               symmetry)
+from swapbench.probing import attenuated_matrix, degree_symmetry, locality, probe_model, relative_locality, symmetry
 from swapbench.zoo import encoding_names
 from swapbench.zoo.encodings.alibi import alibi_slopes
 from swapbench.zoo.modeling import ZooConfig, ZooForSequenceClassification, ZooModel, count_parameters

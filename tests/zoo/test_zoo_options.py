@@ -11,6 +11,7 @@ import pytest
 import torch
 from torch import nn
 from transformers import AutoModelForSequenceClassification
+from zoo_helpers import recipe_options, setting  # noqa: F401  (setting is a fixture)
 
 from swapbench.commands.main import main
 from swapbench.core.registry import ENCODINGS
@@ -19,7 +20,6 @@ from swapbench.zoo.encodings import Encoding, ModelPositions, register
 from swapbench.zoo.encodings.base import relative_positions
 from swapbench.zoo.summary import ZooSummary
 from swapbench.zoo.train import RECORD_FILE, Architecture, TrainingRecord
-from zoo_helpers import recipe_options, setting  # noqa: F401  (setting is a fixture)
 
 
 class ToySlope(ModelPositions):

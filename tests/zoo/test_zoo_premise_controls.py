@@ -8,8 +8,16 @@ import pytest
 
 from swapbench.evaluation.stats import holm
 from swapbench.results.schema import PredictionRow
-from swapbench.zoo.compare import (PREMISE_FAMILY, ROLE_TRAINING_FAMILY, comparisons, from_rows, outcomes_of,
-                                   premise_test, reads_premise, references_family)
+from swapbench.zoo.compare import (
+    PREMISE_FAMILY,
+    ROLE_TRAINING_FAMILY,
+    comparisons,
+    from_rows,
+    outcomes_of,
+    premise_test,
+    reads_premise,
+    references_family,
+)
 
 N = 240  # pairs, three per premise
 SHUFFLE = "shuffle-random"

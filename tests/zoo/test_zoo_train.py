@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from transformers import AutoModelForSequenceClassification
+from zoo_helpers import SHUFFLES, recipe_options, setting  # noqa: F401  (setting is a fixture)
 
 from swapbench.commands.main import main
 from swapbench.evaluation.stats import holm
@@ -17,8 +18,6 @@ from swapbench.zoo.compare import PREMISE_FAMILY
 from swapbench.zoo.report import BEGIN, END
 from swapbench.zoo.summary import ZooSummary
 from swapbench.zoo.train import RECORD_FILE, TrainingRecord
-
-from zoo_helpers import SHUFFLES, recipe_options, setting  # noqa: F401  (setting is a fixture)
 
 
 def train(setting, encoding: str, out: Path, seed: int, epochs: int = 1) -> TrainingRecord:

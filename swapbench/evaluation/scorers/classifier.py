@@ -36,9 +36,9 @@ class ClassifierScorer(Scorer):
     def prepare(self, run: Run) -> Prepared:
         from ...core.labels import LABEL_NAMES
         from ...core.paths import default_cache_dir
+        from ...models.gguf import checkpoint_name, gguf_record
         from ...models.label_map import LabelMap
         from ...models.loading import is_classifier, load_classifier, load_config, map_labels, model_revision
-        from ...models.gguf import checkpoint_name, gguf_record
         from ..finetune import TRAINING_DTYPE, finetune, reference_recipe
         from ..scored_data import scored_pairs
 

@@ -65,8 +65,16 @@ class PromptScorer(Scorer):
         from ...results.schema import PromptInfo
         from ...sources import load_split
         from ..finetune import describe
-        from ..prompting import (CONTENT_FREE, SCORE_METHODS, SHOT_DRAW, SHOT_SEPARATOR, draw_shots, model_max_tokens,
-                                 prompt_specs, shots_text)
+        from ..prompting import (
+            CONTENT_FREE,
+            SCORE_METHODS,
+            SHOT_DRAW,
+            SHOT_SEPARATOR,
+            draw_shots,
+            model_max_tokens,
+            prompt_specs,
+            shots_text,
+        )
         from ..scored_data import overlap_key, scored_pairs
 
         options, loaded, console = run.options, prepared.loaded, run.console
@@ -160,8 +168,17 @@ def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pai
     import numpy as np
 
     from ...core.labels import LABEL_NAMES
-    from ..prompting import (RENDERING, SHOT_SEPARATOR, calibrate, encode_prompts, reference_prompts, render,
-                             score_prompts, token_counts, verbalizer_scores)
+    from ..prompting import (
+        RENDERING,
+        SHOT_SEPARATOR,
+        calibrate,
+        encode_prompts,
+        reference_prompts,
+        render,
+        score_prompts,
+        token_counts,
+        verbalizer_scores,
+    )
     from ..score_cache import cached_outputs, open_cache, report, scores_key
 
     options, loaded = run.options, prepared.loaded

@@ -5,7 +5,10 @@ in the order the zoo lists them."""
 from __future__ import annotations
 
 from ...core.registry import ENCODINGS
+
+# isort: off
 from . import absolute, rope, alibi, t5, relative, tisa, tupe, attenuated  # noqa: F401  (registration, in order)
+# isort: on
 from .base import Encoding, LayerScores, ModelPositions, register
 
 
