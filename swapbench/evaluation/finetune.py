@@ -67,7 +67,7 @@ from ..results.schema import (
     TrainingData,
 )
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
-from .scored_data import ScoredPairs, image_id, overlap_key, premise_key  # noqa: F401  (re-exported)
+from .scored_data import ScoredPairs, image_id, overlap_key, premise_key
 from .sharding import is_main, world_size
 
 INFO_FILE = "swapbench_finetune.json"

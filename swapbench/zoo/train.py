@@ -30,13 +30,13 @@ from ..core.strict import Strict
 from ..evaluation.finetune import (
     INFO_FILE,
     DataChoice,
-    ScoredPairs,
     epoch_history,
     load_training_data,
     separate_from_scored,
     snli_trainer,
     world_size,
 )
+from ..evaluation.scored_data import ScoredPairs
 from ..results.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from .names import MINILM, MODEL_TYPE
 from .role_swaps import RoleSwapRecord, role_swaps

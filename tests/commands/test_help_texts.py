@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from plugin_helpers import toy_source_module
 
 from swapbench.commands import help_texts
 
@@ -27,16 +28,7 @@ def make_help():
     return module
 
 # A user's source, declared by a plugin: `build --help` lists it (the registry loads the plugin).
-PLUGIN = '''
-from swapbench.core.registry import SOURCES
-from swapbench.sources import Source
-
-TOYNLI = Source(name="toynli", short_name="ToyNLI", pretty_name="A toy NLI corpus", citation="@misc{toynli}",
-                license="cc-by-4.0", homepage="https://example.org/toynli", release="ToyNLI 1",
-                dir_env="TOYNLI_DIR", file_prefix="snli_1.0_", splits={"test": "test"},
-                pair_ids="the release's pairID", has_trees=True)
-SOURCES.add(TOYNLI.name, TOYNLI, help="ToyNLI, a source a plugin added")
-'''
+PLUGIN = toy_source_module("ToyNLI, a source a plugin added")
 
 # Every argv of `words`' help in one process: each one's output, whether the file answered, what was imported.
 HELPS = '''

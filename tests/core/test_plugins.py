@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from plugin_helpers import toy_source_module
 
 from swapbench.core.plugins import PluginError, load_plugins
 from swapbench.core.registry import SOURCES, Registry
@@ -24,15 +25,7 @@ PYTHON = sys.executable
 
 GOOD_MODULE = '''
 """A user's source: the hand-written SNLI-format fixture pairs, declared as a corpus of its own."""
-from swapbench.core.registry import SOURCES
-from swapbench.sources import Source
-
-TOYNLI = Source(name="toynli", short_name="ToyNLI", pretty_name="A toy NLI corpus", citation="@misc{toynli}",
-                license="cc-by-4.0", homepage="https://example.org/toynli", release="ToyNLI 1",
-                dir_env="TOYNLI_DIR", file_prefix="snli_1.0_", splits={"test": "test"},
-                pair_ids="the release's pairID", has_trees=True)
-SOURCES.add(TOYNLI.name, TOYNLI, help="ToyNLI, a source added by a plugin")
-
+''' + toy_source_module("ToyNLI, a source added by a plugin") + '''
 CALLS = []
 
 

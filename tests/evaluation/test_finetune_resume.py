@@ -14,8 +14,9 @@ from rich.console import Console
 from safetensors.torch import load_file
 from transformers import TrainerCallback
 
-from swapbench.evaluation.finetune import DataChoice, ScoredPairs, finetune, reference_recipe
+from swapbench.evaluation.finetune import DataChoice, finetune, reference_recipe
 from swapbench.evaluation.resume import NEVER, RESUME_FILE, CheckpointEvery, PeriodicCheckpoints, partial_folder
+from swapbench.evaluation.scored_data import ScoredPairs
 
 CPU = torch.device("cpu")
 NOTHING_SCORED = ScoredPairs(dataset="sha256:" + "0" * 64, path="scored", pair_ids=frozenset(), premises=frozenset())

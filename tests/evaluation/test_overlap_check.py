@@ -6,14 +6,8 @@ from __future__ import annotations
 import pytest
 
 from swapbench.core.errors import SwapbenchError
-from swapbench.evaluation.finetune import (
-    ScoredPairs,
-    describe,
-    image_id,
-    overlap_key,
-    refuse_scored,
-    separate_from_scored,
-)
+from swapbench.evaluation.finetune import describe, refuse_scored, separate_from_scored
+from swapbench.evaluation.scored_data import ScoredPairs, image_id, overlap_key
 from swapbench.sources import Pair
 
 SCORED_PREMISE = "A violinist in a green scarf tunes her instrument beside the fountain."

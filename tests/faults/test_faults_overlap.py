@@ -12,7 +12,8 @@ from board_helpers import empty_board, make_results, save
 from eval_models import save_base, write_training_file
 
 from swapbench.commands.main import main
-from swapbench.evaluation.finetune import DataChoice, load_training_data, premise_key
+from swapbench.evaluation.finetune import DataChoice, load_training_data
+from swapbench.evaluation.scored_data import premise_key
 
 
 @pytest.fixture(scope="module")

@@ -131,7 +131,7 @@ def test_role_swaps_come_from_the_training_pairs_alone_checked_by_fingerprint(se
 
 def test_role_swaps_of_the_scored_pairs_are_refused(setting, tmp_path):  # noqa: F811
     from swapbench.core.errors import SwapbenchError
-    from swapbench.evaluation.finetune import ScoredPairs, premise_key
+    from swapbench.evaluation.scored_data import ScoredPairs, premise_key
     from swapbench.sources import load_split as load_snli
     from swapbench.zoo.role_swaps import role_swaps
 
