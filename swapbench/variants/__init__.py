@@ -27,7 +27,7 @@ from .base import Variant
 from .shuffle import SCOPES
 
 DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr", "shuffle-sr-premise",
-                    "shuffle-sr-validated", "shuffle-sr-reversible", "unlu")
+                    "shuffle-sr-validated", "shuffle-sr-reversible", "role-quartets", "unlu")
 
 
 def variant_type(value) -> type[Variant]:

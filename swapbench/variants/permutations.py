@@ -8,7 +8,9 @@ UNLU scores many word orders of each pair and asks how often the model still giv
 - both sentences are permuted (`keep_premise: False`); `--unlu-sides premise` permutes the premise alone, UNLU's
   `keep_premise` turned the other way round (it kept the premise and permuted the hypothesis: here the premise,
   which carries the content, is what moves);
-- punctuation stays in place (`retain_punct: True`), every word moves (`percent: 1.0`, `keep_order: 0.0`);
+- punctuation stays in place (`retain_punct: True`), every word moves (`percent: 1.0`, `keep_order: 0.0`); a
+  contraction is one word, as UNLU's split on spaces makes "doesn't": its "n't" moves with its host
+  (contractions.py), so that no "n't" is written onto another word;
 - no word stays at its position: each permutation of a sentence's words is a derangement (fixed_shuffle_numpy
   draws until no position keeps its own index);
 - the K permutations of a sentence are distinct: UNLU drew 100 with replacement and kept only the pairs whose
@@ -33,6 +35,7 @@ from ..parsing.base import Parse
 from ..parsing.ptb import is_punctuation
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
+from .contractions import place_units, word_units
 from .randomness import ExampleRandom
 
 UNLU_PERMUTATIONS = 100  # what UNLU drew per pair
@@ -116,12 +119,13 @@ DRAWS = {"distinct": distinct_derangements,
          "repeated": functools.partial(independent_derangements, distinct=False)}
 
 
-def permuted(positions: tuple[int, ...], order: tuple[int, ...], length: int) -> list[int]:
-    """The permutation of a sentence of `length` tokens that puts at word slot s the word from slot order[s],
-    punctuation in place: token k of the result is token result[k] of the sentence."""
+def permuted_units(positions: tuple[int, ...], units: list[tuple[int, ...]], order: tuple[int, ...],
+                   length: int) -> list[int]:
+    """The permutation of a sentence of `length` tokens that puts at the word slots the word units (contractions:
+    a "n't" with its host, else one word) in `order`, punctuation in place: token k of the result is token
+    result[k] of the sentence."""
     result = list(range(length))
-    for slot, k in zip(positions, order):
-        result[slot] = positions[k]
+    place_units(positions, units, order, result)
     return result
 
 
@@ -198,22 +202,25 @@ class Permutations(Variant):
     def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> list[Perturbed] | None:
         k = self.permutations
         draw = DRAWS[self.draws]
-        premise = draw(len(parse.word_positions), k, rng)
+        premise_units = word_units(parse.word_positions, parse.folded_words)  # "n't" with its host (contractions)
+        premise = draw(len(premise_units), k, rng)
         if premise is None:
             return None
         hypothesis_tokens = self._hypothesis_tokens.get(pair.pair_id) or pair.hypothesis.split()
         hypothesis_words = tuple(i for i, token in enumerate(hypothesis_tokens) if not is_punctuation(token, ""))
+        hypothesis_units = word_units(hypothesis_words, [hypothesis_tokens[i].casefold() for i in hypothesis_words])
         hypothesis: list = [None] * k
         if self.sides == "both":
-            hypothesis = draw(len(hypothesis_words), k, rng)
+            hypothesis = draw(len(hypothesis_units), k, rng)
             if hypothesis is None:
                 return None
         tags = [f"words:{len(parse.word_positions)}"]
         rows = []
         for index, (premise_order, hypothesis_order) in enumerate(zip(premise, hypothesis)):
-            order = permuted(parse.word_positions, premise_order, len(parse.tokens))
+            order = permuted_units(parse.word_positions, premise_units, premise_order, len(parse.tokens))
             hypothesis_order = ([] if hypothesis_order is None else
-                                permuted(hypothesis_words, hypothesis_order, len(hypothesis_tokens)))
+                                permuted_units(hypothesis_words, hypothesis_units, hypothesis_order,
+                                               len(hypothesis_tokens)))
             rows.append(Perturbed(
                 " ".join(parse.tokens[i] for i in order),
                 " ".join(hypothesis_tokens[i] for i in hypothesis_order) if hypothesis_order else pair.hypothesis,

@@ -10,6 +10,7 @@ from ..core.registry import VARIANTS
 from ..parsing.base import Constituent, Parse
 from ..sources.pair import Pair
 from .base import Perturbed, Variant
+from .contractions import binds, place_units, unit_words, word_units
 from .randomness import ExampleRandom, changed_order
 
 SCOPES = ("all", "one")
@@ -29,8 +30,16 @@ MIN_WORDS, MAX_WORDS = 2, 64
 
 def shuffle_positions(positions: tuple[int, ...], folded: tuple[str, ...], permutation: list[int],
                       rng: ExampleRandom) -> bool:
-    """Shuffle the words at `positions` (`folded`: those words casefolded) among themselves, in `permutation`;
-    False if their order cannot change."""
+    """Shuffle the words at `positions` (`folded`: those words casefolded) among themselves, in `permutation`, a
+    contraction's "n't" moving with its host, and the halves of a split word together (contractions.py); False if
+    their order cannot change."""
+    if binds(folded):
+        units = word_units(positions, folded)
+        order = changed_order(unit_words(units, folded), rng)
+        if order is None:
+            return False
+        place_units(positions, units, order, permutation)
+        return True
     order = changed_order(folded, rng)
     if order is None:
         return False
