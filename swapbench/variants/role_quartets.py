@@ -60,6 +60,7 @@ from ..roles.base import Frame, swappable_frames
 from ..roles.heads import key
 from ..sources.pair import Pair
 from .base import Perturbed
+from .quartet_filters import QUARTET_FILTER_DESCRIPTIONS, quartet_reason
 from .randomness import ExampleRandom
 from .role_filters import FILTERS, OVERLAP, PERCEPTION_VERBS, overlaps
 from .role_grounding import GROUNDING, ground, restating_frames
@@ -99,6 +100,7 @@ REASONS: dict[str, str] = {
     "annotators_disagree": f"grounded: more than {MAX_DISSENT} of the source pair's annotators did not label it "
                            "entailment (the hypothesis often adds what the premise does not state)",
     **{name: f"grounded: {why}" for name, why in GROUNDING.items()},
+    **QUARTET_FILTER_DESCRIPTIONS,
     OVERLAP[0]: OVERLAP[1],
     **{f.name: f.description for f in FILTERS if f.name not in NOT_APPLICABLE},
     "symmetric_predicate": "the predicate is symmetric or reciprocal ('meet', 'hug', 'marry', 'play', 'pass'): "
@@ -235,6 +237,8 @@ class RoleQuartets(RoleShuffle):
         primed, reason = exchanged(roles, frame)
         if reason is None:
             reason = ground(roles, frame, "premise", hypothesis)
+        if reason is None:
+            reason = quartet_reason(primed)
         if reason is not None:
             return None, reason
         if not self._tokenized_as_original(pair, "premise", roles) or \
@@ -243,6 +247,8 @@ class RoleQuartets(RoleShuffle):
         reason = None
         for restated in restating_frames(roles, frame, hypothesis):
             primed_hypothesis, reason = exchanged(hypothesis, restated)
+            if reason is None:
+                reason = quartet_reason(primed_hypothesis)
             if reason is None:
                 return _quartet("grounded", roles, frame, primed, hypothesis.tokens, primed_hypothesis.tokens), None
         return None, reason
