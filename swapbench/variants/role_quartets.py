@@ -15,7 +15,8 @@ premise swap; the other three are its control.
 Where the relation comes from, in this order (tag `source:`):
 - `grounded`: a frame of P restated by a frame of H, the same verb with agent and patient matched head to head
   (role_grounding.py, as shuffle-sr-premise grounds a premise swap); P′ and H′ exchange the two frames' arguments
-  in place (role_swap.exchange), each through shuffle-sr's filters (role_filters.py). The source pair's annotators
+  in place (role_swap.exchange), each through shuffle-sr's filters (role_filters.py) and the quartet's own
+  (quartet_filters.py: nothing that describes an argument may stay behind as it moves). The source pair's annotators
   must agree that P entails H, all but at most one of them (`annotators_disagree`; where the release keeps their
   labels, as SNLI's and MultiNLI's do).
 - `written`: a frame of P between two beings, H written from it as a main clause and H′ its reversal, as
@@ -44,7 +45,12 @@ Labels: the binary label (`binary_label`: entailment / non-entailment) is the he
 non-entailed pairs follows a declared rule on the verb (`verb-class:` tag): verbs of perception (shuffle-sr's, and
 examine, inspect, study, ...) and of communication neutral (a man watching a woman does not say that she is not
 watching him), any other verb (a physical action: hold, ride, carry, push) contradiction. On the 90 valid quartets
-of the judged dev sample the judge agrees with 80 (data/annotations/role-quartets-validity.json, `three_way`).
+of the judged seed-46 dev sample the judge agrees with 80 (data/annotations/role-quartets-validity.json,
+`dev_seed46.three_way`).
+
+Validity (all four labels of a quartet hold), judged on 100 quartets drawn with seed 47 from SNLI test and dev after
+the quartet filters, none of them in the samples the filters were written from: 98 of 100 (Wilson 95 % interval
+0.930 to 0.995); written 34 of 34, grounded 64 of 66.
 """
 
 from __future__ import annotations
