@@ -300,8 +300,10 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
     columns += [Column(locality_key(c), f"Locality slope ({short(c)}; pp per {LOCALITY_SLOPE_SCALE} positions)",
                        "slope", c, f"{c}: {LOCALITY_HELP}")
                 for c in shuffles if any(r.values.get(locality_key(c)) is not None for r in rows)]
-    for c in relabelled:
-        if any(r.values.get(quartet_key(c)) is not None for r in rows):  # counterbalanced: its headline
+    # A counterbalanced configuration's quartet accuracy is the role headline: its group comes first among the roles
+    quartets = [c for c in relabelled if any(r.values.get(quartet_key(c)) is not None for r in rows)]
+    for c in quartets + [c for c in relabelled if c not in quartets]:
+        if c in quartets:
             columns += [Column(quartet_key(c), f"Quartet accuracy ({short(c)})", "rate", c, f"{c}: {QUARTET_HELP}"),
                         Column(pair_key(c), f"Pair accuracy ({short(c)})", "rate", c, f"{c}: {PAIR_HELP}")]
         columns += [Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c,
