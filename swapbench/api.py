@@ -363,8 +363,9 @@ def evaluate(model, data: str | Path, *, output: str | Path | None = None, token
     such results identify the weights but not where to find them, and the leaderboard refuses them.
 
     Every flag of `swapbench eval --help` is a keyword, named as the flag with dashes as underscores or as its
-    field in `swapbench.evaluation.options.EvalOptions`, and checked as the command line checks it: `lr=1e-4` or
-    `learning_rate=1e-4`, `no_probe=True` or `probe=False`, configs (a list or "a,b"), limit, train_source,
+    field in `swapbench.evaluation.options.eval_options_model()` (eval's own options and every scorer's), and
+    checked as the command line checks it: `lr=1e-4` or `learning_rate=1e-4`, `no_probe=True` or `probe=False`,
+    configs (a list or "a,b"), limit, train_source,
     train_limit, epochs, finetune, max_length, device, seed, bootstrap, no_progress, ...  A base model is
     fine-tuned first on `train_source` (SNLI's train split by default); training options given for a model that
     already is a classifier are refused unless `finetune=True`. `seeds=[0, 1, 2]` fine-tunes it once per seed: the
@@ -373,7 +374,7 @@ def evaluate(model, data: str | Path, *, output: str | Path | None = None, token
     from .commands.main import load_model_types
     from .core.errors import SwapbenchError
     from .evaluation import in_memory
-    from .evaluation.options import EvalOptions
+    from .evaluation.options import eval_options_model
     from .evaluation.pipeline import evaluate as run_evaluation
 
     load_model_types()
@@ -384,7 +385,7 @@ def evaluate(model, data: str | Path, *, output: str | Path | None = None, token
         raise SwapbenchError("tokenizer= is for a model object; a Hub id or a folder brings its own tokenizer")
     model = _name(model, "model")
     options.setdefault("command", ["swapbench.evaluate", model, data])
-    checked = EvalOptions.from_keywords(model=model, data=data, output=output, **options)
+    checked = eval_options_model().from_keywords(model=model, data=data, output=output, **options)
     with _library_bars(checked.progress):
         results, path = run_evaluation(checked)
     return Evaluated(results, path)
@@ -395,7 +396,7 @@ def _evaluate_in_memory(model, tokenizer, data: str, output, options: dict) -> E
 
     from .core.errors import SwapbenchError
     from .evaluation import in_memory
-    from .evaluation.options import EvalOptions
+    from .evaluation.options import eval_options_model
     from .evaluation.pipeline import evaluate as run_evaluation
     from .results.files import default_output
     from .results.schema import IN_MEMORY
@@ -403,7 +404,8 @@ def _evaluate_in_memory(model, tokenizer, data: str, output, options: dict) -> E
     name = in_memory.recorded_name(model)
     options.setdefault("command", ["swapbench.evaluate", name, data])
     output = output or default_output(name, data, datetime.now(timezone.utc), IN_MEMORY.rstrip(":"))
-    checked = EvalOptions.from_keywords(model=name, data=data, output=output, **options)  # refused before saving
+    # refused before saving
+    checked = eval_options_model().from_keywords(model=name, data=data, output=output, **options)
     if checked.revision:
         raise SwapbenchError("--revision names a Hub commit; a model object has none")
     with in_memory.temporary_folder() as folder, _library_bars(checked.progress):

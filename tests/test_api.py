@@ -96,13 +96,13 @@ def subcommand(*words: str):
 
 def test_every_flag_of_every_command_is_a_keyword_of_its_options():
     from swapbench.dataset.options import build_options_model
-    from swapbench.evaluation.options import EvalOptions
+    from swapbench.evaluation.options import eval_options_model
     from swapbench.probing.options import ProbeOptions
     from swapbench.sources.options import ColumnOptions
     from swapbench.zoo.options import ZooRunOptions, ZooTrainOptions
 
     commands = {("build",): keywords_of(build_options_model()) | keywords_of(ColumnOptions),
-                ("eval",): keywords_of(EvalOptions), ("probe",): keywords_of(ProbeOptions),
+                ("eval",): keywords_of(eval_options_model()), ("probe",): keywords_of(ProbeOptions),
                 ("zoo", "train"): keywords_of(ZooTrainOptions), ("zoo", "run"): keywords_of(ZooRunOptions)}
     for words, keywords in commands.items():
         flags = [flag for action in subcommand(*words)._actions for flag in action.option_strings

@@ -288,25 +288,33 @@ def test_family_reads_a_config_of_its_model_type(entry, name):
 @pytest.mark.parametrize("entry, name", cases(SCORERS))
 def test_scorer_is_a_mode_the_results_know_and_owns_options_eval_takes(entry, name):
     from swapbench.commands.main import make_parser
-    from swapbench.evaluation.options import EvalOptions
+    from swapbench.core.command_options import CommandOptions, flag_of
+    from swapbench.evaluation.options import eval_options_model
     from swapbench.evaluation.scorers import Scorer, scorer_for
     from swapbench.results.schema import Mode
 
     assert isinstance(entry.value, type) and issubclass(entry.value, Scorer)
     assert entry.value.mode in Mode.__args__, f"{name}: model.mode {entry.value.mode!r} is not one the schema has"
+    assert issubclass(entry.value.Options, CommandOptions)
+    model = eval_options_model()
+    assert set(entry.value.Options.model_fields) <= set(model.model_fields), f"{name}'s options are not eval's"
     eval_parser = make_parser(["eval"])._subparsers._group_actions[0].choices["eval"]
     flags = {flag for action in eval_parser._actions for flag in action.option_strings}
-    assert set(entry.value.owns.values()) <= flags, f"{name} owns options `swapbench eval` does not take"
-    assert len(set(entry.value.owns.values())) == len(entry.value.owns)
+    refused = {key: flag_of(key, model.model_fields[key]) for key in entry.value.refused_without
+               if key in model.model_fields}
+    assert len(refused) == len(entry.value.refused_without), f"{name} refuses options `swapbench eval` does not take"
+    assert set(refused.values()) <= flags, f"{name} refuses options `swapbench eval` does not take"
+    assert len(set(entry.value.refused_without)) == len(entry.value.refused_without)
     # Eval's defaults, --mode NAME alone, pass its check; another mode's switch (a flag such as --finetune) given
     # with it is refused, naming the flag.
     keywords = {"model": "some/model", "data": "some/data", "mode": name}
-    assert isinstance(scorer_for(EvalOptions.from_keywords(**keywords)), entry.value)
-    switches = [(field, flag) for other in SCORERS for field, flag in other.value.owns.items()
-                if field not in entry.value.owns and EvalOptions.model_fields[field].annotation is bool]
+    assert isinstance(scorer_for(model.from_keywords(**keywords)), entry.value)
+    switches = [(field, flag_of(field, model.model_fields[field])) for other in SCORERS
+                for field in other.value.refused_without
+                if field not in entry.value.refused_without and model.model_fields[field].annotation is bool]
     for field, flag in switches:
         with pytest.raises(SwapbenchError, match=re.escape(flag)):
-            scorer_for(EvalOptions.from_keywords(**keywords, **{field: True}))
+            scorer_for(model.from_keywords(**keywords, **{field: True}))
     if name == "prompt":
         assert switches  # the classifier's --finetune, --hypothesis-only, --stop-at-chance
 

@@ -1,5 +1,6 @@
-"""The `swapbench eval` subcommand: its arguments are made from EvalOptions (swapbench.evaluation.options), which
-also gives `swapbench.evaluate` its keywords; the pipeline runs when it does."""
+"""The `swapbench eval` subcommand: its arguments are made from eval's options and every registered scorer's
+(swapbench.evaluation.options.eval_options_model), which also give `swapbench.evaluate` its keywords; the pipeline
+runs when it does."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import argparse
 import sys
 
 from ..core.command_options import add_arguments, from_arguments
-from ..evaluation.options import EvalOptions
+from ..evaluation.options import eval_options_model
 from ..evaluation.training_options import TRAINING_DATA
 from .listing import COMMANDS
 
@@ -27,7 +28,7 @@ def add_eval(subparsers) -> None:
               "labels": p.add_argument_group("labels"), "fine-tuning": p.add_argument_group(FINE_TUNING)}
     groups[TRAINING_DATA] = groups["fine-tuning"]
     groups["scoring"] = p.add_argument_group("scoring")
-    add_arguments(p, EvalOptions, groups=groups)
+    add_arguments(p, eval_options_model(), groups=groups)
     p.set_defaults(run=run_eval)
 
 
@@ -46,7 +47,7 @@ def silence_library_bars(downloads: bool = False) -> None:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    options = from_arguments(EvalOptions, args, command=list(sys.argv))
+    options = from_arguments(eval_options_model(), args, command=list(sys.argv))
     from ..evaluation.pipeline import HelperProcess, evaluate
     from .main import load_model_types
 

@@ -5,6 +5,6 @@ scorers (one per --mode: classifier, prompt; SCORERS names them), finetune (base
 prompting (decoder-only models scored by prompt), results and
 stats (the numbers), schema (the results file),
 report (files and table), pipeline (all of it in order), command (the CLI). Entry point:
-`swapbench.evaluation.pipeline.evaluate(EvalOptions(...))`; readers of results files need only
-`swapbench.results.schema.EvalResults`, which loads no torch.
+`swapbench.evaluation.pipeline.evaluate(eval_options_model()(...))` (options: eval's own and every scorer's);
+readers of results files need only `swapbench.results.schema.EvalResults`, which loads no torch.
 """

@@ -1,5 +1,10 @@
 """The options of `swapbench eval`, defined once: the command line's arguments and `swapbench.evaluate`'s keywords
-are both made from `EvalOptions` (see core.command_options), and validated there once.
+are both made from them (see core.command_options), and validated there once.
+
+`EvalOptions` holds eval's own options. Each registered scorer adds its own (evaluation/scorers/base.py: a scorer's
+`Options`: --mode prompt's templates and shots, the classifier's fine-tuning recipe); since a scorer may be
+registered by any imported module (a plugin's, a test's), the full model is made by `eval_options_model()` when the
+command line or the API call is made, never at import, as the build's options are made with its variants'.
 
 One name, one meaning: the training batch is --train-batch-size, the scoring batch --eval-batch-size, the probe's
 --probe-batch-size; the fine-tuning's truncation is --train-max-length, the scoring's --max-length.
@@ -7,24 +12,24 @@ One name, one meaning: the training batch is --train-batch-size, the scoring bat
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import field_validator, model_validator
+from pydantic import create_model, field_validator, model_validator
 
-from ..core.command_options import option
-from ..core.options import MIN_MAX_LENGTH, SEED_MAX, comma_separated, device_problem, seeds_problem
+from ..core.command_options import CommandOptions, option
+from ..core.errors import SwapbenchError
+from ..core.options import MIN_MAX_LENGTH, SEED_MAX, device_problem
 from ..core.options import device as device_name
-from ..core.options import seed as seed_number
-from ..core.registry import TEMPLATES
+from ..core.registry import SCORERS
 from ..models.gguf import GGUFOptions
 from ..probing.options import MIN_LENGTH, PROBE_BATCH_SIZE
 from ..sources.options import ColumnOptions, canonical_split, split_names
 from .scorers import mode_help
 from .scorers.classifier import DEFAULT_MAX_LENGTH
-from .templates import templates_help
 from .training_options import TrainingDataOptions
 
 if TYPE_CHECKING:  # both import torch: the options are read by `swapbench eval --help`, which must not
@@ -73,77 +78,6 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
                                     "limits those). Recorded in the results (dataset.limit); the leaderboard refuses "
                                     "limited runs")
 
-    template: Path | None = option(None, group="prompting", metavar="FILE",
-                                   help="prompt template file naming {premise} and {hypothesis}, instead of "
-                                        "--templates (verbalizers: --verbalizers, else True, Neither, False)")
-    templates: list[str] | None = option(
-        None, group="prompting", metavar="NAMES", choices=lambda: TEMPLATES.names(),
-        help=lambda: "comma-separated named prompts, each scored; the first is the headline (its predictions make "
-                     "every figure), the others' accuracies and their spread are reported beside it (default: mnli). "
-                     + templates_help())
-    verbalizers: str | None = option(None, group="prompting", metavar="MAP",
-                                     help="the word scored for each label, each after a space, in every template "
-                                          "(default: the template's own, e.g. entailment=True,neutral=Neither,"
-                                          "contradiction=False)")
-    # None first: typing caches `X | None` by X, and Literal["sum", "mean"] equals this one, so that `Literal[...] |
-    # None` would be the results schema's union, its choices listed in the schema's order (unless importing torch
-    # had evicted it from the cache)
-    verbalizer_score: None | Literal["mean", "sum"] = option(
-        None, group="prompting",
-        help="a verbalizer's score: mean log-probability per token (length-normalised; the default, the same as sum "
-             "when every verbalizer is one token) or the sum (lm-evaluation-harness's acc)")
-    calibration: Literal["contextual", "pmi"] | None = option(
-        None, group="prompting",
-        help="correct the prompt's prior for some verbalizer: contextual (each label's probability divided by its "
-             "probability after the content-free inputs N/A, '' and [MASK]) or pmi (each label's score less its "
-             "score after the template's answer cue alone). Default: none, as lm-evaluation-harness's acc and the "
-             "paper's figures, so that the figures stay comparable with theirs")
-    shots: int = option(0, ge=0, group="prompting", metavar="K",
-                        help="solved examples before each prompt, drawn with --seed from --train-source/"
-                             "--train-split, never from the scored pairs")
-
-    label_map: str | None = option(None, group="labels", metavar="MAP",
-                                   help="model outputs to NLI labels when config.id2label cannot tell, e.g. "
-                                        "0=entailment,1=neutral,2=contradiction or LABEL_0=entailment,LABEL_1="
-                                        "not_entailment; refused for a model whose own label names map otherwise, "
-                                        "unless --force")
-    force: bool = option(False, group="labels", help="let --label-map override the labels the model names itself")
-
-    finetune: bool = option(False, group="fine-tuning",
-                            help="fine-tune even when MODEL already is a sequence classifier")
-    hypothesis_only: bool = option(False, group="fine-tuning",
-                                   help="remove the premise from every input, in training, validation and scoring: "
-                                        "the model sees the hypothesis alone. A diagnostic of what the hypotheses "
-                                        "give away (`swapbench leak` reads its results), not an NLI model: submit "
-                                        "refuses it")
-    epochs: int | None = option(None, ge=1, group="fine-tuning", help="default: 3")
-    learning_rate: float | None = option(None, gt=0, flag="--lr", group="fine-tuning",
-                                         help="learning rate (default: 2e-5)")
-    train_batch_size: int | None = option(None, ge=1, group="fine-tuning", deprecated="--batch-size",
-                                          help="training batch over all devices (default: 32)")
-    train_max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="fine-tuning",
-                                          help="truncate training and validation pairs to N tokens (default: 128); "
-                                               "--max-length is the scoring's")
-    train_precision: Literal["auto", "float32"] = option(
-        "auto", group="fine-tuning",
-        help="auto: bf16 autocast (float32 master weights) where the device runs bf16 fast (a CPU with AMX, a GPU), "
-             "float32 elsewhere; float32: always. Recorded as fine_tuning.recipe.precision, with the validation "
-             "labels' agreement with float32 (fine_tuning.validation_agreement)")
-    seeds: list[int] | None = option(
-        None, group="fine-tuning", metavar="A,B,...", parse=comma_separated(seed_number),
-        help="fine-tune once per seed (two or more, each a checkpoint cached of its own) and score each: the "
-             "results hold the mean over the seeds with their spread, and each seed's figures; the interval "
-             "resamples seeds and pairs together. One fine-tuning says little of role sensitivity (McCoy et al. "
-             "2020). Default: one fine-tuning, with --seed")
-    stop_at_chance: bool = option(False, group="fine-tuning", keyed=False,
-                                  help="stop before scoring when the fine-tuning learnt nothing (its training loss "
-                                       "never left chance, or its best validation accuracy is not above the "
-                                       "validation pairs' majority rate, by the rules of the results' health "
-                                       "check); without it, eval warns and scores all the same")
-    train_checkpoint_minutes: float | None = option(
-        None, ge=0, group="fine-tuning", keyed=False, metavar="MINUTES",
-        help="save the fine-tuning's state this often (default: 10), beside its cache folder, so that a run stopped "
-             "(Ctrl-C, a crash) resumes from it with the same command, to the same weights; 0: never")
     cache_dir: Path | None = option(None, group="fine-tuning",
                                     help="fine-tuned checkpoints and the scores cache go here (default: "
                                          "$SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)")
@@ -215,19 +149,6 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
         """dev is SNLI's validation split: the build names it so."""
         return canonical_split(value) if value else value
 
-    @field_validator("seeds", mode="after")
-    @classmethod
-    def _distinct_seeds(cls, value):
-        if value is None:
-            return value
-        if len(value) < 2:
-            raise ValueError(f"{value[0] if value else 'nothing'} is one seed: --seeds takes two or more, and one "
-                             "fine-tuning's seed is --seed")
-        problem = seeds_problem(value)
-        if problem:
-            raise ValueError(problem)
-        return value
-
     @field_validator("device", mode="after")
     @classmethod
     def _usable_device(cls, value):
@@ -277,5 +198,39 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
 
     @property
     def fine_tuning_seeds(self) -> list[int]:
-        """The seed of each fine-tuning of the model, in order: --seeds, else --seed alone."""
-        return self.seeds or [self.seed]
+        """The seed of each fine-tuning of the model, in order: --seeds (the classifier's option), else --seed
+        alone."""
+        return getattr(self, "seeds", None) or [self.seed]
+
+
+def scorer_options() -> list[type[CommandOptions]]:
+    """Each registered scorer's options model, once each, in the order the scorers were registered; a scorer's
+    option named as one of eval's own, or declared by two scorers otherwise, is refused, naming them."""
+    models: list[type[CommandOptions]] = []
+    declared: dict[str, tuple[str, object]] = {}  # field -> (the first scorer that declares it, its annotation)
+    for entry in SCORERS:
+        model = entry.value.Options
+        if model in models or not model.model_fields:
+            continue
+        for name, field in model.model_fields.items():
+            if name in EvalOptions.model_fields:
+                raise SwapbenchError(f"scorer {entry.name} declares the option {name}, which is one of eval's own")
+            if name in declared and declared[name][1] != field.annotation:
+                raise SwapbenchError(f"scorer {entry.name} declares the option {name} otherwise than "
+                                     f"{declared[name][0]} does")
+            declared.setdefault(name, (entry.name, field.annotation))
+        models.append(model)
+    return models
+
+
+@functools.cache
+def _with(models: tuple[type[CommandOptions], ...]) -> type[EvalOptions]:
+    # The scorers' models as bases before EvalOptions: pydantic lists their fields after eval's own, in
+    # registration order, and their validators and properties come with them. One class per set of scorers, so
+    # that two options made alike are equal.
+    return create_model("EvalOptions", __base__=(*reversed(models), EvalOptions), __module__=__name__)
+
+
+def eval_options_model() -> type[EvalOptions]:
+    """The options of `swapbench eval` as they are now: eval's own and every registered scorer's."""
+    return _with(tuple(scorer_options()))

@@ -21,12 +21,14 @@ from ..core.hub_access import check_model, hub_commit
 from ..core.progress import progress_bar
 from ..core.version import __version__
 from ..models.gguf import check_gguf, checkpoint_path
+from ..models.label_map import LabelMap
 from ..models.loading import LoadedModel, choose_device, choose_dtype, load_config
 from ..models.positional import architecture_kind, read_positional_encoding
 from ..models.threads import cpu_threads
 from ..results.build_record import BUILD_INFO
 from ..results.files import default_output, predictions_path, public_results, render_predictions, write_results
 from ..results.schema import (
+    DtypeAgreement,
     EvalResults,
     FineTuningInfo,
     Mode,
@@ -50,7 +52,7 @@ from .provenance import device_name, git_state, package_versions, platform_strin
 from .report import print_table
 from .results import distinct_pairs, pairs_per_configuration, prediction_rows
 from .scored_data import dataset_info
-from .scorers import Run, Scorer, scorer_for
+from .scorers import Prepared, Run, Scorer, Scores, scorer_for
 from .seeds import SeedScores, combined_health, pooled, seed_variance, with_seed
 from .sharding import is_main, world_size
 
@@ -82,19 +84,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
         options = options.model_copy(update={"progress": False})
     started_at, began = datetime.now(timezone.utc), time.perf_counter()
     own_scorer, scorer = scorer, scorer_for(options, scorer)
-    if options.device_map and world_size() > 1:
-        raise SwapbenchError(f"--device-map {options.device_map} spreads one model over every device of this "
-                             f"machine, and each of the {world_size()} processes of this launch would claim them "
-                             "all: run it in one process, without torchrun or accelerate launch")
-    model_file = options.gguf_file or "config.json"
-    check_model(options.model, options.revision, model_file)
-    check_gguf(options.model, options.gguf_file)
-    if own_scorer is None:  # (a caller's scorer brings a model of its own making, checked by its maker)
-        check_lengths(options)
-    path = options.output or default_output(checkpoint_path(options.model, options.gguf_file), options.data,
-                                            started_at, hub_commit(options.model, options.revision, model_file)
-                                            or options.revision)
-    check_writable(path, "--output")
+    path = checked_output(options, started_at, own_scorer is not None)
     benchmark = open_benchmark(options.data, configs=options.configs, split=options.split,
                                revision=options.data_revision, limit=options.limit)
     for name in benchmark.empty:
@@ -106,44 +96,64 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
     seeds = options.fine_tuning_seeds
     console.print(escape(scoring_cost(benchmark, len(seeds), len(pairs))), highlight=False, soft_wrap=True)
     runs: list[SeedScores] = []
+    first: FirstSeed | None = None  # what the results say of the model, from the first seed (on the main process)
     train_seconds = scoring_seconds = 0.0
     for index, seed in enumerate(seeds):
         if len(seeds) > 1:
             console.print(f"Seed {seed}: fine-tuning {index + 1} of {len(seeds)}")
-        run = Run(options, benchmark, device, dtype, console, seed)
+        # a later seed is scored in the dtype the first one's labels come from
+        run = Run(options, benchmark, device, first.dtype if first else dtype, console, seed)
         prepared = scorer.prepare(run)
-        if index == 0:
-            probe, probe_seconds = probe_or_reuse(run, prepared) if options.probe and main else (None, 0.0)
+        probed = probe_or_reuse(run, prepared) if options.probe and main and first is None else (None, 0.0)
         scores = score_all(scorer, run, prepared, pairs, "scoring" if len(seeds) == 1 else f"scoring (seed {seed})")
         train_seconds, scoring_seconds = train_seconds + prepared.train_seconds, scoring_seconds + scores.seconds
-        if main and index == 0:  # what the results say of the model: the first fine-tuning's
-            agreement = dtype_agreement(scorer, run, prepared, pairs, scores.predictions)
-            if options.dtype == "auto" and falls_short(agreement) and world_size() == 1:
-                console.print(f"[yellow]Warning:[/] {agreement.dtype} changes more labels than --dtype auto allows "
-                              f"(it keeps {agreement.dtype} from {THRESHOLD:.0%} agreement): scoring in float32")
-                # this seed and the next ones; the model is the one just trained (its checkpoint comes back from
-                # the cache), so the results keep the first preparation's record of its training
-                dtype, trained = torch.float32, prepared
-                run = Run(options, benchmark, device, dtype, console, seed)
-                prepared = dataclasses.replace(scorer.prepare(run), fine_tuning=trained.fine_tuning,
-                                               earlier_seconds=trained.earlier_seconds)
-                scores = score_all(scorer, run, prepared, pairs, "scoring in float32")
-                scoring_seconds += scores.seconds
-            loaded, first = prepared.loaded, scores
-            model = model_info(prepared.name or options.model, prepared.revision, loaded, prepared.fine_tuning,
-                               probe, scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only,
-                               pair_template=scores.pair_template)
-            labels, ran_on, earlier_seconds = loaded.labels, loaded.device, prepared.earlier_seconds
-            if scores.truncated:
-                console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
-                              f"{scores.truncation}")
+        if main and first is None:
+            prepared, scores, first = first_seed(scorer, run, prepared, pairs, scores, *probed)
+            scoring_seconds += first.rescoring_seconds
         if main:
-            rows = prediction_rows(benchmark, pairs, scores.predictions, labels)
+            rows = prediction_rows(benchmark, pairs, scores.predictions, first.labels)
             runs.append(SeedScores(seed, prepared.fine_tuning, rows if len(seeds) == 1 else with_seed(rows, seed),
-                                   benchmark_health(benchmark, rows, prepared.fine_tuning, labels)))
-        prepared = loaded = None  # this fine-tuning's model is let go before the next is loaded
+                                   benchmark_health(benchmark, rows, prepared.fine_tuning, first.labels)))
+        prepared = scores = None  # this fine-tuning's model is let go before the next is loaded
     if not main:
         raise HelperProcess
+    eval_results, predictions_text = results_of(options, benchmark, pairs, runs, first, path, started_at, began,
+                                                train_seconds, scoring_seconds)
+    print_table(eval_results, slices=options.slices)
+    save(eval_results, predictions_text, path, exclusive=options.output is None)
+    console.print(f"Wrote {escape(str(path))} and {escape(predictions_path(path).name)}", soft_wrap=True)
+    if eval_results.model.hypothesis_only:
+        console.print("This model saw the hypotheses alone: its figures say what the hypotheses give away, not how "
+                      f"it reads pairs. `swapbench leak {escape(str(path))}` measures, per role configuration, how "
+                      "well it tells swapped from original hypotheses; `swapbench submit` refuses the file.")
+    return Evaluation(eval_results, path)
+
+
+def checked_output(options: EvalOptions, started_at: datetime, own_scorer: bool) -> Path:
+    """The results file's path, writable; before it, what would fail later refused before anything is read or
+    loaded (the lengths are the caller's to check where it brings its own scorer, `own_scorer`)."""
+    if options.device_map and world_size() > 1:
+        raise SwapbenchError(f"--device-map {options.device_map} spreads one model over every device of this "
+                             f"machine, and each of the {world_size()} processes of this launch would claim them "
+                             "all: run it in one process, without torchrun or accelerate launch")
+    model_file = options.gguf_file or "config.json"
+    check_model(options.model, options.revision, model_file)
+    check_gguf(options.model, options.gguf_file)
+    if not own_scorer:  # (a caller's scorer brings a model of its own making, checked by its maker)
+        check_lengths(options)
+    path = options.output or default_output(checkpoint_path(options.model, options.gguf_file), options.data,
+                                            started_at, hub_commit(options.model, options.revision, model_file)
+                                            or options.revision)
+    check_writable(path, "--output")
+    return path
+
+
+def results_of(options: EvalOptions, benchmark: Benchmark, pairs: list[tuple[str, str]], runs: list[SeedScores],
+               first: FirstSeed, path: Path, started_at: datetime, began: float, train_seconds: float,
+               scoring_seconds: float) -> tuple[EvalResults, str]:
+    """The results as the file records them (no path of this machine) and the predictions file's text: every
+    figure from the seeds' rows, the model and its scoring as the first seed's record says."""
+    model, labels, dtype, probe, agreement = first.model, first.labels, first.dtype, first.probe, first.agreement
     if len(runs) == 1:
         rows, health, variance = runs[0].rows, runs[0].health, None
     else:
@@ -170,28 +180,64 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
         predictions=predictions,
         provenance=Provenance(
             swapbench_version=__version__, git_commit=commit, git_dirty=dirty, packages=package_versions(),
-            platform=platform_string(), device=str(ran_on), device_name=device_name(ran_on),
+            platform=platform_string(), device=str(first.ran_on), device_name=device_name(first.ran_on),
             dtype=str(dtype).removeprefix("torch."), torch_threads=torch.get_num_threads(),
             seeds=Seeds(bootstrap=options.seed, fine_tuning=fine_tuning.recipe.seed if fine_tuning else None,
                         probe=options.seed if probe else None),
             scoring=ScoringInfo(unique_pairs=len(pairs), pairs=2 * sum(len(r) for r in rows.values()),
-                                max_length=first.max_tokens, truncated=first.truncated,
-                                batch_size=first.batch_size, batch_size_requested=options.eval_batch_size,
-                                forward_passes=first.forwards, processes=world_size(),
+                                max_length=first.scores.max_tokens, truncated=first.scores.truncated,
+                                batch_size=first.scores.batch_size, batch_size_requested=options.eval_batch_size,
+                                forward_passes=first.scores.forwards, processes=world_size(),
                                 dtype_agreement=agreement),
-            timings=Timings(fine_tuning=train_seconds, probe=probe_seconds, scoring=scoring_seconds,
-                            total=time.perf_counter() - began + earlier_seconds),
+            timings=Timings(fine_tuning=train_seconds, probe=first.probe_seconds, scoring=scoring_seconds,
+                            total=time.perf_counter() - began + first.earlier_seconds),
             command=options.command, started_at=started_at),
         seed_variance=variance, role_free_controls=controls)
-    eval_results = public_results(eval_results)  # what the file records: no path of this machine
-    print_table(eval_results, slices=options.slices)
-    save(eval_results, predictions_text, path, exclusive=options.output is None)
-    console.print(f"Wrote {escape(str(path))} and {escape(predictions_path(path).name)}", soft_wrap=True)
-    if eval_results.model.hypothesis_only:
-        console.print("This model saw the hypotheses alone: its figures say what the hypotheses give away, not how "
-                      f"it reads pairs. `swapbench leak {escape(str(path))}` measures, per role configuration, how "
-                      "well it tells swapped from original hypotheses; `swapbench submit` refuses the file.")
-    return Evaluation(eval_results, path)
+    return public_results(eval_results), predictions_text
+
+
+class FirstSeed(NamedTuple):
+    """What the results say of the model and its scoring: the first seed's, as first_seed() made it."""
+
+    model: ModelInfo
+    labels: LabelMap  # the model's outputs as NLI labels (each seed's model reads them alike)
+    dtype: torch.dtype  # the dtype its labels come from, and every later seed's
+    scores: Scores  # its scoring: provenance.scoring
+    agreement: DtypeAgreement | None
+    probe: ProbeInfo | None
+    probe_seconds: float
+    rescoring_seconds: float  # spent scoring it again in float32, when its dtype changed too many labels
+    ran_on: torch.device
+    earlier_seconds: float
+
+
+def first_seed(scorer: Scorer, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], scores: Scores,
+               probe: ProbeInfo | None, probe_seconds: float) -> tuple[Prepared, Scores, FirstSeed]:
+    """The first seed's record, on the main process: the agreement of its labels with float32's and, where --dtype
+    auto lost too many of them, the model scored again in float32 (this seed and the next ones); the model and
+    scores kept from here on, with the record."""
+    options, console, seconds = run.options, run.console, 0.0
+    agreement = dtype_agreement(scorer, run, prepared, pairs, scores.predictions)
+    if options.dtype == "auto" and falls_short(agreement) and world_size() == 1:
+        console.print(f"[yellow]Warning:[/] {agreement.dtype} changes more labels than --dtype auto allows "
+                      f"(it keeps {agreement.dtype} from {THRESHOLD:.0%} agreement): scoring in float32")
+        # this seed and the next ones; the model is the one just trained (its checkpoint comes back from
+        # the cache), so the results keep the first preparation's record of its training
+        trained = prepared
+        run = dataclasses.replace(run, dtype=torch.float32)
+        prepared = dataclasses.replace(scorer.prepare(run), fine_tuning=trained.fine_tuning,
+                                       earlier_seconds=trained.earlier_seconds)
+        scores = score_all(scorer, run, prepared, pairs, "scoring in float32")
+        seconds = scores.seconds
+    loaded = prepared.loaded
+    model = model_info(prepared.name or options.model, prepared.revision, loaded, prepared.fine_tuning,
+                       probe, scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only,
+                       pair_template=scores.pair_template)
+    if scores.truncated:
+        console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
+                      f"{scores.truncation}")
+    return prepared, scores, FirstSeed(model, loaded.labels, run.dtype, scores, agreement, probe, probe_seconds,
+                                       seconds, loaded.device, prepared.earlier_seconds)
 
 
 def score_all(scorer: Scorer, run: Run, prepared, pairs: list[tuple[str, str]], what: str):

@@ -26,7 +26,7 @@ from ..core.declared import line_of, read_declaration, refusal
 from ..core.errors import SwapbenchError, excerpt
 from ..core.options import seeds_problem
 from ..core.strict import Strict
-from ..evaluation.options import EvalOptions
+from ..evaluation.options import EvalOptions, eval_options_model
 from ..evaluation.scorers import scorer_for
 
 # What the suite sets itself for each run: the model, its revision, mode and seed from the entry, where the results
@@ -109,7 +109,7 @@ def eval_options(suite: Suite, entry: SuiteModel, seed: int, *, progress: bool =
     keywords = {**suite.options, **entry.options, "model": entry.model, "revision": entry.revision,
                 **MODES[entry.mode], "seed": seed, "data": suite.data, "progress": progress,
                 "command": command or []}
-    options = EvalOptions.from_keywords(**keywords)
+    options = eval_options_model().from_keywords(**keywords)
     scorer_for(options)  # the options its mode refuses, refused now
     return options
 

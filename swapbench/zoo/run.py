@@ -117,7 +117,8 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
     import torch
 
     from ..evaluation.data import open_benchmark
-    from ..evaluation.pipeline import EvalOptions, evaluate
+    from ..evaluation.options import eval_options_model
+    from ..evaluation.pipeline import evaluate
     from ..evaluation.provenance import device_name, git_state
     from ..evaluation.scored_data import scored_pairs
     from ..results.files import predictions_path, read_predictions
@@ -150,7 +151,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
         control = recipe.hypothesis_only
         where = Path(setup) / encoding / (
             f"seed-{recipe.training.seed}" + (HYPOTHESIS_ONLY_SUFFIX if control else "") + ".json")
-        results, results_path = evaluate(EvalOptions(
+        results, results_path = evaluate(eval_options_model()(
             model=str(checkpoint), data=options.data, configs=options.configs, limit=options.limit,
             max_length=max_length, device=options.device, seed=recipe.training.seed, bootstrap=options.bootstrap,
             probe=not control, probe_words=options.probe_words, probe_length=max_length, progress=options.progress,

@@ -1,5 +1,6 @@
 """Plugins by entry point: a package of a user's own, installed beside swapbench, adds a source that the command line
-lists and builds from, with no edit to swapbench; a plugin that fails to load is reported by name, not by traceback.
+lists and builds from, and a scorer with an option of its own that `swapbench eval` takes, with no edit to swapbench;
+a plugin that fails to load is reported by name, not by traceback.
 
 The plugin packages are real: written here, installed by pip into a temporary folder, found through their
 entry-point metadata by importlib.metadata, as a user's would be.
@@ -32,6 +33,25 @@ CALLS = []
 def register():
     """The callable form of an entry point: called once per registry that loads its group."""
     CALLS.append("register")
+'''
+
+
+SCORER_MODULE = '''
+"""A user's scoring mode with an option of its own (it scores nothing here: the test reads eval's options)."""
+from swapbench.core.command_options import CommandOptions, option
+from swapbench.core.registry import SCORERS
+from swapbench.evaluation.scorers.base import Scorer
+
+
+class DepthOptions(CommandOptions):
+    toy_depth: int = option(2, ge=1, le=9, group="toy depth (--mode toy-depth)",
+                            help="how deep the toy mode looks, a plugin's option")
+
+
+@SCORERS.register("toy-depth", help="a scoring mode added by a plugin")
+class DepthScorer(Scorer):
+    Options = DepthOptions
+    refused_without = ("toy_depth",)
 '''
 
 
@@ -104,6 +124,30 @@ def test_a_plugin_source_is_listed_and_built_from(good, tmp_path):
     assert done.returncode == 0, done.stderr
     assert '"source_name": "toynli"' in (out / "build_info.json").read_text()
     assert "https://example.org/toynli" in (out / "README.md").read_text()  # the card reads the plugin's declaration
+
+
+@pytest.fixture(scope="module")
+def scorer_plugin(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("scorer")
+    package = write_package(root / "src", "toydepth-swapbench-plugin", "toydepth_plugin", SCORER_MODULE,
+                            {"swapbench.scorers": {"toy-depth": "toydepth_plugin"}})
+    return pip_install(package, root / "site")
+
+
+@pytest.mark.integration
+def test_a_plugin_scorer_s_own_option_is_eval_s(scorer_plugin, tmp_path):
+    done = swapbench(scorer_plugin, "eval", "--help")
+    assert done.returncode == 0, done.stderr
+    text = one_line(done.stdout)
+    assert "toy-depth: a scoring mode added by a plugin" in text
+    assert ("toy depth (--mode toy-depth): --toy-depth TOY_DEPTH how deep the toy mode looks, a plugin's option "
+            "(default: 2)") in text
+    # Its bounds are the command line's, and another mode refuses it by its flag before anything is loaded.
+    done = swapbench(scorer_plugin, "eval", "some/model", "--mode", "toy-depth", "--toy-depth", "10")
+    assert done.returncode == 2 and "argument --toy-depth: 10 is out of range" in one_line(done.stderr)
+    done = swapbench(scorer_plugin, "eval", "some/model", "--data", str(tmp_path / "none"), "--toy-depth", "3")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "--toy-depth is for --mode toy-depth, not --mode classifier" in one_line(done.stderr)
 
 
 @pytest.mark.integration

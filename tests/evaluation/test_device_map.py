@@ -11,7 +11,7 @@ from transformers import AutoModelForSequenceClassification
 from swapbench.commands.main import main
 from swapbench.core.compat import TRANSFORMERS_MAJOR
 from swapbench.core.errors import SwapbenchError
-from swapbench.evaluation.options import EvalOptions
+from swapbench.evaluation.options import eval_options_model
 from swapbench.results.files import predictions_path
 from swapbench.results.schema import EvalResults
 
@@ -71,12 +71,13 @@ def test_a_model_class_transformers_cannot_spread_is_refused_by_name(dataset, tm
 
 def test_device_map_options_that_cannot_apply_are_refused():
     with pytest.raises(SwapbenchError, match="--max-memory is only for --device-map"):
-        EvalOptions.from_keywords(model="m", max_memory="cpu=1GiB")
+        eval_options_model().from_keywords(model="m", max_memory="cpu=1GiB")
     with pytest.raises(SwapbenchError, match="give it or --device cpu, not both"):
-        EvalOptions.from_keywords(model="m", device_map="auto", device="cpu")
+        eval_options_model().from_keywords(model="m", device_map="auto", device="cpu")
     with pytest.raises(SwapbenchError, match="'gpu0=1GiB' is not DEVICE=SIZE"):
-        EvalOptions.from_keywords(model="m", device_map="auto", max_memory="gpu0=1GiB")
-    placement = EvalOptions.from_keywords(model="m", device_map="auto", max_memory="0=70GiB, cpu=2GB").placement
+        eval_options_model().from_keywords(model="m", device_map="auto", max_memory="gpu0=1GiB")
+    placement = eval_options_model().from_keywords(model="m", device_map="auto",
+                                                   max_memory="0=70GiB, cpu=2GB").placement
     assert placement.max_memory == {0: "70GiB", "cpu": "2GB"}
 
 

@@ -12,7 +12,7 @@ import swapbench
 from swapbench.commands.main import main, make_parser
 from swapbench.core.command_options import from_arguments
 from swapbench.core.errors import SwapbenchError
-from swapbench.evaluation.options import EvalOptions
+from swapbench.evaluation.options import eval_options_model
 from swapbench.results.schema import EvalResults
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
@@ -28,20 +28,20 @@ def options_of(parser: argparse.ArgumentParser) -> set[str]:
     return {action.dest for action in parser._actions if action.dest != "help"}
 
 
-def parse_eval(*argv: str) -> EvalOptions:
+def parse_eval(*argv: str):
     args = make_parser(["eval"]).parse_args(["eval", "MODEL", *argv])
-    return from_arguments(EvalOptions, args, command=["test"])
+    return from_arguments(eval_options_model(), args, command=["test"])
 
 
 def test_the_command_line_and_the_api_take_the_same_options():
-    typed = {name for name, field in EvalOptions.model_fields.items() if name != "command"}
+    typed = {name for name, field in eval_options_model().model_fields.items() if name != "command"}
     assert options_of(subparser("eval")) == typed
     assert {"train_batch_size", "eval_batch_size", "probe_batch_size", "train_max_length", "max_length"} <= typed
     assert "batch_size" not in typed  # one name per meaning
 
 
 def test_defaults_are_the_same_from_both_paths():
-    assert parse_eval() == EvalOptions.from_keywords(model="MODEL", command=["test"])
+    assert parse_eval() == eval_options_model().from_keywords(model="MODEL", command=["test"])
 
 
 def test_an_out_of_range_value_is_named_the_same_from_the_command_line_and_the_api(capsys):
@@ -52,7 +52,7 @@ def test_an_out_of_range_value_is_named_the_same_from_the_command_line_and_the_a
             parse_eval(flag, str(value))
         assert f"argument {flag}: {value} is out of range: expected an integer >= {bound}" in capsys.readouterr().err
         with pytest.raises(SwapbenchError, match=f"^{flag}: {value} is out of range: expected an integer >= {bound}$"):
-            EvalOptions.from_keywords(model="m", **{keyword: value})
+            eval_options_model().from_keywords(model="m", **{keyword: value})
 
 
 @pytest.fixture(scope="module")
@@ -128,29 +128,29 @@ def test_training_options_are_taken_for_a_classifier_with_finetune_and_for_a_pro
     assert parse_eval("--finetune", "--epochs", "1", "--lr", "1e-4").epochs == 1  # (refused at prepare otherwise)
     from swapbench.evaluation.scorers import scorer_for
 
-    shots = EvalOptions.from_keywords(model="m", mode="prompt", shots=2, train_split="dev", train_limit=50,
+    shots = eval_options_model().from_keywords(model="m", mode="prompt", shots=2, train_split="dev", train_limit=50,
                                       command=["test"])
     assert scorer_for(shots).mode == "prompted"  # the pool of the shots: not refused
 
 
 def test_flag_names_are_keywords_with_the_flag_s_meaning():
     from_cli = parse_eval("--lr", "1e-4", "--no-probe", "--no-progress", "--train-batch-size", "8")
-    assert EvalOptions.from_keywords(model="MODEL", lr=1e-4, no_probe=True, no_progress=True, train_batch_size=8,
-                                     command=["test"]) == from_cli
-    assert EvalOptions.from_keywords(model="MODEL", learning_rate=1e-4, probe=False, progress=False,
-                                     train_batch_size=8, command=["test"]) == from_cli
+    assert eval_options_model().from_keywords(model="MODEL", lr=1e-4, no_probe=True, no_progress=True,
+                                              train_batch_size=8, command=["test"]) == from_cli
+    assert eval_options_model().from_keywords(model="MODEL", learning_rate=1e-4, probe=False, progress=False,
+                                              train_batch_size=8, command=["test"]) == from_cli
     with pytest.raises(SwapbenchError, match=r"^no_probe and probe are the same option \(--no-probe\): give one"):
-        EvalOptions.from_keywords(model="m", no_probe=True, probe=False)
+        eval_options_model().from_keywords(model="m", no_probe=True, probe=False)
     with pytest.raises(SwapbenchError, match=r"^unknown option learning_rat \(did you mean learning_rate\?\)"):
-        EvalOptions.from_keywords(model="m", learning_rat=1e-4)
+        eval_options_model().from_keywords(model="m", learning_rat=1e-4)
 
 
 def test_a_choice_is_checked_on_both_paths():
     with pytest.raises(SystemExit):
         parse_eval("--train-split", "dve")
     with pytest.raises(SwapbenchError, match="--train-split: 'dve' is not one of train"):
-        EvalOptions.from_keywords(model="m", train_split="dve")
-    assert EvalOptions.from_keywords(model="m", split="dev").split == "validation"
+        eval_options_model().from_keywords(model="m", train_split="dve")
+    assert eval_options_model().from_keywords(model="m", split="dev").split == "validation"
     assert parse_eval("--split", "dev").split == "validation"
 
 
@@ -160,9 +160,9 @@ def test_the_old_batch_size_still_sets_the_training_batch_and_warns(capsys):
     assert capsys.readouterr().err.strip() == "warning: --batch-size is deprecated: use --train-batch-size"
     assert parse_eval("--train-batch-size", "16") == options
     with pytest.warns(DeprecationWarning, match="batch_size is deprecated: use train_batch_size"):
-        assert EvalOptions.from_keywords(model="MODEL", batch_size=16, command=["test"]) == options
+        assert eval_options_model().from_keywords(model="MODEL", batch_size=16, command=["test"]) == options
     with pytest.raises(SwapbenchError, match="batch_size is the old name of train_batch_size"):
-        EvalOptions.from_keywords(model="m", batch_size=16, train_batch_size=8)
+        eval_options_model().from_keywords(model="m", batch_size=16, train_batch_size=8)
 
 
 def test_the_old_batch_size_on_the_command_line_trains_in_batches_of_it(tmp_path, build_fixture_dataset, capsys):
@@ -200,7 +200,7 @@ def test_the_api_takes_configs_as_a_string_or_a_list(tmp_path, build_fixture_dat
 def test_threads_run_the_scoring_are_recorded_and_key_no_run(tmp_path, build_fixture_dataset):
     import torch
 
-    from swapbench.evaluation.options import EvalOptions
+    from swapbench.evaluation.options import eval_options_model
 
     model = save_classifier(tmp_path / "bert", NLI)
     data = build_fixture_dataset(["shuffle-3"])
@@ -210,4 +210,4 @@ def test_threads_run_the_scoring_are_recorded_and_key_no_run(tmp_path, build_fix
     assert run.results.provenance.torch_threads == 1
     assert torch.get_num_threads() == before  # the caller's count, restored
     # how fast a run goes is not what it computes: a resumed suite or a cache key never sees it
-    assert "threads" not in EvalOptions.from_keywords(model="m", data="d", threads=2).model_dump()
+    assert "threads" not in eval_options_model().from_keywords(model="m", data="d", threads=2).model_dump()

@@ -15,7 +15,7 @@ from eval_models import save_base, save_classifier, write_training_file
 
 from swapbench.evaluation.data import open_benchmark
 from swapbench.evaluation.finetune import INFO_FILE
-from swapbench.evaluation.options import EvalOptions
+from swapbench.evaluation.options import eval_options_model
 from swapbench.evaluation.pipeline import evaluate
 from swapbench.evaluation.results import distinct_pairs
 from swapbench.evaluation.scorers.classifier import ClassifierScorer
@@ -70,7 +70,7 @@ def run(model, dataset, output, scorer=None, **options):
     options = {"probe": False, "progress": False, "bootstrap": 500, "eval_batch_size": BATCH, "dtype": "float32",
                **options}
     scorer = scorer or Counting()
-    results, path = evaluate(EvalOptions(model=str(model), data=str(dataset), output=output, **options),
+    results, path = evaluate(eval_options_model()(model=str(model), data=str(dataset), output=output, **options),
                              scorer=scorer)
     return scorer.pairs, results, path
 

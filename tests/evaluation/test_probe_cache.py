@@ -9,7 +9,7 @@ import json
 import pytest
 from eval_models import save_classifier
 
-from swapbench.evaluation.options import EvalOptions
+from swapbench.evaluation.options import eval_options_model
 from swapbench.evaluation.pipeline import evaluate
 from swapbench.evaluation.scorers.classifier import ClassifierScorer
 
@@ -41,7 +41,8 @@ def run(model, dataset, output, cache, **options):
     scorer = Counting()
     options = {"progress": False, "bootstrap": 50, "dtype": "float32", "probe_words": 3, "probe_length": 12,
                "cache_dir": cache, **options}
-    results, _ = evaluate(EvalOptions(model=str(model), data=str(dataset), output=output, **options), scorer=scorer)
+    results, _ = evaluate(eval_options_model()(model=str(model), data=str(dataset), output=output, **options),
+                          scorer=scorer)
     return scorer.forwards, results
 
 

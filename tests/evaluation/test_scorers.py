@@ -1,6 +1,8 @@
 """The scorer registry: a scoring mode is one registered class. A toy mode registered here, with no edit to the
 package, is listed by `swapbench eval --help`, refuses the options of the other modes, and `swapbench eval --mode
-toy` writes the results and predictions it scored."""
+toy` writes the results and predictions it scored. A scorer owns its options as a variant does: a toy mode's own
+option is in `swapbench eval --help`, taken by the command line and the API, read by that mode and refused by the
+others."""
 
 from __future__ import annotations
 
@@ -10,8 +12,11 @@ import pytest
 from eval_models import save_classifier
 
 from swapbench.commands.main import main
+from swapbench.core.command_options import CommandOptions, option
+from swapbench.core.errors import SwapbenchError
 from swapbench.core.registry import SCORERS
 from swapbench.evaluation.data import open_benchmark
+from swapbench.evaluation.options import eval_options_model
 from swapbench.evaluation.scorers import Prepared, Scorer, Scores
 from swapbench.evaluation.scorers.classifier import ClassifierScorer
 from swapbench.evaluation.scorers.prompt import PromptScorer
@@ -26,10 +31,11 @@ def words(text: str) -> list[str]:
     return text.lower().replace(".", " ").replace(",", " ").split()
 
 
-def toy_label(premise: str, hypothesis: str) -> str:
-    """Entailment when most words of the hypothesis are in the premise, else neutral: word order never counts."""
+def toy_label(premise: str, hypothesis: str, share: float = 0.5) -> str:
+    """Entailment when more than `share` of the words of the hypothesis are in the premise (by default most of
+    them), else neutral: word order never counts."""
     shared = set(words(hypothesis)) & set(words(premise))
-    return "entailment" if 2 * len(shared) > len(set(words(hypothesis))) else "neutral"
+    return "entailment" if len(shared) > share * len(set(words(hypothesis))) else "neutral"
 
 
 class WordOverlap(Scorer):
@@ -53,6 +59,36 @@ class WordOverlap(Scorer):
         return Scores(predictions=predictions, truncated=long, batch_size=len(pairs), seconds=0.0,
                       max_tokens=WORD_LIMIT, forwards=0,
                       truncation=f"longer than the toy's {WORD_LIMIT} words and were counted all the same")
+
+
+class ShareOptions(CommandOptions):
+    toy_share: float = option(0.5, gt=0, lt=1, group="toy (--mode toy-share)",
+                              help="the share of the hypothesis' words that the premise must hold for entailment")
+
+
+class WordShare(WordOverlap):
+    """The toy with an option of its own: how many of the hypothesis' words make an entailment."""
+
+    Options = ShareOptions
+    refused_without = ("toy_share",)
+    received: list = []  # the share each score() read, for the test to read
+
+    def score(self, run, prepared, pairs, progress) -> Scores:
+        self.received.append(run.options.toy_share)
+        names = prepared.loaded.labels.names
+        progress(len(pairs))
+        return Scores(predictions=[names.index(toy_label(p, h, run.options.toy_share)) for p, h in pairs],
+                      truncated=0, batch_size=len(pairs), seconds=0.0, max_tokens=WORD_LIMIT, truncation="")
+
+
+@pytest.fixture
+def toy_share():
+    SCORERS.add("toy-share", WordShare, help="labels by the share of words in common (a test's toy)")
+    try:
+        yield WordShare
+    finally:
+        SCORERS.remove("toy-share")
+        WordShare.received.clear()
 
 
 @pytest.fixture
@@ -112,6 +148,41 @@ def test_a_mode_refuses_the_options_another_mode_owns(toy, bert, dataset, tmp_pa
     assert run_eval(bert, dataset, tmp_path / "b.json", "--mode", "prompt", "--finetune") != 0
     assert "--finetune is for --mode classifier, not --mode prompt" in " ".join(capsys.readouterr().err.split())
     assert not (tmp_path / "a.json").exists() and not (tmp_path / "b.json").exists()
+
+
+def test_a_mode_owns_its_options_as_a_variant_does(toy_share, bert, dataset, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("toy (--mode toy-share): --toy-share TOY_SHARE the share of the hypothesis' words that the premise must "
+            "hold for entailment (default: 0.5)") in text
+    # The command line takes it, and the mode reads it: its labels are those of that share.
+    output = tmp_path / "share.json"
+    assert run_eval(bert, dataset, output, "--mode", "toy-share", "--toy-share", "0.9") == 0
+    assert WordShare.received == [0.9]
+    benchmark = open_benchmark(str(dataset))
+    expected = {(config.name, pair_id): (toy_label(*original, 0.9), toy_label(*perturbed, 0.9))
+                for config in benchmark.configurations
+                for pair_id, original, perturbed in zip(config.pair_ids, config.originals, config.perturbed)}
+    rows = read_predictions(predictions_path(output))
+    assert {(r.configuration, r.pair_id): (r.prediction_original, r.prediction_perturbed) for r in rows} == expected
+    assert any(toy_label(*pair) != toy_label(*pair, 0.9) for config in benchmark.configurations
+               for pair in config.originals)  # the share given made a difference
+    # Its bounds are checked on both paths, and another mode refuses it, naming its flag.
+    with pytest.raises(SystemExit):
+        run_eval(bert, dataset, tmp_path / "a.json", "--mode", "toy-share", "--toy-share", "1")
+    assert "argument --toy-share: 1 is out of range: expected a number > 0 and < 1" in capsys.readouterr().err
+    with pytest.raises(SwapbenchError, match=r"^--toy-share: 1 is out of range"):
+        eval_options_model().from_keywords(model="m", mode="toy-share", toy_share=1)
+    assert run_eval(bert, dataset, tmp_path / "b.json", "--toy-share", "0.9") != 0
+    assert "--toy-share is for --mode toy-share, not --mode classifier" in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "a.json").exists() and not (tmp_path / "b.json").exists()
+
+
+def test_a_mode_s_options_leave_with_it():
+    assert "toy_share" not in eval_options_model().model_fields
+    with pytest.raises(SwapbenchError, match="unknown option toy_share"):
+        eval_options_model().from_keywords(model="m", toy_share=0.9)
 
 
 def test_an_unknown_mode_names_the_registered_ones(toy, bert, dataset, tmp_path, capsys):

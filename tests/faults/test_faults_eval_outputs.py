@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import swapbench
 from swapbench.commands.main import main
 from swapbench.core.errors import SwapbenchError
-from swapbench.evaluation.options import EvalOptions
+from swapbench.evaluation.options import eval_options_model
 from swapbench.results.files import (
     default_output,
     predictions_path,
@@ -258,16 +258,16 @@ def test_a_230_character_model_folder_evaluates_and_writes_its_results(tmp_path,
 ])
 def test_option_values_from_the_api_are_strictly_typed(keywords, named):
     with pytest.raises(SwapbenchError, match=rf"--{named}\b.*{named}"):
-        EvalOptions.from_keywords(model="m", data="d", **keywords)
+        eval_options_model().from_keywords(model="m", data="d", **keywords)
 
 
 def test_evaluate_limit_true_is_refused_naming_limit(tmp_path):
     with pytest.raises(SwapbenchError, match=r"--limit: limit=True: expected an integer"):
         swapbench.evaluate(str(tmp_path / "model"), str(tmp_path / "data"), limit=True)
     # what the API still takes: a count, a list of seeds or a comma-separated string of them
-    assert EvalOptions.from_keywords(model="m", data="d", limit=3, seeds="0,1").limit == 3
-    assert EvalOptions.from_keywords(model="m", data="d", limit="3").limit == 3  # as the command line reads it
-    assert EvalOptions.from_keywords(model="m", data="d", seeds=[0, 1]).fine_tuning_seeds == [0, 1]
+    assert eval_options_model().from_keywords(model="m", data="d", limit=3, seeds="0,1").limit == 3
+    assert eval_options_model().from_keywords(model="m", data="d", limit="3").limit == 3  # as the command line reads it
+    assert eval_options_model().from_keywords(model="m", data="d", seeds=[0, 1]).fine_tuning_seeds == [0, 1]
 
 
 def test_the_recorded_hash_is_that_of_the_bytes_written(tmp_path):

@@ -29,7 +29,7 @@ from swapbench.core.display import (
     plot_text,
     submitted,
 )
-from swapbench.evaluation.options import EvalOptions
+from swapbench.evaluation.options import eval_options_model
 from swapbench.leaderboard.board import rebuild
 from swapbench.suite.declaration import Run
 from swapbench.suite.run import Outcome
@@ -200,7 +200,8 @@ def test_mathtext_in_a_name_no_longer_breaks_the_rebuild(tmp_path):
 
 def test_the_suite_summary_escapes_model_names_and_errors(tmp_path):
     names = ["<img src=x onerror=alert(1)>", "a|b\n# heading", '=HYPERLINK("x")', "-2+3", "org/\u202em"]
-    outcomes = [Outcome(run=Run(label=f"{name} (classifier, seed 0)", options=EvalOptions(model=name, data="d")),
+    options = eval_options_model()
+    outcomes = [Outcome(run=Run(label=f"{name} (classifier, seed 0)", options=options(model=name, data="d")),
                         status="failed", error=f"<b>broke</b>\n## {name}") for name in names]
     markdown, table = render(outcomes)
     lines = [line for line in markdown.splitlines() if line.startswith("|")]

@@ -16,7 +16,7 @@ import torch
 
 from swapbench.core.errors import SwapbenchError
 from swapbench.core.fingerprint import model_revision
-from swapbench.evaluation.options import EvalOptions
+from swapbench.evaluation.options import eval_options_model
 from swapbench.models.gguf import as_dense, check_gguf, checkpoint_name, read_gguf, split_gguf_path
 from swapbench.probing.options import ProbeOptions
 
@@ -50,7 +50,7 @@ def test_a_gguf_file_named_as_the_model_is_its_folder_and_its_name(tmp_path):
     assert split_gguf_path(str(file), None) == (str(file.parent), "tiny.Q8_0.gguf")
     assert split_gguf_path(str(file), "tiny.Q8_0.gguf") == (str(file.parent), "tiny.Q8_0.gguf")
     for given in (str(file), file):  # a path as the command line and a notebook give it
-        options = EvalOptions.from_keywords(model=given)
+        options = eval_options_model().from_keywords(model=given)
         assert (options.model, options.gguf_file) == (str(file.parent), "tiny.Q8_0.gguf")
     probe = ProbeOptions.from_keywords(model=str(file))
     assert (probe.model, probe.gguf_file) == (str(file.parent), "tiny.Q8_0.gguf")
@@ -62,7 +62,7 @@ def test_the_command_line_takes_gguf_file_and_a_gguf_path_alike(tmp_path):
 
     file = tmp_path / "tiny.gguf"
     for argv in (["eval", str(file)], ["eval", str(tmp_path), "--gguf-file", "tiny.gguf"]):
-        options = from_arguments(EvalOptions, make_parser(argv).parse_args(argv))
+        options = from_arguments(eval_options_model(), make_parser(argv).parse_args(argv))
         assert (options.model, options.gguf_file) == (str(tmp_path), "tiny.gguf")
     argv = ["probe", str(file), "--out", str(tmp_path / "probe")]
     options = from_arguments(ProbeOptions, make_parser(argv).parse_args(argv))
@@ -79,7 +79,7 @@ def test_a_folder_or_hub_id_keeps_its_gguf_file(tmp_path):
 
 def test_a_gguf_file_and_another_gguf_file_are_refused():
     with pytest.raises(SwapbenchError, match="a.gguf is a GGUF file and --gguf-file names another"):
-        EvalOptions.from_keywords(model="models/a.gguf", gguf_file="b.gguf")
+        eval_options_model().from_keywords(model="models/a.gguf", gguf_file="b.gguf")
 
 
 # ---- the quantization, from the file's metadata ------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from board_helpers import healthy, make_results
 
-from swapbench.evaluation.options import EvalOptions
+from swapbench.evaluation.options import eval_options_model
 from swapbench.results.schema import EvalResults
 from swapbench.suite.declaration import Run
 from swapbench.suite.run import Outcome
@@ -22,7 +22,7 @@ def outcome(model: str, *, at_chance: bool = False, limit: int | None = None) ->
     results = results.model_copy(update={
         "health": healthy([REASON] if at_chance else []),
         "dataset": results.dataset.model_copy(update={"limit": limit})})
-    options = EvalOptions(model=model, data="data/snli-test", seed=0)
+    options = eval_options_model()(model=model, data="data/snli-test", seed=0)
     return Outcome(Run(f"{model} (classifier, seed 0)", options), "scored", Path(f"results/{model}.json"), results)
 
 

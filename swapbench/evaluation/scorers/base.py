@@ -10,9 +10,11 @@ the name `--mode` takes. The pipeline looks the scorer up and calls it in order,
     reference_predictions(…)        in a dtype other than float32, the output index a float32 copy of the model
                                     predicts for a sample of the pairs (evaluation/agreement.py)
 
-Options that only one mode takes are declared in its `owns`; every other mode refuses them, so a new mode's
-options need no edit anywhere else. This module loads nothing heavy: the command line reads the registry to list
-the modes each time it is built.
+A scorer owns its options as a variant does: its class declares them (`Options`, a CommandOptions model), and
+`swapbench eval`'s command line and `swapbench.evaluate`'s keywords take every registered scorer's
+(evaluation/options.py: `eval_options_model`). Those that change nothing in another mode are in its
+`refused_without`; every other mode refuses them, so a new mode's options need no edit anywhere else. This module
+loads nothing heavy: the command line reads the registry to list the modes each time it is built.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from ...core.command_options import CommandOptions, flag_of
 from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS
 from ..agreement import NotMeasured
@@ -80,11 +83,14 @@ class Scores:
 
 
 class Scorer:
-    """One scoring mode. Subclasses set `mode` and `owns`, and implement `prepare` and `score`; the registered
-    class is instantiated once per evaluation, with no arguments."""
+    """One scoring mode. Subclasses set `mode`, `Options` and `refused_without`, and implement `prepare` and `score`;
+    the registered class is instantiated once per evaluation, with no arguments."""
 
     mode: ClassVar[Mode] = "fine-tuned"  # model.mode in the results: how the labels were read off the model
-    owns: ClassVar[dict[str, str]] = {}  # option field -> its flag, for the options only this mode takes
+    # Its own options: every mode's are `swapbench eval`'s (a field named as one of eval's own is refused there).
+    Options: ClassVar[type[CommandOptions]] = CommandOptions
+    # The options (field names) that change nothing unless this mode scores: another mode refuses them when given.
+    refused_without: ClassVar[tuple[str, ...]] = ()
 
     def check(self, options) -> None:
         """Refuse options this mode cannot honour; called before the data are read or the model loaded."""
@@ -112,11 +118,12 @@ def scorer_for(options, scorer: Scorer | None = None) -> Scorer:
     """The scorer of `options.mode` (or `scorer`, given by a caller that scores its own way, such as the zoo),
     once the options it does not take are refused."""
     scorer = scorer if scorer is not None else SCORERS.make(options.mode)
+    fields = type(options).model_fields
     for entry in SCORERS:
         if isinstance(scorer, entry.value):
             continue
-        foreign = [flag for key, flag in entry.value.owns.items()
-                   if key not in scorer.owns and getattr(options, key, None)]
+        foreign = [flag_of(key, fields[key]) for key in entry.value.refused_without
+                   if key not in scorer.refused_without and getattr(options, key, None)]
         if foreign:
             raise SwapbenchError(f"{listed(foreign)} {'is' if len(foreign) == 1 else 'are'} for --mode {entry.name}, "
                                  f"not --mode {options.mode}")
@@ -132,7 +139,6 @@ def listed(flags: Sequence[str]) -> str:
 def given(options, names) -> list[str]:
     """The flags of those of `names` that `options` hold other than at their default (a split compared by its
     canonical name: dev is validation), so that a scorer can refuse options it would not read."""
-    from ...core.command_options import flag_of
     from ...sources.options import canonical_split
 
     fields = type(options).model_fields

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar
+from typing import Literal
 
+from pydantic import field_validator
+
+from ...core.command_options import CommandOptions, option
 from ...core.errors import SwapbenchError
+from ...core.options import MIN_MAX_LENGTH, comma_separated, seeds_problem
+from ...core.options import seed as seed_number
 from ...core.registry import SCORERS
 from .base import Prepared, Run, Scorer, Scores, given, listed
 
@@ -19,8 +24,67 @@ DEFAULT_MAX_LENGTH = 128
 
 # The fine-tuning's settings: no other mode trains, so they are this mode's own (a classifier used as is refuses
 # them in prepare, once its config says it is one).
-RECIPE = {"epochs": "--epochs", "learning_rate": "--lr", "train_batch_size": "--train-batch-size",
-          "train_max_length": "--train-max-length", "seeds": "--seeds"}
+RECIPE = ("epochs", "learning_rate", "train_batch_size", "train_max_length", "seeds")
+
+
+class ClassifierOptions(CommandOptions):
+    """The options of `--mode classifier`: reading its labels (labels), and fine-tuning a base model first."""
+
+    label_map: str | None = option(None, group="labels", metavar="MAP",
+                                   help="model outputs to NLI labels when config.id2label cannot tell, e.g. "
+                                        "0=entailment,1=neutral,2=contradiction or LABEL_0=entailment,LABEL_1="
+                                        "not_entailment; refused for a model whose own label names map otherwise, "
+                                        "unless --force")
+    force: bool = option(False, group="labels", help="let --label-map override the labels the model names itself")
+
+    finetune: bool = option(False, group="fine-tuning",
+                            help="fine-tune even when MODEL already is a sequence classifier")
+    hypothesis_only: bool = option(False, group="fine-tuning",
+                                   help="remove the premise from every input, in training, validation and scoring: "
+                                        "the model sees the hypothesis alone. A diagnostic of what the hypotheses "
+                                        "give away (`swapbench leak` reads its results), not an NLI model: submit "
+                                        "refuses it")
+    epochs: int | None = option(None, ge=1, group="fine-tuning", help="default: 3")
+    learning_rate: float | None = option(None, gt=0, flag="--lr", group="fine-tuning",
+                                         help="learning rate (default: 2e-5)")
+    train_batch_size: int | None = option(None, ge=1, group="fine-tuning", deprecated="--batch-size",
+                                          help="training batch over all devices (default: 32)")
+    train_max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="fine-tuning",
+                                          help="truncate training and validation pairs to N tokens (default: 128); "
+                                               "--max-length is the scoring's")
+    train_precision: Literal["auto", "float32"] = option(
+        "auto", group="fine-tuning",
+        help="auto: bf16 autocast (float32 master weights) where the device runs bf16 fast (a CPU with AMX, a GPU), "
+             "float32 elsewhere; float32: always. Recorded as fine_tuning.recipe.precision, with the validation "
+             "labels' agreement with float32 (fine_tuning.validation_agreement)")
+    seeds: list[int] | None = option(
+        None, group="fine-tuning", metavar="A,B,...", parse=comma_separated(seed_number),
+        help="fine-tune once per seed (two or more, each a checkpoint cached of its own) and score each: the "
+             "results hold the mean over the seeds with their spread, and each seed's figures; the interval "
+             "resamples seeds and pairs together. One fine-tuning says little of role sensitivity (McCoy et al. "
+             "2020). Default: one fine-tuning, with --seed")
+    stop_at_chance: bool = option(False, group="fine-tuning", keyed=False,
+                                  help="stop before scoring when the fine-tuning learnt nothing (its training loss "
+                                       "never left chance, or its best validation accuracy is not above the "
+                                       "validation pairs' majority rate, by the rules of the results' health "
+                                       "check); without it, eval warns and scores all the same")
+    train_checkpoint_minutes: float | None = option(
+        None, ge=0, group="fine-tuning", keyed=False, metavar="MINUTES",
+        help="save the fine-tuning's state this often (default: 10), beside its cache folder, so that a run stopped "
+             "(Ctrl-C, a crash) resumes from it with the same command, to the same weights; 0: never")
+
+    @field_validator("seeds", mode="after")
+    @classmethod
+    def _distinct_seeds(cls, value):
+        if value is None:
+            return value
+        if len(value) < 2:
+            raise ValueError(f"{value[0] if value else 'nothing'} is one seed: --seeds takes two or more, and one "
+                             "fine-tuning's seed is --seed")
+        problem = seeds_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 @SCORERS.register("classifier", pattern="classifier|finetune",
@@ -28,10 +92,9 @@ RECIPE = {"epochs": "--epochs", "learning_rate": "--lr", "train_batch_size": "--
                        "on its last non-pad token (also named finetune)")
 class ClassifierScorer(Scorer):
     mode = "fine-tuned"
-    owns: ClassVar[dict[str, str]] = {"finetune": "--finetune", "label_map": "--label-map",
-                                      "hypothesis_only": "--hypothesis-only", "stop_at_chance": "--stop-at-chance",
-                                      "train_checkpoint_minutes": "--train-checkpoint-minutes",
-                                      **RECIPE}
+    Options = ClassifierOptions
+    refused_without = ("finetune", "label_map", "hypothesis_only", "stop_at_chance", "train_checkpoint_minutes",
+                       *RECIPE)
 
     def prepare(self, run: Run) -> Prepared:
         from ...core.labels import LABEL_NAMES

@@ -11,11 +11,47 @@ templates ran beside it (a majority vote would be a classifier that no prompt is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from pathlib import Path
+from typing import Literal
 
+from ...core.command_options import CommandOptions, option
 from ...core.errors import SwapbenchError
-from ...core.registry import SCORERS
+from ...core.registry import SCORERS, TEMPLATES
+from ..templates import templates_help
 from .base import Prepared, Run, Scorer, Scores, given, listed
+
+
+class PromptOptions(CommandOptions):
+    """The options of `--mode prompt`: which prompts, the words scored for the labels, and solved examples."""
+
+    template: Path | None = option(None, group="prompting", metavar="FILE",
+                                   help="prompt template file naming {premise} and {hypothesis}, instead of "
+                                        "--templates (verbalizers: --verbalizers, else True, Neither, False)")
+    templates: list[str] | None = option(
+        None, group="prompting", metavar="NAMES", choices=lambda: TEMPLATES.names(),
+        help=lambda: "comma-separated named prompts, each scored; the first is the headline (its predictions make "
+                     "every figure), the others' accuracies and their spread are reported beside it (default: mnli). "
+                     + templates_help())
+    verbalizers: str | None = option(None, group="prompting", metavar="MAP",
+                                     help="the word scored for each label, each after a space, in every template "
+                                          "(default: the template's own, e.g. entailment=True,neutral=Neither,"
+                                          "contradiction=False)")
+    # None first: typing caches `X | None` by X, and Literal["sum", "mean"] equals this one, so that `Literal[...] |
+    # None` would be the results schema's union, its choices listed in the schema's order (unless importing torch
+    # had evicted it from the cache)
+    verbalizer_score: None | Literal["mean", "sum"] = option(
+        None, group="prompting",
+        help="a verbalizer's score: mean log-probability per token (length-normalised; the default, the same as sum "
+             "when every verbalizer is one token) or the sum (lm-evaluation-harness's acc)")
+    calibration: Literal["contextual", "pmi"] | None = option(
+        None, group="prompting",
+        help="correct the prompt's prior for some verbalizer: contextual (each label's probability divided by its "
+             "probability after the content-free inputs N/A, '' and [MASK]) or pmi (each label's score less its "
+             "score after the template's answer cue alone). Default: none, as lm-evaluation-harness's acc and the "
+             "paper's figures, so that the figures stay comparable with theirs")
+    shots: int = option(0, ge=0, group="prompting", metavar="K",
+                        help="solved examples before each prompt, drawn with --seed from --train-source/"
+                             "--train-split, never from the scored pairs")
 
 
 @SCORERS.register("prompt", help="score a decoder-only language model by the log-likelihood of each label's "
@@ -23,9 +59,8 @@ from .base import Prepared, Run, Scorer, Scores, given, listed
                                  "--verbalizer-score, --calibration)")
 class PromptScorer(Scorer):
     mode = "prompted"
-    owns: ClassVar[dict[str, str]] = {"template": "--template", "templates": "--templates",
-                                      "verbalizers": "--verbalizers", "shots": "--shots",
-                                      "verbalizer_score": "--verbalizer-score", "calibration": "--calibration"}
+    Options = PromptOptions
+    refused_without = ("template", "templates", "verbalizers", "shots", "verbalizer_score", "calibration")
 
     def check(self, options) -> None:
         """The training data options name the pool of --shots examples, and nothing else here: refused where
