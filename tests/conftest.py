@@ -80,3 +80,23 @@ def build_fixture_dataset(tmp_path_factory):
         return out
 
     return build
+
+
+@pytest.fixture(scope="session")
+def reference_build(tmp_path_factory) -> Path:
+    """The reference dataset, built once for the session: SNLI test's default configurations, as `swapbench build
+    --split test` writes them (about a minute); skipped, saying why, without the shared SNLI files. It is built
+    before any test's private_cache runs, so its caches are made private here."""
+    reason = SHARED_SNLI.skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from swapbench.commands.main import main
+
+    root = tmp_path_factory.mktemp("reference")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SWAPBENCH_CACHE_DIR", str(root / "cache"))
+        patch.setenv("HF_DATASETS_CACHE", str(root / "hf-datasets"))
+        out = root / "snli-test"
+        assert main(["build", "--source", str(SHARED_SNLI.folder), "--split", "test", "--out", str(out),
+                     "--no-cache"]) == 0
+    return out
