@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import re
+import shutil
 from html import escape
 from pathlib import Path
 
@@ -628,6 +629,8 @@ def test_the_committed_board_is_rebuilt_from_its_results(tmp_path):
         (copy_ / name).write_bytes((COMMITTED / name).read_bytes())
     for path in COMMITTED_FILES:
         (copy_ / "results" / path.name).write_bytes(path.read_bytes())
+    if (COMMITTED / "predictions").is_dir():  # a row whose predictions are on the board says it was recomputed
+        shutil.copytree(COMMITTED / "predictions", copy_ / "predictions")
     rebuild(copy_)
     for name in ("README.md", "leaderboard.csv"):
         assert (copy_ / name).read_text() == (COMMITTED / name).read_text(), f"run `swapbench leaderboard`: {name}"
