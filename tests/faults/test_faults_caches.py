@@ -97,7 +97,7 @@ def test_a_damaged_checkpoint_is_moved_aside_and_trained_again(tuned, dataset, t
     assert main(fine_tune_args(base, train, dataset, cache, output, "--no-cache")) == 0
     err = squeezed(capsys.readouterr().err)
     (aside,) = (cache / "finetuned").glob(f"{folder.name}.damaged-*")
-    assert squeezed(f"Warning: the cached checkpoint {folder} is not used: model.safetensors is not the file its "
+    assert squeezed(f"warning: the cached checkpoint {folder} is not used: model.safetensors is not the file its "
                     f"training wrote") in err
     assert squeezed(f"It was moved to {aside}") in err and "Reusing" not in err
     assert (aside / "model.safetensors").read_bytes() == damaged  # what the user had is kept
