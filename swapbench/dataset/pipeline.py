@@ -134,6 +134,7 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
     if cut:
         logger.warning(f"{cut}; the build holds only these pairs")
     parser = make_parser(options.parser, snli.has_premise_parses, options.spacy_model, options.benepar_model)
+    logger.debug(f"Parser: {parser.name} {parser.version}; variants: {', '.join(v.name for v in variants)}")
     freeze()  # the split, and the parser with its libraries, live until the end
     parses = parse_premises(snli, parser, options, console)
     freeze()  # so are the parses, the originals and each variant's rows: frozen as they are made
