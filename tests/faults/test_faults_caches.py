@@ -271,7 +271,7 @@ def test_a_run_whose_predictions_were_damaged_is_scored_again(suite_done, tmp_pa
     capsys.readouterr()
     assert main(["suite", str(suite), "--out", str(out), "--no-progress"]) == 0
     err = squeezed(capsys.readouterr().err)
-    assert squeezed(f"Warning: {predictions} is not the predictions its results file records") in err
+    assert squeezed(f"warning: {predictions} is not the predictions its results file records") in err
     assert "therunisscoredagain" in err and "Donebefore" not in err
     assert [row.split(",")[3] for row in (out / "summary.csv").read_text().splitlines()[1:]] == ["scored"]
     assert predictions.read_bytes() == whole
