@@ -4,9 +4,15 @@ For notebooks: `swapbench.build(...)`, `swapbench.evaluate(...)` and `swapbench.
 swapbench.api, re-exported here. Nothing is loaded until one is used, so that `import swapbench` stays cheap
 (`__version__` too: reading the installed distributions' metadata costs a tenth of a second, which every `--help`
 would pay).
+
+swapbench logs on the "swapbench" logger and its children (swapbench/core/logs.py); as a library it installs no
+handler but a NullHandler, so that the program that imports it decides where its messages go.
 """
 
+import logging
 from importlib import import_module
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 API = ("build", "evaluate", "probe", "Built", "Evaluated", "Probed")
 

@@ -39,11 +39,11 @@ FRESH = "swapbench.core.registry"  # not imported yet: no registry holds anythin
 # Describing a real parser (scripts/make_help.py, which makes them, and the tests).
 
 def describe(parser: argparse.ArgumentParser) -> dict:
-    """What argparse's default help formatter reads of `parser`; a parser it could not rebuild the same (another
-    formatter, mutually exclusive groups, aliases) is refused, so that the file never says less than the parser."""
-    if parser.formatter_class is not argparse.HelpFormatter or parser._mutually_exclusive_groups:
-        raise ValueError(f"{parser.prog}: only argparse's default formatter, without mutually exclusive groups, "
-                         "can be described")
+    """What argparse's default help formatter reads of `parser`, its mutually exclusive groups (--verbose | --quiet)
+    as the positions of their arguments; a parser it could not rebuild the same (another formatter, a mutually
+    exclusive group nested in another, aliases) is refused, so that the file never says less than the parser."""
+    if parser.formatter_class is not argparse.HelpFormatter:
+        raise ValueError(f"{parser.prog}: only argparse's default formatter can be described")
     formatter = parser._get_formatter()
     groups = list(parser._action_groups)
     actions = []
@@ -63,10 +63,17 @@ def describe(parser: argparse.ArgumentParser) -> dict:
         else:
             described["choices"] = None if action.choices is None else [str(c) for c in action.choices]
         actions.append(described)
+    shown = [action for action in parser._actions if action.help is not argparse.SUPPRESS]
+    exclusive = []
+    for mutex in parser._mutually_exclusive_groups:
+        if mutex._container is not parser and mutex._container not in groups:
+            raise ValueError(f"{parser.prog}: a mutually exclusive group inside another cannot be described")
+        exclusive.append({"required": mutex.required,
+                          "actions": [shown.index(action) for action in mutex._group_actions if action in shown]})
     return {"prog": parser.prog, "usage": parser.usage, "description": parser.description, "epilog": parser.epilog,
             "prefix_chars": parser.prefix_chars,
             "groups": [{"title": group.title, "description": group.description} for group in groups],
-            "actions": actions}
+            "exclusive": exclusive, "actions": actions}
 
 
 def _escaped(formatter: argparse.HelpFormatter, action: argparse.Action) -> str | None:
@@ -87,6 +94,7 @@ def rebuild(description: dict) -> argparse.ArgumentParser:
                                      prefix_chars=description["prefix_chars"], add_help=False)
     parser._action_groups.clear()
     groups = [parser.add_argument_group(group["title"], group["description"]) for group in description["groups"]]
+    actions = []
     for described in description["actions"]:
         metavar = described["metavar"]
         fields = {"option_strings": described["option_strings"], "dest": described["dest"],
@@ -101,6 +109,10 @@ def rebuild(description: dict) -> argparse.ArgumentParser:
         else:
             action = argparse.Action(choices=described["choices"], **fields)
         groups[described["group"]]._add_action(action)
+        actions.append(action)
+    for exclusive in description.get("exclusive", []):  # the usage line's [-v | -q]
+        mutex = parser.add_mutually_exclusive_group(required=exclusive["required"])
+        mutex._group_actions.extend(actions[index] for index in exclusive["actions"])
     return parser
 
 

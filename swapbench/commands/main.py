@@ -11,6 +11,7 @@ import sys
 import threading
 
 from ..core.errors import SwapbenchError
+from ..core.logs import configured
 from .help_texts import quick_parser
 from .listing import COMMANDS
 
@@ -30,6 +31,19 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser: every command, and each of the zoo's, takes --verbose or --quiet, defined here once.
+    They set `verbosity` only when given (the default is suppressed), so that `zoo --quiet train` keeps it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        said = self.add_mutually_exclusive_group()
+        said.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const="verbose",
+                          default=argparse.SUPPRESS, help="say more: swapbench's debug messages too")
+        said.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const="quiet",
+                          default=argparse.SUPPRESS, help="say only warnings and errors")
+
+
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The command line. Given `argv`, only the command it runs (its first word that is not an option) gets its
     parser made, from its module, and the others are listed by their one-line help (commands/listing.py), so that
@@ -39,7 +53,7 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         prog="swapbench", description="Word-swap probing benchmarks for NLI models: build the perturbed SNLI "
         "dataset, score models on it, probe their positional attention, and keep the leaderboard.")
     parser.add_argument("--version", action=VersionAction)
-    subparsers = parser.add_subparsers(dest="command", required=True)
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     runs = next((word for word in argv if not word.startswith("-")), None) if argv is not None else None
     for name, command in COMMANDS.items():
         if argv is None or name == runs:
@@ -96,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     except SwapbenchError as err:
         return _report(err)
     try:
-        with _sigterm_interrupts():
+        with _sigterm_interrupts(), configured(getattr(args, "verbosity", "normal")):
             return args.run(args)
     except SwapbenchError as err:
         return _report(err)

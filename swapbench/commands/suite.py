@@ -4,6 +4,7 @@ summary (swapbench.suite)."""
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from ..core.command_options import add_arguments, from_arguments
@@ -27,8 +28,8 @@ def add_suite(subparsers) -> None:
 def run_suite_command(args: argparse.Namespace) -> int:
     options = from_arguments(SuiteOptions, args)
     from rich.console import Console
-    from rich.markup import escape
 
+    from ..core.logs import errors_only
     from ..evaluation.sharding import is_main
     from ..suite.declaration import read_suite
     from ..suite.run import run_suite
@@ -41,13 +42,15 @@ def run_suite_command(args: argparse.Namespace) -> int:
     console = Console(stderr=True, soft_wrap=True, quiet=not main)
     runs = read_suite(options.suite, progress=options.progress and main, command=list(sys.argv))
     silence_library_bars(downloads=options.progress)
-    outcomes = run_suite(runs, options.out, console, progress=options.progress and main)
+    with errors_only(not main):  # the main process reports for all
+        outcomes = run_suite(runs, options.out, console, progress=options.progress and main)
     if not main:
         return 0
     summary = write_summary(outcomes, options.out)
     console.print(summary.read_text(encoding="utf-8"), markup=False, highlight=False)
     failed = [o for o in outcomes if o.status == "failed"]
     scored = sum(o.status == "scored" for o in outcomes)
-    console.print(f"{len(outcomes)} runs: {scored} scored, {len(outcomes) - scored - len(failed)} done before, "
-                  f"{len(failed)} failed. Wrote {escape(str(summary))}", highlight=False)
+    logging.getLogger(__name__).info(f"{len(outcomes)} runs: {scored} scored, "
+                                     f"{len(outcomes) - scored - len(failed)} done before, {len(failed)} failed. "
+                                     f"Wrote {summary}")
     return 1 if failed else 0

@@ -104,7 +104,7 @@ def run_train(args: argparse.Namespace) -> int:
 
         scored = scored_pairs(open_benchmark(options.data))
     record = train_encoder(options.encoding, settings, options.out, scored=scored, device=options.device,
-                           progress=options.progress, log=console.print, overwrite=options.overwrite)
+                           progress=options.progress, overwrite=options.overwrite)
     if record is not None:
         console.print(f"{options.encoding}: best validation accuracy {100 * record.best_validation_accuracy:.1f}% "
                       f"(epoch {record.best_epoch}), {record.parameters['total']:,} parameters, "
@@ -126,7 +126,7 @@ def run_run(args: argparse.Namespace) -> int:
     load_model_types()
     silence_library_bars(downloads=options.progress)
     check_settings(options.recipe, options.encodings)
-    summary = run_zoo(options, log=console.print)
+    summary = run_zoo(options)
     console.print(f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "
                   f"{summary.wall_seconds / 60:.1f} min; wrote {escape(str(options.out))}", soft_wrap=True)
     return 0

@@ -7,16 +7,18 @@ makes the commit on top of exactly that revision.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from pydantic import ValidationError
-from rich.console import Console
 
 from ..core.errors import SwapbenchError
 from ..core.version import __version__
 from ..results.build_record import BUILD_INFO, CARD, BuildInfo, card_configs
 from .card import REPO_PLACEHOLDER
+
+logger = logging.getLogger(__name__)
 
 
 def published_files(folder: Path) -> list[str]:
@@ -58,7 +60,7 @@ def commit_operations(folder: Path, repo_id: str, existing: list[str] | tuple[st
     return operations
 
 
-def push_folder(folder: Path, repo_id: str, console: Console, private: bool = False, api=None) -> str:
+def push_folder(folder: Path, repo_id: str, private: bool = False, api=None) -> str:
     """Publish `folder` as the dataset repo `repo_id` in one commit; returns the commit's id."""
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError
@@ -66,7 +68,7 @@ def push_folder(folder: Path, repo_id: str, console: Console, private: bool = Fa
     api = api or HfApi()
     files = published_files(folder)  # a bad folder is refused before the Hub is asked anything
     info = BuildInfo.model_validate_json((folder / BUILD_INFO).read_text(encoding="utf-8"))
-    console.print(f"Pushing {len(files)} files of {folder} to the Hub dataset {repo_id} in one commit ...")
+    logger.info(f"Pushing {len(files)} files of {folder} to the Hub dataset {repo_id} in one commit ...")
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         head = api.dataset_info(repo_id).sha
@@ -79,5 +81,5 @@ def push_folder(folder: Path, repo_id: str, console: Console, private: bool = Fa
     except (HfHubHTTPError, OSError, ValueError) as err:  # ValueError: the Hub refused the card's metadata
         raise SwapbenchError(f"cannot push {folder} to the Hub dataset {repo_id}: {str(err).rstrip('.')}. Nothing "
                              "was committed; the build is intact in its folder") from err
-    console.print(f"Pushed {repo_id} at commit {commit.oid}: {commit.commit_url}")
+    logger.info(f"Pushed {repo_id} at commit {commit.oid}: {commit.commit_url}")
     return commit.oid

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
@@ -18,7 +19,6 @@ from pathlib import Path, PurePath
 from huggingface_hub.errors import HFValidationError
 from huggingface_hub.utils import validate_repo_id
 from rich.console import Console
-from rich.markup import escape
 
 from ..core.command_options import flag_of
 from ..core.destination import atomic_directory
@@ -44,6 +44,8 @@ from .card import write_card
 from .options import BuildOptions, build_options
 from .output import common_features, write_config
 
+logger = logging.getLogger(__name__)
+
 
 def default_out(source: str | None, split: str, columns=None, *, declared_source: Source | None = None) -> Path:
     """data/<source>-<split>; `declared_source`: source_of(source, columns), when the caller has it."""
@@ -51,12 +53,13 @@ def default_out(source: str | None, split: str, columns=None, *, declared_source
     return Path("data") / f"{output_stem(declared_source)}-{declared_source.split(split)}"
 
 
-def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, BuildInfo]:
-    """Build what `options` (build_options(...), or BuildOptions for the build's own options alone) asks for."""
+def build(options: BuildOptions) -> tuple[Path, BuildInfo]:
+    """Build what `options` (build_options(...), or BuildOptions for the build's own options alone) asks for; what
+    it does is logged (swapbench.dataset.pipeline), its progress bars drawn on stderr when it is a terminal."""
     resolved = resolve(options.source, columns=options.columns)  # once: every step below takes this one
     variants = check_options(options, resolved.source)
     out = options.out or default_out(options.source, options.split, declared_source=resolved.source)
-    console = console or Console(stderr=True, soft_wrap=True)
+    console = Console(stderr=True)  # the progress bars'
     with _collector_skips_long_lived_objects() as freeze:
         # Entered before the source is read, so that a destination it must refuse is refused at once.
         # One spaCy pipeline for the parser and the role labeler; Docs kept when a variant reads them.
@@ -64,11 +67,11 @@ def build(options: BuildOptions, console: Console | None = None) -> tuple[Path, 
                 shared_pipelines(keep_docs=any(v.needs_docs for v in variants)):
             info = _build(options, variants, staging, console, freeze, resolved)
     count = len(info.configs)
-    console.print(f"Wrote {count} configuration{'s' * (count != 1)} to {escape(str(out))}.", soft_wrap=True)
+    logger.info(f"Wrote {count} configuration{'s' * (count != 1)} to {out}.")
     if options.push_to_hub:
         from .hub import push_folder
 
-        push_folder(out, options.push_to_hub, console)
+        push_folder(out, options.push_to_hub)
     return out, info
 
 
@@ -125,13 +128,13 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
            freeze: Callable[[], None], resolved=None) -> BuildInfo:
     snli = load_split(options.source, options.split, options.limit, columns=options.columns,
                       cache_dir=options.cache_dir, resolved=resolved)
-    console.print(f"Read {len(snli.pairs)} labelled pairs from {escape(str(snli.source))} "
-                  f"({snli.dropped_no_gold} without gold label dropped).", soft_wrap=True)
+    logger.info(f"Read {len(snli.pairs)} labelled pairs from {snli.source} "
+                f"({snli.dropped_no_gold} without gold label dropped).")
     cut = snli.shortfall()
     if cut:
-        console.print(f"[yellow]Warning:[/] {escape(cut)}; the build holds only these pairs", soft_wrap=True,
-                      highlight=False)
+        logger.warning(f"{cut}; the build holds only these pairs")
     parser = make_parser(options.parser, snli.has_premise_parses, options.spacy_model, options.benepar_model)
+    logger.debug(f"Parser: {parser.name} {parser.version}; variants: {', '.join(v.name for v in variants)}")
     freeze()  # the split, and the parser with its libraries, live until the end
     parses = parse_premises(snli, parser, options, console)
     freeze()  # so are the parses, the originals and each variant's rows: frozen as they are made
@@ -154,8 +157,8 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
             infos.append(info)
     empty = [info.name for info in infos if not info.rows]
     if empty and options.variants is None:  # a default configuration that does not apply here is left out
-        console.print(f"Left out {', '.join(empty)}: no pair read applies to "
-                      f"{'it' if len(empty) == 1 else 'them'}.")
+        logger.info(f"Left out {', '.join(empty)}: no pair read applies to "
+                    f"{'it' if len(empty) == 1 else 'them'}.")
         infos = [info for info in infos if info.rows]
         variants = [variant for variant in variants if variant.name not in empty]
         columns_by_config = {name: value for name, value in columns_by_config.items() if name not in empty}

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 from collections.abc import Sequence
+
+logger = logging.getLogger(__name__)
 
 SAMPLE = 500
 SAMPLE_RULE = (f"the {SAMPLE} distinct pairs of lowest sha256 of premise, line break, hypothesis (every pair, when "
@@ -83,12 +86,11 @@ def out_of_memory(err: BaseException) -> bool:
 
 
 def dtype_agreement(scorer, run, prepared, pairs: Sequence[tuple[str, str]], predictions):
-    """The DtypeAgreement of a run in a dtype other than float32, said in one line on the run's console; None in
+    """The DtypeAgreement of a run in a dtype other than float32, said in one line (logged); None in
     float32. `predictions` are the run's, one per pair of `pairs`; the float32 ones come from
     scorer.reference_predictions."""
     import numpy as np
     import torch
-    from rich.markup import escape
 
     from ..results.schema import DtypeAgreement
 
@@ -107,14 +109,14 @@ def dtype_agreement(scorer, run, prepared, pairs: Sequence[tuple[str, str]], pre
     else:
         why = None
     if why is not None:
-        run.console.print(f"{dtype} not compared with {REFERENCE}: {escape(why)}")
+        logger.info(f"{dtype} not compared with {REFERENCE}: {why}")
         return DtypeAgreement(dtype=dtype, sample=SAMPLE_RULE, pairs=None, agreeing=None, fraction=None,
                               not_measured=why)
     ours = np.asarray(predictions)[positions]
     agreeing = int((ours == np.asarray(reference)).sum())
     fraction = agreeing / len(positions) if positions else 1.0
-    run.console.print(f"{dtype} against {REFERENCE}: {agreeing:,} of {len(positions):,} sampled distinct pairs get "
-                      f"the same label ({fraction:.1%})")
+    logger.info(f"{dtype} against {REFERENCE}: {agreeing:,} of {len(positions):,} sampled distinct pairs get "
+                f"the same label ({fraction:.1%})")
     return DtypeAgreement(dtype=dtype, sample=SAMPLE_RULE, pairs=len(positions), agreeing=agreeing,
                           fraction=fraction)
 

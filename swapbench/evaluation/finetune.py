@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import time
@@ -37,7 +38,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from rich.console import Console
-from rich.markup import escape
 
 from ..core.compat import dtype_argument, rng_states_loadable
 from ..core.destination import atomic_directory
@@ -69,6 +69,8 @@ from ..results.schema import (
 from ..sources import HUB_PREFIX, Columns, Pair, SourceSplit, load_split
 from .scored_data import ScoredPairs, image_id, overlap_key, premise_key
 from .sharding import is_main, world_size
+
+logger = logging.getLogger(__name__)
 
 INFO_FILE = "swapbench_finetune.json"
 CONTENTS_FILE = "swapbench_sha256.json"  # a cached checkpoint's files and the sha256 of each, as its training wrote
@@ -283,8 +285,8 @@ def checkpoint_folder(cache_dir: Path, base: str, key: str, gguf_file: str | Non
     return cache_dir / "finetuned" / f"{slug(name)}-{key[:16]}"
 
 
-def read_training_record(path: Path, console: Console | None = None) -> FineTuningInfo | None:
-    """The training record at `path`; None when there is none, or when it does not read (said on `console`, and
+def read_training_record(path: Path) -> FineTuningInfo | None:
+    """The training record at `path`; None when there is none, or when it does not read (a warning logged, and
     the checkpoint is then not trusted)."""
     from pydantic import ValidationError
 
@@ -295,9 +297,7 @@ def read_training_record(path: Path, console: Console | None = None) -> FineTuni
     except (OSError, ValidationError) as err:
         why = err.strerror if isinstance(err, OSError) else f"{err.error_count()} problem(s), the first: " \
             f"{err.errors()[0]['msg']}"
-        (console or Console(stderr=True, soft_wrap=True)).print(
-            f"[bold yellow]warning:[/] the training record {escape(str(path))} does not read ({escape(str(why))}); "
-            "it is ignored", highlight=False)
+        logger.warning(f"the training record {path} does not read ({why}); it is ignored")
         return None
 
 
@@ -367,21 +367,18 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     """The cached fine-tuning of `base` (a GGUF file of it, with `gguf_file`: dequantized to float32, and saved
     fine-tuned as an ordinary checkpoint) for this recipe and data (with `hypothesis_only`, on the hypotheses
     alone), training it first when there is none; refused when the data overlap the `scored` pairs. It trains in
-    `precision` (training_precision), whatever the scoring's `dtype`. Messages, bars and the training's log lines
-    go to `console` (stderr by default). A fine-tuning that learnt nothing (health.training_reasons), trained now
-    or reused, is said so with what to change before anything is scored: a warning, or with `stop_at_chance` a
-    SwapbenchError (the checkpoint stays cached).
+    `precision` (training_precision), whatever the scoring's `dtype`. Its messages are logged; its bars and the
+    training's log lines go to `console` (stderr by default). A fine-tuning that learnt nothing
+    (health.training_reasons), trained now or reused, is said so with what to change before anything is scored: a
+    warning, or with `stop_at_chance` a SwapbenchError (the checkpoint stays cached).
 
     The training's state is saved every `checkpoint_every` (resume.CheckpointEvery; by default every 10 minutes)
     into <checkpoint>.partial, and a run stopped (Ctrl-C, a crash) is resumed from it by the next fine-tuning of the
     same key, to the same weights; a partial state that does not fit is set aside with a warning. `callbacks` are
     added to the Trainer's."""
     console = console or Console(stderr=True, soft_wrap=True)
-    log = console.print
+    log, warn = logger.info, logger.warning
     recipe = on_device(recipe, device, precision)
-
-    def warn(message: str) -> None:
-        console.print(f"[yellow]Warning:[/] {escape(message)}", highlight=False)
 
     config = load_config(base, revision, gguf_file=gguf_file)
     check_positional_support(base, config, trust_remote_code=False)
@@ -403,7 +400,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
     key = cache_key(base, base_revision, recipe, train_info, val_info, hypothesis_only,
                     joined_by=training_pair_template(base, revision, gguf_file), gguf_file=gguf_file)
     folder = checkpoint_folder(cache_dir, base, key, gguf_file)
-    info = read_training_record(folder / INFO_FILE, console)
+    info = read_training_record(folder / INFO_FILE)
     problem = "its training record is missing or does not read" if info is None else checkpoint_problem(folder)
     if problem is None:
         log(f"Reusing the fine-tuned checkpoint {folder}, cached from the same fine-tuning: no training")
@@ -434,10 +431,9 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         f"({train_info.split}), {recipe.epochs} epoch{'s' * (recipe.epochs != 1)} in {recipe.batch_order} batches "
         f"of {recipe.batch_size}, {recipe.precision}: {steps:,} optimiser "
         f"steps on {describe_device(device)}, timed over the first few; validation: {val_info.n:,} pairs; "
-        f"checkpoint: {folder}", highlight=False)
+        f"checkpoint: {folder}")
     if point is not None:
-        log(f"Resuming from step {point.step:,} of {point.max_steps:,}: the state saved in {unfinished}",
-            highlight=False)
+        log(f"Resuming from step {point.step:,} of {point.max_steps:,}: the state saved in {unfinished}")
     started = time.perf_counter()
     periodic = PeriodicCheckpoints(key, every) if every.enabled else None
     work = unfinished if periodic is not None else folder.with_name(f".{folder.name}.work")
@@ -453,7 +449,7 @@ def finetune(base: str, *, revision: str | None, recipe: Recipe, data: DataChoic
         kept, _ = resume_problem(unfinished, key) if periodic is not None else (None, None)
         if kept is not None and is_main():
             log(f"The fine-tuning stopped; its state at step {kept.step:,} of {kept.max_steps:,} is kept in "
-                f"{unfinished}: the same command resumes from it", highlight=False)
+                f"{unfinished}: the same command resumes from it")
         raise
     history = epoch_history(trainer.state.log_history)
     best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)

@@ -5,6 +5,7 @@ registered for --mode (swapbench.evaluation.scorers); nothing here depends on wh
 from __future__ import annotations
 
 import dataclasses
+import logging
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -13,11 +14,11 @@ from typing import NamedTuple
 
 import torch
 from rich.console import Console
-from rich.markup import escape
 
 from ..core.errors import SwapbenchError
 from ..core.files import check_writable
 from ..core.hub_access import check_model, hub_commit
+from ..core.logs import errors_only
 from ..core.progress import progress_bar
 from ..core.version import __version__
 from ..models.gguf import check_gguf, checkpoint_path
@@ -56,6 +57,8 @@ from .scorers import Prepared, Run, Scorer, Scores, scorer_for
 from .seeds import SeedScores, combined_health, pooled, seed_variance, with_seed
 from .sharding import is_main, world_size
 
+logger = logging.getLogger(__name__)
+
 
 class Evaluation(NamedTuple):
     results: EvalResults
@@ -71,8 +74,9 @@ def evaluate(options: EvalOptions, console: Console | None = None, scorer: Score
     """Run the evaluation and write its results; HelperProcess on the non-main processes of a distributed run
     (`torchrun`, `accelerate launch`) once their shard of the pairs is scored. The pairs are scored by the scorer
     registered for options.mode, or by `scorer`, given by a caller that scores and records its own way (the zoo).
-    torch runs on options.threads CPU threads, else on the cores free when it starts (models/threads.py)."""
-    with cpu_threads(options.threads):
+    torch runs on options.threads CPU threads, else on the cores free when it starts (models/threads.py). What it
+    does is logged (swapbench.evaluation); `console` draws the progress bars (stderr by default)."""
+    with cpu_threads(options.threads), errors_only(not is_main()):  # the main process reports for all
         return _evaluate(options, console, scorer)
 
 
@@ -88,19 +92,19 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
     benchmark = open_benchmark(options.data, configs=options.configs, split=options.split,
                                revision=options.data_revision, limit=options.limit)
     for name in benchmark.empty:
-        console.print(f"Skipping {name}: it has no rows.")
-    warn_unverified(benchmark, console)
+        logger.info(f"Skipping {name}: it has no rows.")
+    warn_unverified(benchmark)
     device = choose_device(options.device)
     dtype = choose_dtype(device, options.dtype)
     pairs = distinct_pairs(benchmark)
     seeds = options.fine_tuning_seeds
-    console.print(escape(scoring_cost(benchmark, len(seeds), len(pairs))), highlight=False, soft_wrap=True)
+    logger.info(scoring_cost(benchmark, len(seeds), len(pairs)))
     runs: list[SeedScores] = []
     first: FirstSeed | None = None  # what the results say of the model, from the first seed (on the main process)
     train_seconds = scoring_seconds = 0.0
     for index, seed in enumerate(seeds):
         if len(seeds) > 1:
-            console.print(f"Seed {seed}: fine-tuning {index + 1} of {len(seeds)}")
+            logger.info(f"Seed {seed}: fine-tuning {index + 1} of {len(seeds)}")
         # a later seed is scored in the dtype the first one's labels come from
         run = Run(options, benchmark, device, first.dtype if first else dtype, console, seed)
         prepared = scorer.prepare(run)
@@ -121,11 +125,11 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
                                                 train_seconds, scoring_seconds)
     print_table(eval_results, slices=options.slices)
     save(eval_results, predictions_text, path, exclusive=options.output is None)
-    console.print(f"Wrote {escape(str(path))} and {escape(predictions_path(path).name)}", soft_wrap=True)
+    logger.info(f"Wrote {path} and {predictions_path(path).name}")
     if eval_results.model.hypothesis_only:
-        console.print("This model saw the hypotheses alone: its figures say what the hypotheses give away, not how "
-                      f"it reads pairs. `swapbench leak {escape(str(path))}` measures, per role configuration, how "
-                      "well it tells swapped from original hypotheses; `swapbench submit` refuses the file.")
+        logger.info("This model saw the hypotheses alone: its figures say what the hypotheses give away, not how "
+                    f"it reads pairs. `swapbench leak {path}` measures, per role configuration, how "
+                    "well it tells swapped from original hypotheses; `swapbench submit` refuses the file.")
     return Evaluation(eval_results, path)
 
 
@@ -216,11 +220,11 @@ def first_seed(scorer: Scorer, run: Run, prepared: Prepared, pairs: list[tuple[s
     """The first seed's record, on the main process: the agreement of its labels with float32's and, where --dtype
     auto lost too many of them, the model scored again in float32 (this seed and the next ones); the model and
     scores kept from here on, with the record."""
-    options, console, seconds = run.options, run.console, 0.0
+    options, seconds = run.options, 0.0
     agreement = dtype_agreement(scorer, run, prepared, pairs, scores.predictions)
     if options.dtype == "auto" and falls_short(agreement) and world_size() == 1:
-        console.print(f"[yellow]Warning:[/] {agreement.dtype} changes more labels than --dtype auto allows "
-                      f"(it keeps {agreement.dtype} from {THRESHOLD:.0%} agreement): scoring in float32")
+        logger.warning(f"{agreement.dtype} changes more labels than --dtype auto allows "
+                       f"(it keeps {agreement.dtype} from {THRESHOLD:.0%} agreement): scoring in float32")
         # this seed and the next ones; the model is the one just trained (its checkpoint comes back from
         # the cache), so the results keep the first preparation's record of its training
         trained = prepared
@@ -234,8 +238,7 @@ def first_seed(scorer: Scorer, run: Run, prepared: Prepared, pairs: list[tuple[s
                        probe, scores.prompt, scorer.mode, hypothesis_only=options.hypothesis_only,
                        pair_template=scores.pair_template)
     if scores.truncated:
-        console.print(f"[yellow]Warning:[/] {scores.truncated} of {len(pairs)} distinct pairs are "
-                      f"{scores.truncation}")
+        logger.warning(f"{scores.truncated} of {len(pairs)} distinct pairs are {scores.truncation}")
     return prepared, scores, FirstSeed(model, loaded.labels, run.dtype, scores, agreement, probe, probe_seconds,
                                        seconds, loaded.device, prepared.earlier_seconds)
 
@@ -271,7 +274,7 @@ def benchmark_health(benchmark: Benchmark, rows, fine_tuning: FineTuningInfo | N
                         label_keeping=[c.name for c in benchmark.configurations if not c.non_entailment_view])
 
 
-def warn_unverified(benchmark: Benchmark, console: Console) -> None:
+def warn_unverified(benchmark: Benchmark) -> None:
     """Say so when configurations cannot be checked against the build's record; the results record it too."""
     unverified = [c.name for c in benchmark.configurations if not c.verified]
     if not unverified:
@@ -279,9 +282,9 @@ def warn_unverified(benchmark: Benchmark, console: Console) -> None:
     build = (f"{benchmark.path}/{BUILD_INFO}" if benchmark.revision is None
              else f"{BUILD_INFO} in the Hub dataset {benchmark.path} at commit {benchmark.revision}")
     why = f"there is no {build}" if benchmark.build_info is None else f"{build} does not list them"
-    console.print(f"[bold yellow]warning:[/] the data of {', '.join(unverified)} are unverified: {escape(why)}, so "
-                  "their fingerprints cannot be checked against the build. The results file records them as "
-                  "unverified (dataset.configurations[].verified), and the leaderboard refuses them")
+    logger.warning(f"the data of {', '.join(unverified)} are unverified: {why}, so "
+                   "their fingerprints cannot be checked against the build. The results file records them as "
+                   "unverified (dataset.configurations[].verified), and the leaderboard refuses them")
 
 
 def save(results: EvalResults, predictions: str, path: Path, exclusive: bool = False) -> None:
@@ -356,34 +359,29 @@ def probe_or_reuse(run: Run, prepared) -> tuple[ProbeInfo, float]:
     from ..probing.figures import probe_figures
     from .probe_cache import probe_entry, read_probe, write_probe
 
-    options, console, settings = run.options, run.console, probe_settings(run.options)
+    options, settings = run.options, probe_settings(run.options)
     entry = None
     if options.use_cache and prepared.identity is not None:
         weights = next(prepared.loaded.model.parameters())
         entry = probe_entry(options.cache_dir or default_cache_dir(), prepared.name or options.model,
                             prepared.identity, settings, str(weights.dtype), weights.device.type)
-
-    def warn(text: str) -> None:
-        console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False)
-
-    cached = read_probe(entry, warn) if entry else None
+    cached = read_probe(entry, logger.warning) if entry else None
     if cached is not None:
-        console.print(f"Probe: {probe_figures(cached)}, spread {cached.spread:.3f} of the uniform weight (read "
-                      f"back from {escape(str(entry.path))}: the same model and probe settings, not probed again)",
-                      highlight=False)
+        logger.info(f"Probe: {probe_figures(cached)}, spread {cached.spread:.3f} of the uniform weight (read "
+                    f"back from {entry.path}: the same model and probe settings, not probed again)")
         if cached.flat:
             from ..probing.run import flat_warning
 
-            console.print(f"[yellow]Warning:[/] {flat_warning(cached.spread)}")
+            logger.warning(flat_warning(cached.spread))
         return cached, 0.0
-    probe, seconds = run_probe(prepared.loaded, settings, options.probe_batch_size, options.progress, console)
+    probe, seconds = run_probe(prepared.loaded, settings, options.probe_batch_size, options.progress)
     if entry:
-        write_probe(entry, probe, warn)
+        write_probe(entry, probe, logger.warning)
     return probe, seconds
 
 
-def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, progress: bool,
-              console: Console) -> tuple[ProbeInfo, float]:
+def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int,
+              progress: bool) -> tuple[ProbeInfo, float]:
     from ..probing import ProbeError, probe_model
     from ..probing.figures import probe_figures
     from ..probing.run import flat_warning
@@ -394,9 +392,9 @@ def run_probe(loaded: LoadedModel, settings: ProbeSettings, batch_size: int, pro
                              **settings.model_dump())
     except ProbeError as err:
         raise SwapbenchError(f"the probe cannot run on this model: {err} (--no-probe skips it)") from err
-    console.print(f"Probe: {probe_figures(result)}, spread {result.spread:.3f} of the uniform weight")
+    logger.info(f"Probe: {probe_figures(result)}, spread {result.spread:.3f} of the uniform weight")
     if result.flat:
-        console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
+        logger.warning(flat_warning(result.spread))
     layers = [ProbeLayer(layer=m.layer, locality=m.locality, symmetry=m.symmetry,
                          relative_locality=m.relative_locality, degree_symmetry=m.degree_symmetry,
                          decay_ratio=m.decay_ratio)

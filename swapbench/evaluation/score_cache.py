@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +40,8 @@ import numpy as np
 from ..core.errors import SwapbenchError
 from ..core.sqlite_store import DamagedStore, connect_checked, row_check, set_aside
 from ..core.text import slug
+
+logger = logging.getLogger(__name__)
 
 FORMAT = 2  # bump when a change makes old entries unfit (it is in the key: an older entry is not read). 2: row checks
 COMMIT_SECONDS = 5.0
@@ -195,40 +198,32 @@ def cached_outputs(cache: ScoreCache | None, pairs: Sequence[tuple[str, str]], w
     return Outputs(values=values, cut=cut, reused=len(found), scored=len(todo), scored_here=here, rescored=rejected)
 
 
-def open_cache(options, model: str, identity: dict | None, width: int, dtype, console) -> ScoreCache | None:
+def open_cache(options, model: str, identity: dict | None, width: int, dtype) -> ScoreCache | None:
     """The cache entry of this scoring, or None when --no-cache was given or the model's identity is unknown
-    (said on `console`)."""
-    from rich.markup import escape
-
+    (logged)."""
     from ..core.paths import default_cache_dir
 
     if not getattr(options, "use_cache", True):
         return None
     if identity is None:
-        console.print("The scores are not cached: the model's revision is unknown, or its weights did not load "
-                      "whole")
+        logger.info("The scores are not cached: the model's revision is unknown, or its weights did not load whole")
         return None
     key = scores_key(identity)
     path = entry_path(options.cache_dir or default_cache_dir(), model, key)
-    return ScoreCache(path, width, dtype,
-                      warn=lambda text: console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False),
-                      key=key)
+    return ScoreCache(path, width, dtype, warn=logger.warning, key=key)
 
 
-def report(console, outputs: Outputs, cache: ScoreCache | None) -> None:
-    """How many pairs came from the cache and how many were scored, on stderr."""
-    from rich.markup import escape
-
+def report(outputs: Outputs, cache: ScoreCache | None) -> None:
+    """How many pairs came from the cache and how many were scored, logged."""
     from .sharding import world_size
 
     shard = (f" ({outputs.scored_here:,} by this process, one of {world_size()})"
              if outputs.scored_here != outputs.scored else "")
     if cache is None:
         if shard:
-            console.print(f"Scores: {outputs.scored:,} scored{shard}", highlight=False)
+            logger.info(f"Scores: {outputs.scored:,} scored{shard}")
         return
     again = (f", {outputs.rescored:,} of them again: their cached row{'s' * (outputs.rescored != 1)} failed "
              "the check" if outputs.rescored else "")
-    console.print(f"Scores: {outputs.reused:,} pair{'s' * (outputs.reused != 1)} from the cache, "
-                  f"{outputs.scored:,} scored{again}{shard} ({escape(str(cache.path))})", highlight=False,
-                  soft_wrap=True)
+    logger.info(f"Scores: {outputs.reused:,} pair{'s' * (outputs.reused != 1)} from the cache, "
+                f"{outputs.scored:,} scored{again}{shard} ({cache.path})")

@@ -14,8 +14,8 @@ been without a cache.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,14 +29,11 @@ from .base import ConstituencyParser, MalformedInput, Parse, ParseFailure
 COLUMNS = ["backend", "version", "sentence", "parse"]
 # About the most parsing time (seconds) that a build killed outright (SIGKILL, power loss) loses from the cache.
 COMMIT_SECONDS = 5.0
-
-
-def warn_on_stderr(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
+logger = logging.getLogger(__name__)
 
 
 class ParseCache:
-    def __init__(self, path: Path, warn: Callable[[str], None] = warn_on_stderr):
+    def __init__(self, path: Path, warn: Callable[[str], None] = logger.warning):
         self.path = path
         self._warn = warn
         with self._reported():

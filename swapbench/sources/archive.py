@@ -10,6 +10,7 @@ cache holds either a checked copy or nothing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
@@ -82,11 +83,9 @@ def download(url: str, target: Path, *, label: str, progress: bool = True) -> No
                             f"to resume it ({part} is kept)") from last
     check_zip(part, url)
     os.replace(part, target)
-    if progress:
-        from rich.console import Console
-
-        Console(stderr=True, soft_wrap=True).print(
-            f"Downloaded the {label} ({target.stat().st_size:,} bytes) from {url} into {target}.", highlight=False)
+    if progress:  # (as the download's bar: a caller that shows none is told nothing)
+        logging.getLogger(__name__).info(
+            f"Downloaded the {label} ({target.stat().st_size:,} bytes) from {url} into {target}.")
 
 
 class _Incomplete(Exception):

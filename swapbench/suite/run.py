@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -31,6 +32,7 @@ from ..results.schema import EvalResults
 from .declaration import Run
 
 RESULTS = "results"
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -46,7 +48,7 @@ class Outcome:
 
 def run_suite(runs: list[Run], out: Path, console: Console, progress: bool = True) -> list[Outcome]:
     """Score every run not done yet, in order; the outcome of each (on the helper processes of a launch, only
-    those they could tell: they write nothing)."""
+    those they could tell: they write nothing). What it does is logged; `console` draws the progress bars."""
     from ..evaluation.pipeline import HelperProcess
 
     fingerprints: dict[tuple, str] = {}
@@ -56,14 +58,14 @@ def run_suite(runs: list[Run], out: Path, console: Console, progress: bool = Tru
         for number, run in enumerate(runs, 1):
             where = f"model {number} of {len(runs)}: {run.label}"
             bar.update(task, description=escape(where))
-            console.print(f"[bold]{escape(where[0].upper() + where[1:])}[/]", highlight=False)
+            logger.info(where[0].upper() + where[1:])
             try:
                 outcomes.append(run_one(run, out / RESULTS, console, fingerprints))
             except HelperProcess:
                 pass  # the main process reports and writes
             except Exception as err:  # noqa: BLE001  (one run's failure, whatever it is, is that run's)
                 why = str(err) if isinstance(err, SwapbenchError) else f"{type(err).__name__}: {err}"
-                console.print(f"[bold red]failed:[/] {escape(run.label)}: {escape(why)}", highlight=False)
+                logger.error(f"failed: {run.label}: {why}")
                 outcomes.append(Outcome(run, "failed", error=why))
             bar.advance(task)
     return outcomes
@@ -77,9 +79,9 @@ def run_one(run: Run, folder: Path, console: Console, fingerprints: dict[tuple, 
     revision, fingerprint = model_revision(options), data_fingerprint(options, fingerprints)
     key = run_key(options, revision, fingerprint)
     path = folder / f"{slug(options.gguf_file or options.model)}-seed{options.seed}-{key[:12]}.json"
-    done = finished(path, revision, fingerprint, console)
+    done = finished(path, revision, fingerprint)
     if done is not None:
-        console.print(f"Done before: {escape(str(path))}", highlight=False)
+        logger.info(f"Done before: {path}")
         return Outcome(run, "reused", path, done)
     evaluation = evaluate(options.model_copy(update={"output": path}), console=console)
     return Outcome(run, "scored", evaluation.path, evaluation.results)
@@ -116,9 +118,9 @@ def run_key(options: EvalOptions, revision: str | None, fingerprint: str) -> str
     return hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()
 
 
-def finished(path: Path, revision: str | None, fingerprint: str, console: Console) -> EvalResults | None:
+def finished(path: Path, revision: str | None, fingerprint: str) -> EvalResults | None:
     """The results at `path` when they are this run's (that model revision, those data) with the predictions file
-    they record; None otherwise (said on `console` when a file is there but does not qualify)."""
+    they record; None otherwise (a warning logged when a file is there but does not qualify)."""
     from pydantic import ValidationError
 
     if not path.is_file():
@@ -126,19 +128,17 @@ def finished(path: Path, revision: str | None, fingerprint: str, console: Consol
     try:
         results = EvalResults.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as err:
-        console.print(f"[yellow]Warning:[/] {escape(str(path))} does not read as a results file "
-                      f"({type(err).__name__}); the run is scored again", highlight=False)
+        logger.warning(f"{path} does not read as a results file ({type(err).__name__}); the run is scored again")
         return None
     if results.model.revision != revision or results.dataset.fingerprint != fingerprint:
-        console.print(f"[yellow]Warning:[/] {escape(str(path))} is not this run's (another model revision or other "
-                      "data); the run is scored again", highlight=False)
+        logger.warning(f"{path} is not this run's (another model revision or other data); the run is scored again")
         return None
     from ..results.files import verified_predictions
 
     try:  # every figure is recomputed from them: a file cut short (a killed copy) or overwritten is no run done
         verified_predictions(path, results.predictions)
     except SwapbenchError as err:
-        console.print(f"[yellow]Warning:[/] {escape(str(err))}; the run is scored again", highlight=False)
+        logger.warning(f"{err}; the run is scored again")
         return None
     return results
 

@@ -15,6 +15,7 @@ stay in the work folder: they are derived from SNLI.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -44,6 +45,8 @@ from .summary import (
 )
 from .train import TrainingRecord, ZooRecipe, read_record, train_encoder, zoo_training
 
+logger = logging.getLogger(__name__)
+
 HYPOTHESIS_ONLY_SUFFIX = "-hypothesis-only"  # a premise-blind control's checkpoint and results file
 
 
@@ -71,8 +74,8 @@ def same_encoding_settings(folder: Path, encoding: str, recipe: ZooRecipe) -> bo
     return positional_encoding_fields(saved) == positional_encoding_fields(expected)
 
 
-def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, scored, device: str | None, progress: bool,
-                   log) -> tuple[Path, TrainingRecord, bool]:
+def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, scored, device: str | None,
+                   progress: bool) -> tuple[Path, TrainingRecord, bool]:
     """The checkpoint of this encoding and recipe: reused from `work` when it was trained with exactly this
     recipe, encoding settings and scored data, else trained now. Returns (folder, record, reused)."""
     folder = work / "checkpoints" / setup_name(recipe) / (f"{encoding}-seed{recipe.training.seed}"
@@ -81,9 +84,9 @@ def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, scored, devi
     if (record is not None and record.encoding == encoding and record.recipe == recipe
             and record.data_overlap is not None and record.data_overlap.scored_dataset == scored.dataset
             and same_encoding_settings(folder, encoding, recipe)):
-        log(f"Reusing {folder}")
+        logger.info(f"Reusing {folder}")
         return folder, record, True
-    record = train_encoder(encoding, recipe, folder, scored=scored, device=device, progress=progress, log=log)
+    record = train_encoder(encoding, recipe, folder, scored=scored, device=device, progress=progress)
     if record is None:
         raise SwapbenchError("`swapbench zoo run` runs in one process; train on several GPUs with "
                              "`torchrun ... swapbench zoo train`")
@@ -111,7 +114,7 @@ class ZooScorer(ClassifierScorer):
                        + (HYPOTHESIS_ONLY_SUFFIX if self.record.recipe.hypothesis_only else ""))
 
 
-def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
+def run_zoo(options: ZooRunOptions) -> ZooSummary:
     """Train and score every encoding over every set-up and seed; write the results files, zoo.json, README.md
     and the figure to options.out."""
     import torch
@@ -147,7 +150,7 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
         """Train (or reuse) and score one encoding, set-up and seed; its results file, its outcomes kept."""
         nonlocal clusters
         checkpoint, record, reused = checkpoint_for(encoding, recipe, options.work, scored=scored,
-                                                    device=options.device, progress=options.progress, log=log)
+                                                    device=options.device, progress=options.progress)
         control = recipe.hypothesis_only
         where = Path(setup) / encoding / (
             f"seed-{recipe.training.seed}" + (HYPOTHESIS_ONLY_SUFFIX if control else "") + ".json")
@@ -184,10 +187,10 @@ def run_zoo(options: ZooRunOptions, log=print) -> ZooSummary:
             if blind:
                 controls.append(summarize_encoding(encoding, setup, parameters, blind))
                 read_controls.append([results for _, results in blind])
-            log(f"{setup} {encoding}: " + ", ".join(f"{c} changed {100 * s.mean:.1f}%"
-                                                   for c, s in summaries[-1].changed.items())
-                + (f"; accuracy {100 * summaries[-1].accuracy.mean:.1f}%, premise-blind control "
-                   f"{100 * controls[-1].accuracy.mean:.1f}%" if blind else ""))
+            logger.info(f"{setup} {encoding}: " + ", ".join(f"{c} changed {100 * s.mean:.1f}%"
+                                                           for c, s in summaries[-1].changed.items())
+                        + (f"; accuracy {100 * summaries[-1].accuracy.mean:.1f}%, premise-blind control "
+                           f"{100 * controls[-1].accuracy.mean:.1f}%" if blind else ""))
     commit, _ = git_state()
     last = every[-1]
     summary = ZooSummary(

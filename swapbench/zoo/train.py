@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import shutil
 import time
 from pathlib import Path
@@ -40,6 +41,8 @@ from ..evaluation.scored_data import ScoredPairs
 from ..results.schema import EpochLog, FineTuningInfo, OverlapCheck, Recipe, TrainingData
 from .names import MINILM, MODEL_TYPE
 from .role_swaps import RoleSwapRecord, role_swaps
+
+logger = logging.getLogger(__name__)
 
 RECORD_FILE = "swapbench_zoo.json"
 
@@ -164,7 +167,7 @@ def read_record(folder: Path) -> TrainingRecord | None:
 
 
 def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: ScoredPairs | None = None,
-                  device: str | None = None, progress: bool = True, log=print,
+                  device: str | None = None, progress: bool = True,
                   overwrite: bool = False) -> TrainingRecord | None:
     """Train the zoo encoder with `encoding` from scratch and save it to `out`; returns its record (None on the
     non-main processes of a distributed run). `scored`: the benchmark's pairs, which no training or validation
@@ -183,7 +186,7 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
         raise SwapbenchError(f"--train-batch-size {training.batch_size} does not split evenly over {processes} "
                              "processes")
     train_pairs, train_info, val_pairs, val_info = load_training_data(recipe.data_choice(), training.seed,
-                                                                      warn=lambda text: log(f"Warning: {text}"),
+                                                                      warn=logger.warning,
                                                                       scored=scored)
     overlap = None
     if scored is not None:
@@ -219,10 +222,10 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
                            Console(stderr=True, soft_wrap=True), eval_batch_size=128, description="training",
                            hypothesis_only=recipe.hypothesis_only)
     added = f" and {len(swaps)} role swaps of its entailment pairs" if swaps else ""
-    log(f"Training the zoo encoder with {encoding} positions on {train_info.n} "
-        f"{'hypotheses alone (premise-blind control)' if recipe.hypothesis_only else 'pairs'} ({train_info.source}, "
-        f"{train_info.split}){added}; validation: {val_info.n} pairs; seed {training.seed}"
-        + (f"; token embeddings: {recipe.token_embeddings}" if table is not None else ""))
+    logger.info(f"Training the zoo encoder with {encoding} positions on {train_info.n} "
+                f"{'hypotheses alone (premise-blind control)' if recipe.hypothesis_only else 'pairs'} "
+                f"({train_info.source}, {train_info.split}){added}; validation: {val_info.n} pairs; seed "
+                f"{training.seed}" + (f"; token embeddings: {recipe.token_embeddings}" if table is not None else ""))
     started = time.perf_counter()
     trainer.train()
     history = epoch_history(trainer.state.log_history)

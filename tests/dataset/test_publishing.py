@@ -3,7 +3,6 @@ build_info.json, which `swapbench eval` of the Hub dataset reads at the same rev
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -370,7 +369,6 @@ def hub_env(hub: FakeHub, tmp_path: Path) -> dict:
 
 def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path, monkeypatch):
     from huggingface_hub import HfApi, constants
-    from rich.console import Console
 
     # The Hub at hub.url as HF_ENDPOINT names it: huggingface_hub 0.x reads a commit's URL against that, not
     # against the endpoint an HfApi was given.
@@ -380,7 +378,7 @@ def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path, mo
     stale = {"shuffle-9/test-00000-of-00001.parquet": b"old", "notes.md": b"by hand"}
     hub.commit("someone/probes", stale, [], "an earlier build")
     before = len(hub.repos["someone/probes"].commits)
-    oid = push_folder(built, "someone/probes", Console(file=io.StringIO()), api=api)
+    oid = push_folder(built, "someone/probes", api=api)
     repo = hub.repos["someone/probes"]
     assert len(repo.commits) == before + 1 and repo.head.oid == oid
     assert sorted(repo.head.files) == sorted([".gitattributes", "notes.md", "README.md", BUILD_INFO,
@@ -390,12 +388,11 @@ def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path, mo
 
 def test_a_refused_push_says_so_and_commits_nothing(hub, built):
     from huggingface_hub import HfApi
-    from rich.console import Console
 
     hub.read_only = True
     refused = r"(?s)cannot push .* to the Hub dataset someone/probes: .*rights.* Nothing was committed"
     with pytest.raises(SwapbenchError, match=refused):
-        push_folder(built, "someone/probes", Console(file=io.StringIO()), api=HfApi(endpoint=hub.url, token="hf_t"))
+        push_folder(built, "someone/probes", api=HfApi(endpoint=hub.url, token="hf_t"))
     assert [c.summary for c in hub.repos["someone/probes"].commits] == ["initial commit"]
 
 

@@ -3,6 +3,7 @@ copy of the model agrees with (provenance.scoring.dtype_agreement); a float32 ru
 
 from __future__ import annotations
 
+import logging
 import random
 from types import SimpleNamespace
 
@@ -12,7 +13,6 @@ import torch
 from decoder_models import save_decoder
 from eval_models import save_classifier
 from pydantic import ValidationError
-from rich.console import Console
 from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
 
 from swapbench.commands.main import main
@@ -97,7 +97,7 @@ def test_the_float32_copy_leaves_the_model_as_it_was(models):
 
 
 def run_of(dtype) -> SimpleNamespace:
-    return SimpleNamespace(dtype=dtype, console=Console(stderr=True))
+    return SimpleNamespace(dtype=dtype)
 
 
 class Reference:
@@ -111,7 +111,7 @@ class Reference:
         return self.labels
 
 
-def test_the_counts_are_of_the_sampled_pairs(capsys):
+def test_the_counts_are_of_the_sampled_pairs():
     pairs = [(f"p{i}", f"h{i}") for i in range(SAMPLE + 100)]
     ours = np.arange(len(pairs)) % 3
     positions = sample_positions(pairs)
@@ -128,11 +128,12 @@ def test_the_counts_are_of_the_sampled_pairs(capsys):
     (NotMeasured("the model is spread over devices"), "the model is spread over devices"),
     (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"),
      "the float32 copy of the model ran out of memory")])
-def test_what_cannot_be_measured_is_recorded_null_with_why(error, why, capsys):
+def test_what_cannot_be_measured_is_recorded_null_with_why(error, why, caplog):
+    caplog.set_level(logging.INFO, logger="swapbench")
     agreement = dtype_agreement(Reference(error=error), run_of(torch.float16), None, [("p", "h")], [0])
     assert (agreement.dtype, agreement.pairs, agreement.agreeing, agreement.fraction) == ("float16", None, None, None)
     assert agreement.not_measured.startswith(why)
-    assert "float16 not compared with float32" in capsys.readouterr().err
+    assert "float16 not compared with float32" in caplog.text
 
 
 def test_other_errors_are_not_hidden():

@@ -6,6 +6,7 @@ warning naming the file."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from eval_models import save_base, save_classifier, write_training_file
 
+from swapbench.core.logs import PlainFormatter
 from swapbench.evaluation.data import open_benchmark
 from swapbench.evaluation.finetune import INFO_FILE
 from swapbench.evaluation.options import eval_options_model
@@ -50,6 +52,18 @@ class Counting(ClassifierScorer):
         self.pairs += kwargs["input_ids"].shape[0]
 
 
+@pytest.fixture(autouse=True)
+def info_logged(caplog):
+    caplog.set_level(logging.INFO, logger="swapbench")
+
+
+def said(caplog) -> str:
+    """What swapbench logged since the last call, as the command line writes it to a log file."""
+    text = "\n".join(PlainFormatter("%(message)s").format(record) for record in caplog.records)
+    caplog.clear()
+    return text
+
+
 @pytest.fixture(scope="module")
 def dataset(build_fixture_dataset):
     return build_fixture_dataset(CONFIGS)
@@ -75,15 +89,15 @@ def run(model, dataset, output, scorer=None, **options):
     return scorer.pairs, results, path
 
 
-def test_a_second_run_scores_nothing_and_writes_the_same_figures(model, dataset, tmp_path, capsys):
+def test_a_second_run_scores_nothing_and_writes_the_same_figures(model, dataset, tmp_path, caplog):
     total = distinct(dataset)
     scored, first, first_path = run(model, dataset, tmp_path / "first.json")
     assert scored == total == first.provenance.scoring.unique_pairs
-    assert f"Scores: 0 pairs from the cache, {total} scored" in capsys.readouterr().err
+    assert f"Scores: 0 pairs from the cache, {total} scored" in said(caplog)
 
     again, second, second_path = run(model, dataset, tmp_path / "second.json")
     assert again == 0
-    assert f"Scores: {total} pairs from the cache, 0 scored" in capsys.readouterr().err
+    assert f"Scores: {total} pairs from the cache, 0 scored" in said(caplog)
     assert second.results.keys() == set(CONFIGS)
     assert second.results == first.results and second.health == first.health
     assert predictions_path(second_path).read_bytes() == predictions_path(first_path).read_bytes()
@@ -91,7 +105,7 @@ def test_a_second_run_scores_nothing_and_writes_the_same_figures(model, dataset,
 
     uncached, third, _ = run(model, dataset, tmp_path / "third.json", use_cache=False)
     assert uncached == total and third.results == first.results
-    assert "from the cache" not in capsys.readouterr().err
+    assert "from the cache" not in said(caplog)
 
 
 def test_an_added_configuration_scores_only_its_new_pairs(model, dataset, tmp_path):
@@ -136,31 +150,31 @@ def entry(cache_dir) -> os.PathLike:
 
 
 def test_a_damaged_scores_cache_is_set_aside_with_a_warning_and_everything_scored_again(
-        model, dataset, tmp_path, capsys):
+        model, dataset, tmp_path, caplog):
     cache_dir, total = tmp_path / "cache", distinct(dataset)
     _, first, _ = run(model, dataset, tmp_path / "first.json", cache_dir=cache_dir)
     path = entry(cache_dir)
     garbage = bytes(range(256)) * 16
     path.write_bytes(garbage)
-    capsys.readouterr()
+    caplog.clear()
     again, second, _ = run(model, dataset, tmp_path / "second.json", cache_dir=cache_dir)
-    err = squeezed(capsys.readouterr().err)
+    err = squeezed(said(caplog))
     assert again == total and second.results == first.results
     assert squeezed(f"warning: the scores cache {path} is damaged") in err
     assert (path.with_name(f"{path.stem}.damaged-1.sqlite")).read_bytes() == garbage
     assert run(model, dataset, tmp_path / "third.json", cache_dir=cache_dir)[0] == 0  # the new entry serves
 
 
-def test_a_row_of_the_wrong_size_is_scored_again(model, dataset, tmp_path, capsys):
+def test_a_row_of_the_wrong_size_is_scored_again(model, dataset, tmp_path, caplog):
     cache_dir = tmp_path / "cache"
     _, first, _ = run(model, dataset, tmp_path / "first.json", cache_dir=cache_dir)
     with sqlite3.connect(entry(cache_dir)) as db:
         db.execute("UPDATE scores SET outputs = x'00' WHERE rowid = (SELECT min(rowid) FROM scores)")
     db.close()
-    capsys.readouterr()
+    caplog.clear()
     again, second, _ = run(model, dataset, tmp_path / "second.json", cache_dir=cache_dir)
     assert again == 1 and second.results == first.results
-    assert squeezed(f"1 row(s) of the scores cache {entry(cache_dir)}") in squeezed(capsys.readouterr().err)
+    assert squeezed(f"1 row(s) of the scores cache {entry(cache_dir)}") in squeezed(said(caplog))
 
 
 @pytest.fixture
@@ -187,15 +201,15 @@ def test_a_relative_and_an_absolute_path_find_the_same_fine_tuning_and_scores(ba
     assert scored == 0 and second.results == first.results
 
 
-def test_a_damaged_training_record_is_a_miss_with_a_warning(base, dataset, tmp_path, capsys):
+def test_a_damaged_training_record_is_a_miss_with_a_warning(base, dataset, tmp_path, caplog):
     model, train = base
     _, first, _ = fine_tune(model, train, dataset, tmp_path / "first.json")
     (record,) = (str(path) for path in Path(os.environ["SWAPBENCH_CACHE_DIR"]).glob(f"finetuned/*/{INFO_FILE}"))
     with open(record, "w", encoding="utf-8") as handle:
         handle.write('{"base_model": "cut short')
-    capsys.readouterr()
+    caplog.clear()
     scored, second, _ = fine_tune(model, train, dataset, tmp_path / "second.json")
-    err = squeezed(capsys.readouterr().err)
+    err = squeezed(said(caplog))
     assert squeezed(f"warning: the training record {record} does not read") in err
     assert not second.model.fine_tuning.reused  # trained again, and its checkpoint's record written anew
     assert second.model.fine_tuning.cache_key == first.model.fine_tuning.cache_key

@@ -5,6 +5,7 @@ stopped; a partial state of another fine-tuning or with a damaged file is set as
 from __future__ import annotations
 
 import io
+import logging
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from rich.console import Console
 from safetensors.torch import load_file
 from transformers import TrainerCallback
 
+from swapbench.core.logs import PlainFormatter
 from swapbench.evaluation.finetune import DataChoice, finetune, reference_recipe
 from swapbench.evaluation.resume import NEVER, RESUME_FILE, CheckpointEvery, PeriodicCheckpoints, partial_folder
 from swapbench.evaluation.scored_data import ScoredPairs
@@ -56,12 +58,23 @@ def inputs(tmp_path_factory):
 
 
 def tune(inputs, cache: Path, every=EVERY_3, callbacks=(), recipe=RECIPE, out: io.StringIO | None = None):
+    """The fine-tuning, and what it said: its messages, logged (to a handler of the test's own on "swapbench", as
+    a program that uses swapbench as a library attaches one), and its training's lines."""
     base, train = inputs
     out = out or io.StringIO()
-    tuned = finetune(str(base), revision=None, recipe=recipe, scored=NOTHING_SCORED, cache_dir=cache, device=CPU,
-                     dtype=torch.float32, data=DataChoice(train_source=str(train), val_holdout=8), progress=False,
-                     console=Console(file=out, width=400), precision="float32", checkpoint_every=every,
-                     callbacks=callbacks)
+    handler, logger = logging.StreamHandler(out), logging.getLogger("swapbench")
+    handler.setFormatter(PlainFormatter("%(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        tuned = finetune(str(base), revision=None, recipe=recipe, scored=NOTHING_SCORED, cache_dir=cache,
+                         device=CPU, dtype=torch.float32, data=DataChoice(train_source=str(train), val_holdout=8),
+                         progress=False, console=Console(file=out, width=400), precision="float32",
+                         checkpoint_every=every, callbacks=callbacks)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
     return tuned, out.getvalue()
 
 
@@ -124,7 +137,7 @@ def test_a_damaged_state_is_set_aside_with_a_warning(inputs, uninterrupted, tmp_
     optimizer = partial / "checkpoint-3" / "optimizer.pt"
     optimizer.write_bytes(optimizer.read_bytes()[:-100])  # cut short
     tuned, said = tune(inputs, tmp_path)
-    assert "Warning:" in said and "is not resumed from" in said and "optimizer.pt is not the file" in said
+    assert "warning:" in said and "is not resumed from" in said and "optimizer.pt is not the file" in said
     assert "Resuming" not in said
     assert len(list((tmp_path / "finetuned").glob("*.partial.damaged-*"))) == 1  # kept, not deleted
     assert same(weights(tuned), weights(uninterrupted))  # trained from step 0

@@ -131,10 +131,10 @@ def test_eval_in_a_log_file_times_the_training_warns_of_a_cut_split_and_logs_pro
     out, raw_err = capfd.readouterr()
     err = " ".join(raw_err.split())
     assert rc == 0, err
-    assert "step" not in out and "Warning" not in out  # stdout holds the results table alone
+    assert "step" not in out and "warning" not in out  # stdout holds the results table alone
     announced = err.index("is scored after fine-tuning")
-    assert "549,367" not in err[:err.index("Warning")]  # no size claimed before the data are read
-    warning = err.index("Warning: the training data are not the whole split")
+    assert "549,367" not in err[:err.index("warning")]  # no size claimed before the data are read
+    warning = err.index("warning: the training data are not the whole split")
     assert "holds 48 labelled pairs, but SNLI 1.0's train split has 549,367" in err
     read = err.index("on 39 pairs of")  # 9 held out for validation
     estimate = err.index("About 40 optimiser steps, measured")

@@ -254,13 +254,11 @@ def test_without_an_atomic_exchange_the_build_is_swapped_in_by_two_renames(previ
 SWAPPER = """
 import sys
 from pathlib import Path
-from rich.console import Console
 from swapbench.dataset.pipeline import build, build_options
 
 source, out, rounds = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 for seed in range(1, rounds + 1):
-    build(build_options(source=source, out=out, variants=["shuffle-random"], use_cache=False, seed=seed),
-          console=Console(quiet=True))
+    build(build_options(source=source, out=out, variants=["shuffle-random"], use_cache=False, seed=seed))
 """
 
 

@@ -97,7 +97,7 @@ def test_a_damaged_checkpoint_is_moved_aside_and_trained_again(tuned, dataset, t
     assert main(fine_tune_args(base, train, dataset, cache, output, "--no-cache")) == 0
     err = squeezed(capsys.readouterr().err)
     (aside,) = (cache / "finetuned").glob(f"{folder.name}.damaged-*")
-    assert squeezed(f"Warning: the cached checkpoint {folder} is not used: model.safetensors is not the file its "
+    assert squeezed(f"warning: the cached checkpoint {folder} is not used: model.safetensors is not the file its "
                     f"training wrote") in err
     assert squeezed(f"It was moved to {aside}") in err and "Reusing" not in err
     assert (aside / "model.safetensors").read_bytes() == damaged  # what the user had is kept
@@ -271,7 +271,7 @@ def test_a_run_whose_predictions_were_damaged_is_scored_again(suite_done, tmp_pa
     capsys.readouterr()
     assert main(["suite", str(suite), "--out", str(out), "--no-progress"]) == 0
     err = squeezed(capsys.readouterr().err)
-    assert squeezed(f"Warning: {predictions} is not the predictions its results file records") in err
+    assert squeezed(f"warning: {predictions} is not the predictions its results file records") in err
     assert "therunisscoredagain" in err and "Donebefore" not in err
     assert [row.split(",")[3] for row in (out / "summary.csv").read_text().splitlines()[1:]] == ["scored"]
     assert predictions.read_bytes() == whole

@@ -45,7 +45,7 @@ def test_truncation_is_warned_of_at_eval_and_refused_at_submit(swapbench_cli, tm
     assert run.code == 0, run.output
     scoring = json.loads(output.read_text(encoding="utf-8"))["provenance"]["scoring"]
     assert scoring["truncated"] == scoring["unique_pairs"] > 0
-    assert f"Warning: {scoring['truncated']} of {scoring['unique_pairs']} distinct pairs are longer than " \
+    assert f"warning: {scoring['truncated']} of {scoring['unique_pairs']} distinct pairs are longer than " \
            "--max-length 8 tokens and were truncated" in " ".join(run.stderr.split())
 
     board = empty_board(tmp_path / "board")

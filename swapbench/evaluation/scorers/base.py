@@ -45,7 +45,7 @@ class Run:
     benchmark: Benchmark
     device: torch.device
     dtype: torch.dtype
-    console: Console
+    console: Console  # the progress bars' (stderr); messages are logged
     seed: int  # the fine-tuning's seed: one of options.fine_tuning_seeds, each prepared and scored in turn
 
 

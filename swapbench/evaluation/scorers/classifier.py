@@ -5,6 +5,7 @@ non-pad token."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Literal
@@ -17,6 +18,8 @@ from ...core.options import MIN_MAX_LENGTH, comma_separated, seeds_problem
 from ...core.options import seed as seed_number
 from ...core.registry import SCORERS
 from .base import Prepared, Run, Scorer, Scores, given, listed
+
+logger = logging.getLogger(__name__)
 
 # The scoring truncation when --max-length is not given: a classifier's pairs are cut to this many tokens; a
 # prompt is cut (from the left) to the model's own context length instead.
@@ -112,7 +115,7 @@ class ClassifierScorer(Scorer):
                 raise SwapbenchError(f"--seeds fine-tunes the model once per seed, but {options.model} already is a "
                                      "sequence classifier, which is scored as it is: add --finetune to fine-tune it "
                                      "once per seed, or leave --seeds out")
-            trained = recorded_training(options.model, run.benchmark, run.console)
+            trained = recorded_training(options.model, run.benchmark)
             # a checkpoint swapbench trained on the hypotheses alone (a zoo encoder's premise-blind control) is
             # scored as it was trained, with --hypothesis-only, and only so
             blind = trained is not None and trained.hypothesis_only
@@ -135,8 +138,8 @@ class ClassifierScorer(Scorer):
         recipe = reference_recipe(epochs=options.epochs, learning_rate=options.learning_rate,
                                   batch_size=options.train_batch_size, max_length=options.train_max_length,
                                   seed=run.seed)
-        run.console.print(announce_fine_tuning(checkpoint_name(options.model, options.gguf_file), options.training,
-                                               recipe, is_classifier(config), device, options.hypothesis_only))
+        logger.info(announce_fine_tuning(checkpoint_name(options.model, options.gguf_file), options.training,
+                                         recipe, is_classifier(config), device, options.hypothesis_only))
         tuned = finetune(options.model, revision=options.revision, recipe=recipe, data=options.training,
                          scored=scored_pairs(run.benchmark), cache_dir=options.cache_dir or default_cache_dir(),
                          device=device, dtype=dtype, progress=options.progress, console=run.console,
@@ -167,7 +170,7 @@ class ClassifierScorer(Scorer):
             "device": run.device.type, **({"inputs": "hypothesis only"} if options.hypothesis_only else {}),
             **({"pair_template": joined_by} if joined_by is not None else {})}
         width = loaded.model.config.num_labels
-        cache = open_cache(options, prepared.name or options.model, identity, width, np.float32, run.console)
+        cache = open_cache(options, prepared.name or options.model, identity, width, np.float32)
         runs = []
 
         def score_missing(todo, on_batch):
@@ -181,7 +184,7 @@ class ClassifierScorer(Scorer):
         finally:
             if cache:
                 cache.close()
-        report(run.console, outputs, cache)
+        report(outputs, cache)
         scored = runs[0] if runs else None
         return Scores(predictions=outputs.values.argmax(axis=1), truncated=int(outputs.cut.sum()),
                       batch_size=scored.batch_size if scored else 0, seconds=scored.seconds if scored else 0.0,
@@ -223,17 +226,17 @@ def refuse_training(options, keep: tuple[str, ...] = ()) -> None:
                              f"it is scored, or leave {'it' if len(ignored) == 1 else 'them'} out")
 
 
-def recorded_training(model: str, benchmark, console=None):
+def recorded_training(model: str, benchmark):
     """How swapbench trained a checkpoint scored as it is (swapbench_finetune.json, which a cached fine-tuning and
     a zoo encoder both carry), as a FineTuningInfo; None for any other model, and for a record that does not
-    read (said on `console`). Its check of the training data against scored data is kept when those were the data
+    read (a warning logged). Its check of the training data against scored data is kept when those were the data
     of `benchmark`, and dropped otherwise: it says nothing of other data, and the board refuses the file
     (leaderboard/validate.py)."""
     from ..finetune import INFO_FILE, read_training_record
     from ..scored_data import dataset_info
 
     folder = Path(model)
-    info = read_training_record(folder / INFO_FILE, console)
+    info = read_training_record(folder / INFO_FILE)
     if info is None:
         return None
     scored = dataset_info(benchmark).fingerprint

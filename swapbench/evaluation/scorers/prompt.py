@@ -10,6 +10,7 @@ templates ran beside it (a majority vote would be a classifier that no prompt is
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -19,6 +20,8 @@ from ...core.errors import SwapbenchError
 from ...core.registry import SCORERS, TEMPLATES
 from ..templates import templates_help
 from .base import Prepared, Run, Scorer, Scores, given, listed
+
+logger = logging.getLogger(__name__)
 
 
 class PromptOptions(CommandOptions):
@@ -112,7 +115,7 @@ class PromptScorer(Scorer):
         )
         from ..scored_data import overlap_key, scored_pairs
 
-        options, loaded, console = run.options, prepared.loaded, run.console
+        options, loaded = run.options, prepared.loaded
         normalization = options.verbalizer_score or "mean"
         specs = prompt_specs(options.templates, options.template, options.verbalizers, options.shots, options.seed,
                              normalization)
@@ -126,7 +129,7 @@ class PromptScorer(Scorer):
             examples, set_apart = draw_shots(pool.pairs, options.shots, options.seed, scored.pair_ids,
                                              scored.premises, overlap_key, where)
             if set_apart:
-                console.print(f"Set apart {set_apart} few-shot candidates whose premise is also a scored premise")
+                logger.info(f"Set apart {set_apart} few-shot candidates whose premise is also a scored premise")
             source = describe(pool.pairs, pool.source, pool.split, choice.train_limit, held_out=False)
         max_tokens = model_max_tokens(loaded.model) or 4096
         if options.max_length:  # --max-length cuts prompts (from the left) as the model's own length does
@@ -223,7 +226,7 @@ def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pai
         "examples": [p.pair_id for p in examples], "separator": SHOT_SEPARATOR,
         "max_tokens": max_tokens, "score": spec.normalization, "rendering": RENDERING}
     labels = len(LABEL_NAMES)
-    cache = open_cache(options, options.model, identity, labels, np.float64, run.console)
+    cache = open_cache(options, options.model, identity, labels, np.float64)
     runs = []
 
     def score(prompts, on_batch=None, progress=None):
@@ -245,7 +248,7 @@ def score_template(run: Run, prepared: Prepared, spec, shots: str, examples, pai
     finally:
         if cache:
             cache.close()
-    report(run.console, outputs, cache)
+    report(outputs, cache)
     values = outputs.values
     if options.calibration:
         reference, _ = score(reference_prompts(spec, shots, options.calibration))
