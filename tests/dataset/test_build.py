@@ -212,8 +212,8 @@ def test_full_snli_test_split_with_supplied_trees(tmp_path, shared_snli):
                                                                        for c in info.configs)
     assert {c.tag_counts["matched:3-5"] for c in info.configs} == {4210}
     from swapbench.parsing.ptb import PTBParser
-    from swapbench.variants.contractions import binds
     from swapbench.sources import load_split as load_snli
+    from swapbench.variants.contractions import binds
 
     trees = {p.pair_id: p.premise_parse for p in load_snli(shared_snli, "test").pairs}
     parses = dict(zip(trees, PTBParser().parse_many(list(trees.values()))))
