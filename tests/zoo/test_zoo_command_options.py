@@ -24,7 +24,8 @@ def subparser(name: str):
 
 @pytest.mark.parametrize("name, model", [("train", ZooTrainOptions), ("run", ZooRunOptions)])
 def test_the_command_line_takes_the_models_fields(name, model):
-    dests = {action.dest for action in subparser(name)._actions if action.dest != "help"}
+    # -v/-q are every command's (commands/main.py's CommandParser), not the zoo's options
+    dests = {action.dest for action in subparser(name)._actions if action.dest not in ("help", "verbosity")}
     assert dests == set(model.model_fields) - {"command"}
     assert "batch_size" not in dests and "train_batch_size" in dests
 
