@@ -659,3 +659,14 @@ def test_two_runs_of_one_model_are_told_apart_by_what_differs(tmp_path, board):
     assert submit(save(third, tmp_path / "c.json"), board) == 0
     models = [row["model"] for row in csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text()))]
     assert len(set(models)) == 3 and sum(".json" in m for m in models) == 2
+
+
+def test_the_committed_board_shows_quartet_accuracy_first_among_the_role_columns():
+    # The counterbalanced quartets are the role headline: their group comes before shuffle-sr's and its kin's.
+    header = next(line for line in (COMMITTED / "README.md").read_text(encoding="utf-8").splitlines()
+                  if line.startswith("| Model"))
+    roles = [cell.strip() for cell in header.split("|")
+             if cell.strip().startswith(("Quartet accuracy", "Pair accuracy", "Role sensitivity"))]
+    assert roles[:3] == ["Quartet accuracy (role-quartets)", "Pair accuracy (role-quartets)",
+                         "Role sensitivity (role-quartets; counterbalanced quartets: (P',H) is the paper's cell)"]
+    assert len(roles) > 3 and all(r.startswith("Role sensitivity (sr") for r in roles[3:])
