@@ -46,8 +46,8 @@ def overlap_key(text: str) -> str:
 
 
 def image_id(pair_id: str) -> str | None:
-    """The Flickr image an SNLI pair was written about: its pairID ("1234567890.jpg#4r1n") or captionID
-    ("1234567890.jpg#4") before '#'; None for an id without one (the Hub copy's snli-<split>-<row>). Pairs of
+    """The Flickr image an SNLI pair was written about: its pairID ("example-photo.jpg#4r1n") or captionID
+    ("example-photo.jpg#4") before '#'; None for an id without one (the Hub copy's snli-<split>-<row>). Pairs of
     one image are written about captions of one photograph: not the same pairs, but near ones, so they are
     counted and reported, not refused."""
     image, hash_mark, _ = pair_id.partition("#")

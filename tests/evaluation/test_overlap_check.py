@@ -29,14 +29,14 @@ def many(prefix: str, n: int, image: str = "9000000001.jpg") -> list[Pair]:
 
 
 def test_the_image_is_the_pair_id_before_its_hash_mark():
-    assert image_id("1234567890.jpg#4r1n") == "1234567890.jpg"
-    assert image_id("1234567890.jpg#4") == "1234567890.jpg"
+    assert image_id("example-photo.jpg#4r1n") == "example-photo.jpg"
+    assert image_id("example-photo.jpg#4") == "example-photo.jpg"
     assert image_id("snli-test-17") is None and image_id("#4r1n") is None
 
 
 def test_a_premise_equal_to_a_scored_one_up_to_case_and_spaces_is_set_apart():
-    target = scored(pair("7000000001.jpg#0r1e", SCORED_PREMISE))
-    upper = pair("8000000001.jpg#0r1e", "a violinist in a GREEN scarf  tunes her instrument beside the fountain.")
+    target = scored(pair("fixture-photo-1.jpg#0r1e", SCORED_PREMISE))
+    upper = pair("other-photo-1.jpg#0r1e", "a violinist in a GREEN scarf  tunes her instrument beside the fountain.")
     train = many("t", 200) + [upper]
     assert target.holds_premise(upper.premise) and not target.holds_premise("A violinist tunes her instrument.")
     info = describe(train, "fixture", "train", None, held_out=False)
@@ -50,17 +50,17 @@ def test_a_premise_equal_to_a_scored_one_up_to_case_and_spaces_is_set_apart():
 
 def test_more_than_a_few_premises_shared_up_to_case_is_refused():
     target = scored(*many("s", 10))
-    shouted = [pair(f"8000000002.jpg#{i}r1e", p.premise.upper()) for i, p in enumerate(many("s", 10))]
+    shouted = [pair(f"other-photo-2.jpg#{i}r1e", p.premise.upper()) for i, p in enumerate(many("s", 10))]
     with pytest.raises(SwapbenchError, match="10 a premise with a scored pair"):
         refuse_scored("validation", shouted, "fixture", "dev", target)
 
 
 def test_the_images_shared_with_the_scored_pairs_are_counted_not_refused():
-    target = scored(pair("7000000001.jpg#0r1e", SCORED_PREMISE), pair("7000000002.jpg#3r1c", SCORED_PREMISE),
-                    pair("7000000003.jpg#1r1n", SCORED_PREMISE))
-    train = many("t", 50) + [pair("7000000001.jpg#2r9e", "A street musician bows to a small crowd."),
-                             pair("7000000001.jpg#4r9n", "Two pigeons sit on a violin case.")]
-    val = [pair("7000000002.jpg#1r2e", "An old man feeds ducks by the pond."), *many("v", 3, "9000000002.jpg")]
+    target = scored(pair("fixture-photo-1.jpg#0r1e", SCORED_PREMISE), pair("fixture-photo-2.jpg#3r1c", SCORED_PREMISE),
+                    pair("fixture-photo-3.jpg#1r1n", SCORED_PREMISE))
+    train = many("t", 50) + [pair("fixture-photo-1.jpg#2r9e", "A street musician bows to a small crowd."),
+                             pair("fixture-photo-1.jpg#4r9n", "Two pigeons sit on a violin case.")]
+    val = [pair("fixture-photo-2.jpg#1r2e", "An old man feeds ducks by the pond."), *many("v", 3, "9000000002.jpg")]
     info = describe(train, "fixture", "train", None, held_out=False)
     kept, _, kept_val, _, check = separate_from_scored(train, info, val, describe(val, "f", "validation", None,
                                                                                    False), target)
