@@ -46,9 +46,11 @@ setup-tf4:
 build:
 	$(VENV)/bin/swapbench build --split $(SPLIT)
 
-# ruff, configured in pyproject.toml ([tool.ruff]): pyflakes, pycodestyle, import order, bugbear, pyupgrade.
+# ruff, configured in pyproject.toml ([tool.ruff]): pyflakes, pycodestyle, import order, bugbear, pyupgrade; and
+# ruff's formatter, which the code follows (`ruff format swapbench tests scripts` rewrites it so).
 lint:
 	$(VENV)/bin/ruff check swapbench tests scripts
+	$(VENV)/bin/ruff format --check swapbench tests scripts
 
 test: lint test-main test-benepar test-tf4 docs
 

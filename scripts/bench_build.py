@@ -68,7 +68,7 @@ class Rounds(dict):
     def ratio(self, name: str, baseline: str = "baseline") -> str:
         """The ratio of the medians, and the range of the rounds' own ratios."""
         rounds = [a / b for a, b in zip(self[name], self[baseline])]
-        return (f"{self.median(name) / self.median(baseline):.2f} (rounds {min(rounds):.2f}-{max(rounds):.2f})")
+        return f"{self.median(name) / self.median(baseline):.2f} (rounds {min(rounds):.2f}-{max(rounds):.2f})"
 
 
 def side_by_side(runs: dict, repeat: int) -> tuple[Rounds, dict[str, object]]:
@@ -107,8 +107,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="rounds of alternating runs (medians taken)")
     parser.add_argument("--skip-spacy", action="store_true")
     parser.add_argument("--skip-commands", action="store_true", help="leave out the whole-process timings")
-    parser.add_argument("--clock", choices=CLOCKS, default="wall",
-                        help="wall time, or the process's CPU time (steadier on a shared machine) (default: wall)")
+    parser.add_argument(
+        "--clock",
+        choices=CLOCKS,
+        default="wall",
+        help="wall time, or the process's CPU time (steadier on a shared machine) (default: wall)",
+    )
     args = parser.parse_args()
     CLOCK[0] = CLOCKS[args.clock]
     path = find_split_file(SNLI, Path(args.source), args.split).resolve()  # the commands run in another folder
@@ -117,79 +121,143 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        ptb_options = build_options(split=args.split, source=str(path), out=tmp / "ptb", parser="ptb",
-                                    variants=VARIANTS)
-        t, _ = side_by_side({"baseline": lambda: timed(lambda: read_and_parse_trees(path)),
-                             "build": lambda: timed(lambda: build(ptb_options, console=QUIET))}, args.repeat)
-        console.print(f"ptb   : read + parse the trees {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s "
-                      f"| ratio {t.ratio('build')} (goal <= 1.2)")
+        ptb_options = build_options(
+            split=args.split, source=str(path), out=tmp / "ptb", parser="ptb", variants=VARIANTS
+        )
+        t, _ = side_by_side(
+            {
+                "baseline": lambda: timed(lambda: read_and_parse_trees(path)),
+                "build": lambda: timed(lambda: build(ptb_options, console=QUIET)),
+            },
+            args.repeat,
+        )
+        console.print(
+            f"ptb   : read + parse the trees {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s "
+            f"| ratio {t.ratio('build')} (goal <= 1.2)"
+        )
         if not args.skip_commands:
             commands_line(console, path, args.split, tmp, args.repeat)
         premises, labelled = _sentences(path)
         distinct = list(dict.fromkeys(premises))
-        sr_options = build_options(split=args.split, source=str(path), out=tmp / "sr", parser="ptb",
-                                   variants=["shuffle-sr"])
-        t, _ = side_by_side({"baseline": lambda: spacy_parse(labelled),
-                             "build": lambda: timed(lambda: build(sr_options, console=QUIET))}, args.repeat)
-        console.print(f"shuffle-sr (ptb, default role labeler): nlp.pipe over the {len(labelled)} distinct sentences "
-                      f"it labels {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s | ratio "
-                      f"{t.ratio('build')} (goal <= 1.5)")
+        sr_options = build_options(
+            split=args.split, source=str(path), out=tmp / "sr", parser="ptb", variants=["shuffle-sr"]
+        )
+        t, _ = side_by_side(
+            {
+                "baseline": lambda: spacy_parse(labelled),
+                "build": lambda: timed(lambda: build(sr_options, console=QUIET)),
+            },
+            args.repeat,
+        )
+        console.print(
+            f"shuffle-sr (ptb, default role labeler): nlp.pipe over the {len(labelled)} distinct sentences "
+            f"it labels {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s | ratio "
+            f"{t.ratio('build')} (goal <= 1.5)"
+        )
         if args.skip_spacy:
             return
         run_once = list(dict.fromkeys(distinct + labelled))
         sr_caches = iter(range(args.repeat))
 
         def spacy_sr_build():
-            options = build_options(split=args.split, source=str(path), out=tmp / "sr-spacy", parser="spacy",
-                                    variants=["shuffle-sr"], cache_dir=tmp / f"sr-cache-{next(sr_caches)}")
+            options = build_options(
+                split=args.split,
+                source=str(path),
+                out=tmp / "sr-spacy",
+                parser="spacy",
+                variants=["shuffle-sr"],
+                cache_dir=tmp / f"sr-cache-{next(sr_caches)}",
+            )
             return timed(lambda: build(options, console=QUIET))
 
         t, _ = side_by_side({"baseline": lambda: spacy_parse(run_once), "build": spacy_sr_build}, args.repeat)
-        console.print(f"shuffle-sr (spacy, empty cache): nlp.pipe over the {len(run_once)} distinct sentences parsed "
-                      f"or labelled {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s | ratio "
-                      f"{t.ratio('build')} (goal <= 1.5)")
+        console.print(
+            f"shuffle-sr (spacy, empty cache): nlp.pipe over the {len(run_once)} distinct sentences parsed "
+            f"or labelled {t.median('baseline'):.2f} s | build {t.median('build'):.2f} s | ratio "
+            f"{t.ratio('build')} (goal <= 1.5)"
+        )
 
         caches = iter(range(args.repeat))
 
         def spacy_build():  # an empty cache each time: every distinct premise is parsed
-            options = build_options(split=args.split, source=str(path), out=tmp / "spacy", parser="spacy",
-                                    variants=VARIANTS, cache_dir=tmp / f"cache-{next(caches)}")
+            options = build_options(
+                split=args.split,
+                source=str(path),
+                out=tmp / "spacy",
+                parser="spacy",
+                variants=VARIANTS,
+                cache_dir=tmp / f"cache-{next(caches)}",
+            )
             return timed(lambda: build(options, console=QUIET)[1])
 
-        t, results = side_by_side({"baseline": lambda: spacy_parse(premises),
-                                   "distinct": lambda: spacy_parse(distinct), "build": spacy_build}, args.repeat)
+        t, results = side_by_side(
+            {
+                "baseline": lambda: spacy_parse(premises),
+                "distinct": lambda: spacy_parse(distinct),
+                "build": spacy_build,
+            },
+            args.repeat,
+        )
         info = results["build"]
-        console.print(f"spacy : nlp.pipe over {len(premises)} premises {t.median('baseline'):.2f} s | build (empty "
-                      f"cache) {t.median('build'):.2f} s | ratio {t.ratio('build')} (goal <= 0.5)")
+        console.print(
+            f"spacy : nlp.pipe over {len(premises)} premises {t.median('baseline'):.2f} s | build (empty "
+            f"cache) {t.median('build'):.2f} s | ratio {t.ratio('build')} (goal <= 0.5)"
+        )
         # The share of the baseline that the build cannot avoid: parsing each distinct premise once.
-        console.print(f"        nlp.pipe over the {len(distinct)} distinct premises alone {t.median('distinct'):.2f} s "
-                      f"| ratio {t.ratio('distinct')}; the build's other work "
-                      f"{t.median('build') - t.median('distinct'):.2f} s")
+        console.print(
+            f"        nlp.pipe over the {len(distinct)} distinct premises alone {t.median('distinct'):.2f} s "
+            f"| ratio {t.ratio('distinct')}; the build's other work "
+            f"{t.median('build') - t.median('distinct'):.2f} s"
+        )
         a = info.parser_agreement
-        console.print(f"spacy projection vs PTB, (label, span) constituents of {a['min_words']}-{a['max_words']} words:"
-                      f" precision {a['precision']:.3f}, recall {a['recall']:.3f} over {a['sentences']} sentences")
+        console.print(
+            f"spacy projection vs PTB, (label, span) constituents of {a['min_words']}-{a['max_words']} words:"
+            f" precision {a['precision']:.3f}, recall {a['recall']:.3f} over {a['sentences']} sentences"
+        )
         for config in info.configs:
             console.print(f"  {config.name:16} {config.rows:6d} rows")
 
 
 def commands_line(console: Console, path: Path, split: str, tmp: Path, repeat: int) -> None:
     """`swapbench --help` and the ptb build of the shuffles, each as a whole process (wall time, medians)."""
+
     def process(*words: str):
         def run():
             began = time.perf_counter()
             # run from `tmp`, so that `-m` finds swapbench where this process did, not in the current folder
-            subprocess.run([sys.executable, "-m", "swapbench", *words], check=True, capture_output=True, cwd=tmp,
-                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+            subprocess.run(
+                [sys.executable, "-m", "swapbench", *words],
+                check=True,
+                capture_output=True,
+                cwd=tmp,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+            )
             return time.perf_counter() - began, None
+
         return run
 
-    build_words = ("build", "--source", str(path), "--split", split, "--parser", "ptb",
-                   "--variants", ",".join(VARIANTS), "--out", str(tmp / "ptb-command"), "--overwrite")
-    t, _ = side_by_side({"python": process("--version"), "help": process("--help"),
-                         "build": process(*build_words)}, repeat)
-    console.print(f"commands (whole processes, wall): swapbench --help {t.median('help'):.2f} s (goal <= 0.5 s); "
-                  f"swapbench build --parser ptb, the four shuffles {t.median('build'):.2f} s; swapbench --version "
-                  f"{t.median('python'):.2f} s")
+    build_words = (
+        "build",
+        "--source",
+        str(path),
+        "--split",
+        split,
+        "--parser",
+        "ptb",
+        "--variants",
+        ",".join(VARIANTS),
+        "--out",
+        str(tmp / "ptb-command"),
+        "--overwrite",
+    )
+    t, _ = side_by_side(
+        {"python": process("--version"), "help": process("--help"), "build": process(*build_words)}, repeat
+    )
+    console.print(
+        f"commands (whole processes, wall): swapbench --help {t.median('help'):.2f} s (goal <= 0.5 s); "
+        f"swapbench build --parser ptb, the four shuffles {t.median('build'):.2f} s; swapbench --version "
+        f"{t.median('python'):.2f} s"
+    )
 
 
 def _sentences(path: Path) -> tuple[list[str], list[str]]:

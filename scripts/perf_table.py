@@ -51,7 +51,7 @@ def measured(figure: dict, source: str) -> str:
     """`value unit (low-high unit)`: the median and the range of the rounds."""
     key = "ratio" if "ratio" in figure else "value" if "value" in figure else None
     if key is None:
-        raise SwapbenchError(f"{source}: a figure has neither \"ratio\" nor \"value\": {sorted(figure)}")
+        raise SwapbenchError(f'{source}: a figure has neither "ratio" nor "value": {sorted(figure)}')
     unit = f" {figure['unit']}" if figure.get("unit") not in (None, "", "x") else figure.get("unit") or ""
     text = f"{number(figure[key])}{unit}"
     if figure.get("low") is not None and figure.get("high") is not None:
@@ -84,7 +84,7 @@ def read_figures(paths: list[Path]) -> list[tuple[str, str, dict]]:
         except json.JSONDecodeError as err:
             raise SwapbenchError(f"{path}: not JSON ({err})") from None
         if not isinstance(data, dict) or not all(isinstance(f, dict) for f in data.values()):
-            raise SwapbenchError(f"{path}: expected a dict of figure name -> {{\"ratio\" or \"value\", ...}}")
+            raise SwapbenchError(f'{path}: expected a dict of figure name -> {{"ratio" or "value", ...}}')
         figures.extend((path.name, name, figure) for name, figure in data.items())
     return figures
 
@@ -93,16 +93,22 @@ def render(paths: list[Path]) -> str:
     """The table, and the machines and loads it was measured on, as Markdown."""
     rows, places = [], {}
     for source, name, figure in read_figures(paths):
-        rows.append({"figure": table_cell_markdown(name), "goal": figure.get("goal"),
-                     "measured": measured(figure, f"{source}: {name}"),
-                     "command": command_cell(figure.get("command", ""))})
+        rows.append(
+            {
+                "figure": table_cell_markdown(name),
+                "goal": figure.get("goal"),
+                "measured": measured(figure, f"{source}: {name}"),
+                "command": command_cell(figure.get("command", "")),
+            }
+        )
         machine = str(figure.get("machine") or "machine not recorded")
         load = str(figure.get("load") or "")
         loads = places.setdefault((source, machine), [])
         if load and load not in machine and load not in loads:
             loads.append(load if load.startswith("load") else f"load {load}")
-    measured_on = [{"figures": source, "machine": machine, "load": "; ".join(loads)}
-                   for (source, machine), loads in places.items()]
+    measured_on = [
+        {"figures": source, "machine": machine, "load": "; ".join(loads)} for (source, machine), loads in places.items()
+    ]
     return markdown_environment().from_string(TEMPLATE).render(rows=rows, measured_on=measured_on)
 
 
@@ -111,8 +117,10 @@ def replace_table(text: str, table: str, name: str = "the file") -> str:
     the start before the end."""
     starts, ends = text.count(START), text.count(END)
     if starts == 0 and ends == 0:
-        raise SwapbenchError(f"{name} has no performance-table markers: put a line `{START}` and a line `{END}` "
-                             "where the table goes (what lies between them is replaced)")
+        raise SwapbenchError(
+            f"{name} has no performance-table markers: put a line `{START}` and a line `{END}` "
+            "where the table goes (what lies between them is replaced)"
+        )
     if starts != 1 or ends != 1 or text.index(START) > text.index(END):
         raise SwapbenchError(f"{name} must have `{START}` once, then `{END}` once (found {starts} and {ends})")
     head, rest = text.split(START, 1)
@@ -123,8 +131,12 @@ def replace_table(text: str, table: str, name: str = "the file") -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("json", type=Path, nargs="+", help="figures files written by the benchmark scripts' --json")
-    parser.add_argument("--file", type=Path, default=Path("docs/performance.md"),
-                        help="the Markdown file whose table to replace (default: docs/performance.md)")
+    parser.add_argument(
+        "--file",
+        type=Path,
+        default=Path("docs/performance.md"),
+        help="the Markdown file whose table to replace (default: docs/performance.md)",
+    )
     parser.add_argument("--print", action="store_true", help="print the table instead of writing --file")
     args = parser.parse_args(argv)
     try:

@@ -17,9 +17,12 @@ from swapbench.probing.sweep import SWEEP_LENGTH, SWEEP_W, symmetry_sweep  # noq
 
 
 def sweep_table() -> str:
-    lines = [f"Attenuated matrix, length {SWEEP_LENGTH}, w = {SWEEP_W:g}", "",
-             "| s | largest left/right gap (share of the top weight) | symmetry (paper) | degree_symmetry |",
-             "|---|---|---|---|"]
+    lines = [
+        f"Attenuated matrix, length {SWEEP_LENGTH}, w = {SWEEP_W:g}",
+        "",
+        "| s | largest left/right gap (share of the top weight) | symmetry (paper) | degree_symmetry |",
+        "|---|---|---|---|",
+    ]
     for row in symmetry_sweep():
         degree = "null" if row.degree_symmetry is None else f"{row.degree_symmetry:.6f}"
         lines.append(f"| {row.s:g} | {row.largest_gap:.3g} | {row.paper_symmetry:.3f} | {degree} |")

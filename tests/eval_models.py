@@ -21,8 +21,14 @@ PUNCTUATION = list(".,!?'\"-")
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 # initializer_range 0.5 rather than 0.02: a random model then gives different labels to different pairs.
-SMALL = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-             max_position_embeddings=160, initializer_range=0.5)
+SMALL = dict(
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=64,
+    max_position_embeddings=160,
+    initializer_range=0.5,
+)
 
 
 def save_tokenizer(folder: Path) -> BertTokenizer:
@@ -33,12 +39,24 @@ def save_tokenizer(folder: Path) -> BertTokenizer:
     return tokenizer
 
 
-def save_classifier(folder: Path, id2label: dict[int, str], config_class=BertConfig, seed: int = 0,
-                    bias: list[float] | None = None, **overrides) -> Path:
+def save_classifier(
+    folder: Path,
+    id2label: dict[int, str],
+    config_class=BertConfig,
+    seed: int = 0,
+    bias: list[float] | None = None,
+    **overrides,
+) -> Path:
     """A random sequence classifier; `bias` (with zero classifier weights) fixes its prediction."""
     tokenizer = save_tokenizer(folder)
-    config = config_class(vocab_size=len(tokenizer), num_labels=len(id2label), id2label=id2label,
-                          label2id={v: k for k, v in id2label.items()}, pad_token_id=0, **{**SMALL, **overrides})
+    config = config_class(
+        vocab_size=len(tokenizer),
+        num_labels=len(id2label),
+        id2label=id2label,
+        label2id={v: k for k, v in id2label.items()},
+        pad_token_id=0,
+        **{**SMALL, **overrides},
+    )
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         model = AutoModelForSequenceClassification.from_config(config)
@@ -71,11 +89,14 @@ def write_training_file(path: Path, split: str, start: int = 0) -> Path:
         for verb in VERBS[:4]:
             other = VERBS[(VERBS.index(verb) + 1) % len(VERBS)]
             premise = f"A {subject} {verb} in the park."
-            for label, hypothesis in (("entailment", f"A {subject} {verb}."),
-                                      ("contradiction", f"A {subject} {other}."),
-                                      ("neutral", f"A happy {subject} {verb} in the park.")):
-                rows.append({"gold_label": label, "pairID": f"{split}{number}", "sentence1": premise,
-                             "sentence2": hypothesis})
+            for label, hypothesis in (
+                ("entailment", f"A {subject} {verb}."),
+                ("contradiction", f"A {subject} {other}."),
+                ("neutral", f"A happy {subject} {verb} in the park."),
+            ):
+                rows.append(
+                    {"gold_label": label, "pairID": f"{split}{number}", "sentence1": premise, "sentence2": hypothesis}
+                )
                 number += 1
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

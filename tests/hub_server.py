@@ -96,9 +96,12 @@ def _handler(hub: FakeHub):
             self._send(status, json.dumps(value).encode(), {"Content-Type": "application/json"})
 
         def _error(self, status: int, code: str, message: str, head: bool = False) -> None:
-            self._send(status, json.dumps({"error": message}).encode(),
-                       {"Content-Type": "application/json", "X-Error-Code": code, "X-Error-Message": message},
-                       head=head)
+            self._send(
+                status,
+                json.dumps({"error": message}).encode(),
+                {"Content-Type": "application/json", "X-Error-Code": code, "X-Error-Message": message},
+                head=head,
+            )
 
         def _body(self) -> bytes:
             return self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -138,8 +141,12 @@ def _handler(hub: FakeHub):
                 if method == "GET" and rest[0] == "revision" and len(rest) == 2:
                     return self._info(repo_id, rest[1])
                 if method == "GET" and rest[0] == "tree" and len(rest) >= 2:
-                    return self._tree(repo_id, rest[1], "/".join(rest[2:]), "recursive" in query
-                                      and query["recursive"][0].lower() == "true")
+                    return self._tree(
+                        repo_id,
+                        rest[1],
+                        "/".join(rest[2:]),
+                        "recursive" in query and query["recursive"][0].lower() == "true",
+                    )
                 if method == "POST" and rest[0] == "paths-info" and len(rest) == 2:
                     return self._paths_info(repo_id, rest[1])
                 if method == "POST" and rest[0] == "preupload":
@@ -172,10 +179,23 @@ def _handler(hub: FakeHub):
             commit = self._repo_commit(repo_id, revision)
             if commit is None:
                 return
-            self._json({"id": repo_id, "_id": repo_id, "sha": commit.oid, "private": False, "disabled": False,
-                        "gated": False, "downloads": 0, "likes": 0, "tags": [], "author": repo_id.split("/")[0],
-                        "lastModified": "2026-01-01T00:00:00.000Z", "createdAt": "2026-01-01T00:00:00.000Z",
-                        "siblings": [{"rfilename": path} for path in sorted(commit.files)]})
+            self._json(
+                {
+                    "id": repo_id,
+                    "_id": repo_id,
+                    "sha": commit.oid,
+                    "private": False,
+                    "disabled": False,
+                    "gated": False,
+                    "downloads": 0,
+                    "likes": 0,
+                    "tags": [],
+                    "author": repo_id.split("/")[0],
+                    "lastModified": "2026-01-01T00:00:00.000Z",
+                    "createdAt": "2026-01-01T00:00:00.000Z",
+                    "siblings": [{"rfilename": path} for path in sorted(commit.files)],
+                }
+            )
 
         def _entries(self, commit: Commit, paths: list[str], recursive: bool, listing: bool) -> list[dict]:
             """Tree entries: of `paths` themselves, or (listing) of what lies under the one folder in `paths`."""
@@ -187,17 +207,15 @@ def _handler(hub: FakeHub):
                 prefix = f"{paths[0]}/" if paths[0] else ""
                 names = [p for p in [*commit.files, *folders] if p.startswith(prefix)]
                 if not recursive:
-                    names = [p for p in names if "/" not in p[len(prefix):]]
+                    names = [p for p in names if "/" not in p[len(prefix) :]]
             else:
                 names = [p for p in paths if p in commit.files or p in folders]
             for name in sorted(names):
                 if name in commit.files:
                     content = commit.files[name]
-                    entries.append({"type": "file", "oid": _oid(b"blob", content), "size": len(content),
-                                    "path": name})
+                    entries.append({"type": "file", "oid": _oid(b"blob", content), "size": len(content), "path": name})
                 else:
-                    entries.append({"type": "directory", "oid": _oid(b"tree", name.encode()), "size": 0,
-                                    "path": name})
+                    entries.append({"type": "directory", "oid": _oid(b"tree", name.encode()), "size": 0, "path": name})
             return entries
 
         def _tree(self, repo_id: str, revision: str, path: str, recursive: bool) -> None:
@@ -221,8 +239,7 @@ def _handler(hub: FakeHub):
 
         def _preupload(self) -> None:
             files = json.loads(self._body())["files"]
-            self._json({"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False}
-                                  for f in files]})
+            self._json({"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]})
 
         def _commit(self, repo_id: str) -> None:
             if repo_id not in hub.repos:
@@ -234,14 +251,22 @@ def _handler(hub: FakeHub):
             parent = header.get("parentCommit")
             if parent and parent != hub.repos[repo_id].head.oid:
                 return self._error(412, "PreconditionFailed", "parent commit is not the head of main")
-            files = {line["value"]["path"]: base64.b64decode(line["value"]["content"])
-                     for line in lines if line["key"] == "file"}
+            files = {
+                line["value"]["path"]: base64.b64decode(line["value"]["content"])
+                for line in lines
+                if line["key"] == "file"
+            }
             if any(line["key"] == "lfsFile" for line in lines):
                 return self._error(400, "BadRequest", "the test Hub takes regular uploads only")
             deleted = [line["value"]["path"] for line in lines if line["key"] == "deletedFile"]
             commit = hub.commit(repo_id, files, deleted, header["summary"])
-            self._json({"commitUrl": f"{hub.url}/datasets/{repo_id}/commit/{commit.oid}",
-                        "commitOid": commit.oid, "pullRequestUrl": None})
+            self._json(
+                {
+                    "commitUrl": f"{hub.url}/datasets/{repo_id}/commit/{commit.oid}",
+                    "commitOid": commit.oid,
+                    "pullRequestUrl": None,
+                }
+            )
 
         def _resolve(self, method: str, repo_id: str, revision: str, path: str) -> None:
             head = method == "HEAD"
@@ -253,15 +278,19 @@ def _handler(hub: FakeHub):
             if path not in commit.files:
                 return self._error(404, "EntryNotFound", f"{path} does not exist on {revision}", head)
             content = commit.files[path]
-            headers = {"X-Repo-Commit": commit.oid, "ETag": f'"{_oid(b"blob", content)}"',
-                       "Content-Type": "application/octet-stream", "Accept-Ranges": "bytes"}
+            headers = {
+                "X-Repo-Commit": commit.oid,
+                "ETag": f'"{_oid(b"blob", content)}"',
+                "Content-Type": "application/octet-stream",
+                "Accept-Ranges": "bytes",
+            }
             ranged = self.headers.get("Range")
             if ranged and ranged.startswith("bytes=") and not head:
-                start, _, end = ranged[len("bytes="):].partition("-")
+                start, _, end = ranged[len("bytes=") :].partition("-")
                 start = int(start or 0)
                 end = min(int(end) if end else len(content) - 1, len(content) - 1)
                 headers["Content-Range"] = f"bytes {start}-{end}/{len(content)}"
-                return self._send(206, content[start:end + 1], headers)
+                return self._send(206, content[start : end + 1], headers)
             if head:
                 self.send_response(200)
                 for key, value in headers.items():

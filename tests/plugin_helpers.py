@@ -6,7 +6,7 @@ from __future__ import annotations
 def toy_source_module(help: str) -> str:
     """A plugin module's text that declares ToyNLI (the hand-written SNLI-format fixtures) and registers it with
     `help` as its listing."""
-    return f'''
+    return f"""
 from swapbench.core.registry import SOURCES
 from swapbench.sources import Source
 
@@ -15,4 +15,4 @@ TOYNLI = Source(name="toynli", short_name="ToyNLI", pretty_name="A toy NLI corpu
                 dir_env="TOYNLI_DIR", file_prefix="snli_1.0_", splits={{"test": "test"}},
                 pair_ids="the release's pairID", has_trees=True)
 SOURCES.add(TOYNLI.name, TOYNLI, help={help!r})
-'''
+"""

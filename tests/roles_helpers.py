@@ -29,8 +29,20 @@ def tree_of(text: str) -> str | None:
     return next((row["tree"] for row in gold_rows() if row["text"] == text), None)
 
 
-def pair(premise: str, hypothesis: str = "Something happens.", label: str = "entailment",
-         pair_id: str = "t#1", trees: bool = False) -> Pair:
-    return Pair(pair_id=pair_id, premise=premise, hypothesis=hypothesis, label=label,
-                premise_parse=tree_of(premise) if trees else None,
-                hypothesis_parse=tree_of(hypothesis) if trees else None, path="test", line=1)
+def pair(
+    premise: str,
+    hypothesis: str = "Something happens.",
+    label: str = "entailment",
+    pair_id: str = "t#1",
+    trees: bool = False,
+) -> Pair:
+    return Pair(
+        pair_id=pair_id,
+        premise=premise,
+        hypothesis=hypothesis,
+        label=label,
+        premise_parse=tree_of(premise) if trees else None,
+        hypothesis_parse=tree_of(hypothesis) if trees else None,
+        path="test",
+        line=1,
+    )

@@ -21,8 +21,9 @@ SPLITS = ("test", "dev")  # the release files the integration tests read
 
 def release_file(folder: Path, split: str) -> Path | None:
     """The release file of `split` in `folder` (snli_1.0_<split>.jsonl or .jsonl.gz); None when absent."""
-    return next((path for suffix in (".jsonl", ".jsonl.gz")
-                 if (path := folder / f"snli_1.0_{split}{suffix}").is_file()), None)
+    return next(
+        (path for suffix in (".jsonl", ".jsonl.gz") if (path := folder / f"snli_1.0_{split}{suffix}").is_file()), None
+    )
 
 
 def release_bytes(folder: Path, split: str) -> bytes:
@@ -41,9 +42,11 @@ class SharedSnli:
         missing = [f"snli_1.0_{split}.jsonl" for split in SPLITS if release_file(self.folder, split) is None]
         if not missing:
             return None
-        return (f"needs SNLI 1.0's release files: {self.folder} (named by {self.named_by}) holds no "
-                f"{' nor '.join(missing)} (nor .jsonl.gz). Set SWAPBENCH_SNLI_DIR (or SWAPBENCH_SHARED_SNLI) to the "
-                "folder of the release files to run it")
+        return (
+            f"needs SNLI 1.0's release files: {self.folder} (named by {self.named_by}) holds no "
+            f"{' nor '.join(missing)} (nor .jsonl.gz). Set SWAPBENCH_SNLI_DIR (or SWAPBENCH_SHARED_SNLI) to the "
+            "folder of the release files to run it"
+        )
 
 
 def locate(environ: Mapping[str, str], repo: Path) -> SharedSnli:

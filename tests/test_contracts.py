@@ -55,13 +55,18 @@ from swapbench.variants.randomness import example_rng
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FRAMES = FIXTURES / "srl_frames.jsonl"
 # Example names of the pattern entries whose value lists none.
-EXAMPLES = {"shuffle-N": ["shuffle-2", "shuffle-3", "shuffle-4", "shuffle-5"], "frames:FILE": [f"frames:{FRAMES}"],
-            "hub:ORG/NAME": ["hub:someone/nli"]}
+EXAMPLES = {
+    "shuffle-N": ["shuffle-2", "shuffle-3", "shuffle-4", "shuffle-5"],
+    "frames:FILE": [f"frames:{FRAMES}"],
+    "hub:ORG/NAME": ["hub:someone/nli"],
+}
 # Pronoun case is the one change a role swap makes to the words themselves.
 CASE = {"me": "i", "him": "he", "her": "she", "us": "we", "them": "they", "whom": "who"}
 SENTENCE = "A man in a grassy field throws a frisbee."
-TREE = ("(ROOT (S (NP (NP (DT A) (NN man)) (PP (IN in) (NP (DT a) (JJ grassy) (NN field)))) (VP (VBZ throws) "
-        "(NP (DT a) (NN frisbee))) (. .)))")
+TREE = (
+    "(ROOT (S (NP (NP (DT A) (NN man)) (PP (IN in) (NP (DT a) (JJ grassy) (NN field)))) (VP (VBZ throws) "
+    "(NP (DT a) (NN frisbee))) (. .)))"
+)
 
 
 def examples(entry: Entry) -> list[str]:
@@ -76,8 +81,11 @@ def examples(entry: Entry) -> list[str]:
 
 
 def cases(registry) -> list:
-    return [pytest.param(entry, name, id=name.replace(str(FIXTURES), "FIXTURES"))
-            for entry in registry for name in examples(entry)]
+    return [
+        pytest.param(entry, name, id=name.replace(str(FIXTURES), "FIXTURES"))
+        for entry in registry
+        for name in examples(entry)
+    ]
 
 
 def words(sentence: str) -> list[str]:
@@ -92,8 +100,9 @@ def test_every_registry_is_tested_here_and_says_what_it_holds():
     """A registry added to core/registry.py joins REGISTRIES (and gets a contract test of its entries), and is told
     what its entries are by the module that defines them, so that a wrong registration is refused."""
     defined = [value for value in vars(registries).values() if isinstance(value, Registry)]
-    assert {id(r) for r in defined} == {id(r) for r in REGISTRIES}, \
+    assert {id(r) for r in defined} == {id(r) for r in REGISTRIES}, (
         f"registries not under the contract test: {[r.kind for r in defined if r not in REGISTRIES]}"
+    )
     for registry in REGISTRIES:
         assert registry.expected() != "anything", f"nothing says what a {registry.kind} is (Registry.accepts)"
         registry.names()  # plugins loaded: their entries, registered before or after `accepts`, checked again
@@ -112,6 +121,7 @@ def test_every_entry_has_help_text(registry):
 
 
 # ---- sources ------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("entry, name", cases(SOURCES))
 def test_source_declares_what_the_card_and_the_board_read(entry, name):
@@ -132,13 +142,16 @@ def test_source_declares_what_the_card_and_the_board_read(entry, name):
 
 # ---- variants -----------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def fixture_pairs():
     """Hand-written pairs with their trees (none is SNLI's), their ptb parses and their rendered originals."""
     snli = SOURCES.get("snli")
-    pairs = [*read_release_file(snli, FIXTURES / "snli_1.0_test.jsonl", "test").pairs,
-             *read_release_file(snli, FIXTURES / "snli_roles.jsonl", "test").pairs,
-             *read_release_file(snli, FIXTURES / "snli_reversible.jsonl", "test").pairs]
+    pairs = [
+        *read_release_file(snli, FIXTURES / "snli_1.0_test.jsonl", "test").pairs,
+        *read_release_file(snli, FIXTURES / "snli_roles.jsonl", "test").pairs,
+        *read_release_file(snli, FIXTURES / "snli_reversible.jsonl", "test").pairs,
+    ]
     parser = PTBParser()
     trees = list(dict.fromkeys(p.premise_parse for p in pairs))
     parses = dict(zip(trees, parser.parse_many(trees)))
@@ -182,16 +195,19 @@ def test_variant_builds_and_perturbs_by_permuting_words(entry, name, fixture_pai
             written = originals[pair.pair_id]
             for side, text in ((result.premise, original_premise), (result.hypothesis, original_hypothesis)):
                 if result.original_label is None:
-                    assert sorted(squash(written.write(side)).casefold()) == \
-                        sorted(squash(written.write(text)).casefold()), (name, side)
+                    assert sorted(squash(written.write(side)).casefold()) == sorted(
+                        squash(written.write(text)).casefold()
+                    ), (name, side)
             assert set(variant.extra_features) <= set(result.extra), f"{name}: a row lacks a column it declares"
-            assert result.label in ("entailment", "neutral", "contradiction") and all(isinstance(t, str)
-                                                                                     for t in result.tags)
+            assert result.label in ("entailment", "neutral", "contradiction") and all(
+                isinstance(t, str) for t in result.tags
+            )
     assert isinstance(variant.statistics(), dict)
     # the settings a board header compares with the paper's: fields of the build record, the board's reference and
     # reported.json's account of the paper's data
-    assert set(declared(name).paper_settings) <= (set(BuildInfo.model_fields) & set(Reference.model_fields)
-                                                  & set(PaperData.model_fields))
+    assert set(declared(name).paper_settings) <= (
+        set(BuildInfo.model_fields) & set(Reference.model_fields) & set(PaperData.model_fields)
+    )
     if not name.endswith("-validated"):  # only hand-accepted swaps, and none of these pairs was judged
         assert applied, f"{name} applies to none of the fixture pairs"
 
@@ -202,6 +218,7 @@ def test_an_unknown_variant_name_is_refused():
 
 
 # ---- parsers ------------------------------------------------------------------------------------------------------
+
 
 def make_backend(name: str) -> ConstituencyParser:
     try:
@@ -227,6 +244,7 @@ def test_parser_has_name_version_and_parses_a_sentence(entry, name):
 
 
 # ---- role labelers ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("entry, name", cases(LABELERS))
 def test_labeler_is_made_from_its_spec_and_finds_the_roles_of_a_sentence(entry, name):
@@ -258,8 +276,16 @@ def test_encoding_declares_its_family_and_runs_in_a_tiny_model(entry, name):
     encoding = entry.value
     assert encoding.paper.strip() and encoding.kind and encoding.family in FAMILY_NAMES
     assert set(encoding.fields) <= set(FIELDS), f"{name} names fields the zoo config does not have"
-    config = ZooConfig(position_encoding=name, vocab_size=30, hidden_size=16, num_hidden_layers=1,
-                       num_attention_heads=2, intermediate_size=32, max_position_embeddings=16, num_labels=3)
+    config = ZooConfig(
+        position_encoding=name,
+        vocab_size=30,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=16,
+        num_labels=3,
+    )
     with torch.random.fork_rng():
         torch.manual_seed(0)
         model = ZooForSequenceClassification(config).eval()
@@ -269,6 +295,7 @@ def test_encoding_declares_its_family_and_runs_in_a_tiny_model(entry, name):
 
 
 # ---- positional-encoding families ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("entry, name", cases(FAMILIES))
 def test_family_reads_a_config_of_its_model_type(entry, name):
@@ -285,6 +312,7 @@ def test_family_reads_a_config_of_its_model_type(entry, name):
 
 # ---- scorers ------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("entry, name", cases(SCORERS))
 def test_scorer_is_a_mode_the_results_know_and_owns_options_eval_takes(entry, name):
     from swapbench.commands.main import make_parser
@@ -300,8 +328,9 @@ def test_scorer_is_a_mode_the_results_know_and_owns_options_eval_takes(entry, na
     assert set(entry.value.Options.model_fields) <= set(model.model_fields), f"{name}'s options are not eval's"
     eval_parser = make_parser(["eval"])._subparsers._group_actions[0].choices["eval"]
     flags = {flag for action in eval_parser._actions for flag in action.option_strings}
-    refused = {key: flag_of(key, model.model_fields[key]) for key in entry.value.refused_without
-               if key in model.model_fields}
+    refused = {
+        key: flag_of(key, model.model_fields[key]) for key in entry.value.refused_without if key in model.model_fields
+    }
     assert len(refused) == len(entry.value.refused_without), f"{name} refuses options `swapbench eval` does not take"
     assert set(refused.values()) <= flags, f"{name} refuses options `swapbench eval` does not take"
     assert len(set(entry.value.refused_without)) == len(entry.value.refused_without)
@@ -309,9 +338,12 @@ def test_scorer_is_a_mode_the_results_know_and_owns_options_eval_takes(entry, na
     # with it is refused, naming the flag.
     keywords = {"model": "some/model", "data": "some/data", "mode": name}
     assert isinstance(scorer_for(model.from_keywords(**keywords)), entry.value)
-    switches = [(field, flag_of(field, model.model_fields[field])) for other in SCORERS
-                for field in other.value.refused_without
-                if field not in entry.value.refused_without and model.model_fields[field].annotation is bool]
+    switches = [
+        (field, flag_of(field, model.model_fields[field]))
+        for other in SCORERS
+        for field in other.value.refused_without
+        if field not in entry.value.refused_without and model.model_fields[field].annotation is bool
+    ]
     for field, flag in switches:
         with pytest.raises(SwapbenchError, match=re.escape(flag)):
             scorer_for(model.from_keywords(**keywords, **{field: True}))
@@ -320,6 +352,7 @@ def test_scorer_is_a_mode_the_results_know_and_owns_options_eval_takes(entry, na
 
 
 # ---- prompt templates ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("entry, name", cases(TEMPLATES))
 def test_template_names_the_pair_and_a_verbalizer_per_label(entry, name):

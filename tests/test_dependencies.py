@@ -51,9 +51,14 @@ def imported(path: Path, text: str | None = None) -> dict[str, int]:
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             names = [node.module]
-        elif (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None))
-              in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str) and not node.args[0].value.startswith(".")):
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and not node.args[0].value.startswith(".")
+        ):
             names = [node.args[0].value]
         else:
             continue
@@ -70,8 +75,10 @@ def undeclared(files: dict[Path, str | None], distributions: dict[str, str]) -> 
                 continue
             distribution = normalized(DISTRIBUTIONS.get(module, module))
             if distribution not in distributions:
-                problems.append(f"{path.relative_to(ROOT).as_posix()}:{line}: imports {module} (distribution "
-                                f"{distribution}), which pyproject.toml does not declare")
+                problems.append(
+                    f"{path.relative_to(ROOT).as_posix()}:{line}: imports {module} (distribution "
+                    f"{distribution}), which pyproject.toml does not declare"
+                )
     return problems
 
 
@@ -79,18 +86,27 @@ def test_every_imported_package_is_declared():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     files = {path: None for path in sorted((ROOT / "swapbench").rglob("*.py"))}
     problems = undeclared(files, declared(pyproject))
-    assert not problems, "imports of undeclared packages (add each to pyproject.toml, an optional one as an " \
-                         "extra):\n" + "\n".join(problems)
+    assert not problems, (
+        "imports of undeclared packages (add each to pyproject.toml, an optional one as an "
+        "extra):\n" + "\n".join(problems)
+    )
 
 
 def test_the_check_maps_names_and_reads_extras():
-    pyproject = {"project": {"dependencies": ["PyYAML>=6", "huggingface_hub>=0.36"],
-                             "optional-dependencies": {"gguf": ["gguf>=0.10"]}}}
+    pyproject = {
+        "project": {
+            "dependencies": ["PyYAML>=6", "huggingface_hub>=0.36"],
+            "optional-dependencies": {"gguf": ["gguf>=0.10"]},
+        }
+    }
     distributions = declared(pyproject)
     assert distributions == {"pyyaml": "dependencies", "huggingface-hub": "dependencies", "gguf": "extra gguf"}
     here = ROOT / "swapbench" / "anything.py"
-    text = ("import os, yaml\nfrom huggingface_hub import HfApi\nfrom . import text\nfrom __future__ import x\n"
-            "def f():\n    import gguf\n    import httpx.client\n    importlib.import_module('pandas')\n")
+    text = (
+        "import os, yaml\nfrom huggingface_hub import HfApi\nfrom . import text\nfrom __future__ import x\n"
+        "def f():\n    import gguf\n    import httpx.client\n    importlib.import_module('pandas')\n"
+    )
     assert undeclared({here: text}, distributions) == [
         "swapbench/anything.py:7: imports httpx (distribution httpx), which pyproject.toml does not declare",
-        "swapbench/anything.py:8: imports pandas (distribution pandas), which pyproject.toml does not declare"]
+        "swapbench/anything.py:8: imports pandas (distribution pandas), which pyproject.toml does not declare",
+    ]

@@ -44,8 +44,17 @@ def test_every_command_has_its_page():
 
     parser = make_parser(["build"])
     [commands] = [a for a in parser._actions if a.dest == "command"]
-    assert set(commands.choices) == {"build", "eval", "suite", "probe", "leak", "curate", "submit", "leaderboard",
-                                      "zoo"}
+    assert set(commands.choices) == {
+        "build",
+        "eval",
+        "suite",
+        "probe",
+        "leak",
+        "curate",
+        "submit",
+        "leaderboard",
+        "zoo",
+    }
     for name in commands.choices:
         page = DOCS / "commands" / f"{name}.md"
         assert page.is_file() and page.read_text(encoding="utf-8").startswith(f"# `swapbench {name}`")
@@ -95,7 +104,8 @@ def test_the_extending_examples_run_and_register_what_they_say():
         kept = make_variant("shuffle-reverse", reverse_keep_first=True).apply(pair, parse, None)
         assert kept.premise == "A hen a chases dog ."
         [flat] = PARSERS.get("flat")(has_parses=False, spacy_model=None, benepar_model=None).parse_many(
-            ["A dog chases a hen."])
+            ["A dog chases a hen."]
+        )
         assert flat.tokens == ("A", "dog", "chases", "a", "hen", ".") and flat.punct[-1]
         [roles] = LABELERS.get("lookup")("lookup").label_many([Sentence("A dog chases a hen.")])
         assert roles.text(roles.frames[0].agent) == "A dog" and roles.text(roles.frames[0].patient) == "a hen"
@@ -105,15 +115,27 @@ def test_the_extending_examples_run_and_register_what_they_say():
 
         from swapbench.zoo.modeling import ZooConfig, ZooForSequenceClassification
 
-        config = ZooConfig(position_encoding="nearest", vocab_size=30, hidden_size=16, num_hidden_layers=1,
-                           num_attention_heads=2, intermediate_size=32, max_position_embeddings=16, num_labels=3)
+        config = ZooConfig(
+            position_encoding="nearest",
+            vocab_size=30,
+            hidden_size=16,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=16,
+            num_labels=3,
+        )
         with torch.no_grad():
             logits = ZooForSequenceClassification(config).eval()(input_ids=torch.tensor([[2, 5, 7, 3]])).logits
         assert logits.shape == (1, 3) and torch.isfinite(logits).all()
-        info = FAMILIES.get("my-model").read(swapbench.models.positional.ConfigReading(None, "my-model",
-                                                                                       {"rope_theta": 1e4}))
-        assert (info.family, info.kind, info.evidence) == ("rotary", "rope", {"model_type": "my-model",
-                                                                               "rope_theta": 1e4})
+        info = FAMILIES.get("my-model").read(
+            swapbench.models.positional.ConfigReading(None, "my-model", {"rope_theta": 1e4})
+        )
+        assert (info.family, info.kind, info.evidence) == (
+            "rotary",
+            "rope",
+            {"model_type": "my-model", "rope_theta": 1e4},
+        )
     finally:
         for registry, names in zip(registries, before):
             for name in set(registry.names()) - names:
@@ -177,8 +199,9 @@ def test_architecture_names_the_registries_the_code_has():
     listing = section.split("`swapbench/core/registry.py`:", 1)[1].split("(tests/test_docs.py", 1)[0]
     named = set(re.findall(r"`([A-Z][A-Z_]+)`", listing))
     assert set(re.findall(r"`([A-Z][A-Z_]+)`", section)) <= named  # the section names no registry the list lacks
-    assert named == set(_registries()), f"ARCHITECTURE.md names {sorted(named)}; core/registry.py has " \
-                                        f"{sorted(_registries())}"
+    assert named == set(_registries()), (
+        f"ARCHITECTURE.md names {sorted(named)}; core/registry.py has {sorted(_registries())}"
+    )
     assert "listed in `commands/listing.py`" in section
     from swapbench.commands.listing import COMMANDS
 
@@ -194,18 +217,21 @@ def test_extending_names_the_files_each_kind_of_extension_touches_and_they_exist
     rows = dict(re.findall(r"^\| ([\w -]+) \| (.+) \|$", section, re.M))
     rows.pop("extension")
     registries = {r.kind: r for r in _registries().values()}
-    assert set(rows) == set(registries), f"extending.md's table has {sorted(rows)}; the registries are " \
-                                         f"{sorted(registries)}"
+    assert set(rows) == set(registries), (
+        f"extending.md's table has {sorted(rows)}; the registries are {sorted(registries)}"
+    )
     for kind, cell in rows.items():
         paths = re.findall(r"`(swapbench/[\w/]+(?:\.py)?)`", cell)
         assert paths, f"extending.md names no file for a {kind}"
         for path in paths:
             place = REPO / path
-            assert (place.parent.is_dir() if place.name == "NAME.py" else place.is_file()), \
+            assert place.parent.is_dir() if place.name == "NAME.py" else place.is_file(), (
                 f"extending.md: a {kind} touches {path}, which is not there"
+            )
         new = [path for path in paths if path.endswith("/NAME.py")]
         for entry in registries[kind]:  # a class or a factory says where it is defined
             module = getattr(entry.value, "__module__", None)
             if new and callable(entry.value) and module and module.startswith("swapbench."):
-                assert module.rsplit(".", 1)[0].replace(".", "/") == new[0].rsplit("/", 1)[0], \
+                assert module.rsplit(".", 1)[0].replace(".", "/") == new[0].rsplit("/", 1)[0], (
                     f"the {kind} {entry.name!r} is defined in {module}, not where extending.md puts a new one"
+                )

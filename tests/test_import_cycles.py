@@ -76,16 +76,22 @@ def cycles(graph: dict[Path, dict[Path, int]]) -> list[list[Path]]:
 
 def describe(component: list[Path], graph: dict[Path, dict[Path, int]]) -> str:
     inside = set(component)
-    edges = [f"  {where(source, line)} imports {target.relative_to(ROOT).as_posix()}"
-             for source in component for target, line in sorted(graph[source].items()) if target in inside]
+    edges = [
+        f"  {where(source, line)} imports {target.relative_to(ROOT).as_posix()}"
+        for source in component
+        for target, line in sorted(graph[source].items())
+        if target in inside
+    ]
     return "\n".join(edges)
 
 
 def test_no_module_imports_itself_back():
     graph = import_graph()
     found = cycles(graph)
-    assert not found, ("import cycles in swapbench (move what both ends need into a module both can import):\n"
-                       + "\n\n".join(describe(component, graph) for component in found))
+    assert not found, (
+        "import cycles in swapbench (move what both ends need into a module both can import):\n"
+        + "\n\n".join(describe(component, graph) for component in found)
+    )
 
 
 def test_the_check_finds_a_cycle_through_functions_and_none_where_imports_run_one_way():
@@ -93,9 +99,11 @@ def test_the_check_finds_a_cycle_through_functions_and_none_where_imports_run_on
     modules importing one way only make none."""
     core = ROOT / "swapbench" / "core"
     a, b, c = core / "text.py", core / "files.py", core / "jsonl.py"
-    texts = {a: "from . import files\n",
-             b: "import os\n\ndef read():\n    from .jsonl import read_json\n",
-             c: "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from swapbench.core import text\n"}
+    texts = {
+        a: "from . import files\n",
+        b: "import os\n\ndef read():\n    from .jsonl import read_json\n",
+        c: "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from swapbench.core import text\n",
+    }
     graph = import_graph(texts)
     assert cycles(graph) == [sorted([a, b, c])]
     text = describe(sorted([a, b, c]), graph)

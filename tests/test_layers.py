@@ -71,15 +71,21 @@ def imports_of(path: Path, text: str | None = None) -> list[Import]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 package = package_of(path)
-                base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
+                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
             # `from pkg import name` imports pkg, and the module pkg.name where there is one.
-            names = [(f"{base}.{a.name}", f"{base}.{a.name}") if module_file(f"{base}.{a.name}") else (base, base)
-                     for a in node.names]
-        elif (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None))
-              in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str)):  # a name the code spells out; a computed one is not seen
+            names = [
+                (f"{base}.{a.name}", f"{base}.{a.name}") if module_file(f"{base}.{a.name}") else (base, base)
+                for a in node.names
+            ]
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):  # a name the code spells out; a computed one is not seen
             names = [(node.args[0].value, node.args[0].value)]
         else:
             continue
@@ -102,8 +108,9 @@ def test_the_layers_are_folders_and_the_nevers_run_down():
     for a, b in NEVER:
         assert a in PARTS and b in PARTS, f"layers.json: a never between {a} and {b}, not both layers"
         assert RANK[a] < RANK[b], f"layers.json: the never {a} -> {b} runs up; imports up are refused anyway"
-    loose = sorted(p.name for p in (ROOT / "swapbench").glob("*.py")
-                   if p.name not in ("__init__.py", "__main__.py", "api.py"))
+    loose = sorted(
+        p.name for p in (ROOT / "swapbench").glob("*.py") if p.name not in ("__init__.py", "__main__.py", "api.py")
+    )
     assert not loose, f"modules loose at the top of swapbench/ (put each in the folder of its layer): {loose}"
 
 
@@ -121,22 +128,35 @@ def test_no_import_runs_up_or_breaks_a_never():
             if source is None or target is None or target == source:
                 continue
             if (source, target) in NEVER:
-                problems.append(f"{where(path, imp.line)}: {source} imports {imp.name} ({target}), which it must "
-                                f"never do: {NEVER[source, target]}")
+                problems.append(
+                    f"{where(path, imp.line)}: {source} imports {imp.name} ({target}), which it must "
+                    f"never do: {NEVER[source, target]}"
+                )
             elif RANK[target] < RANK[source]:
-                problems.append(f"{where(path, imp.line)}: {source} imports {imp.name} ({target}), a layer above "
-                                "it in tests/layers.json")
+                problems.append(
+                    f"{where(path, imp.line)}: {source} imports {imp.name} ({target}), a layer above "
+                    "it in tests/layers.json"
+                )
     assert not problems, "imports against tests/layers.json:\n" + "\n".join(problems)
 
 
 def test_the_check_sees_imports_inside_functions():
     """The reader finds relative imports in function bodies, `from package import module` and plain imports."""
-    text = ("import swapbench.parsing.ptb\n"
-            "def f():\n    from ..variants import role_swap\n    from ..core import errors\n"
-            "    from .base import Span\n"
-            "    importlib.import_module('swapbench.core.text')\n")
-    found = {(i.line, i.target.relative_to(ROOT).as_posix())
-             for i in imports_of(ROOT / "swapbench" / "roles" / "anything.py", text)}
-    assert found == {(1, "swapbench/parsing/ptb.py"), (3, "swapbench/variants/role_swap.py"),
-                     (4, "swapbench/core/errors.py"), (5, "swapbench/roles/base.py"), (6, "swapbench/core/text.py")}
+    text = (
+        "import swapbench.parsing.ptb\n"
+        "def f():\n    from ..variants import role_swap\n    from ..core import errors\n"
+        "    from .base import Span\n"
+        "    importlib.import_module('swapbench.core.text')\n"
+    )
+    found = {
+        (i.line, i.target.relative_to(ROOT).as_posix())
+        for i in imports_of(ROOT / "swapbench" / "roles" / "anything.py", text)
+    }
+    assert found == {
+        (1, "swapbench/parsing/ptb.py"),
+        (3, "swapbench/variants/role_swap.py"),
+        (4, "swapbench/core/errors.py"),
+        (5, "swapbench/roles/base.py"),
+        (6, "swapbench/core/text.py"),
+    }
     assert part_of(ROOT / "swapbench" / "roles" / "anything.py") == "Roles"

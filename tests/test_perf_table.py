@@ -23,15 +23,40 @@ def load_script():
 
 perf_table = load_script()
 
-STARTUP = {"every command's `--help`, slowest, whole process, wall": {
-    "value": 0.21, "low": 0.19, "high": 0.25, "unit": "s", "goal": "≤ 0.3 s", "note": "slowest: swapbench zoo --help",
-    "command": "python scripts/bench_startup.py --json startup.json", "load": "load 0.50 0.40 0.30",
-    "machine": "Intel Xeon, 2 cores", "commands": {"zoo --help": {"wall": 0.21}}}}
-SCORING = {"scoring FLOP/s / matmul FLOP/s": {  # another script's keys: a ratio, extra keys, no goal or unit
-    "ratio": 0.523, "low": 0.42, "high": 0.62, "command": "python scripts/bench_eval.py --pairs 2000 | tee log",
-    "load": "load 1.10 1.00 0.90", "machine": "NVIDIA H200", "flops": 1.2e15},
-    "bf16 / fp32 scoring": {"ratio": 2.37, "low": 2.1, "high": 2.5, "unit": "x", "command": "the same",
-                            "load": "2.00 1.00 0.50", "machine": "NVIDIA H200"}}
+STARTUP = {
+    "every command's `--help`, slowest, whole process, wall": {
+        "value": 0.21,
+        "low": 0.19,
+        "high": 0.25,
+        "unit": "s",
+        "goal": "≤ 0.3 s",
+        "note": "slowest: swapbench zoo --help",
+        "command": "python scripts/bench_startup.py --json startup.json",
+        "load": "load 0.50 0.40 0.30",
+        "machine": "Intel Xeon, 2 cores",
+        "commands": {"zoo --help": {"wall": 0.21}},
+    }
+}
+SCORING = {
+    "scoring FLOP/s / matmul FLOP/s": {  # another script's keys: a ratio, extra keys, no goal or unit
+        "ratio": 0.523,
+        "low": 0.42,
+        "high": 0.62,
+        "command": "python scripts/bench_eval.py --pairs 2000 | tee log",
+        "load": "load 1.10 1.00 0.90",
+        "machine": "NVIDIA H200",
+        "flops": 1.2e15,
+    },
+    "bf16 / fp32 scoring": {
+        "ratio": 2.37,
+        "low": 2.1,
+        "high": 2.5,
+        "unit": "x",
+        "command": "the same",
+        "load": "2.00 1.00 0.50",
+        "machine": "NVIDIA H200",
+    },
+}
 
 
 @pytest.fixture
@@ -46,10 +71,14 @@ def figures(tmp_path):
 def test_renders_each_figure_with_its_goal_range_command_and_machine(figures):
     table = perf_table.render(figures).splitlines()
     assert table[:2] == ["| figure | goal | measured | command |", "|---|---|---|---|"]
-    assert table[2] == ("| every command's `--help`, slowest, whole process, wall | ≤ 0.3 s | 0.21 s (0.19-0.25); "
-                        "slowest: swapbench zoo --help | `python scripts/bench_startup.py --json startup.json` |")
-    assert table[3] == ("| scoring FLOP/s / matmul FLOP/s |  | 0.523 (0.42-0.62) | "
-                        "`python scripts/bench_eval.py --pairs 2000 \\| tee log` |")
+    assert table[2] == (
+        "| every command's `--help`, slowest, whole process, wall | ≤ 0.3 s | 0.21 s (0.19-0.25); "
+        "slowest: swapbench zoo --help | `python scripts/bench_startup.py --json startup.json` |"
+    )
+    assert table[3] == (
+        "| scoring FLOP/s / matmul FLOP/s |  | 0.523 (0.42-0.62) | "
+        "`python scripts/bench_eval.py --pairs 2000 \\| tee log` |"
+    )
     assert "startup.json: Intel Xeon, 2 cores, load 0.50 0.40 0.30." in table
     assert table[4] == "| bf16 / fp32 scoring |  | 2.37x (2.1-2.5) | `the same` |"
     assert "scoring.json: NVIDIA H200, load 1.10 1.00 0.90; load 2.00 1.00 0.50." in table  # one line a file
@@ -81,5 +110,5 @@ def test_refuses_a_file_without_markers_and_leaves_it_alone(figures, tmp_path, c
 def test_refuses_a_figure_without_a_number(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"a figure": {"low": 1, "high": 2}}))
-    with pytest.raises(SwapbenchError, match="neither \"ratio\" nor \"value\""):
+    with pytest.raises(SwapbenchError, match='neither "ratio" nor "value"'):
         perf_table.render([path])

@@ -37,8 +37,7 @@ def written(tmp_path_factory) -> dict:
         patch.chdir(here)
         patch.setenv("SWAPBENCH_CACHE_DIR", str(cache))
         bench = root / "bench"
-        assert main(["build", "--source", str(FIXTURES), "--out", str(bench), "--no-cache", "--variants",
-                     CONFIGS]) == 0
+        assert main(["build", "--source", str(FIXTURES), "--out", str(bench), "--no-cache", "--variants", CONFIGS]) == 0
         classifier = save_classifier(root / "models" / "bert", NLI)
         base = save_base(root / "models" / "base")
         train = write_training_file(root / "snli" / "snli_1.0_train.jsonl", "train")
@@ -46,18 +45,75 @@ def written(tmp_path_factory) -> dict:
         # the default output lands in the working folder, under the model's name
         assert main(["eval", str(classifier), "--data", str(bench), *scoring]) == 0
         tuned_results = root / "out" / "tuned.json"
-        assert main(["eval", str(base), "--data", str(bench), "--output", str(tuned_results), "--train-source",
-                     str(train), "--val-holdout", "8", "--epochs", "1", "--train-batch-size", "8", *scoring]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    str(base),
+                    "--data",
+                    str(bench),
+                    "--output",
+                    str(tuned_results),
+                    "--train-source",
+                    str(train),
+                    "--val-holdout",
+                    "8",
+                    "--epochs",
+                    "1",
+                    "--train-batch-size",
+                    "8",
+                    *scoring,
+                ]
+            )
+            == 0
+        )
         assert main(["probe", str(classifier), "--out", str(root / "probe"), "--words", "3", "--length", "8"]) == 0
         zoo_data = root / "zoo-data"
         zoo_data.mkdir()
-        assert main(["zoo", "run", "--data", str(bench), "--out", str(root / "zoo"), "--work", str(root / "work"),
-                     "--encodings", "rope", "--seeds", "0", "--bootstrap", "50", "--probe-words", "3",
-                     "--layers", "1", "--hidden", "16", "--heads", "2", "--epochs", "1", "--max-length", "32",
-                     "--train-batch-size", "8", "--tokenizer", str(save_tokenizer(zoo_data / "tokenizer")),
-                     "--train-source", str(write_pairs(zoo_data / "train.jsonl", "t")),
-                     "--val-source", str(write_pairs(zoo_data / "dev.jsonl", "d", "garden")),
-                     "--device", "cpu", "--no-progress"]) == 0
+        assert (
+            main(
+                [
+                    "zoo",
+                    "run",
+                    "--data",
+                    str(bench),
+                    "--out",
+                    str(root / "zoo"),
+                    "--work",
+                    str(root / "work"),
+                    "--encodings",
+                    "rope",
+                    "--seeds",
+                    "0",
+                    "--bootstrap",
+                    "50",
+                    "--probe-words",
+                    "3",
+                    "--layers",
+                    "1",
+                    "--hidden",
+                    "16",
+                    "--heads",
+                    "2",
+                    "--epochs",
+                    "1",
+                    "--max-length",
+                    "32",
+                    "--train-batch-size",
+                    "8",
+                    "--tokenizer",
+                    str(save_tokenizer(zoo_data / "tokenizer")),
+                    "--train-source",
+                    str(write_pairs(zoo_data / "train.jsonl", "t")),
+                    "--val-source",
+                    str(write_pairs(zoo_data / "dev.jsonl", "d", "garden")),
+                    "--device",
+                    "cpu",
+                    "--no-progress",
+                ]
+            )
+            == 0
+        )
         board = root / "board"
         assert main(["leaderboard", "--board", str(board), "--set-reference", str(bench)]) == 0
         # The tiny model is at chance, which the board refuses; what is looked at here is what it stores. So the
@@ -69,27 +125,55 @@ def written(tmp_path_factory) -> dict:
             epoch["train_loss"] = 0.5
         rows: dict[str, list] = {}
         for i, row in enumerate(read_predictions(predictions_path(tuned_results))):
-            rows.setdefault(row.configuration, []).append(row.model_copy(update={
-                "prediction_original": row.gold_original,
-                "prediction_perturbed": row.gold if i % 5 else row.prediction_perturbed}))
+            rows.setdefault(row.configuration, []).append(
+                row.model_copy(
+                    update={
+                        "prediction_original": row.gold_original,
+                        "prediction_perturbed": row.gold if i % 5 else row.prediction_perturbed,
+                    }
+                )
+            )
         tuning = EvalResults.model_validate(data).model.fine_tuning
-        assert main(["submit", str(save(rederived(data, [(None, tuning, rows)]), root / "out" / "submitted.json")),
-                     "--board", str(board)]) == 0
-    return {"build": [bench], "eval": [here, root / "out"], "probe": [root / "probe"], "zoo": [root / "zoo"],
-            "submit": [board], "root": root, "working folder": here, "cache": cache}
+        assert (
+            main(
+                [
+                    "submit",
+                    str(save(rederived(data, [(None, tuning, rows)]), root / "out" / "submitted.json")),
+                    "--board",
+                    str(board),
+                ]
+            )
+            == 0
+        )
+    return {
+        "build": [bench],
+        "eval": [here, root / "out"],
+        "probe": [root / "probe"],
+        "zoo": [root / "zoo"],
+        "submit": [board],
+        "root": root,
+        "working folder": here,
+        "cache": cache,
+    }
 
 
 def text_files(folders: list[Path]) -> list[Path]:
-    return [path for folder in folders for path in sorted(folder.rglob("*"))
-            if path.is_file() and path.name.endswith(TEXT_SUFFIXES)]
+    return [
+        path
+        for folder in folders
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name.endswith(TEXT_SUFFIXES)
+    ]
 
 
 @pytest.mark.parametrize("command", ["build", "eval", "probe", "zoo", "submit"])
 def test_what_a_command_writes_names_no_path_of_the_machine(written, command):
     files = text_files(written[command])
     assert files, f"{command} wrote no text file"
-    machine = [str(written[key]) for key in ("root", "working folder", "cache")] + [str(FIXTURES.parent.parent),
-                                                                                  os.path.expanduser("~")]
+    machine = [str(written[key]) for key in ("root", "working folder", "cache")] + [
+        str(FIXTURES.parent.parent),
+        os.path.expanduser("~"),
+    ]
     for path in files:
         text = path.read_text(encoding="utf-8")
         for where in machine:
@@ -117,6 +201,13 @@ def test_a_path_is_named_from_the_working_folder_or_by_its_last_parts(tmp_path, 
     assert public_path("owner/name") == "owner/name" and public_path("bert-base-uncased") == "bert-base-uncased"
     assert public_path("/venv/lib/python3.11/site-packages/pkg/model") == "…/site-packages/pkg/model"
     # a command line's paths, standing alone or after "=", named alike; the program by its name
-    assert public_command([str(tmp_path / "venv" / "bin" / "swapbench"), "eval", str(tmp_path / "models" / "bert"),
-                           "--data", "owner/name", f"--output={tmp_path / 'out' / 'r.json'}"]) == \
-        ["swapbench", "eval", "./bert", "--data", "owner/name", "--output=…/out/r.json"]
+    assert public_command(
+        [
+            str(tmp_path / "venv" / "bin" / "swapbench"),
+            "eval",
+            str(tmp_path / "models" / "bert"),
+            "--data",
+            "owner/name",
+            f"--output={tmp_path / 'out' / 'r.json'}",
+        ]
+    ) == ["swapbench", "eval", "./bert", "--data", "owner/name", "--output=…/out/r.json"]

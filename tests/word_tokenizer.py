@@ -25,5 +25,6 @@ def bert_tokenizer(tokens, **options) -> BertTokenizerFast:
 # SentencePiece and byte-level tokenizers built from an in-memory vocabulary (DebertaV2Tokenizer(vocab=...),
 # RobertaTokenizer(vocab=..., merges=...)) exist in transformers 5 only; transformers 4 wants trained model files.
 in_memory_vocabularies = pytest.mark.skipif(
-    TRANSFORMERS_MAJOR < 5, reason="builds a SentencePiece or byte-level tokenizer from an in-memory vocabulary, "
-                                   "which only transformers 5 can")
+    TRANSFORMERS_MAJOR < 5,
+    reason="builds a SentencePiece or byte-level tokenizer from an in-memory vocabulary, which only transformers 5 can",
+)

@@ -17,9 +17,12 @@ def add_build(subparsers) -> None:
     from ..dataset.options import build_options_model
     from ..sources.options import ColumnOptions
 
-    p = subparsers.add_parser("build", help=COMMANDS["build"].help,
-                              description="Read an NLI source (SNLI by default), parse premises and write one dataset "
-                                          "configuration per variant.")
+    p = subparsers.add_parser(
+        "build",
+        help=COMMANDS["build"].help,
+        description="Read an NLI source (SNLI by default), parse premises and write one dataset "
+        "configuration per variant.",
+    )
     model = build_options_model()
     p.set_defaults(run=run_build, options_model=model)
     add_arguments(p, model)

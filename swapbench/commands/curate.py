@@ -10,9 +10,12 @@ from .listing import COMMANDS
 
 
 def add_curate(subparsers) -> None:
-    p = subparsers.add_parser("curate", help=COMMANDS["curate"].help,
-                              description="Show each shuffle-sr swap beside its original and record accept/reject "
-                                          "decisions in a JSON-lines file; rerun to resume where you stopped.")
+    p = subparsers.add_parser(
+        "curate",
+        help=COMMANDS["curate"].help,
+        description="Show each shuffle-sr swap beside its original and record accept/reject "
+        "decisions in a JSON-lines file; rerun to resume where you stopped.",
+    )
     add_arguments(p, CurateOptions)
     p.set_defaults(run=run_curate)
 

@@ -12,20 +12,28 @@ from ..evaluation.options import eval_options_model
 from ..evaluation.training_options import TRAINING_DATA
 from .listing import COMMANDS
 
-FINE_TUNING = ("fine-tuning (base models; reference recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best "
-               "epoch on validation). Without these options a base model is trained on all of SNLI's training split "
-               "(549,367 pairs: about 51,500 steps); eval says so, with the device, before it starts")
+FINE_TUNING = (
+    "fine-tuning (base models; reference recipe: max length 128, AdamW, lr 2e-5, batch 32, 3 epochs, best "
+    "epoch on validation). Without these options a base model is trained on all of SNLI's training split "
+    "(549,367 pairs: about 51,500 steps); eval says so, with the device, before it starts"
+)
 
 
 def add_eval(subparsers) -> None:
     p = subparsers.add_parser(
-        "eval", help=COMMANDS["eval"].help,
+        "eval",
+        help=COMMANDS["eval"].help,
         description="Score MODEL (Hub id, local folder, or GGUF file: --gguf-file) on the original and perturbed "
-                    "pairs of every configuration and report Δ accuracy with a paired bootstrap interval and an "
-                    "exact McNemar test. A sequence-classification model with NLI labels is used as is; a base "
-                    "model is first fine-tuned on SNLI (cached).")
-    groups = {"data": p.add_argument_group("data"), "prompting": p.add_argument_group("prompting (--mode prompt)"),
-              "labels": p.add_argument_group("labels"), "fine-tuning": p.add_argument_group(FINE_TUNING)}
+        "pairs of every configuration and report Δ accuracy with a paired bootstrap interval and an "
+        "exact McNemar test. A sequence-classification model with NLI labels is used as is; a base "
+        "model is first fine-tuned on SNLI (cached).",
+    )
+    groups = {
+        "data": p.add_argument_group("data"),
+        "prompting": p.add_argument_group("prompting (--mode prompt)"),
+        "labels": p.add_argument_group("labels"),
+        "fine-tuning": p.add_argument_group(FINE_TUNING),
+    }
     groups[TRAINING_DATA] = groups["fine-tuning"]
     groups["scoring"] = p.add_argument_group("scoring")
     add_arguments(p, eval_options_model(), groups=groups)

@@ -38,6 +38,7 @@ FRESH = "swapbench.core.registry"  # not imported yet: no registry holds anythin
 
 # Describing a real parser (scripts/make_help.py, which makes them, and the tests).
 
+
 def describe(parser: argparse.ArgumentParser) -> dict:
     """What argparse's default help formatter reads of `parser`, its mutually exclusive groups (--verbose | --quiet)
     as the positions of their arguments; a parser it could not rebuild the same (another formatter, a mutually
@@ -52,9 +53,15 @@ def describe(parser: argparse.ArgumentParser) -> dict:
             continue  # neither in the usage nor in the list
         group = next(i for i, g in enumerate(groups) if action in g._group_actions)
         help_text = _escaped(formatter, action)
-        described = {"group": group, "option_strings": list(action.option_strings), "dest": action.dest,
-                     "nargs": action.nargs, "metavar": list(action.metavar) if isinstance(action.metavar, tuple)
-                     else action.metavar, "required": action.required, "help": help_text}
+        described = {
+            "group": group,
+            "option_strings": list(action.option_strings),
+            "dest": action.dest,
+            "nargs": action.nargs,
+            "metavar": list(action.metavar) if isinstance(action.metavar, tuple) else action.metavar,
+            "required": action.required,
+            "help": help_text,
+        }
         if isinstance(action, argparse._SubParsersAction):
             if any(choice.dest != name for name, choice in zip(action.choices, action._choices_actions)):
                 raise ValueError(f"{parser.prog}: subcommands with aliases cannot be described")
@@ -68,12 +75,22 @@ def describe(parser: argparse.ArgumentParser) -> dict:
     for mutex in parser._mutually_exclusive_groups:
         if mutex._container is not parser and mutex._container not in groups:
             raise ValueError(f"{parser.prog}: a mutually exclusive group inside another cannot be described")
-        exclusive.append({"required": mutex.required,
-                          "actions": [shown.index(action) for action in mutex._group_actions if action in shown]})
-    return {"prog": parser.prog, "usage": parser.usage, "description": parser.description, "epilog": parser.epilog,
-            "prefix_chars": parser.prefix_chars,
-            "groups": [{"title": group.title, "description": group.description} for group in groups],
-            "exclusive": exclusive, "actions": actions}
+        exclusive.append(
+            {
+                "required": mutex.required,
+                "actions": [shown.index(action) for action in mutex._group_actions if action in shown],
+            }
+        )
+    return {
+        "prog": parser.prog,
+        "usage": parser.usage,
+        "description": parser.description,
+        "epilog": parser.epilog,
+        "prefix_chars": parser.prefix_chars,
+        "groups": [{"title": group.title, "description": group.description} for group in groups],
+        "exclusive": exclusive,
+        "actions": actions,
+    }
 
 
 def _escaped(formatter: argparse.HelpFormatter, action: argparse.Action) -> str | None:
@@ -86,24 +103,36 @@ def _escaped(formatter: argparse.HelpFormatter, action: argparse.Action) -> str 
 
 # Answering from the file: argparse, json and os only.
 
+
 def rebuild(description: dict) -> argparse.ArgumentParser:
     """A parser whose help is the described one's: the same groups and arguments in the same order, each a plain
     argparse.Action that parses nothing (the parser only prints its help)."""
-    parser = argparse.ArgumentParser(prog=description["prog"], usage=description["usage"],
-                                     description=description["description"], epilog=description["epilog"],
-                                     prefix_chars=description["prefix_chars"], add_help=False)
+    parser = argparse.ArgumentParser(
+        prog=description["prog"],
+        usage=description["usage"],
+        description=description["description"],
+        epilog=description["epilog"],
+        prefix_chars=description["prefix_chars"],
+        add_help=False,
+    )
     parser._action_groups.clear()
     groups = [parser.add_argument_group(group["title"], group["description"]) for group in description["groups"]]
     actions = []
     for described in description["actions"]:
         metavar = described["metavar"]
-        fields = {"option_strings": described["option_strings"], "dest": described["dest"],
-                  "nargs": described["nargs"], "required": described["required"], "help": described["help"],
-                  "metavar": tuple(metavar) if isinstance(metavar, list) else metavar}
+        fields = {
+            "option_strings": described["option_strings"],
+            "dest": described["dest"],
+            "nargs": described["nargs"],
+            "required": described["required"],
+            "help": described["help"],
+            "metavar": tuple(metavar) if isinstance(metavar, list) else metavar,
+        }
         if "commands" in described:
             del fields["nargs"]  # (always argparse.PARSER)
-            action = argparse._SubParsersAction(prog=description["prog"], parser_class=argparse.ArgumentParser,
-                                                **fields)
+            action = argparse._SubParsersAction(
+                prog=description["prog"], parser_class=argparse.ArgumentParser, **fields
+            )
             for name, help_text in described["commands"]:
                 action.add_parser(name, add_help=False, **({} if help_text is None else {"help": help_text}))
         else:
@@ -132,8 +161,9 @@ def plugins_installed() -> bool:
                 if entry.name.endswith((".dist-info", ".egg-info")):
                     points = os.path.join(entry.path, "entry_points.txt")
                 elif entry.name.endswith(".egg") or entry.name == "EGG-INFO":
-                    points = os.path.join(entry.path, "" if entry.name == "EGG-INFO" else "EGG-INFO",
-                                          "entry_points.txt")
+                    points = os.path.join(
+                        entry.path, "" if entry.name == "EGG-INFO" else "EGG-INFO", "entry_points.txt"
+                    )
                 else:
                     continue
                 try:

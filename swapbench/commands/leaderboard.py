@@ -16,19 +16,23 @@ if TYPE_CHECKING:  # rich is imported where something is printed: --help needs n
 
 def add_submit(subparsers) -> None:
     p = subparsers.add_parser(
-        "submit", help=COMMANDS["submit"].help,
+        "submit",
+        help=COMMANDS["submit"].help,
         description="Validate RESULTS (the schema, its version, ranges, deltas, the reference dataset, "
-                    "duplicates) and its predictions (their sha256 and rows; every figure recomputed from them), "
-                    "store both under BOARD/ with a normalized name and rebuild the board. A refused file is "
-                    "reported with every problem and changes nothing.")
+        "duplicates) and its predictions (their sha256 and rows; every figure recomputed from them), "
+        "store both under BOARD/ with a normalized name and rebuild the board. A refused file is "
+        "reported with every problem and changes nothing.",
+    )
     add_arguments(p, SubmitOptions)
     p.set_defaults(run=run_submit)
 
 
 def add_leaderboard(subparsers) -> None:
     p = subparsers.add_parser(
-        "leaderboard", help=COMMANDS["leaderboard"].help,
-        description="Rebuild BOARD/README.md, BOARD/leaderboard.csv and BOARD/index.html from BOARD/results/.")
+        "leaderboard",
+        help=COMMANDS["leaderboard"].help,
+        description="Rebuild BOARD/README.md, BOARD/leaderboard.csv and BOARD/index.html from BOARD/results/.",
+    )
     add_arguments(p, LeaderboardOptions)
     p.set_defaults(run=run_leaderboard)
 
@@ -51,8 +55,10 @@ def run_submit(args: argparse.Namespace) -> int:
     options = from_arguments(SubmitOptions, args)
     _check_board_found(options.board)
     if options.predictions and len(options.results) > 1:
-        raise SwapbenchError(f"--predictions {options.predictions} names the predictions of one results file; "
-                             f"{len(options.results)} were given: submit them one at a time")
+        raise SwapbenchError(
+            f"--predictions {options.predictions} names the predictions of one results file; "
+            f"{len(options.results)} were given: submit them one at a time"
+        )
     console = Console(soft_wrap=True)  # long hashes stay on one line
     if not options.check:
         try:
@@ -64,9 +70,11 @@ def run_submit(args: argparse.Namespace) -> int:
         _say_caught_up(console, stale)
     refused = 0
     for path in options.results:
-        verdict, stored = (check(path, options.board, replace=options.replace, predictions=options.predictions),
-                           path) if options.check else \
-            submit(path, options.board, replace=options.replace, predictions=options.predictions)
+        verdict, stored = (
+            (check(path, options.board, replace=options.replace, predictions=options.predictions), path)
+            if options.check
+            else submit(path, options.board, replace=options.replace, predictions=options.predictions)
+        )
         if not verdict.accepted:
             refused += 1
             _report(console, f"{path}: refused, {len(verdict.problems)} problem(s):", verdict.problems)
@@ -76,8 +84,10 @@ def run_submit(args: argparse.Namespace) -> int:
             console.print(f"{escape(str(path))}: valid{migrated}", highlight=False)
         else:
             replaced = f", replacing {', '.join(p.name for p in verdict.replaces)}" if verdict.replaces else ""
-            console.print(f"{escape(str(path))}: accepted{migrated} as {escape(str(stored))}{replaced}; board "
-                          "rebuilt", highlight=False)
+            console.print(
+                f"{escape(str(path))}: accepted{migrated} as {escape(str(stored))}{replaced}; board rebuilt",
+                highlight=False,
+            )
     return 1 if refused else 0
 
 
@@ -85,8 +95,11 @@ def _say_caught_up(console: Console, stale: list[str]) -> None:
     from rich.markup import escape
 
     if stale:
-        console.print(f"the board was out of date with results/ ({escape(', '.join(stale))}; a submission "
-                      "interrupted?): rebuilt it", highlight=False)
+        console.print(
+            f"the board was out of date with results/ ({escape(', '.join(stale))}; a submission "
+            "interrupted?): rebuilt it",
+            highlight=False,
+        )
 
 
 def _check_board_found(board: Path) -> None:
@@ -96,9 +109,11 @@ def _check_board_found(board: Path) -> None:
 
     if not (board / REFERENCE_FILE).is_file():
         where = f"{board.absolute()} does not exist" if not board.exists() else f"{board} has no {REFERENCE_FILE}"
-        raise SwapbenchError(f"no leaderboard found at {board} ({where}): run `swapbench submit` in the swapbench "
-                             "repository, whose leaderboard/ folder is the board, or give the board's folder with "
-                             "--board FOLDER")
+        raise SwapbenchError(
+            f"no leaderboard found at {board} ({where}): run `swapbench submit` in the swapbench "
+            "repository, whose leaderboard/ folder is the board, or give the board's folder with "
+            "--board FOLDER"
+        )
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:

@@ -21,8 +21,9 @@ class VersionAction(argparse.Action):
     second that every other command line would pay)."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):  # noqa: A002
-        super().__init__(option_strings, dest=dest, default=default, nargs=0,
-                         help=help or "show the version of swapbench and exit")
+        super().__init__(
+            option_strings, dest=dest, default=default, nargs=0, help=help or "show the version of swapbench and exit"
+        )
 
     def __call__(self, parser, namespace, values, option_string=None):
         from ..core.version import __version__
@@ -38,10 +39,24 @@ class CommandParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         said = self.add_mutually_exclusive_group()
-        said.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const="verbose",
-                          default=argparse.SUPPRESS, help="say more: swapbench's debug messages too")
-        said.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const="quiet",
-                          default=argparse.SUPPRESS, help="say only warnings and errors")
+        said.add_argument(
+            "-v",
+            "--verbose",
+            dest="verbosity",
+            action="store_const",
+            const="verbose",
+            default=argparse.SUPPRESS,
+            help="say more: swapbench's debug messages too",
+        )
+        said.add_argument(
+            "-q",
+            "--quiet",
+            dest="verbosity",
+            action="store_const",
+            const="quiet",
+            default=argparse.SUPPRESS,
+            help="say only warnings and errors",
+        )
 
 
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -50,8 +65,10 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     `swapbench --help` and `swapbench build` import neither torch nor the other commands' options; `swapbench
     COMMAND --help` shows a command's own options. Without `argv`, every command's parser is made."""
     parser = argparse.ArgumentParser(
-        prog="swapbench", description="Word-swap probing benchmarks for NLI models: build the perturbed SNLI "
-        "dataset, score models on it, probe their positional attention, and keep the leaderboard.")
+        prog="swapbench",
+        description="Word-swap probing benchmarks for NLI models: build the perturbed SNLI "
+        "dataset, score models on it, probe their positional attention, and keep the leaderboard.",
+    )
     parser.add_argument("--version", action=VersionAction)
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     runs = next((word for word in argv if not word.startswith("-")), None) if argv is not None else None
@@ -119,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
 
         terminated = isinstance(err, Terminated)
         Console(stderr=True, soft_wrap=True).print(
-            f"{'terminated' if terminated else 'interrupted'}; the previous output, if any, is unchanged")
+            f"{'terminated' if terminated else 'interrupted'}; the previous output, if any, is unchanged"
+        )
         return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
 
 

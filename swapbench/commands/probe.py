@@ -24,16 +24,19 @@ OFFSETS_PNG = "positional_attention_offsets.png"
 
 
 def add_probe(subparsers) -> None:
-    p = subparsers.add_parser("probe", help=COMMANDS["probe"].help,
-                              description="Feed a model (Hub id, local folder or GGUF file) sequences of one "
-                                          "repeated word, average its attention weights, and report their "
-                                          "locality and symmetry with heatmaps and a profile by offset: the "
-                                          "paper's two figures, and swapbench's relative locality (against "
-                                          "uniform attention under the same mask) and degree symmetry "
-                                          "(continuous in the left/right gap; null for flat attention). "
-                                          "Decoder-only models are probed under their causal mask: both "
-                                          "symmetries are then null, and left decay (a swapbench extension) "
-                                          "describes how attention falls off to the left.")
+    p = subparsers.add_parser(
+        "probe",
+        help=COMMANDS["probe"].help,
+        description="Feed a model (Hub id, local folder or GGUF file) sequences of one "
+        "repeated word, average its attention weights, and report their "
+        "locality and symmetry with heatmaps and a profile by offset: the "
+        "paper's two figures, and swapbench's relative locality (against "
+        "uniform attention under the same mask) and degree symmetry "
+        "(continuous in the left/right gap; null for flat attention). "
+        "Decoder-only models are probed under their causal mask: both "
+        "symmetries are then null, and left decay (a swapbench extension) "
+        "describes how attention falls off to the left.",
+    )
     add_arguments(p, ProbeOptions)
     p.set_defaults(run=run_probe)
 
@@ -64,8 +67,11 @@ def write_probe(result: ProbeResult, out: Path, title: str) -> list[Path]:
 
     contents: dict[Path, str | bytes] = {
         out / PROBE_JSON: json.dumps(result.model_dump(mode="json"), indent=2) + "\n",
-        **{out / name: rendered(lambda path, plot=plot: plot(result, path, title), ".png")
-           for name, plot in ((AVERAGE_PNG, plot_average), (LAYERS_PNG, plot_layers), (OFFSETS_PNG, plot_offsets))}}
+        **{
+            out / name: rendered(lambda path, plot=plot: plot(result, path, title), ".png")
+            for name, plot in ((AVERAGE_PNG, plot_average), (LAYERS_PNG, plot_layers), (OFFSETS_PNG, plot_offsets))
+        },
+    }
     replace_files(contents)
     return list(contents)
 
@@ -81,16 +87,28 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
             raise ProbeError(f"--out {options.out} exists and is not a folder")
         check_writable(options.out / PROBE_JSON, "--out")
     model, tokenizer = load_model(options.model, options.revision, options.trust_remote_code, options.gguf_file)
-    result = probe_model(model, tokenizer, n_words=options.words, length=options.length, seed=options.seed,
-                         add_special_tokens=options.add_special_tokens, batch_size=options.probe_batch_size,
-                         progress=options.progress)
+    result = probe_model(
+        model,
+        tokenizer,
+        n_words=options.words,
+        length=options.length,
+        seed=options.seed,
+        add_special_tokens=options.add_special_tokens,
+        batch_size=options.probe_batch_size,
+        progress=options.progress,
+    )
     # probe.json is published: the model is named as a published file names a path (core.text.public_path); the
     # figures' title is read from the model's folder first (a fine-tuned checkpoint is named by its base model)
     checkpoint = checkpoint_path(options.model, options.gguf_file)
     title = figure_name(checkpoint)
     gguf = gguf_record(options.model, options.gguf_file, next(model.parameters()).dtype, options.revision)
-    result = result.model_copy(update={"model": public_path(checkpoint), "gguf": gguf,
-                                       "revision": model_revision(options.model, model, options.gguf_file)})
+    result = result.model_copy(
+        update={
+            "model": public_path(checkpoint),
+            "gguf": gguf,
+            "revision": model_revision(options.model, model, options.gguf_file),
+        }
+    )
     return result, write_probe(result, options.out, title) if options.out is not None else []
 
 
@@ -110,12 +128,15 @@ def run_probe(args: argparse.Namespace) -> int:
     result, paths = probe(options)
     framing = "framed by special tokens" if result.add_special_tokens else "no special tokens"
     ratio = "" if result.decay_ratio is None else f", decay ratio s {result.decay_ratio:.3g}"
-    console.print(f"{probe_figures(result)}, spread {result.spread:.3f}, left decay w {result.left_decay:.3g}{ratio} "
-                  f"({result.n_words} words x {result.length} copies, {framing}; {result.positions} positions, "
-                  f"{len(result.per_layer)} layers, {result.seconds:.1f} s)")
+    console.print(
+        f"{probe_figures(result)}, spread {result.spread:.3f}, left decay w {result.left_decay:.3g}{ratio} "
+        f"({result.n_words} words x {result.length} copies, {framing}; {result.positions} positions, "
+        f"{len(result.per_layer)} layers, {result.seconds:.1f} s)"
+    )
     for layer in result.per_layer:
-        console.print(f"  layer {layer.layer:2d}: {probe_figures(layer, causal=result.causal)}, "
-                      f"spread {layer.spread:.3f}")
+        console.print(
+            f"  layer {layer.layer:2d}: {probe_figures(layer, causal=result.causal)}, spread {layer.spread:.3f}"
+        )
     if result.flat:
         console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
     for path in paths:

@@ -14,13 +14,15 @@ from .listing import COMMANDS
 
 def add_suite(subparsers) -> None:
     p = subparsers.add_parser(
-        "suite", help=COMMANDS["suite"].help,
+        "suite",
+        help=COMMANDS["suite"].help,
         description="Score every model of SUITE.yaml (each with its revision, mode, options and seeds) as "
-                    "`swapbench eval` would, each run into its own results file under OUT/results/, and write "
-                    "OUT/summary.md and OUT/summary.csv. A run whose results are there already, for the same model "
-                    "revision, data and options, is not scored again; a failed run is reported and the suite goes "
-                    "on (exit code 1). Under torchrun or accelerate launch every run's pairs are sharded over the "
-                    "processes.")
+        "`swapbench eval` would, each run into its own results file under OUT/results/, and write "
+        "OUT/summary.md and OUT/summary.csv. A run whose results are there already, for the same model "
+        "revision, data and options, is not scored again; a failed run is reported and the suite goes "
+        "on (exit code 1). Under torchrun or accelerate launch every run's pairs are sharded over the "
+        "processes.",
+    )
     add_arguments(p, SuiteOptions)
     p.set_defaults(run=run_suite_command)
 
@@ -50,7 +52,9 @@ def run_suite_command(args: argparse.Namespace) -> int:
     console.print(summary.read_text(encoding="utf-8"), markup=False, highlight=False)
     failed = [o for o in outcomes if o.status == "failed"]
     scored = sum(o.status == "scored" for o in outcomes)
-    logging.getLogger(__name__).info(f"{len(outcomes)} runs: {scored} scored, "
-                                     f"{len(outcomes) - scored - len(failed)} done before, {len(failed)} failed. "
-                                     f"Wrote {summary}")
+    logging.getLogger(__name__).info(
+        f"{len(outcomes)} runs: {scored} scored, "
+        f"{len(outcomes) - scored - len(failed)} done before, {len(failed)} failed. "
+        f"Wrote {summary}"
+    )
     return 1 if failed else 0

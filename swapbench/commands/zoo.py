@@ -18,45 +18,67 @@ def add_zoo(subparsers) -> None:
     from ..zoo.options import ENCODER, ParamsOptions, ScalesOptions, ZooRunOptions, ZooTrainOptions
 
     p = subparsers.add_parser(
-        "zoo", help=COMMANDS["zoo"].help,
+        "zoo",
+        help=COMMANDS["zoo"].help,
         description="The positional-encoding zoo: the same small BERT-style encoder, data and recipe, with only "
-                    "the positional encoding changed. Encodings: " + catalogue.help_text() + ".")
+        "the positional encoding changed. Encodings: " + catalogue.help_text() + ".",
+    )
     commands = p.add_subparsers(dest="zoo_command", required=True)
 
-    train = commands.add_parser("train", help="train the encoder with one positional encoding from scratch",
-                                description="Train the zoo encoder with ENCODING from scratch on SNLI (or a local "
-                                            "source) with the Trainer, and save the checkpoint to --out.")
+    train = commands.add_parser(
+        "train",
+        help="train the encoder with one positional encoding from scratch",
+        description="Train the zoo encoder with ENCODING from scratch on SNLI (or a local "
+        "source) with the Trainer, and save the checkpoint to --out.",
+    )
     add_arguments(train, ZooTrainOptions, groups=recipe_groups(train))
     train.set_defaults(run=run_train)
 
-    run = commands.add_parser("run", help="train and score every encoding over several seeds",
-                              description="Train every encoding over every seed, score each checkpoint with "
-                                          "`swapbench eval`, and write one results file per encoding and seed, "
-                                          "zoo.json, a Markdown table (README.md) and a figure to --out.")
+    run = commands.add_parser(
+        "run",
+        help="train and score every encoding over several seeds",
+        description="Train every encoding over every seed, score each checkpoint with "
+        "`swapbench eval`, and write one results file per encoding and seed, "
+        "zoo.json, a Markdown table (README.md) and a figure to --out.",
+    )
     add_arguments(run, ZooRunOptions, groups=recipe_groups(run))
     run.set_defaults(run=run_run)
 
-    params = commands.add_parser("params", help="parameter counts of the encoder for every encoding",
-                                 description="Build the encoder for every encoding (random weights, no data) and "
-                                             "count its parameters.")
+    params = commands.add_parser(
+        "params",
+        help="parameter counts of the encoder for every encoding",
+        description="Build the encoder for every encoding (random weights, no data) and count its parameters.",
+    )
     add_arguments(params, ParamsOptions, groups={ENCODER: params.add_argument_group(ENCODER)})
     params.set_defaults(run=run_params)
 
-    scales = commands.add_parser("scales", help="how large each encoding's position signal starts against the words'",
-                                 description="Build the encoder for every encoding (random weights) and measure, at "
-                                             "initialisation, the position/word norm ratio of the vectors added to "
-                                             "the input and the positional/content ratio of the first layer's "
-                                             "attention logits.")
+    scales = commands.add_parser(
+        "scales",
+        help="how large each encoding's position signal starts against the words'",
+        description="Build the encoder for every encoding (random weights) and measure, at "
+        "initialisation, the position/word norm ratio of the vectors added to "
+        "the input and the positional/content ratio of the first layer's "
+        "attention logits.",
+    )
     add_arguments(scales, ScalesOptions, groups={ENCODER: scales.add_argument_group(ENCODER)})
     scales.set_defaults(run=run_scales)
 
-    report = commands.add_parser("report", help="redraw the table and figure of a zoo run from its results",
-                                 description="Recompute zoo.json's figures from the results files it lists, and "
-                                             "rewrite README.md's table and the PNG figure in FOLDER.")
+    report = commands.add_parser(
+        "report",
+        help="redraw the table and figure of a zoo run from its results",
+        description="Recompute zoo.json's figures from the results files it lists, and "
+        "rewrite README.md's table and the PNG figure in FOLDER.",
+    )
     report.add_argument("folder", type=Path, help="the --out folder of `swapbench zoo run`")
-    report.add_argument("--merge", type=Path, nargs="+", metavar="FOLDER", default=[],
-                        help="first add the set-ups and encodings of these other runs' --out folders (the same "
-                             "recipe, seeds and data, run in parallel), copying their results files")
+    report.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="FOLDER",
+        default=[],
+        help="first add the set-ups and encodings of these other runs' --out folders (the same "
+        "recipe, seeds and data, run in parallel), copying their results files",
+    )
     report.set_defaults(run=run_report)
 
 
@@ -75,11 +97,17 @@ def check_settings(settings, encodings: list[str]) -> None:
 
     for name in encodings:
         try:
-            zoo_config(name, settings.architecture, max_length=settings.training.max_length, vocab_size=1,
-                       options=settings.encoding_options)
+            zoo_config(
+                name,
+                settings.architecture,
+                max_length=settings.training.max_length,
+                vocab_size=1,
+                options=settings.encoding_options,
+            )
         except SwapbenchError as err:
-            raise SwapbenchError(f"{name}: {err} (from --layers, --hidden, --heads, --intermediate, --max-length "
-                                 "and --encoding-option)") from err
+            raise SwapbenchError(
+                f"{name}: {err} (from --layers, --hidden, --heads, --intermediate, --max-length and --encoding-option)"
+            ) from err
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -103,12 +131,22 @@ def run_train(args: argparse.Namespace) -> int:
         from ..evaluation.scored_data import scored_pairs
 
         scored = scored_pairs(open_benchmark(options.data))
-    record = train_encoder(options.encoding, settings, options.out, scored=scored, device=options.device,
-                           progress=options.progress, overwrite=options.overwrite)
+    record = train_encoder(
+        options.encoding,
+        settings,
+        options.out,
+        scored=scored,
+        device=options.device,
+        progress=options.progress,
+        overwrite=options.overwrite,
+    )
     if record is not None:
-        console.print(f"{options.encoding}: best validation accuracy {100 * record.best_validation_accuracy:.1f}% "
-                      f"(epoch {record.best_epoch}), {record.parameters['total']:,} parameters, "
-                      f"{record.train_seconds:.0f} s; wrote {escape(str(options.out))}", soft_wrap=True)
+        console.print(
+            f"{options.encoding}: best validation accuracy {100 * record.best_validation_accuracy:.1f}% "
+            f"(epoch {record.best_epoch}), {record.parameters['total']:,} parameters, "
+            f"{record.train_seconds:.0f} s; wrote {escape(str(options.out))}",
+            soft_wrap=True,
+        )
     return 0
 
 
@@ -127,8 +165,11 @@ def run_run(args: argparse.Namespace) -> int:
     silence_library_bars(downloads=options.progress)
     check_settings(options.recipe, options.encodings)
     summary = run_zoo(options)
-    console.print(f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "
-                  f"{summary.wall_seconds / 60:.1f} min; wrote {escape(str(options.out))}", soft_wrap=True)
+    console.print(
+        f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "
+        f"{summary.wall_seconds / 60:.1f} min; wrote {escape(str(options.out))}",
+        soft_wrap=True,
+    )
     return 0
 
 
@@ -147,11 +188,17 @@ def run_params(args: argparse.Namespace) -> int:
         table.add_column(column, justify="left" if column in ("encoding", "family/kind") else "right", no_wrap=True)
     options = from_arguments(ParamsOptions, args)
     for entry in ENCODINGS:
-        config = zoo_config(entry.name, options.architecture, max_length=options.max_length,
-                            vocab_size=options.vocab_size)
+        config = zoo_config(
+            entry.name, options.architecture, max_length=options.max_length, vocab_size=options.vocab_size
+        )
         counts = count_parameters(ZooForSequenceClassification(config))
-        table.add_row(entry.name, f"{counts['total']:,}", f"{counts['positional']:,}",
-                      f"{counts['non_embedding']:,}", f"{entry.value.family}/{entry.value.kind}")
+        table.add_row(
+            entry.name,
+            f"{counts['total']:,}",
+            f"{counts['positional']:,}",
+            f"{counts['non_embedding']:,}",
+            f"{entry.value.family}/{entry.value.kind}",
+        )
     Console(width=110).print(table)  # wide enough for every column when the output is not a terminal
     return 0
 
@@ -168,8 +215,7 @@ def run_scales(args: argparse.Namespace) -> int:
     for column in ("encoding", "input ‖p‖/‖w‖", "logits positional/content"):
         table.add_column(column, justify="left" if column == "encoding" else "right", no_wrap=True)
     options = from_arguments(ScalesOptions, args)
-    for name, ratios in initial_scales(options.architecture, max_length=options.max_length,
-                                       seed=options.seed).items():
+    for name, ratios in initial_scales(options.architecture, max_length=options.max_length, seed=options.seed).items():
         table.add_row(name, *("–" if r is None else f"{r:.3g}" for r in (ratios.input, ratios.logits)))
     Console(width=110).print(table)
     return 0
@@ -189,7 +235,9 @@ def run_report(args: argparse.Namespace) -> int:
         summary = merge_summaries(summary, args.folder, args.merge)
     summary = refresh_summary(summary, args.folder)
     record = args.folder / SUMMARY_FILE
-    for path in [record, *write_report(summary, args.folder,
-                                       also={record: portable(summary.model_dump_json(indent=2), keep=2) + "\n"})]:
+    for path in [
+        record,
+        *write_report(summary, args.folder, also={record: portable(summary.model_dump_json(indent=2), keep=2) + "\n"}),
+    ]:
         Console().print(f"wrote {escape(str(path))}", soft_wrap=True)
     return 0

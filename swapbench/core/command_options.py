@@ -45,13 +45,25 @@ from .options import comma_separated, integer, number, out_of_range
 _CLI = "cli"  # the key of a field's command-line settings in its json_schema_extra
 
 
-def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: str | None = None,
-           metavar: str | None = None, positional: bool = False, negative: str | None = None,
-           group: str | None = None, parse: Any = None,
-           choices: tuple | typing.Callable[[], typing.Iterable] | None = None, cli: bool = True,
-           deprecated: str | None = None, required: bool = False, repeat: bool = False, removed: str | None = None,
-           keyed: bool = True,
-           **constraints) -> Any:
+def option(
+    default: Any = ...,
+    *,
+    help: str | typing.Callable[[], str],
+    flag: str | None = None,
+    metavar: str | None = None,
+    positional: bool = False,
+    negative: str | None = None,
+    group: str | None = None,
+    parse: Any = None,
+    choices: tuple | typing.Callable[[], typing.Iterable] | None = None,
+    cli: bool = True,
+    deprecated: str | None = None,
+    required: bool = False,
+    repeat: bool = False,
+    removed: str | None = None,
+    keyed: bool = True,
+    **constraints,
+) -> Any:
     """A field of a CommandOptions model.
 
     `help`: the option's help (its default is appended when it has one), or a function giving it when the parser
@@ -70,11 +82,28 @@ def option(default: Any = ..., *, help: str | typing.Callable[[], str], flag: st
     what it computes (--threads): left out of model_dump, so that it keys no cached or resumed run. `constraints`:
     pydantic's ge, gt, le, lt, min_length...
     """
-    extra = {"flag": flag, "metavar": metavar, "positional": positional, "negative": negative, "group": group,
-             "parse": parse, "choices": choices, "cli": cli, "deprecated": deprecated,
-             "required": required, "repeat": repeat, "removed": removed, "help": help if callable(help) else None}
-    return Field(default, description=None if callable(help) else help, json_schema_extra={_CLI: extra},
-                 exclude=removed is not None or not keyed, **constraints)
+    extra = {
+        "flag": flag,
+        "metavar": metavar,
+        "positional": positional,
+        "negative": negative,
+        "group": group,
+        "parse": parse,
+        "choices": choices,
+        "cli": cli,
+        "deprecated": deprecated,
+        "required": required,
+        "repeat": repeat,
+        "removed": removed,
+        "help": help if callable(help) else None,
+    }
+    return Field(
+        default,
+        description=None if callable(help) else help,
+        json_schema_extra={_CLI: extra},
+        exclude=removed is not None or not keyed,
+        **constraints,
+    )
 
 
 class CommandOptions(BaseModel):
@@ -181,8 +210,11 @@ def flag_keywords(model: type[CommandOptions]) -> dict[str, tuple[str, bool]]:
 
 def _deprecated(model: type[CommandOptions]) -> dict[str, str]:
     """The old keyword of each renamed option (its old flag's words joined by _) -> the field's name."""
-    return {_keyword(old): name for name, field in model.model_fields.items()
-            if (old := settings(field).get("deprecated")) and _keyword(old) not in model.model_fields}
+    return {
+        _keyword(old): name
+        for name, field in model.model_fields.items()
+        if (old := settings(field).get("deprecated")) and _keyword(old) not in model.model_fields
+    }
 
 
 def _by_field_name(model: type[CommandOptions], keywords: dict) -> dict:
@@ -221,13 +253,16 @@ def _unknown(model: type[CommandOptions], unknown: list[str]) -> str:
     described = []
     for keyword in unknown:
         near = difflib.get_close_matches(keyword, current, n=1) or difflib.get_close_matches(
-            keyword, list(_deprecated(model)), n=1)
+            keyword, list(_deprecated(model)), n=1
+        )
         near = [_deprecated(model).get(match, match) for match in near]
         described.append(f"{keyword} (did you mean {near[0]}?)" if near else keyword)
     aliases = flag_keywords(model)
     flags = f"; or named as a flag: {', '.join(aliases)}" if aliases else ""
-    return (f"unknown option{'s' * (len(unknown) > 1)} {', '.join(described)}: expected one of "
-            f"{', '.join(model.model_fields)}{flags}")
+    return (
+        f"unknown option{'s' * (len(unknown) > 1)} {', '.join(described)}: expected one of "
+        f"{', '.join(model.model_fields)}{flags}"
+    )
 
 
 def choices_of(field: FieldInfo) -> tuple | None:
@@ -268,8 +303,11 @@ def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
         if error["type"] == "value_error":  # a validator's own message, which names the value itself
             problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
             continue
-        ranged = _range_problem(model.model_fields[name], error) if len(error["loc"]) == 1 and \
-            name in model.model_fields else None
+        ranged = (
+            _range_problem(model.model_fields[name], error)
+            if len(error["loc"]) == 1 and name in model.model_fields
+            else None
+        )
         if ranged:  # in the command line's words
             problems.append(f"{where}: {ranged}")
             continue
@@ -278,8 +316,18 @@ def describe_errors(model: type[CommandOptions], err: ValidationError) -> str:
     return "; ".join(problems)
 
 
-_NUMBER_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number",
-                  "int_parsing", "int_type", "int_from_float", "float_parsing", "float_type"}
+_NUMBER_ERRORS = {
+    "greater_than",
+    "greater_than_equal",
+    "less_than",
+    "less_than_equal",
+    "finite_number",
+    "int_parsing",
+    "int_type",
+    "int_from_float",
+    "float_parsing",
+    "float_type",
+}
 
 
 def _range_problem(field: FieldInfo, error: dict) -> str | None:
@@ -290,8 +338,9 @@ def _range_problem(field: FieldInfo, error: dict) -> str | None:
         return None
     bounds = _bounds(field)
     low = bounds.get("ge", bounds.get("gt", float("-inf") if bounds else None))
-    return out_of_range(kind, error["input"], low, bounds.get("le", bounds.get("lt")), above="gt" in bounds,
-                        below="lt" in bounds)
+    return out_of_range(
+        kind, error["input"], low, bounds.get("le", bounds.get("lt")), above="gt" in bounds, below="lt" in bounds
+    )
 
 
 def settings(field: FieldInfo) -> dict:
@@ -324,8 +373,9 @@ def _bounds(field: FieldInfo) -> dict:
     for meta in field.metadata:
         for key in ("ge", "gt", "le", "lt"):
             value = getattr(meta, key, None)
-            if value is not None and isinstance(meta, (annotated_types.Ge, annotated_types.Gt, annotated_types.Le,
-                                                       annotated_types.Lt)):
+            if value is not None and isinstance(
+                meta, (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated_types.Lt)
+            ):
                 found[key] = value
     return found
 
@@ -348,8 +398,13 @@ def _argparse_type(kind, field: FieldInfo):
     return None
 
 
-def add_arguments(parser: argparse.ArgumentParser, model: type[CommandOptions], *,
-                  groups: dict[str, Any] | None = None, skip: tuple[str, ...] = ()) -> None:
+def add_arguments(
+    parser: argparse.ArgumentParser,
+    model: type[CommandOptions],
+    *,
+    groups: dict[str, Any] | None = None,
+    skip: tuple[str, ...] = (),
+) -> None:
     """One argument per field of `model` that the command line takes; `groups`: argparse groups by name (made
     on first use otherwise), so a command can order and describe them."""
     groups = groups if groups is not None else {}
@@ -368,8 +423,15 @@ def add_arguments(parser: argparse.ArgumentParser, model: type[CommandOptions], 
 
 def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
     if cli.get("removed"):
-        target.add_argument(flag_of(name, field), dest=name, action=_Removed, instead=cli["removed"],
-                            nargs="?", default=None, help=argparse.SUPPRESS)
+        target.add_argument(
+            flag_of(name, field),
+            dest=name,
+            action=_Removed,
+            instead=cli["removed"],
+            nargs="?",
+            default=None,
+            help=argparse.SUPPRESS,
+        )
         return
     annotation = _without_none(field.annotation)
     default = None if field.is_required() else field.default
@@ -424,8 +486,14 @@ def _add_one(target, name: str, field: FieldInfo, cli: dict) -> None:
     target.add_argument(flag_of(name, field), **kwargs)
     if cli.get("deprecated"):
         alias = {key: value for key, value in kwargs.items() if key not in ("help", "default", "required")}
-        target.add_argument(cli["deprecated"], action=_Deprecated, new=flag_of(name, field),
-                            default=argparse.SUPPRESS, help=f"deprecated: use {flag_of(name, field)}", **alias)
+        target.add_argument(
+            cli["deprecated"],
+            action=_Deprecated,
+            new=flag_of(name, field),
+            default=argparse.SUPPRESS,
+            help=f"deprecated: use {flag_of(name, field)}",
+            **alias,
+        )
 
 
 def _one_of(choices: tuple):
@@ -440,6 +508,9 @@ def _one_of(choices: tuple):
 def from_arguments(model: type[CommandOptions], args: argparse.Namespace, **filled):
     """The model from parsed arguments (the fields the command line takes) and `filled` (what the command
     fills in itself, e.g. the command line it ran)."""
-    values = {name: getattr(args, name) for name, field in model.model_fields.items()
-              if settings(field).get("cli") and hasattr(args, name)}
+    values = {
+        name: getattr(args, name)
+        for name, field in model.model_fields.items()
+        if settings(field).get("cli") and hasattr(args, name)
+    }
     return model.from_keywords(**values, **filled)

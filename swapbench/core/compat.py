@@ -73,5 +73,6 @@ def rng_states_loadable():
     import torch
 
     core = np._core if hasattr(np, "_core") else np.core
-    return torch.serialization.safe_globals([core.multiarray._reconstruct, np.ndarray, np.dtype,
-                                             type(np.dtype(np.uint32))])
+    return torch.serialization.safe_globals(
+        [core.multiarray._reconstruct, np.ndarray, np.dtype, type(np.dtype(np.uint32))]
+    )

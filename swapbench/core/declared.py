@@ -33,15 +33,19 @@ def read_declaration(path: Path, model: type[Model]) -> tuple[Model, yaml.Node]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        raise InputError(f"not YAML: {excerpt(getattr(err, 'problem', None) or err)}", path=str(path),
-                         line=mark.line + 1 if mark else None) from err
+        raise InputError(
+            f"not YAML: {excerpt(getattr(err, 'problem', None) or err)}",
+            path=str(path),
+            line=mark.line + 1 if mark else None,
+        ) from err
     if root is None:
         raise InputError("empty file", path=str(path), line=1)
     try:
         return model.model_validate(data), root
     except ValidationError as err:
-        raise refusal([(line_of(root, error["loc"]), located(error)) for error in err.errors(include_url=False)],
-                      path) from None
+        raise refusal(
+            [(line_of(root, error["loc"]), located(error)) for error in err.errors(include_url=False)], path
+        ) from None
 
 
 LISTED = 10  # problems a refusal lists; the count of the others follows
@@ -61,8 +65,11 @@ def refuse_aliases(text: str, path: Path) -> None:
     nothing is expanded: a declaration writes each value out. A YAMLError of a malformed text passes through."""
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise InputError("YAML anchors and aliases (&name, *name) are not accepted in a declaration: write "
-                             "each value out", path=str(path), line=event.start_mark.line + 1)
+            raise InputError(
+                "YAML anchors and aliases (&name, *name) are not accepted in a declaration: write each value out",
+                path=str(path),
+                line=event.start_mark.line + 1,
+            )
 
 
 def located(error: dict) -> str:

@@ -61,8 +61,10 @@ def check_replaceable(destination: Path, marker: str, overwrite: bool = False) -
     if path.is_dir() and ((path / marker).is_file() or not any(path.iterdir())):
         return
     what = "a folder of files" if path.is_dir() else "a file" if path.is_file() else "not a folder"
-    raise SwapbenchError(f"--out {destination} is {what} that swapbench did not write (no {marker} in it); it was "
-                         "left as it is: choose another folder, or pass --overwrite to replace it")
+    raise SwapbenchError(
+        f"--out {destination} is {what} that swapbench did not write (no {marker} in it); it was "
+        "left as it is: choose another folder, or pass --overwrite to replace it"
+    )
 
 
 def _make_staging(destination: Path, target: Path) -> Path:
@@ -85,8 +87,10 @@ def _owner() -> str:
 def _clear_leftovers(target: Path) -> None:
     """Remove what dead runs on this machine left beside `target`; put back an old output one left out."""
     # mkdtemp's random suffix has no "-", so a host name with dashes cannot be mistaken for another's.
-    leftover = re.compile(rf"\.{re.escape(target.name)}\.(building|old)-{re.escape(socket.gethostname())}"
-                          r"-(\d+)(-[a-z0-9_]+)?")
+    leftover = re.compile(
+        rf"\.{re.escape(target.name)}\.(building|old)-{re.escape(socket.gethostname())}"
+        r"-(\d+)(-[a-z0-9_]+)?"
+    )
     for path in target.parent.glob(glob.escape(f".{target.name}.") + "*"):
         match = leftover.fullmatch(path.name)
         if not match or psutil.pid_exists(int(match[2])):

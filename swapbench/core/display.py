@@ -36,7 +36,7 @@ def plain_text(value: object, limit: int | None = None) -> str:
     text = "".join(" " if char in _LINE_BREAKS else char for char in str(value))
     text = _SPACES.sub(" ", "".join(char for char in text if not _dropped(char))).strip()
     if limit is not None and len(text) > limit:
-        text = text[:limit - len(ELLIPSIS)].rstrip() + ELLIPSIS
+        text = text[: limit - len(ELLIPSIS)].rstrip() + ELLIPSIS
     return text
 
 

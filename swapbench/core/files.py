@@ -38,10 +38,15 @@ def check_writable(path: Path, option: str) -> None:
     except OSError as err:
         missing = path.absolute().parent.relative_to(folder).parts  # the folders that would be made
         where = f", where {folder / missing[0]} would be made," if len(missing) > 1 else ""
-        why = (f"its folder {path.parent} does not exist and cannot be made: {folder}{where} takes no new file or "
-               f"folder ({err.strerror})" if missing else f"the folder {folder} takes no new file ({err.strerror})")
-        raise SwapbenchError(f"cannot write {path} ({option}): {why}. Nothing was done; choose a writable place "
-                             f"with {option}") from err
+        why = (
+            f"its folder {path.parent} does not exist and cannot be made: {folder}{where} takes no new file or "
+            f"folder ({err.strerror})"
+            if missing
+            else f"the folder {folder} takes no new file ({err.strerror})"
+        )
+        raise SwapbenchError(
+            f"cannot write {path} ({option}): {why}. Nothing was done; choose a writable place with {option}"
+        ) from err
 
 
 def replace_files(contents: dict[Path, str | bytes]) -> None:
@@ -52,7 +57,7 @@ def replace_files(contents: dict[Path, str | bytes]) -> None:
         for path, data in contents.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             staging = staging_path(path)
-            with (open(staging, "xb") if isinstance(data, bytes) else open(staging, "x", encoding="utf-8")) as stream:
+            with open(staging, "xb") if isinstance(data, bytes) else open(staging, "x", encoding="utf-8") as stream:
                 staged.append((staging, path))
                 stream.write(data)
         for staging, path in staged:

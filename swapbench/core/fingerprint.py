@@ -10,8 +10,16 @@ BLOCK = 1 << 20  # bytes read at a time, so that a model's weights are never hel
 
 # Every column that a figure, a slice or a label view of `swapbench eval` reads: the pair scored, its gold
 # label, the original pair it is compared with and that pair's gold label, and (shuffle-sr) the binary label.
-FINGERPRINT_COLUMNS = ("pair_id", "premise", "hypothesis", "label", "original_premise", "original_hypothesis",
-                       "original_label", "binary_label")
+FINGERPRINT_COLUMNS = (
+    "pair_id",
+    "premise",
+    "hypothesis",
+    "label",
+    "original_premise",
+    "original_hypothesis",
+    "original_label",
+    "binary_label",
+)
 FINGERPRINT_FORMAT = "swapbench-content-2"
 
 
@@ -32,8 +40,11 @@ def file_sha256(path: Path) -> str:
 def folder_sha256(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     """The sha256 of every file under `folder` by its path inside it, but hidden files and those named in `skip`
     (a checkpoint's own records)."""
-    return {path.relative_to(folder).as_posix(): file_sha256(path) for path in sorted(folder.rglob("*"))
-            if path.is_file() and not path.name.startswith(".") and path.name not in skip}
+    return {
+        path.relative_to(folder).as_posix(): file_sha256(path)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.name.startswith(".") and path.name not in skip
+    }
 
 
 def content_fingerprint(columns: dict[str, list]) -> str:
@@ -59,13 +70,14 @@ _encode_string = json.encoder.encode_basestring  # what _encode writes for a str
 def json_row(values) -> str:
     """_encode(values), the JSON array of `values`, written directly where they are strings and ints: the encoder
     builds itself anew on each call, which took a fifth of a shuffle's time in a build."""
-    parts = [_encode_string(value) if type(value) is str else repr(value) if type(value) is int else _encode(value)
-             for value in values]
+    parts = [
+        _encode_string(value) if type(value) is str else repr(value) if type(value) is int else _encode(value)
+        for value in values
+    ]
     return "[" + ", ".join(parts) + "]"
 
 
-def model_revision(name_or_path: str, config, revision: str | None = None,
-                   gguf_file: str | None = None) -> str | None:
+def model_revision(name_or_path: str, config, revision: str | None = None, gguf_file: str | None = None) -> str | None:
     """The Hub commit the files came from, or for a local folder sha256 of its files (names and contents), for a
     GGUF file in a local folder sha256 of that file alone.
 

@@ -44,8 +44,10 @@ def check_model(name: str, revision: str | None = None, file: str = "config.json
     if Path(name).expanduser().exists():
         return
     if not is_hub_id(name):
-        raise SwapbenchError(f"cannot load model {name!r}: no such folder ({Path(name).expanduser().absolute()} "
-                             "does not exist), and it is not a Hub model id (name or owner/name)")
+        raise SwapbenchError(
+            f"cannot load model {name!r}: no such folder ({Path(name).expanduser().absolute()} "
+            "does not exist), and it is not a Hub model id (name or owner/name)"
+        )
     if cache_only(name) and not isinstance(try_to_load_from_cache(name, file, revision=revision), str):
         raise SwapbenchError(_not_cached(name))
 
@@ -78,8 +80,10 @@ def load_failure(name: str, err: Exception) -> str:
 
 
 def _not_cached(name: str) -> str:
-    return (f"cannot load model {name!r}: the Hub cannot be reached ({hub_unreachable()}) and the local Hugging Face "
-            "cache has no copy of it. Give a local folder, or load it once where the Hub can be reached")
+    return (
+        f"cannot load model {name!r}: the Hub cannot be reached ({hub_unreachable()}) and the local Hugging Face "
+        "cache has no copy of it. Give a local folder, or load it once where the Hub can be reached"
+    )
 
 
 COMMIT = re.compile(r"[0-9a-f]{40}")

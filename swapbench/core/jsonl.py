@@ -45,8 +45,9 @@ class _Numbered:
             yield line
 
 
-def read_values(text: str, path: str | Path, loads: Callable[[str], object] = json.loads,
-                type: type | None = dict) -> Iterator[tuple[int, object]]:
+def read_values(
+    text: str, path: str | Path, loads: Callable[[str], object] = json.loads, type: type | None = dict
+) -> Iterator[tuple[int, object]]:
     """(line number, value) for each non-blank line of `text`, read from `path`, each line decoded by `loads`
     (which raises ValueError on a bad line) and, unless `type` is None, of that type; anything else is an
     InputError naming the file and line."""
@@ -99,8 +100,9 @@ def read_file_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
     return read_objects(read_text(path), path)
 
 
-def read_json(path: str | Path, model: type[Model] | None = None, *, where: str | None = None,
-              what: str | None = None) -> Model | object:
+def read_json(
+    path: str | Path, model: type[Model] | None = None, *, where: str | None = None, what: str | None = None
+) -> Model | object:
     """The JSON file at `path` as `model` (or as plain JSON values without one); InputError naming the file
     (`where`, when the path itself is not what the user knows, such as a Hub cache's) and what is wrong: not
     UTF-8, broken or too deeply nested JSON, or not `what` (default: the model's name) with its first problems."""
@@ -121,8 +123,9 @@ def read_json(path: str | Path, model: type[Model] | None = None, *, where: str 
 def _invalid(err: ValidationError, what: str | None = None, whole: str = "the line", listed: int = 5) -> str:
     """A pydantic refusal in one line: "not a BuildInfo: configs: Field required; ..." (the first `listed`)."""
     errors = err.errors(include_url=False)
-    problems = "; ".join(f"{excerpt('.'.join(map(str, e['loc'])) or whole)}: {excerpt(e['msg'])}"
-                         for e in errors[:listed])
+    problems = "; ".join(
+        f"{excerpt('.'.join(map(str, e['loc'])) or whole)}: {excerpt(e['msg'])}" for e in errors[:listed]
+    )
     more = f"; and {len(errors) - listed:,} more" if len(errors) > listed else ""
     return f"not {what or 'a ' + err.title}: {problems}{more}"
 

@@ -23,8 +23,9 @@ def _bounds(minimum: float, maximum: float | None, above: bool, below: bool) -> 
     return f"{low} and {'<' if below else '<='} {maximum}"
 
 
-def out_of_range(kind: type, given, minimum: float | None, maximum: float | None = None, *, above: bool = False,
-                 below: bool = False) -> str:
+def out_of_range(
+    kind: type, given, minimum: float | None, maximum: float | None = None, *, above: bool = False, below: bool = False
+) -> str:
     """What is wrong with `given` for an option of `kind` (int or float) in this range: "0 is out of range:
     expected an integer >= 1", or "'x' is not an integer: ..."; the API's messages say it in the same words."""
     noun = "an integer" if kind is int else "a number"
@@ -48,8 +49,9 @@ def _ranged(kind: type, minimum: float, maximum: float | None, above: bool, belo
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(out_of_range(kind, text, minimum, maximum, above=above,
-                                                          below=below)) from None
+            raise argparse.ArgumentTypeError(
+                out_of_range(kind, text, minimum, maximum, above=above, below=below)
+            ) from None
         too_low = value <= minimum if above else value < minimum
         too_high = maximum is not None and (value >= maximum if below else value > maximum)
         if not math.isfinite(value) or too_low or too_high:
@@ -64,8 +66,9 @@ def integer(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     return _ranged(int, minimum, maximum, False, False)
 
 
-def number(minimum: float, maximum: float | None = None, *, above: bool = False,
-           below: bool = False) -> Callable[[str], float]:
+def number(
+    minimum: float, maximum: float | None = None, *, above: bool = False, below: bool = False
+) -> Callable[[str], float]:
     """A finite number from `minimum` to `maximum`; `above` and `below` leave out the bound itself."""
     return _ranged(float, minimum, maximum, above, below)
 

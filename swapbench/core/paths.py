@@ -13,5 +13,6 @@ ANNOTATIONS = Path(__file__).resolve().parents[2] / "data" / "annotations"
 def default_cache_dir() -> Path:
     """$SWAPBENCH_CACHE_DIR, else $XDG_CACHE_HOME/swapbench, else ~/.cache/swapbench."""
     root = os.environ.get("SWAPBENCH_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "swapbench")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "swapbench"
+    )
     return Path(root)

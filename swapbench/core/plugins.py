@@ -57,8 +57,10 @@ def load_entry_point(entry_point: EntryPoint) -> None:
             target()
     except Exception as err:  # noqa: BLE001  (whatever a plugin raises is reported as its failure, with its cause)
         cause = f"{type(err).__name__}: {err}"
-        raise PluginError(f"{describe(entry_point)} failed to load: {cause}. Fix or uninstall it, or set "
-                          f"{NO_PLUGINS}=1 to run without plugins") from err
+        raise PluginError(
+            f"{describe(entry_point)} failed to load: {cause}. Fix or uninstall it, or set "
+            f"{NO_PLUGINS}=1 to run without plugins"
+        ) from err
 
 
 def load_plugins(group: str) -> list[EntryPoint]:

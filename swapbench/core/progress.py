@@ -29,7 +29,7 @@ ESTIMATE_SECONDS = 10.0  # the pace is measured over at least this long before t
 
 
 def format_duration(seconds: float) -> str:
-    """"2 h 05 min", "14 min", "40 s": a time to the precision a reader plans with."""
+    """ "2 h 05 min", "14 min", "40 s": a time to the precision a reader plans with."""
     if seconds >= 3600:
         hours, minutes = divmod(round(seconds / 60), 60)
         return f"{hours} h {minutes:02d} min"
@@ -39,7 +39,7 @@ def format_duration(seconds: float) -> str:
 
 
 def format_pace(per_second: float) -> str:
-    """"5,380", "41.2", "0.25": a count a second, to three figures at least."""
+    """ "5,380", "41.2", "0.25": a count a second, to three figures at least."""
     return f"{per_second:,.0f}" if per_second >= 100 else f"{per_second:.3g}"
 
 
@@ -58,8 +58,14 @@ class SteadyProgress(Progress):
     """rich's Progress, with plain lines at steady intervals where no bar is drawn (`lines`) and a one-time
     estimate for the tasks that ask for one; the same calls as Progress (add_task, advance, update)."""
 
-    def __init__(self, *columns, lines: bool = False, every_seconds: float | None = None,
-                 estimate_after: float | None = None, **kwargs):
+    def __init__(
+        self,
+        *columns,
+        lines: bool = False,
+        every_seconds: float | None = None,
+        estimate_after: float | None = None,
+        **kwargs,
+    ):
         super().__init__(*columns, **kwargs)
         if lines and not (self.console.is_terminal or self.console.is_jupyter):  # a notebook draws the bar
             self.disable = True  # rich would print the bar once, at the end
@@ -68,11 +74,20 @@ class SteadyProgress(Progress):
         self.estimate_after = ESTIMATE_SECONDS if estimate_after is None else estimate_after
         self._watches: dict[TaskID, _Watch] = {}
 
-    def add_task(self, description: str, start: bool = True, total: float | None = 100.0, completed: int = 0,
-                 visible: bool = True, *, unit: str = "", estimate: bool = False, **fields) -> TaskID:
+    def add_task(
+        self,
+        description: str,
+        start: bool = True,
+        total: float | None = 100.0,
+        completed: int = 0,
+        visible: bool = True,
+        *,
+        unit: str = "",
+        estimate: bool = False,
+        **fields,
+    ) -> TaskID:
         """Progress.add_task; `unit` names what is counted ("pairs"), `estimate` asks for the one-time estimate."""
-        task = super().add_task(description, start=start, total=total, completed=completed, visible=visible,
-                                **fields)
+        task = super().add_task(description, start=start, total=total, completed=completed, visible=visible, **fields)
         self._watches[task] = _Watch(unit=unit, estimate=estimate, last_line=self.get_time())
         return task
 
@@ -98,9 +113,11 @@ class SteadyProgress(Progress):
         left = (task.total - done) / pace if pace and task.total else None
         if watch.estimate and not watch.said and pace and since >= self.estimate_after and left:
             watch.said = True
-            self._say(f"{self._what(task)}: about {format_duration((task.elapsed or 0) + left)} in all, measured "
-                      f"{format_pace(pace)} {watch.unit or 'items'} a second over {measured:,.0f} {watch.unit} "
-                      "after the first batch")
+            self._say(
+                f"{self._what(task)}: about {format_duration((task.elapsed or 0) + left)} in all, measured "
+                f"{format_pace(pace)} {watch.unit or 'items'} a second over {measured:,.0f} {watch.unit} "
+                "after the first batch"
+            )
         finished = task.total is not None and done >= task.total
         if self.lines and (now - watch.last_line >= self.every_seconds or finished):  # the last line: its total
             watch.last_line = now
@@ -126,11 +143,20 @@ class SteadyProgress(Progress):
         self.console.print(Text(line), highlight=False, soft_wrap=True)  # plain text: one line a log is searched by
 
 
-def progress_bar(*, enabled: bool = True, console: Console | None = None, lines: bool = False,
-                 **settings) -> SteadyProgress:
+def progress_bar(
+    *, enabled: bool = True, console: Console | None = None, lines: bool = False, **settings
+) -> SteadyProgress:
     """A SteadyProgress to use as a context manager. `enabled` off draws no bar (--no-progress, no terminal);
     `lines` then gives plain lines at steady intervals instead (a log file). `settings`: every_seconds,
     estimate_after, get_time (SteadyProgress, rich's Progress)."""
-    return SteadyProgress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), TimeRemainingColumn(), console=console, lines=lines,
-                          disable=not enabled, **settings)
+    return SteadyProgress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        lines=lines,
+        disable=not enabled,
+        **settings,
+    )

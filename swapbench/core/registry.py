@@ -92,20 +92,28 @@ class Registry(Generic[T]):
         if self._base is None:
             return "anything"
         base = self._base.__name__
-        return {"instance": f"a {base}", "class": f"a subclass of {base}",
-                "class or factory": f"a subclass of {base} or a function that makes a {base}"}[self._form]
+        return {
+            "instance": f"a {base}",
+            "class": f"a subclass of {base}",
+            "class or factory": f"a subclass of {base} or a function that makes a {base}",
+        }[self._form]
 
     def _check(self, name: str, value: object) -> None:
         base, form = self._base, self._form
         if base is None:
             return
         is_class = isinstance(value, type)
-        fits = (isinstance(value, base) if form == "instance"
-                else is_class and issubclass(value, base) if form == "class"
-                else (is_class and issubclass(value, base)) or (callable(value) and not is_class))
+        fits = (
+            isinstance(value, base)
+            if form == "instance"
+            else is_class and issubclass(value, base)
+            if form == "class"
+            else (is_class and issubclass(value, base)) or (callable(value) and not is_class)
+        )
         if not fits:
-            raise RegistrationError(f"{self.kind} {name!r}: registered {_what(value)}, but a {self.kind} is "
-                                    f"{self.expected()}")
+            raise RegistrationError(
+                f"{self.kind} {name!r}: registered {_what(value)}, but a {self.kind} is {self.expected()}"
+            )
 
     def load_plugins(self) -> None:
         """Load the group's plugins, once; every listing and lookup calls it, registering never does, so that a
@@ -124,9 +132,11 @@ class Registry(Generic[T]):
 
     def register(self, name: str, *, help: str = "", pattern: str | None = None) -> Callable[[T], T]:
         """Decorator form of `add`; returns what it decorates unchanged."""
+
         def decorate(value: T) -> T:
             self.add(name, value, help=help, pattern=pattern)
             return value
+
         return decorate
 
     def add(self, name: str, value: T, *, help: str = "", pattern: str | None = None) -> None:

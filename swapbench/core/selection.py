@@ -42,8 +42,10 @@ class Decision:
         """Whether this decision was made on this swap: the same words where it holds text, the same side. The
         words are compared without their spacing (core.text.squash): the build judges its tokens joined by spaces,
         the curator reads them written as text, and a file judged before swaps were written as text still holds."""
-        if self.premise is not None and (squash(self.premise), squash(self.hypothesis or "")) != \
-                (squash(premise), squash(hypothesis)):
+        if self.premise is not None and (squash(self.premise), squash(self.hypothesis or "")) != (
+            squash(premise),
+            squash(hypothesis),
+        ):
             return False
         return self.side is None or self.side == side
 
@@ -67,13 +69,15 @@ def read_selection(path: Path) -> dict[str, Decision]:
     decisions: dict[str, Decision] = {}
     for number, row in read_file_objects(path):
         try:
-            decision = Decision(str(row["pair_id"]), row["decision"], row.get("premise"), row.get("hypothesis"),
-                                row.get("side"))
+            decision = Decision(
+                str(row["pair_id"]), row["decision"], row.get("premise"), row.get("hypothesis"), row.get("side")
+            )
         except KeyError as err:
             raise InputError(f"not a selection record ({err})", path=str(path), line=number) from err
         if decision.decision not in DECISIONS:
-            raise InputError(f"decision must be accept or reject, not {decision.decision!r}",
-                             path=str(path), line=number)
+            raise InputError(
+                f"decision must be accept or reject, not {decision.decision!r}", path=str(path), line=number
+            )
         if decision.side not in SIDES:
             raise InputError(f"side must be premise or hypothesis, not {decision.side!r}", path=str(path), line=number)
         if (decision.premise is None) != (decision.hypothesis is None):

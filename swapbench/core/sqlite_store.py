@@ -63,8 +63,11 @@ def row_check(salt: str, *fields: bytes) -> bytes:
 
 def set_aside(path: Path) -> Path:
     """Move a damaged cache, with SQLite's files beside it, to a free name next to it: NAME.damaged-1.sqlite."""
-    aside = next(candidate for n in count(1)
-                 if not (candidate := path.with_name(f"{path.stem}.damaged-{n}{path.suffix}")).exists())
+    aside = next(
+        candidate
+        for n in count(1)
+        if not (candidate := path.with_name(f"{path.stem}.damaged-{n}{path.suffix}")).exists()
+    )
     for suffix in ("", *COMPANIONS):
         source = path.with_name(path.name + suffix)
         if source.exists():

@@ -44,7 +44,7 @@ def slug(name: str, empty: str = "model") -> str:
     if len(safe) <= SLUG_MAX:
         return safe
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"{safe[:SLUG_MAX - len(digest) - 1].rstrip('_.-')}-{digest}"
+    return f"{safe[: SLUG_MAX - len(digest) - 1].rstrip('_.-')}-{digest}"
 
 
 def exists(name: str) -> bool:
@@ -97,7 +97,7 @@ def public_path(path: str | os.PathLike, keep: int = 2) -> str:
         return "./" + inside if inside else "."
     parts = [part for part in where.parts if part not in ("/", "")]
     if "site-packages" in parts:
-        return "…/" + "/".join(parts[parts.index("site-packages"):])
+        return "…/" + "/".join(parts[parts.index("site-packages") :])
     return "…/" + "/".join(parts[-keep:]) if parts else text
 
 

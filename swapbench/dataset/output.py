@@ -44,8 +44,7 @@ def parquet_path(config: str, split: str, fingerprint: str) -> str:
     return f"{config}/{split}-{fingerprint.removeprefix('sha256:')[:16]}.parquet"
 
 
-def write_config(folder: Path, name: str, split: str, rows: dict[str, list], features: dict,
-                 fingerprint: str) -> int:
+def write_config(folder: Path, name: str, split: str, rows: dict[str, list], features: dict, fingerprint: str) -> int:
     """Write one configuration's Parquet file; ClassLabel columns hold label indices. Returns the table's bytes."""
     target = folder / parquet_path(name, split, fingerprint)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -63,8 +63,10 @@ def build(options: BuildOptions) -> tuple[Path, BuildInfo]:
     with _collector_skips_long_lived_objects() as freeze:
         # Entered before the source is read, so that a destination it must refuse is refused at once.
         # One spaCy pipeline for the parser and the role labeler; Docs kept when a variant reads them.
-        with atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging, \
-                shared_pipelines(keep_docs=any(v.needs_docs for v in variants)):
+        with (
+            atomic_directory(out, marker=BUILD_INFO, overwrite=options.overwrite) as staging,
+            shared_pipelines(keep_docs=any(v.needs_docs for v in variants)),
+        ):
             info = _build(options, variants, staging, console, freeze, resolved)
     count = len(info.configs)
     logger.info(f"Wrote {count} configuration{'s' * (count != 1)} to {out}.")
@@ -83,8 +85,9 @@ def _own(kind, options: BuildOptions):
     """A variant's own options among the build's (already validated by the build's model); defaults for those a
     model without the variant's fields lacks."""
     model = kind.options_model()
-    return model.model_construct(**{name: getattr(options, name) for name in model.model_fields
-                                    if hasattr(options, name)})
+    return model.model_construct(
+        **{name: getattr(options, name) for name in model.model_fields if hasattr(options, name)}
+    )
 
 
 def check_options(options: BuildOptions, declared_source: Source | None = None) -> list[Variant]:
@@ -110,10 +113,15 @@ def check_options(options: BuildOptions, declared_source: Source | None = None) 
         for field in kind.refused_without:
             model = kind.options_model()
             value = getattr(options, field, None)
-            if kind not in built and value is not None and value != model.model_fields[field].default \
-                    and not any(field in other.refused_without for other in built):
-                raise SwapbenchError(f"{flag_of(field, model.model_fields[field])} applies to {entry_name}, which "
-                                     "--variants leaves out")
+            if (
+                kind not in built
+                and value is not None
+                and value != model.model_fields[field].default
+                and not any(field in other.refused_without for other in built)
+            ):
+                raise SwapbenchError(
+                    f"{flag_of(field, model.model_fields[field])} applies to {entry_name}, which --variants leaves out"
+                )
     if options.push_to_hub:
         try:
             validate_repo_id(options.push_to_hub)
@@ -124,12 +132,25 @@ def check_options(options: BuildOptions, declared_source: Source | None = None) 
     return variants
 
 
-def _build(options: BuildOptions, variants: list[Variant], staging: Path, console: Console,
-           freeze: Callable[[], None], resolved=None) -> BuildInfo:
-    snli = load_split(options.source, options.split, options.limit, columns=options.columns,
-                      cache_dir=options.cache_dir, resolved=resolved)
-    logger.info(f"Read {len(snli.pairs)} labelled pairs from {snli.source} "
-                f"({snli.dropped_no_gold} without gold label dropped).")
+def _build(
+    options: BuildOptions,
+    variants: list[Variant],
+    staging: Path,
+    console: Console,
+    freeze: Callable[[], None],
+    resolved=None,
+) -> BuildInfo:
+    snli = load_split(
+        options.source,
+        options.split,
+        options.limit,
+        columns=options.columns,
+        cache_dir=options.cache_dir,
+        resolved=resolved,
+    )
+    logger.info(
+        f"Read {len(snli.pairs)} labelled pairs from {snli.source} ({snli.dropped_no_gold} without gold label dropped)."
+    )
     cut = snli.shortfall()
     if cut:
         logger.warning(f"{cut}; the build holds only these pairs")
@@ -151,42 +172,65 @@ def _build(options: BuildOptions, variants: list[Variant], staging: Path, consol
             task = progress.add_task(f"{variant.name}", total=len(snli.pairs))
             advance = partial(progress.advance, task)
             with _collector_paused(freeze):
-                columns, info = apply_variant(variant, snli.pairs, parses, parser, options.seed,
-                                              originals=originals, advance=advance)
+                columns, info = apply_variant(
+                    variant, snli.pairs, parses, parser, options.seed, originals=originals, advance=advance
+                )
             columns_by_config[variant.name] = (columns, variant)
             infos.append(info)
     empty = [info.name for info in infos if not info.rows]
     if empty and options.variants is None:  # a default configuration that does not apply here is left out
-        logger.info(f"Left out {', '.join(empty)}: no pair read applies to "
-                    f"{'it' if len(empty) == 1 else 'them'}.")
+        logger.info(f"Left out {', '.join(empty)}: no pair read applies to {'it' if len(empty) == 1 else 'them'}.")
         infos = [info for info in infos if info.rows]
         variants = [variant for variant in variants if variant.name not in empty]
         columns_by_config = {name: value for name, value in columns_by_config.items() if name not in empty}
         empty = []
     if not infos:
-        raise SwapbenchError(f"no configuration would have rows: no variant applies to any of the "
-                             f"{len(snli.pairs)} labelled pairs read; nothing was written, --out is as it was")
+        raise SwapbenchError(
+            f"no configuration would have rows: no variant applies to any of the "
+            f"{len(snli.pairs)} labelled pairs read; nothing was written, --out is as it was"
+        )
     if empty:
         raise SwapbenchError(
             f"{', '.join(empty)} would have no rows (the variant applies to none of the {len(snli.pairs)} "
             "labelled pairs read), and an empty configuration cannot be loaded: nothing was written, --out is as it "
-            "was. Leave it out of --variants, or read more pairs (--limit)")
+            "was. Leave it out of --variants, or read more pairs (--limit)"
+        )
 
-    info = BuildInfo(split=snli.split, source=public_path(snli.source), source_name=snli.declaration.name,
-                     source_fingerprint=snli.fingerprint,
-                     rows_read=snli.rows_read, dropped_no_gold=snli.dropped_no_gold, pairs=len(snli.pairs),
-                     limit=options.limit, parser=parser.name, parser_version=parser.version,
-                     unique_premises=len(parses), seed=options.seed, configs=infos, parser_agreement=agreement,
-                     spacy_pipelines=sorted({p for p in (parser.spacy_pipeline, *(v.spacy_pipeline for v in variants))
-                                             if p}),
-                     variant_options={v.name: recorded_options(v.options) for v in variants
-                                      if v.options is not None and type(v.options).model_fields},
-                     **_records(options, variants))
-    features = {name: {**common_features(), **variant.extra_features}
-                for name, (_, variant) in columns_by_config.items()}
+    info = BuildInfo(
+        split=snli.split,
+        source=public_path(snli.source),
+        source_name=snli.declaration.name,
+        source_fingerprint=snli.fingerprint,
+        rows_read=snli.rows_read,
+        dropped_no_gold=snli.dropped_no_gold,
+        pairs=len(snli.pairs),
+        limit=options.limit,
+        parser=parser.name,
+        parser_version=parser.version,
+        unique_premises=len(parses),
+        seed=options.seed,
+        configs=infos,
+        parser_agreement=agreement,
+        spacy_pipelines=sorted({p for p in (parser.spacy_pipeline, *(v.spacy_pipeline for v in variants)) if p}),
+        variant_options={
+            v.name: recorded_options(v.options)
+            for v in variants
+            if v.options is not None and type(v.options).model_fields
+        },
+        **_records(options, variants),
+    )
+    features = {
+        name: {**common_features(), **variant.extra_features} for name, (_, variant) in columns_by_config.items()
+    }
     for config in info.configs:
-        config.num_bytes = write_config(staging, config.name, snli.split, columns_by_config[config.name][0],
-                                        features[config.name], config.fingerprint)
+        config.num_bytes = write_config(
+            staging,
+            config.name,
+            snli.split,
+            columns_by_config[config.name][0],
+            features[config.name],
+            config.fingerprint,
+        )
     write_card(staging, info, features)
     (staging / BUILD_INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return info
@@ -196,8 +240,10 @@ def recorded_options(options) -> dict:
     """A variant's options as build_info.json records them: a file among them named as a published file names
     it (core.text.public_path)."""
     values = options.model_dump(mode="json")
-    return {name: public_path(value) if isinstance(getattr(options, name), PurePath) else value
-            for name, value in values.items()}
+    return {
+        name: public_path(value) if isinstance(getattr(options, name), PurePath) else value
+        for name, value in values.items()
+    }
 
 
 def _records(options: BuildOptions, variants: list[Variant]) -> dict:
@@ -218,8 +264,9 @@ def parser_input(parser: ConstituencyParser, pair: Pair) -> str:
     return getattr(pair, input_field(parser))
 
 
-def parse_premises(snli: SourceSplit, parser: ConstituencyParser, options: BuildOptions,
-                   console: Console) -> dict[str, Parse]:
+def parse_premises(
+    snli: SourceSplit, parser: ConstituencyParser, options: BuildOptions, console: Console
+) -> dict[str, Parse]:
     inputs = [parser_input(parser, p) for p in snli.pairs]
     # Supplied trees are read, not computed: caching them would only add I/O.
     cache = None
@@ -237,16 +284,21 @@ def parse_premises(snli: SourceSplit, parser: ConstituencyParser, options: Build
             cache.close()
 
 
-def render_originals(pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser
-                     ) -> dict[str, Original]:
+def render_originals(pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser) -> dict[str, Original]:
     """Each pair's original, rendered once for every configuration, by pairID."""
     render = OriginalRenderer(reads_trees=not parser.reads_text).render
     return {pair.pair_id: render(pair, parses[parser_input(parser, pair)]) for pair in pairs}
 
 
-def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse], parser: ConstituencyParser,
-                  seed: int, originals: dict[str, Original] | None = None, advance=None
-                  ) -> tuple[dict[str, list], ConfigInfo]:
+def apply_variant(
+    variant: Variant,
+    pairs: list[Pair],
+    parses: dict[str, Parse],
+    parser: ConstituencyParser,
+    seed: int,
+    originals: dict[str, Original] | None = None,
+    advance=None,
+) -> tuple[dict[str, list], ConfigInfo]:
     """The variant's rows as columns, and its statistics; `advance(n)` reports progress every 1000 pairs.
     `originals`: render_originals(pairs, parses, parser), when the caller has it already."""
     label_index = {name: index for index, name in enumerate(LABEL_NAMES)}
@@ -269,43 +321,77 @@ def apply_variant(variant: Variant, pairs: list[Pair], parses: dict[str, Parse],
     fingerprint = content_fingerprint(columns)
     rows = len(columns["pair_id"])
     pairs_kept = len(set(columns["pair_id"]))
-    info = ConfigInfo(name=variant.name, description=variant.description, rows=rows,
-                      not_applicable=len(pairs) - pairs_kept, fingerprint=fingerprint,
-                      tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))), extra=variant.statistics(),
-                      displacement=summarize(measure_rows(columns["permutation"])))
+    info = ConfigInfo(
+        name=variant.name,
+        description=variant.description,
+        rows=rows,
+        not_applicable=len(pairs) - pairs_kept,
+        fingerprint=fingerprint,
+        tag_counts=dict(Counter(chain.from_iterable(columns["tags"]))),
+        extra=variant.statistics(),
+        displacement=summarize(measure_rows(columns["permutation"])),
+    )
     return columns, info
 
 
-def _append_row(result: Perturbed, pair: Pair, written: Original, name: str, common: list[list],
-                extra: list[tuple[str, list]], label_index: dict[str, int]) -> None:
+def _append_row(
+    result: Perturbed,
+    pair: Pair,
+    written: Original,
+    name: str,
+    common: list[list],
+    extra: list[tuple[str, list]],
+    label_index: dict[str, int],
+) -> None:
     """Add one perturbed row of `pair` to its configuration's columns (`common`: in common_features' order)."""
     original, original_label = written.text, pair.label
     if result.original_label is not None:  # the variant wrote its own original pair
         original = (written.write(result.original_premise), written.write(result.original_hypothesis))
         original_label = result.original_label
     premise, hypothesis = perturbed_pair(result, pair, written, original)
-    for column, value in zip(common, (pair.pair_id, premise, hypothesis, label_index[result.label], original[0],
-                                      original[1], label_index[original_label], name, pair.premise,
-                                      written.premise_tokens, result.permutation, result.tags)):
+    for column, value in zip(
+        common,
+        (
+            pair.pair_id,
+            premise,
+            hypothesis,
+            label_index[result.label],
+            original[0],
+            original[1],
+            label_index[original_label],
+            name,
+            pair.premise,
+            written.premise_tokens,
+            result.permutation,
+            result.tags,
+        ),
+    ):
         column.append(value)
     try:
         for key, column in extra:
             column.append(result.extra[key])
     except KeyError as err:
-        raise SwapbenchError(f"variant {name}: a row lacks its column {err.args[0]!r} (extra_features names the "
-                             "columns that Perturbed.extra must hold)") from err
+        raise SwapbenchError(
+            f"variant {name}: a row lacks its column {err.args[0]!r} (extra_features names the "
+            "columns that Perturbed.extra must hold)"
+        ) from err
 
 
-def perturbed_pair(result: Perturbed, pair: Pair, written: Original, original: tuple[str, str]
-                   ) -> tuple[str, str]:
+def perturbed_pair(result: Perturbed, pair: Pair, written: Original, original: tuple[str, str]) -> tuple[str, str]:
     """The perturbed pair as text: its unperturbed side is the original's text (`original`), so that only the
     perturbation tells the two pairs apart, and a perturbed side is its tokens written as the pair's text writes
     them (variants/writing.py). A side is unperturbed when it reads as the variant's own rendering of the original
     (Perturbed.original_premise/_hypothesis; by default the parse's tokens and the hypothesis as read)."""
-    premise = original[0] if result.premise == (result.original_premise or written.tokens[0]) \
+    premise = (
+        original[0]
+        if result.premise == (result.original_premise or written.tokens[0])
         else written.write(result.premise, result.permutation)
-    hypothesis = original[1] if result.hypothesis == (result.original_hypothesis or pair.hypothesis) \
+    )
+    hypothesis = (
+        original[1]
+        if result.hypothesis == (result.original_hypothesis or pair.hypothesis)
         else written.write(result.hypothesis)
+    )
     return premise, hypothesis
 
 

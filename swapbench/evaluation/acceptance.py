@@ -37,10 +37,14 @@ import numpy as np
 
 from ..results.schema import AcceptanceFigure, AcceptancePoint, ConfidenceInterval, PermutationAcceptance, PredictionRow
 
-ACCEPTANCE_CI_METHOD = ("percentile bootstrap over clusters of pairs sharing a premise, each pair with all its "
-                        "permutations; ratio figures recomputed in each resample")
-DEFINITION = ("UNLU (Sinha et al., ACL 2021), as facebookresearch/UNLU's codes/random_eval.py compute_rand_acc and "
-              "codes/word_randomization.py print_stats compute them")
+ACCEPTANCE_CI_METHOD = (
+    "percentile bootstrap over clusters of pairs sharing a premise, each pair with all its "
+    "permutations; ratio figures recomputed in each resample"
+)
+DEFINITION = (
+    "UNLU (Sinha et al., ACL 2021), as facebookresearch/UNLU's codes/random_eval.py compute_rand_acc and "
+    "codes/word_randomization.py print_stats compute them"
+)
 THIRD = 1 / 3  # Omega_rand's threshold: more than a third of the permutations correct, a better-than-chance share
 CHUNK = 500  # resamples drawn at once: a chunk's draws are CHUNK x clusters integers
 
@@ -65,23 +69,30 @@ def pair_outcomes(rows: Sequence[PredictionRow]) -> PairOutcomes:
         by_pair.setdefault((row.seed, row.pair_id), []).append(row)
     counts = {len(group) for group in by_pair.values()}
     if len(counts) != 1:
-        raise ValueError(f"{rows[0].configuration}: pairs hold different numbers of permutations "
-                         f"({', '.join(map(str, sorted(counts)))}); permutation acceptance needs the same K for all")
+        raise ValueError(
+            f"{rows[0].configuration}: pairs hold different numbers of permutations "
+            f"({', '.join(map(str, sorted(counts)))}); permutation acceptance needs the same K for all"
+        )
     [k] = counts
     for (_, pair_id), group in by_pair.items():
         if sorted(r.permutation for r in group) != list(range(k)):
-            raise ValueError(f"{rows[0].configuration}: pair {pair_id} does not hold permutations 0 to {k - 1} once "
-                             "each")
+            raise ValueError(
+                f"{rows[0].configuration}: pair {pair_id} does not hold permutations 0 to {k - 1} once each"
+            )
         if len({r.prediction_original for r in group}) != 1:
             raise ValueError(f"{rows[0].configuration}: pair {pair_id} has more than one original prediction")
     groups = list(by_pair.values())
     _, clusters = np.unique([g[0].cluster for g in groups], return_inverse=True)
-    correct = np.array([[r.prediction_perturbed == r.gold for r in sorted(g, key=lambda r: r.permutation)]
-                        for g in groups], dtype=bool).reshape(len(groups), k)
+    correct = np.array(
+        [[r.prediction_perturbed == r.gold for r in sorted(g, key=lambda r: r.permutation)] for g in groups], dtype=bool
+    ).reshape(len(groups), k)
     return PairOutcomes(
         clusters=clusters,
         original_correct=np.array([g[0].prediction_original == g[0].gold_original for g in groups]),
-        share_correct=correct.mean(axis=1), permutations=k, correct=correct)
+        share_correct=correct.mean(axis=1),
+        permutations=k,
+        correct=correct,
+    )
 
 
 def acceptance_point(outcomes: PairOutcomes, permutations: int) -> AcceptancePoint:
@@ -95,9 +106,15 @@ def acceptance_point(outcomes: PairOutcomes, permutations: int) -> AcceptancePoi
     def mean(where: np.ndarray) -> float | None:
         return float(share[where].mean()) if where.any() else None
 
-    return AcceptancePoint(permutations=permutations, omega_max=float(exists.mean()),
-                           omega_rand=float((share > THIRD).mean()), p_c=mean(correct), p_f=mean(wrong),
-                           p_c_pairs=int(correct.sum()), p_f_pairs=int(wrong.sum()))
+    return AcceptancePoint(
+        permutations=permutations,
+        omega_max=float(exists.mean()),
+        omega_rand=float((share > THIRD).mean()),
+        p_c=mean(correct),
+        p_f=mean(wrong),
+        p_c_pairs=int(correct.sum()),
+        p_f_pairs=int(wrong.sum()),
+    )
 
 
 def acceptance_curve(outcomes: PairOutcomes) -> list[AcceptancePoint]:
@@ -113,8 +130,9 @@ def _ratios(numerators: np.ndarray, denominators: np.ndarray) -> np.ndarray:
         return np.where(denominators > 0, numerators / np.where(denominators > 0, denominators, 1), np.nan)
 
 
-def permutation_acceptance(rows: Sequence[PredictionRow], rng: np.random.Generator, resamples: int,
-                           level: float = 0.95, k_curve: bool = False) -> PermutationAcceptance:
+def permutation_acceptance(
+    rows: Sequence[PredictionRow], rng: np.random.Generator, resamples: int, level: float = 0.95, k_curve: bool = False
+) -> PermutationAcceptance:
     """UNLU's metrics over the rows of a permutation configuration, each with its clustered interval; with
     `k_curve`, also their K-curve (acceptance_curve)."""
     outcomes = pair_outcomes(rows)
@@ -125,11 +143,13 @@ def permutation_acceptance(rows: Sequence[PredictionRow], rng: np.random.Generat
     n_clusters = int(outcomes.clusters.max()) + 1
     per_cluster = lambda values: np.bincount(outcomes.clusters, weights=values, minlength=n_clusters)  # noqa: E731
     pairs = per_cluster(np.ones(len(exists)))
-    parts = {"accuracy": (per_cluster(outcomes.original_correct), pairs),
-             "omega_max": (per_cluster(exists), pairs),
-             "omega_rand": (per_cluster(above), pairs),
-             "p_c": (per_cluster(np.where(correct, outcomes.share_correct, 0)), per_cluster(correct)),
-             "p_f": (per_cluster(np.where(wrong, outcomes.share_correct, 0)), per_cluster(wrong))}
+    parts = {
+        "accuracy": (per_cluster(outcomes.original_correct), pairs),
+        "omega_max": (per_cluster(exists), pairs),
+        "omega_rand": (per_cluster(above), pairs),
+        "p_c": (per_cluster(np.where(correct, outcomes.share_correct, 0)), per_cluster(correct)),
+        "p_f": (per_cluster(np.where(wrong, outcomes.share_correct, 0)), per_cluster(wrong)),
+    }
     drawn = {name: [] for name in parts}
     for start in range(0, resamples, CHUNK):
         draws = rng.multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=min(CHUNK, resamples - start))
@@ -144,12 +164,24 @@ def permutation_acceptance(rows: Sequence[PredictionRow], rng: np.random.Generat
         values = np.concatenate(drawn[name])
         values = values[~np.isnan(values)]  # resamples that drew no pair the figure is defined on
         low, high = np.quantile(values, [alpha, 1 - alpha])
-        return AcceptanceFigure(value=float(numerator.sum() / denominator.sum()),
-                                ci=ConfidenceInterval(low=float(low), high=float(high), level=level,
-                                                      method=ACCEPTANCE_CI_METHOD, resamples=len(values)))
+        return AcceptanceFigure(
+            value=float(numerator.sum() / denominator.sum()),
+            ci=ConfidenceInterval(
+                low=float(low), high=float(high), level=level, method=ACCEPTANCE_CI_METHOD, resamples=len(values)
+            ),
+        )
 
     return PermutationAcceptance(
-        permutations=outcomes.permutations, pairs=len(exists), clusters=n_clusters,
-        accuracy=figure("accuracy"), omega_max=figure("omega_max"), omega_rand=figure("omega_rand"),
-        p_c=figure("p_c"), p_f=figure("p_f"), p_c_pairs=int(correct.sum()), p_f_pairs=int(wrong.sum()),
-        definition=DEFINITION, k_curve=acceptance_curve(outcomes) if k_curve else [])
+        permutations=outcomes.permutations,
+        pairs=len(exists),
+        clusters=n_clusters,
+        accuracy=figure("accuracy"),
+        omega_max=figure("omega_max"),
+        omega_rand=figure("omega_rand"),
+        p_c=figure("p_c"),
+        p_f=figure("p_f"),
+        p_c_pairs=int(correct.sum()),
+        p_f_pairs=int(wrong.sum()),
+        definition=DEFINITION,
+        k_curve=acceptance_curve(outcomes) if k_curve else [],
+    )

@@ -21,8 +21,9 @@ from collections.abc import Sequence
 logger = logging.getLogger(__name__)
 
 SAMPLE = 500
-SAMPLE_RULE = (f"the {SAMPLE} distinct pairs of lowest sha256 of premise, line break, hypothesis (every pair, when "
-               "fewer)")
+SAMPLE_RULE = (
+    f"the {SAMPLE} distinct pairs of lowest sha256 of premise, line break, hypothesis (every pair, when fewer)"
+)
 REFERENCE = "float32"
 # --dtype auto keeps a reduced precision only when at least this share of the sample gets float32's labels. On
 # MiniLM over SNLI, bf16 gave 1985 of 2000 (99.25%): a model for which bf16 changes more than one label in a hundred
@@ -60,8 +61,11 @@ def float32_copy(model):
                 if id(tensor) in memo or not tensor.is_floating_point() or tensor.dtype == torch.float32:
                     continue
                 cast = tensor.detach().float()
-                memo[id(tensor)] = (torch.nn.Parameter(cast, requires_grad=tensor.requires_grad)
-                                    if isinstance(tensor, torch.nn.Parameter) else cast)
+                memo[id(tensor)] = (
+                    torch.nn.Parameter(cast, requires_grad=tensor.requires_grad)
+                    if isinstance(tensor, torch.nn.Parameter)
+                    else cast
+                )
             reference = copy.deepcopy(model, memo)
     except Exception as err:
         if out_of_memory(err):
@@ -110,15 +114,17 @@ def dtype_agreement(scorer, run, prepared, pairs: Sequence[tuple[str, str]], pre
         why = None
     if why is not None:
         logger.info(f"{dtype} not compared with {REFERENCE}: {why}")
-        return DtypeAgreement(dtype=dtype, sample=SAMPLE_RULE, pairs=None, agreeing=None, fraction=None,
-                              not_measured=why)
+        return DtypeAgreement(
+            dtype=dtype, sample=SAMPLE_RULE, pairs=None, agreeing=None, fraction=None, not_measured=why
+        )
     ours = np.asarray(predictions)[positions]
     agreeing = int((ours == np.asarray(reference)).sum())
     fraction = agreeing / len(positions) if positions else 1.0
-    logger.info(f"{dtype} against {REFERENCE}: {agreeing:,} of {len(positions):,} sampled distinct pairs get "
-                f"the same label ({fraction:.1%})")
-    return DtypeAgreement(dtype=dtype, sample=SAMPLE_RULE, pairs=len(positions), agreeing=agreeing,
-                          fraction=fraction)
+    logger.info(
+        f"{dtype} against {REFERENCE}: {agreeing:,} of {len(positions):,} sampled distinct pairs get "
+        f"the same label ({fraction:.1%})"
+    )
+    return DtypeAgreement(dtype=dtype, sample=SAMPLE_RULE, pairs=len(positions), agreeing=agreeing, fraction=fraction)
 
 
 def falls_short(agreement) -> bool:

@@ -62,12 +62,20 @@ class Benchmark:
     split_labels_from: list[str] = field(default_factory=list)
 
 
-def open_benchmark(path: str, *, configs: list[str] | None = None, split: str | None = None,
-                   revision: str | None = None, limit: int | None = None) -> Benchmark:
+def open_benchmark(
+    path: str,
+    *,
+    configs: list[str] | None = None,
+    split: str | None = None,
+    revision: str | None = None,
+    limit: int | None = None,
+) -> Benchmark:
     local = Path(path).is_dir()
     if not local and not is_hub_id(path):
-        raise SwapbenchError(f"--data {path}: no such folder, and not a Hub dataset id (owner/name); "
-                             f"`swapbench build --out {path}` makes one")
+        raise SwapbenchError(
+            f"--data {path}: no such folder, and not a Hub dataset id (owner/name); "
+            f"`swapbench build --out {path}` makes one"
+        )
     # A Hub dataset is read at one commit throughout: its configurations, its build_info.json and its data.
     hub_revision = None if local else _hub_commit(path, revision)
     available = _local_config_names(Path(path)) if local else _hub_config_names(path, hub_revision)
@@ -75,8 +83,9 @@ def open_benchmark(path: str, *, configs: list[str] | None = None, split: str | 
     chosen = configs or available
     unknown = [c for c in chosen if c not in available]
     if unknown:
-        raise SwapbenchError(f"{path} has no configuration {', '.join(map(repr, unknown))} "
-                             f"(it has {', '.join(available)})")
+        raise SwapbenchError(
+            f"{path} has no configuration {', '.join(map(repr, unknown))} (it has {', '.join(available)})"
+        )
     split = split or (build_info.split if build_info else "test")
     expected = {c.name: c.fingerprint for c in build_info.configs} if build_info else {}
     loaded = [_load_configuration(path, name, split, hub_revision, limit, expected.get(name)) for name in chosen]
@@ -84,17 +93,29 @@ def open_benchmark(path: str, *, configs: list[str] | None = None, split: str | 
     if len(empty) == len(loaded):
         raise SwapbenchError(f"no rows to score in {', '.join(empty)} of {path}")
     # The configurations not scored are read too, for their original labels only: chance is the whole split's.
-    others = [_load_configuration(path, name, split, hub_revision, None, expected.get(name))
-              for name in available if name not in chosen]
+    others = [
+        _load_configuration(path, name, split, hub_revision, None, expected.get(name))
+        for name in available
+        if name not in chosen
+    ]
     keeping = [c for c in loaded + others if not c.non_entailment_view and c.rows]
     split_labels = {pair_id: label for c in keeping for pair_id, label in c.all_original_labels.items()}
-    return Benchmark(path=path, revision=hub_revision, split=split, build_info=build_info,
-                     configurations=[c for c in loaded if c.rows], limit=limit, empty=empty,
-                     split_labels=split_labels, split_labels_from=sorted(c.name for c in keeping))
+    return Benchmark(
+        path=path,
+        revision=hub_revision,
+        split=split,
+        build_info=build_info,
+        configurations=[c for c in loaded if c.rows],
+        limit=limit,
+        empty=empty,
+        split_labels=split_labels,
+        split_labels_from=sorted(c.name for c in keeping),
+    )
 
 
-def _load_configuration(path: str, name: str, split: str, revision: str | None, limit: int | None,
-                        expected: str | None) -> Configuration:
+def _load_configuration(
+    path: str, name: str, split: str, revision: str | None, limit: int | None, expected: str | None
+) -> Configuration:
     import datasets
 
     try:
@@ -112,24 +133,33 @@ def _load_configuration(path: str, name: str, split: str, revision: str | None, 
     gold_original = [features["original_label"].names[i] for i in columns["original_label"]]
     fingerprint = content_fingerprint(columns)  # over the stored ClassLabel indices, as `swapbench build` does
     if expected is not None and fingerprint != expected:
-        raise SwapbenchError(f"configuration {name!r} of {path} differs from what {BUILD_INFO} records "
-                             f"({fingerprint} vs {expected}): the data were changed after the build")
+        raise SwapbenchError(
+            f"configuration {name!r} of {path} differs from what {BUILD_INFO} records "
+            f"({fingerprint} vs {expected}): the data were changed after the build"
+        )
     rows = len(gold)
     indices = columns.get("permutation_index")
     # --limit counts pairs: a configuration of K rows per pair (stored pair by pair) keeps K rows of each
     per_pair = rows // max(1, len(set(columns["pair_id"]))) if indices is not None else 1
     keep = slice(0, None if limit is None else limit * per_pair)
     return Configuration(
-        name=name, pair_ids=columns["pair_id"][keep],
+        name=name,
+        pair_ids=columns["pair_id"][keep],
         originals=list(zip(columns["original_premise"], columns["original_hypothesis"]))[keep],
         perturbed=list(zip(columns["premise"], columns["hypothesis"]))[keep],
-        gold=gold[keep], gold_original=gold_original[keep], tags=columns["tags"][keep],
+        gold=gold[keep],
+        gold_original=gold_original[keep],
+        tags=columns["tags"][keep],
         displacements=measure_rows(columns["permutation"][keep]),
         permutation_indices=None if indices is None else indices[keep],
         non_entailment_view="binary_label" in columns,
-        rows=rows, all_pair_ids=frozenset(columns["pair_id"]), all_source_premises=frozenset(columns["source_premise"]),
+        rows=rows,
+        all_pair_ids=frozenset(columns["pair_id"]),
+        all_source_premises=frozenset(columns["source_premise"]),
         all_original_labels=dict(zip(columns["pair_id"], gold_original)),
-        fingerprint=fingerprint, verified=expected is not None)
+        fingerprint=fingerprint,
+        verified=expected is not None,
+    )
 
 
 def _local_table(folder: Path, name: str, split: str):
@@ -143,23 +173,27 @@ def _local_table(folder: Path, name: str, split: str):
     if not held:
         raise FileNotFoundError(f"its card lists no data_files for {name!r}: {REBUILD}")
     if split not in held:
-        raise FileNotFoundError(f"the folder holds no {split!r} split, only {', '.join(map(repr, held))}: give "
-                                f"--split {' or '.join(held)}, or leave --split out to score the split it was built "
-                                "from")
+        raise FileNotFoundError(
+            f"the folder holds no {split!r} split, only {', '.join(map(repr, held))}: give "
+            f"--split {' or '.join(held)}, or leave --split out to score the split it was built "
+            "from"
+        )
     files = sorted(p for pattern in patterns for p in folder.glob(pattern))
     if not files:
         raise FileNotFoundError(f"no {split!r} Parquet file for {name!r} ({', '.join(patterns)})")
     inside = folder.resolve()
     for file in files:  # the card's patterns stay inside (card_configs); a link may not lead out either
         if not file.resolve().is_relative_to(inside):
-            raise InputError(f"leads outside the dataset folder {folder} (to {file.resolve()}): "
-                             f"{REBUILD}", path=str(file))
+            raise InputError(
+                f"leads outside the dataset folder {folder} (to {file.resolve()}): {REBUILD}", path=str(file)
+            )
     parts = [_read_parquet(file) for file in files]
     try:
         return parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
     except ValueError as err:
-        raise InputError(f"the {split!r} files of {name!r} do not match each other ({err}): {REBUILD}",
-                         path=str(folder)) from None
+        raise InputError(
+            f"the {split!r} files of {name!r} do not match each other ({err}): {REBUILD}", path=str(folder)
+        ) from None
 
 
 REBUILD = "rebuild the folder with `swapbench build`"
@@ -179,13 +213,17 @@ def _read_parquet(file: Path):
         problem = excerpt(" ".join(str(err).split()))  # on one line
         raise InputError(f"not a readable Parquet file ({problem}): {REBUILD}", path=str(file)) from None
     if b"huggingface" not in (table.schema.metadata or {}):
-        raise InputError("has no feature metadata (the `huggingface` entry of its Parquet schema, which names the "
-                         f"labels): it was not written by `swapbench build`; {REBUILD}", path=str(file))
+        raise InputError(
+            "has no feature metadata (the `huggingface` entry of its Parquet schema, which names the "
+            f"labels): it was not written by `swapbench build`; {REBUILD}",
+            path=str(file),
+        )
     try:
         dataset = datasets.Dataset(table)
     except (ValueError, TypeError, KeyError, AttributeError) as err:  # the metadata's JSON or features are broken
-        raise InputError(f"broken feature metadata ({type(err).__name__}: {excerpt(err)}): {REBUILD}",
-                         path=str(file)) from None
+        raise InputError(
+            f"broken feature metadata ({type(err).__name__}: {excerpt(err)}): {REBUILD}", path=str(file)
+        ) from None
     check_table(dataset, str(file))
     return dataset
 
@@ -213,10 +251,18 @@ def _list_of(item):
 
 # The columns eval reads, each with what it must hold; the label columns are ClassLabels besides.
 TEXT, INTEGER = ("text", _is_text), ("an integer", _is_integer)
-COLUMNS = {"pair_id": TEXT, "premise": TEXT, "hypothesis": TEXT, "label": INTEGER, "original_premise": TEXT,
-           "original_hypothesis": TEXT, "original_label": INTEGER, "source_premise": TEXT,
-           "tags": ("a list of texts", _list_of(_is_text)),
-           "permutation": ("a list of integers", _list_of(_is_integer))}
+COLUMNS = {
+    "pair_id": TEXT,
+    "premise": TEXT,
+    "hypothesis": TEXT,
+    "label": INTEGER,
+    "original_premise": TEXT,
+    "original_hypothesis": TEXT,
+    "original_label": INTEGER,
+    "source_premise": TEXT,
+    "tags": ("a list of texts", _list_of(_is_text)),
+    "permutation": ("a list of integers", _list_of(_is_integer)),
+}
 OPTIONAL = {"permutation_index": INTEGER, "binary_label": INTEGER}
 LABELS = ("label", "original_label")
 
@@ -244,15 +290,21 @@ def check_table(dataset, where: str) -> None:
     for column in LABELS:
         feature = dataset.features[column]
         if not isinstance(feature, datasets.ClassLabel):
-            raise InputError(f"column {column} has no label names (its feature is {excerpt(repr(feature))}, not a "
-                             f"ClassLabel): {REBUILD}", path=where)
+            raise InputError(
+                f"column {column} has no label names (its feature is {excerpt(repr(feature))}, not a "
+                f"ClassLabel): {REBUILD}",
+                path=where,
+            )
         labels = table.column(column).to_numpy()
         wrong = np.flatnonzero((labels < 0) | (labels >= feature.num_classes))
         if wrong.size:
             row = int(wrong[0])
             names = excerpt(", ".join(feature.names))
-            raise InputError(f"row {row + 1}: {column} {labels[row]} is not one of its {feature.num_classes} labels "
-                             f"(0 to {feature.num_classes - 1}: {names}): {REBUILD}", path=where)
+            raise InputError(
+                f"row {row + 1}: {column} {labels[row]} is not one of its {feature.num_classes} labels "
+                f"(0 to {feature.num_classes - 1}: {names}): {REBUILD}",
+                path=where,
+            )
 
 
 def _local_build_info(folder: Path) -> BuildInfo | None:
@@ -278,8 +330,10 @@ def _hub_config_names(repo: str, revision: str | None) -> list[str]:
     try:
         return datasets.get_dataset_config_names(repo, revision=revision)
     except Exception as err:  # the Hub client raises many kinds; all mean "cannot read that dataset"
-        raise SwapbenchError(f"{repo!r} is neither a local folder nor a readable Hub dataset ({err}); "
-                             "`swapbench build --out FOLDER` makes one") from err
+        raise SwapbenchError(
+            f"{repo!r} is neither a local folder nor a readable Hub dataset ({err}); "
+            "`swapbench build --out FOLDER` makes one"
+        ) from err
 
 
 def _hub_build_info(repo: str, revision: str | None) -> BuildInfo | None:
@@ -292,8 +346,10 @@ def _hub_build_info(repo: str, revision: str | None) -> BuildInfo | None:
     try:
         path = hf_hub_download(repo, BUILD_INFO, repo_type="dataset", revision=revision)
     except LocalEntryNotFoundError as err:
-        raise SwapbenchError(f"cannot read {where}: the Hub cannot be reached and the local cache has no copy "
-                             f"({err}); without it the data cannot be checked against their build") from err
+        raise SwapbenchError(
+            f"cannot read {where}: the Hub cannot be reached and the local cache has no copy "
+            f"({err}); without it the data cannot be checked against their build"
+        ) from err
     except EntryNotFoundError:
         return None
     except Exception as err:  # the Hub client raises many kinds; none may pass for a missing record

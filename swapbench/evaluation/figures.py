@@ -64,8 +64,9 @@ ROLE_FREE = "role-free-control"  # and so do those of the role-free controls
 ROLE_FREE_CONFIGURATIONS = ("shuffle-random", "unlu")
 
 
-def bootstrap_rng(seed: int, configuration: str, tag: str | None = None, figure: str | None = None
-                  ) -> np.random.Generator:
+def bootstrap_rng(
+    seed: int, configuration: str, tag: str | None = None, figure: str | None = None
+) -> np.random.Generator:
     """A generator per configuration (and slice, and figure other than Δ), so that each interval depends on
     neither the order nor the other configurations and figures computed."""
     name = configuration if tag is None else f"{configuration}\x00{tag}"
@@ -87,8 +88,15 @@ def seed_blocks(rows: list[PredictionRow]) -> list[list[int]]:
     return found
 
 
-def interval(figures: PairedFigures, rows: list[PredictionRow], a: list[bool], b: list[bool],
-             rng: np.random.Generator, resamples: int, level: float) -> ConfidenceInterval:
+def interval(
+    figures: PairedFigures,
+    rows: list[PredictionRow],
+    a: list[bool],
+    b: list[bool],
+    rng: np.random.Generator,
+    resamples: int,
+    level: float,
+) -> ConfidenceInterval:
     """The interval of the paired figure of indicators `a` and `b` over `rows`: over clusters, and over seeds too
     when the rows hold several."""
     blocks = seed_blocks(rows)
@@ -107,31 +115,47 @@ def paired_result(rows: list[PredictionRow], rng: np.random.Generator, resamples
     figures = paired_figures(a, b, [r.cluster for r in rows])
     seeds = len(seed_blocks(rows))
     return dict(
-        n=figures.n // seeds, seeds=seeds, clusters=figures.clusters, accuracy_original=figures.accuracy_original,
-        accuracy_perturbed=figures.accuracy_perturbed, delta=figures.delta,
+        n=figures.n // seeds,
+        seeds=seeds,
+        clusters=figures.clusters,
+        accuracy_original=figures.accuracy_original,
+        accuracy_perturbed=figures.accuracy_perturbed,
+        delta=figures.delta,
         delta_ci=interval(figures, rows, a, b, rng, resamples, level),
-        mcnemar=McNemar(original_only=figures.original_only, perturbed_only=figures.perturbed_only,
-                        p_value=clustered_mcnemar(figures), method=TEST_METHOD + SEEDS_POOLED * (seeds > 1)))
+        mcnemar=McNemar(
+            original_only=figures.original_only,
+            perturbed_only=figures.perturbed_only,
+            p_value=clustered_mcnemar(figures),
+            method=TEST_METHOD + SEEDS_POOLED * (seeds > 1),
+        ),
+    )
 
 
-def role_sensitivity(rows: list[PredictionRow], rng: np.random.Generator, resamples: int,
-                     level: float) -> RoleSensitivity:
+def role_sensitivity(
+    rows: list[PredictionRow], rng: np.random.Generator, resamples: int, level: float
+) -> RoleSensitivity:
     """Role sensitivity over `rows` of a role configuration, its clustered interval and its test of role
     blindness (evaluation.stats)."""
     a = [r.prediction_original != "entailment" for r in rows]
     b = [r.prediction_perturbed != "entailment" for r in rows]
     figures = role_figures(a, b, [r.cluster for r in rows])
     return RoleSensitivity(
-        value=figures.delta, non_entailment_original=figures.accuracy_original,
+        value=figures.delta,
+        non_entailment_original=figures.accuracy_original,
         non_entailment_perturbed=figures.accuracy_perturbed,
         ci=interval(figures, rows, a, b, rng, resamples, level),
-        test=RoleTest(became_non_entailment=figures.perturbed_only, became_entailment=figures.original_only,
-                      p_value=clustered_mcnemar(figures),
-                      method=ROLE_TEST_METHOD + SEEDS_POOLED * (len(seed_blocks(rows)) > 1)))
+        test=RoleTest(
+            became_non_entailment=figures.perturbed_only,
+            became_entailment=figures.original_only,
+            p_value=clustered_mcnemar(figures),
+            method=ROLE_TEST_METHOD + SEEDS_POOLED * (len(seed_blocks(rows)) > 1),
+        ),
+    )
 
 
-def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level: float,
-                  role: bool = False) -> dict[str, SliceResult]:
+def slice_results(
+    rows: list[PredictionRow], *, seed: int, resamples: int, level: float, role: bool = False
+) -> dict[str, SliceResult]:
     """The figures of every slice tag of the rows, in tag order; a row counts under each of its tags."""
     by_tag: dict[str, list[PredictionRow]] = {}
     for row in rows:
@@ -142,15 +166,24 @@ def slice_results(rows: list[PredictionRow], *, seed: int, resamples: int, level
         fields = paired_result(by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag), resamples, level)
         if role:
             fields["role_sensitivity"] = role_sensitivity(
-                by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag, ROLE), resamples, level)
+                by_tag[tag], bootstrap_rng(seed, rows[0].configuration, tag, ROLE), resamples, level
+            )
         small = fields["n"] < MIN_SLICE_PAIRS or fields["clusters"] < MIN_SLICE_CLUSTERS
         slices[tag] = SliceResult(**fields, small=small)
     return slices
 
 
-def configuration_result(rows: list[PredictionRow], *, label_view: str, non_entailment_view: bool,
-                         seed: int, resamples: int, level: float = 0.95, k_curve: bool = False,
-                         holm_families: str | None = "per-metric") -> ConfigurationResult:
+def configuration_result(
+    rows: list[PredictionRow],
+    *,
+    label_view: str,
+    non_entailment_view: bool,
+    seed: int,
+    resamples: int,
+    level: float = 0.95,
+    k_curve: bool = False,
+    holm_families: str | None = "per-metric",
+) -> ConfigurationResult:
     """The figures of one configuration and of its slices from its prediction rows; the bootstraps draw from
     bootstrap_rng. A role configuration (`non_entailment_view`: its swaps are all non-entailment) also gets its
     non-entailment rate and its role sensitivity, and so do its slices; a quartet configuration (its rows tagged
@@ -163,20 +196,29 @@ def configuration_result(rows: list[PredictionRow], *, label_view: str, non_enta
     if non_entailment_view:
         role = role_sensitivity(rows, bootstrap_rng(seed, rows[0].configuration, figure=ROLE), resamples, level)
         non_entailment = role.non_entailment_perturbed
-    return with_adjusted_slices(ConfigurationResult(
-        **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
-        role_sensitivity=role, label_view=label_view, non_entailment_rate=non_entailment, holm_families=holm_families,
-        slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
-        displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in one_seed),
-        permutation_acceptance=permutation_acceptance(
-            rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level, k_curve)
-        if rows[0].permutation is not None else None,
-        quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level),
-        locality=locality(rows, bootstrap_rng(seed, rows[0].configuration, figure=LOCALITY), resamples, level)))
+    return with_adjusted_slices(
+        ConfigurationResult(
+            **paired_result(rows, bootstrap_rng(seed, rows[0].configuration), resamples, level),
+            role_sensitivity=role,
+            label_view=label_view,
+            non_entailment_rate=non_entailment,
+            holm_families=holm_families,
+            slices=slice_results(rows, seed=seed, resamples=resamples, level=level, role=non_entailment_view),
+            displacement=summarize(None if r.distance is None else (r.distance, r.moved) for r in one_seed),
+            permutation_acceptance=permutation_acceptance(
+                rows, bootstrap_rng(seed, rows[0].configuration, figure=ACCEPTANCE), resamples, level, k_curve
+            )
+            if rows[0].permutation is not None
+            else None,
+            quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level),
+            locality=locality(rows, bootstrap_rng(seed, rows[0].configuration, figure=LOCALITY), resamples, level),
+        )
+    )
 
 
-def role_free_controls(rows: dict[str, list[PredictionRow]], roles: set[str], *, seed: int, resamples: int,
-                       level: float = 0.95) -> list[RoleFreeControl] | None:
+def role_free_controls(
+    rows: dict[str, list[PredictionRow]], roles: set[str], *, seed: int, resamples: int, level: float = 0.95
+) -> list[RoleFreeControl] | None:
     """The role score (role_sensitivity: share predicted non-entailment after minus before) on the entailment
     pairs of each ROLE_FREE_CONFIGURATIONS configuration among `rows`: pairs whose order changed with no role
     swapped, so a role figure above it is more than reordering gives. None when no configuration of `roles` was
@@ -188,8 +230,11 @@ def role_free_controls(rows: dict[str, list[PredictionRow]], roles: set[str], *,
         entailment = [r for r in rows.get(name, []) if r.gold_original == "entailment"]
         if entailment:
             score = role_sensitivity(entailment, bootstrap_rng(seed, name, figure=ROLE_FREE), resamples, level)
-            controls.append(RoleFreeControl(**score.model_dump(), configuration=name,
-                                            n=len(entailment) // len(seed_blocks(entailment))))
+            controls.append(
+                RoleFreeControl(
+                    **score.model_dump(), configuration=name, n=len(entailment) // len(seed_blocks(entailment))
+                )
+            )
     return controls or None
 
 

@@ -57,18 +57,35 @@ def majority_rate(labels: Iterable[str]) -> float | None:
     return counts.most_common(1)[0][1] / counts.total() if counts else None
 
 
-def accuracy_reason(accuracy: float, n: int, majority_rate: float, p_value: float, *,
-                    what: str = "original accuracy", rate_of: str = "the whole split") -> list[str]:
+def accuracy_reason(
+    accuracy: float,
+    n: int,
+    majority_rate: float,
+    p_value: float,
+    *,
+    what: str = "original accuracy",
+    rate_of: str = "the whole split",
+) -> list[str]:
     if p_value < CHANCE_LEVEL:
         return []
-    return [f"{what} {accuracy:.1%} on {n:,} pairs is not above chance: the majority-class rate of "
-            f"{rate_of} is {majority_rate:.1%}, and a binomial test against {chance_bar(majority_rate):.1%} gives "
-            f"p = {p_value:.2g}, not below {CHANCE_LEVEL:g}"]
+    return [
+        f"{what} {accuracy:.1%} on {n:,} pairs is not above chance: the majority-class rate of "
+        f"{rate_of} is {majority_rate:.1%}, and a binomial test against {chance_bar(majority_rate):.1%} gives "
+        f"p = {p_value:.2g}, not below {CHANCE_LEVEL:g}"
+    ]
 
 
-def chance_reasons(*, accuracy: float | None, pairs: int | None, majority_rate: float | None,
-                   top_share: float | None, gold_share: float | None, min_train_loss: float | None, classes: int,
-                   top: str = "one label") -> tuple[list[str], float | None]:
+def chance_reasons(
+    *,
+    accuracy: float | None,
+    pairs: int | None,
+    majority_rate: float | None,
+    top_share: float | None,
+    gold_share: float | None,
+    min_train_loss: float | None,
+    classes: int,
+    top: str = "one label",
+) -> tuple[list[str], float | None]:
     """The rule that makes a model at chance, from its health figures: why it is (no reason: it is not), and the
     accuracy test's p-value (None where that test cannot run). Eval judges its model with it, and the board judges a
     file's health block with it again, so that a file cannot say a model is healthy that its own figures say is not.
@@ -90,8 +107,15 @@ def chance_reasons(*, accuracy: float | None, pairs: int | None, majority_rate: 
     return reasons, p_value
 
 
-def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | None, classes: int, *,
-                 split_gold: Mapping[str, str], split_from: str, label_keeping: Iterable[str]) -> ModelHealth:
+def model_health(
+    rows: Iterable[PredictionRow],
+    fine_tuning: FineTuningInfo | None,
+    classes: int,
+    *,
+    split_gold: Mapping[str, str],
+    split_from: str,
+    label_keeping: Iterable[str],
+) -> ModelHealth:
     """The health of a model from its prediction rows. `split_gold` is the gold label, in the rows' label view, of
     every original pair of the split in a configuration that keeps the source's labels (by pair id), scored or
     not; `split_from` says which configurations those were; `label_keeping` names the scored configurations that
@@ -103,15 +127,19 @@ def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | No
     majority = majority_rate(split_gold.values())
     accuracy = None
     if not originals:
-        not_run.append(f"{ACCURACY_CHECK}: no configuration that keeps the source's labels was scored (a role "
-                       "configuration's originals are all entailment pairs, so accuracy on them says nothing "
-                       "against chance)")
+        not_run.append(
+            f"{ACCURACY_CHECK}: no configuration that keeps the source's labels was scored (a role "
+            "configuration's originals are all entailment pairs, so accuracy on them says nothing "
+            "against chance)"
+        )
     elif majority is None:
-        not_run.append(f"{ACCURACY_CHECK}: the data hold no original pair of a configuration that keeps the "
-                       "source's labels")
+        not_run.append(
+            f"{ACCURACY_CHECK}: the data hold no original pair of a configuration that keeps the source's labels"
+        )
     elif majority == 1:
-        not_run.append(f"{ACCURACY_CHECK}: every original pair of the split has one gold label, which a constant "
-                       "answer gets right")
+        not_run.append(
+            f"{ACCURACY_CHECK}: every original pair of the split has one gold label, which a constant answer gets right"
+        )
     else:
         checks.append(ACCURACY_CHECK)
         accuracy = sum(r.prediction_original == r.gold_original for r in originals) / len(originals)
@@ -125,13 +153,29 @@ def model_health(rows: Iterable[PredictionRow], fine_tuning: FineTuningInfo | No
     if fine_tuning is not None:
         checks.append(LOSS_CHECK)
     _, min_loss = loss_at_chance(fine_tuning.history if fine_tuning else [], classes)
-    reasons, p_value = chance_reasons(accuracy=accuracy, pairs=len(originals), majority_rate=majority,
-                                      top_share=count / total, gold_share=gold[top] / total, min_train_loss=min_loss,
-                                      classes=classes, top=top)
-    return ModelHealth(at_chance=bool(reasons), reasons=reasons, checks=checks, not_run=not_run,
-                       accuracy_original=accuracy, accuracy_pairs=len(originals) if originals else None,
-                       majority_rate=majority, majority_from=split_from if split_gold else None, p_value=p_value,
-                       top_prediction_share=count / total, min_train_loss=min_loss)
+    reasons, p_value = chance_reasons(
+        accuracy=accuracy,
+        pairs=len(originals),
+        majority_rate=majority,
+        top_share=count / total,
+        gold_share=gold[top] / total,
+        min_train_loss=min_loss,
+        classes=classes,
+        top=top,
+    )
+    return ModelHealth(
+        at_chance=bool(reasons),
+        reasons=reasons,
+        checks=checks,
+        not_run=not_run,
+        accuracy_original=accuracy,
+        accuracy_pairs=len(originals) if originals else None,
+        majority_rate=majority,
+        majority_from=split_from if split_gold else None,
+        p_value=p_value,
+        top_prediction_share=count / total,
+        min_train_loss=min_loss,
+    )
 
 
 def loss_at_chance(history: list[EpochLog] | list[dict], classes: int) -> tuple[list[str], float | None]:
@@ -150,8 +194,7 @@ def loss_reason(lowest: float, classes: int) -> list[str]:
     """The reason, if the lowest training loss never left chance, ln(classes)."""
     chance = math.log(classes)
     if lowest > chance - LOSS_SLACK:
-        return [f"the fine-tuning loss never left chance (lowest {lowest:.3f}, chance ln {classes} = "
-                f"{chance:.3f})"]
+        return [f"the fine-tuning loss never left chance (lowest {lowest:.3f}, chance ln {classes} = {chance:.3f})"]
     return []
 
 
@@ -165,6 +208,12 @@ def training_reasons(history: list[EpochLog], classes: int, validation_labels: S
     majority, n = majority_rate(validation_labels), len(validation_labels)
     if accuracies and majority is not None and majority < 1:
         best = max(accuracies)
-        reasons += accuracy_reason(best, n, majority, accuracy_test(round(best * n), n, majority),
-                                   what="the best validation accuracy", rate_of="the validation pairs")
+        reasons += accuracy_reason(
+            best,
+            n,
+            majority,
+            accuracy_test(round(best * n), n, majority),
+            what="the best validation accuracy",
+            rate_of="the validation pairs",
+        )
     return reasons

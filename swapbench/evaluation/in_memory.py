@@ -36,8 +36,10 @@ def recorded_name(model) -> str:
 def save(model, tokenizer, folder: Path) -> Path:
     """Write `model` and `tokenizer` to `folder`, as a local model folder that `swapbench eval` reads."""
     if tokenizer is None:
-        raise SwapbenchError(f"an in-memory model ({type(model).__name__}) is scored with its tokenizer: pass "
-                             "tokenizer=... (the one it was loaded or trained with)")
+        raise SwapbenchError(
+            f"an in-memory model ({type(model).__name__}) is scored with its tokenizer: pass "
+            "tokenizer=... (the one it was loaded or trained with)"
+        )
     if not hasattr(tokenizer, "save_pretrained"):
         raise SwapbenchError(f"tokenizer: expected a transformers tokenizer, not {type(tokenizer).__name__}")
     model.save_pretrained(folder)

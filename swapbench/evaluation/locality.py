@@ -24,8 +24,10 @@ import numpy as np
 
 from ..results.schema import LOCALITY_BINS, ConfidenceInterval, Locality, LocalityBin, PredictionRow, shows_gradient
 
-LOCALITY_CI_METHOD = ("percentile bootstrap over clusters of rows sharing a premise of the least-squares slope of "
-                      "changed (0/1) on distance; null: slope = 0, changes do not grow with displacement")
+LOCALITY_CI_METHOD = (
+    "percentile bootstrap over clusters of rows sharing a premise of the least-squares slope of "
+    "changed (0/1) on distance; null: slope = 0, changes do not grow with displacement"
+)
 
 
 def bin_edges() -> list[tuple[int, int | None]]:
@@ -48,19 +50,32 @@ def locality(rows: list[PredictionRow], rng: np.random.Generator, resamples: int
     for low, high in bin_edges():
         inside = (x >= low) & (x <= (np.inf if high is None else high))
         if inside.any():
-            bins.append(LocalityBin(distance_min=low, distance_max=high, rows=int(inside.sum()),
-                                    changed=float(changed[inside].mean()),
-                                    delta=float(correct_p[inside].mean() - correct_o[inside].mean())))
+            bins.append(
+                LocalityBin(
+                    distance_min=low,
+                    distance_max=high,
+                    rows=int(inside.sum()),
+                    changed=float(changed[inside].mean()),
+                    delta=float(correct_p[inside].mean() - correct_o[inside].mean()),
+                )
+            )
     slope, ci = None, None
     if len(np.unique(x)) > 1:
         # per cluster: its rows, and the sums of x, y, xy and xx, from which any resample's slope follows
-        sums = np.stack([np.bincount(cluster, weights=w) for w in (np.ones_like(x), x, changed, x * changed, x * x)],
-                        axis=1)
+        sums = np.stack(
+            [np.bincount(cluster, weights=w) for w in (np.ones_like(x), x, changed, x * changed, x * x)], axis=1
+        )
         slope = _slopes(sums.sum(axis=0, keepdims=True))[0]
         low, high = _bootstrap(sums, rng, resamples, level)
         ci = ConfidenceInterval(low=low, high=high, level=level, method=LOCALITY_CI_METHOD, resamples=resamples)
-    return Locality(rows=len(measured), clusters=int(cluster.max()) + 1, bins=bins,
-                    slope=None if slope is None else float(slope), slope_ci=ci, gradient=shows_gradient(ci))
+    return Locality(
+        rows=len(measured),
+        clusters=int(cluster.max()) + 1,
+        bins=bins,
+        slope=None if slope is None else float(slope),
+        slope_ci=ci,
+        gradient=shows_gradient(ci),
+    )
 
 
 def _slopes(totals: np.ndarray) -> np.ndarray:
@@ -73,8 +88,9 @@ def _slopes(totals: np.ndarray) -> np.ndarray:
     return np.where(spread > 1e-9 * np.maximum(n * sxx, 1), slopes, np.nan)
 
 
-def _bootstrap(sums: np.ndarray, rng: np.random.Generator, resamples: int, level: float,
-               chunk: int = 200) -> tuple[float, float]:
+def _bootstrap(
+    sums: np.ndarray, rng: np.random.Generator, resamples: int, level: float, chunk: int = 200
+) -> tuple[float, float]:
     """Percentile interval of the slope over resamples of the clusters with replacement (each resample draws as
     many clusters as there are, by index; drawing counts from a multinomial is slower by far over thousands of
     clusters). A resample whose distances do not vary has no slope and is left out."""
@@ -84,7 +100,7 @@ def _bootstrap(sums: np.ndarray, rng: np.random.Generator, resamples: int, level
         m = min(chunk, resamples - start)
         drawn = rng.integers(0, k, size=(m, k)) + k * np.arange(m)[:, None]  # resample i's clusters, offset by i k
         counts = np.bincount(drawn.ravel(), minlength=m * k).reshape(m, k)  # how often each cluster was drawn
-        values[start:start + m] = _slopes(counts.astype(float) @ sums)
+        values[start : start + m] = _slopes(counts.astype(float) @ sums)
     alpha = (1 - level) / 2
     low, high = np.nanquantile(values, [alpha, 1 - alpha])
     # a slope of 0/1 outcomes on integer distances lies in [-1, 1]; clip rounding only

@@ -18,8 +18,10 @@ def _label(name: str, found) -> str:
     if found.slope is None:
         return f"{plot_text(name)}: no slope (one distance), {gradient_words(found.gradient)}"
     ci = found.slope_ci
-    return (f"{plot_text(name)}: slope {slope_points(found.slope)} pp / {LOCALITY_SLOPE_SCALE} positions "
-            f"[{slope_points(ci.low)}, {slope_points(ci.high)}], {gradient_words(found.gradient)}")
+    return (
+        f"{plot_text(name)}: slope {slope_points(found.slope)} pp / {LOCALITY_SLOPE_SCALE} positions "
+        f"[{slope_points(ci.low)}, {slope_points(ci.high)}], {gradient_words(found.gradient)}"
+    )
 
 
 def plot_locality(results: EvalResults, path: Path, title: str | None = None) -> Path:
@@ -35,14 +37,25 @@ def plot_locality(results: EvalResults, path: Path, title: str | None = None) ->
     for name, curve in found.items():
         x = [edges.index((b.distance_min, b.distance_max)) for b in curve.bins]
         small = [b.rows < MIN_SLICE_PAIRS for b in curve.bins]
-        for axes, values in ((changed, [100 * b.changed for b in curve.bins]),
-                             (delta, [100 * b.delta for b in curve.bins])):
-            line, = axes.plot(x, values, label=_label(name, curve))
+        for axes, values in (
+            (changed, [100 * b.changed for b in curve.bins]),
+            (delta, [100 * b.delta for b in curve.bins]),
+        ):
+            (line,) = axes.plot(x, values, label=_label(name, curve))
             # a bin too small to read (as a slice is) is drawn hollow
-            axes.scatter([i for i, s in zip(x, small) if not s], [v for v, s in zip(values, small) if not s],
-                         color=line.get_color(), zorder=3)
-            axes.scatter([i for i, s in zip(x, small) if s], [v for v, s in zip(values, small) if s],
-                         facecolors="white", edgecolors=line.get_color(), zorder=3)
+            axes.scatter(
+                [i for i, s in zip(x, small) if not s],
+                [v for v, s in zip(values, small) if not s],
+                color=line.get_color(),
+                zorder=3,
+            )
+            axes.scatter(
+                [i for i, s in zip(x, small) if s],
+                [v for v, s in zip(values, small) if s],
+                facecolors="white",
+                edgecolors=line.get_color(),
+                zorder=3,
+            )
     labels = [bin_label(low, high) for low, high in edges]
     for axes, what in ((changed, "predictions changed (%)"), (delta, "Δ accuracy (pp)")):
         axes.set_xticks(range(len(edges)), labels)
@@ -52,7 +65,10 @@ def plot_locality(results: EvalResults, path: Path, title: str | None = None) ->
     delta.axhline(0, color="grey", linewidth=0.8)
     changed.legend(fontsize=7, loc="best")
     heading = f"{plot_text(title or results.model.name_or_path)}: locality as a curve"
-    figure.suptitle(f"{heading}\nnull: {LOCALITY_NULL}; an interval covering 0 is no gradient; hollow: a bin of "
-                    f"fewer than {MIN_SLICE_PAIRS} rows", fontsize=10)
+    figure.suptitle(
+        f"{heading}\nnull: {LOCALITY_NULL}; an interval covering 0 is no gradient; hollow: a bin of "
+        f"fewer than {MIN_SLICE_PAIRS} rows",
+        fontsize=10,
+    )
     figure.savefig(path, dpi=120, metadata={"Title": heading})
     return path

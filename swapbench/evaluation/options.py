@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # both import torch: the options are read by `swapbench eval 
     from ..models.loading import Placement
     from .finetune import DataChoice
 
+
 def memory_map(text: str) -> dict[int | str, str]:
     """--max-memory "0=70GiB,cpu=200GiB" as accelerate takes it: {0: "70GiB", "cpu": "200GiB"}."""
     import re
@@ -44,8 +45,10 @@ def memory_map(text: str) -> dict[int | str, str]:
     for part in (item.strip() for item in text.split(",") if item.strip()):
         device, _, size = (piece.strip() for piece in part.partition("="))
         if not (device.isdigit() or device in ("cpu", "mps")) or not re.fullmatch(r"\d+(\.\d+)?[KMG]i?B", size):
-            raise ValueError(f"{part!r} is not DEVICE=SIZE: a GPU index, cpu or mps, and a size in KB, MB, GB, "
-                             "KiB, MiB or GiB, such as 70GiB")
+            raise ValueError(
+                f"{part!r} is not DEVICE=SIZE: a GPU index, cpu or mps, and a size in KB, MB, GB, "
+                "KiB, MiB or GiB, such as 70GiB"
+            )
         found[int(device) if device.isdigit() else device] = size
     if not found:
         raise ValueError("no DEVICE=SIZE given")
@@ -57,91 +60,154 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
 
     model: str = option(positional=True, metavar="MODEL", help="Hub model id, local folder, or .gguf file")
     revision: str | None = option(None, help="model revision (branch, tag or commit) on the Hub")
-    allow_missing: bool = option(False, help="score a classifier whose checkpoint does not load whole (weights newly "
-                                             "initialised or left unused); recorded in the results and shown on the "
-                                             "board")
-    trust_remote_code: bool = option(False, help="run the model's own code shipped with it (auto_map), e.g. for an "
-                                                 "ALiBi BERT")
+    allow_missing: bool = option(
+        False,
+        help="score a classifier whose checkpoint does not load whole (weights newly "
+        "initialised or left unused); recorded in the results and shown on the "
+        "board",
+    )
+    trust_remote_code: bool = option(
+        False, help="run the model's own code shipped with it (auto_map), e.g. for an ALiBi BERT"
+    )
     mode: str = option("classifier", metavar="MODE", help=lambda: "how the pairs are scored: " + mode_help())
 
-    data: str = option("data/snli-test", group="data",
-                       help="dataset folder written by `swapbench build`, or a Hub dataset id")
+    data: str = option(
+        "data/snli-test", group="data", help="dataset folder written by `swapbench build`, or a Hub dataset id"
+    )
     data_revision: str | None = option(None, group="data", help="Hub dataset revision")
-    configs: list[str] | None = option(None, group="data", help="comma-separated configurations to score "
-                                                                "(default: all)")
-    split: str | None = option(None, group="data", choices=split_names, metavar="SPLIT",
-                               help="split to score, named as `swapbench build` names it: dev (= validation) and the "
-                                    "others (default: the split the dataset was built from)")
-    limit: int | None = option(None, ge=1, group="data",
-                               help="score only the first N rows of each configuration (smoke runs). It limits "
-                                    "scoring only: fine-tuning still reads its whole training data (--train-limit "
-                                    "limits those). Recorded in the results (dataset.limit); the leaderboard refuses "
-                                    "limited runs")
+    configs: list[str] | None = option(
+        None, group="data", help="comma-separated configurations to score (default: all)"
+    )
+    split: str | None = option(
+        None,
+        group="data",
+        choices=split_names,
+        metavar="SPLIT",
+        help="split to score, named as `swapbench build` names it: dev (= validation) and the "
+        "others (default: the split the dataset was built from)",
+    )
+    limit: int | None = option(
+        None,
+        ge=1,
+        group="data",
+        help="score only the first N rows of each configuration (smoke runs). It limits "
+        "scoring only: fine-tuning still reads its whole training data (--train-limit "
+        "limits those). Recorded in the results (dataset.limit); the leaderboard refuses "
+        "limited runs",
+    )
 
-    cache_dir: Path | None = option(None, group="fine-tuning",
-                                    help="fine-tuned checkpoints and the scores cache go here (default: "
-                                         "$SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)")
+    cache_dir: Path | None = option(
+        None,
+        group="fine-tuning",
+        help="fine-tuned checkpoints and the scores cache go here (default: "
+        "$SWAPBENCH_CACHE_DIR or ~/.cache/swapbench)",
+    )
 
-    max_length: int | None = option(None, ge=MIN_MAX_LENGTH, group="scoring",
-                                    help=f"truncate scored pairs to N tokens (default: {DEFAULT_MAX_LENGTH}; --mode "
-                                         "prompt: the model's context length, prompts cut from the left); "
-                                         "--train-max-length is the fine-tuning's")
-    eval_batch_size: int | None = option(None, ge=1, group="scoring",
-                                         help="scoring batch size (default: automatic, halved on out-of-memory)")
-    use_cache: bool = option(True, negative="--no-cache", group="scoring",
-                             help="neither read nor write the scores and probe caches: score every pair and probe "
-                                  "the model (a fine-tuned checkpoint is still cached)")
-    device: str | None = option(None, parse=device_name, group="scoring",
-                                help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)")
+    max_length: int | None = option(
+        None,
+        ge=MIN_MAX_LENGTH,
+        group="scoring",
+        help=f"truncate scored pairs to N tokens (default: {DEFAULT_MAX_LENGTH}; --mode "
+        "prompt: the model's context length, prompts cut from the left); "
+        "--train-max-length is the fine-tuning's",
+    )
+    eval_batch_size: int | None = option(
+        None, ge=1, group="scoring", help="scoring batch size (default: automatic, halved on out-of-memory)"
+    )
+    use_cache: bool = option(
+        True,
+        negative="--no-cache",
+        group="scoring",
+        help="neither read nor write the scores and probe caches: score every pair and probe "
+        "the model (a fine-tuned checkpoint is still cached)",
+    )
+    device: str | None = option(
+        None, parse=device_name, group="scoring", help="cpu, cuda, cuda:1, mps (default: a GPU when there is one)"
+    )
     device_map: Literal["auto", "balanced", "sequential"] | None = option(
-        None, group="scoring",
+        None,
+        group="scoring",
         help="spread a model too large for one device over the GPUs, then the CPU, then disk, as it loads "
-             "(accelerate's big-model loading), for scoring and the probe; recorded in the results (model.device_map). "
-             "auto and balanced share the layers out evenly, sequential fills each GPU in turn. In one process: not "
-             "with --device, nor under torchrun")
-    max_memory: str | None = option(None, group="scoring", metavar="MAP",
-                                    help="with --device-map: the most each device may hold, e.g. 0=70GiB,1=70GiB,"
-                                         "cpu=200GiB (default: what each has free)")
-    offload_folder: Path | None = option(None, group="scoring",
-                                         help="with --device-map: where the layers that fit on no device are kept "
-                                              "(default: a temporary folder)")
+        "(accelerate's big-model loading), for scoring and the probe; recorded in the results (model.device_map). "
+        "auto and balanced share the layers out evenly, sequential fills each GPU in turn. In one process: not "
+        "with --device, nor under torchrun",
+    )
+    max_memory: str | None = option(
+        None,
+        group="scoring",
+        metavar="MAP",
+        help="with --device-map: the most each device may hold, e.g. 0=70GiB,1=70GiB,"
+        "cpu=200GiB (default: what each has free)",
+    )
+    offload_folder: Path | None = option(
+        None,
+        group="scoring",
+        help="with --device-map: where the layers that fit on no device are kept (default: a temporary folder)",
+    )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = option(
-        "auto", group="scoring", help="auto: bfloat16 where the device runs it fast (a GPU that supports it; a CPU "
-                                      "with AMX, Intel Xeon 4th generation and later, where it scores about 2-3x "
-                                      "faster), else fp16 on other GPUs and float32 on a CPU; when fewer than 99% "
-                                      "of the float32 sample's labels agree, auto scores again in float32 and says "
-                                      "so. Any dtype but float32 also scores a sample of the pairs in float32 and "
-                                      "records how many labels agree (provenance.scoring.dtype_agreement); "
-                                      "provenance.dtype records the dtype the labels come from. float32: the "
-                                      "exact labels, slower")
-    threads: int | None = option(None, ge=1, group="scoring", keyed=False,
-                                 help="torch's CPU threads (default: the cores that other processes leave free when "
-                                      "the run starts, or OMP_NUM_THREADS when set); recorded in the results "
-                                      "(provenance.torch_threads)")
-    seed: int = option(0, ge=0, le=SEED_MAX, group="scoring",
-                       help="seed of the bootstrap, the probe and, without --seeds, the fine-tuning")
+        "auto",
+        group="scoring",
+        help="auto: bfloat16 where the device runs it fast (a GPU that supports it; a CPU "
+        "with AMX, Intel Xeon 4th generation and later, where it scores about 2-3x "
+        "faster), else fp16 on other GPUs and float32 on a CPU; when fewer than 99% "
+        "of the float32 sample's labels agree, auto scores again in float32 and says "
+        "so. Any dtype but float32 also scores a sample of the pairs in float32 and "
+        "records how many labels agree (provenance.scoring.dtype_agreement); "
+        "provenance.dtype records the dtype the labels come from. float32: the "
+        "exact labels, slower",
+    )
+    threads: int | None = option(
+        None,
+        ge=1,
+        group="scoring",
+        keyed=False,
+        help="torch's CPU threads (default: the cores that other processes leave free when "
+        "the run starts, or OMP_NUM_THREADS when set); recorded in the results "
+        "(provenance.torch_threads)",
+    )
+    seed: int = option(
+        0,
+        ge=0,
+        le=SEED_MAX,
+        group="scoring",
+        help="seed of the bootstrap, the probe and, without --seeds, the fine-tuning",
+    )
     bootstrap: int = option(10_000, ge=1, group="scoring", help="bootstrap resamples")
     probe: bool = option(True, negative="--no-probe", group="scoring", help="skip the locality/symmetry probe")
     probe_words: int = option(100, ge=1, group="scoring", help="probe words")
     probe_length: int = option(128, ge=MIN_LENGTH, group="scoring", help="probe sequence length")
     probe_batch_size: int = option(PROBE_BATCH_SIZE, ge=1, group="scoring", help="probe sequences per forward pass")
-    k_curve: bool = option(False, group="scoring",
-                           help="also report UNLU's figures recomputed with the first K′ of each pair's K "
-                                "permutations, K′ = 2 to K (results: permutation_acceptance.k_curve), to show how "
-                                "far they move with K")
-    slices: bool = option(False, group="scoring",
-                          help="also print accuracy and Δ per slice tag (label:NP, moved:2: two constituents shuffled, "
-                               "side:hypothesis, ...)")
-    output: Path | None = option(None, group="scoring",
-                                 help="results file (default: results/<model>/results_<data>_<time>.json, <model> "
-                                      "naming the Hub id and revision, or the local folder by its name (by its "
-                                      "parent's when its own is generic, such as model); the predictions go beside "
-                                      "it")
-    progress: bool = option(True, negative="--no-progress", group="scoring",
-                            help="no progress bars at all (swapbench's, the datasets, weight-loading and download "
-                                 "bars); messages and the training's log lines still go to stderr")
-    command: list[str] | None = option(None, cli=False, help="the command line that ran, recorded in the results "
-                                                            "(default: this process's)")
+    k_curve: bool = option(
+        False,
+        group="scoring",
+        help="also report UNLU's figures recomputed with the first K′ of each pair's K "
+        "permutations, K′ = 2 to K (results: permutation_acceptance.k_curve), to show how "
+        "far they move with K",
+    )
+    slices: bool = option(
+        False,
+        group="scoring",
+        help="also print accuracy and Δ per slice tag (label:NP, moved:2: two constituents shuffled, "
+        "side:hypothesis, ...)",
+    )
+    output: Path | None = option(
+        None,
+        group="scoring",
+        help="results file (default: results/<model>/results_<data>_<time>.json, <model> "
+        "naming the Hub id and revision, or the local folder by its name (by its "
+        "parent's when its own is generic, such as model); the predictions go beside "
+        "it",
+    )
+    progress: bool = option(
+        True,
+        negative="--no-progress",
+        group="scoring",
+        help="no progress bars at all (swapbench's, the datasets, weight-loading and download "
+        "bars); messages and the training's log lines still go to stderr",
+    )
+    command: list[str] | None = option(
+        None, cli=False, help="the command line that ran, recorded in the results (default: this process's)"
+    )
 
     @field_validator("split", mode="after")
     @classmethod
@@ -167,13 +233,17 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
     @model_validator(mode="after")
     def _placement(self):
         if self.device_map is None:
-            alone = [flag for flag, value in (("--max-memory", self.max_memory),
-                                              ("--offload-folder", self.offload_folder)) if value is not None]
+            alone = [
+                flag
+                for flag, value in (("--max-memory", self.max_memory), ("--offload-folder", self.offload_folder))
+                if value is not None
+            ]
             if alone:
                 raise ValueError(f"{' and '.join(alone)} {'is' if len(alone) == 1 else 'are'} only for --device-map")
         elif self.device:
-            raise ValueError(f"--device-map {self.device_map} places the model itself: give it or --device "
-                             f"{self.device}, not both")
+            raise ValueError(
+                f"--device-map {self.device_map} places the model itself: give it or --device {self.device}, not both"
+            )
         return self
 
     @property
@@ -183,8 +253,11 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
 
         if self.device_map is None:
             return None
-        return Placement(self.device_map, memory_map(self.max_memory) if self.max_memory else None,
-                         str(self.offload_folder) if self.offload_folder else None)
+        return Placement(
+            self.device_map,
+            memory_map(self.max_memory) if self.max_memory else None,
+            str(self.offload_folder) if self.offload_folder else None,
+        )
 
     @model_validator(mode="after")
     def _command_line(self):
@@ -216,8 +289,9 @@ def scorer_options() -> list[type[CommandOptions]]:
             if name in EvalOptions.model_fields:
                 raise SwapbenchError(f"scorer {entry.name} declares the option {name}, which is one of eval's own")
             if name in declared and declared[name][1] != field.annotation:
-                raise SwapbenchError(f"scorer {entry.name} declares the option {name} otherwise than "
-                                     f"{declared[name][0]} does")
+                raise SwapbenchError(
+                    f"scorer {entry.name} declares the option {name} otherwise than {declared[name][0]} does"
+                )
             declared.setdefault(name, (entry.name, field.annotation))
         models.append(model)
     return models

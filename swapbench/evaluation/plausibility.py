@@ -49,8 +49,9 @@ def prefix_token(tokenizer) -> int:
     """The token every hypothesis is scored after: the start of a text, as lm-evaluation-harness reads one."""
     token = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     if token is None:
-        raise SwapbenchError("the plausibility model's tokenizer has neither a BOS nor an EOS token to score a "
-                             "hypothesis after")
+        raise SwapbenchError(
+            "the plausibility model's tokenizer has neither a BOS nor an EOS token to score a hypothesis after"
+        )
     return token
 
 
@@ -61,8 +62,9 @@ def hypothesis_scores(model, tokenizer, texts: Sequence[str], batch_size: int = 
     tokens = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in distinct]
     if any(not t for t in tokens):
         raise SwapbenchError("a hypothesis has no tokens to score")
-    encoded = Encoded(prefixes=[[prefix_token(tokenizer)]] * len(distinct), continuations=[[t] for t in tokens],
-                      truncated=0)
+    encoded = Encoded(
+        prefixes=[[prefix_token(tokenizer)]] * len(distinct), continuations=[[t] for t in tokens], truncated=0
+    )
     total = score_naive(model, tokenizer, encoded, batch_size=batch_size).loglik[:, :1]
     counts = np.asarray([[len(t)] for t in tokens], dtype=np.float64)
     where = {text: i for i, text in enumerate(distinct)}
@@ -86,8 +88,15 @@ def compared_rows(rows: RoleRows) -> list[int]:
     return [i for i, (a, b) in enumerate(zip(rows.originals, rows.perturbed)) if scored_text(a) != scored_text(b)]
 
 
-def baseline_figures(rows: RoleRows, scores: dict[str, dict[Normalization, np.ndarray]], headline: Normalization,
-                     *, seed: int = 0, resamples: int = 10_000, level: float = 0.95) -> PlausibilityFigures:
+def baseline_figures(
+    rows: RoleRows,
+    scores: dict[str, dict[Normalization, np.ndarray]],
+    headline: Normalization,
+    *,
+    seed: int = 0,
+    resamples: int = 10_000,
+    level: float = 0.95,
+) -> PlausibilityFigures:
     """The baseline's figures on one configuration, `scores` giving each scored text's scores (text -> score ->
     value, as figure_texts' texts are scored). A tie on a compared row (two different texts, the same score) counts
     as preferring neither: the baseline answers both pairs alike there."""
@@ -96,8 +105,13 @@ def baseline_figures(rows: RoleRows, scores: dict[str, dict[Normalization, np.nd
     other: Normalization = "mean" if headline == "sum" else "sum"
 
     def prefers(kind: Normalization, sign: int) -> np.ndarray:
-        return np.asarray([sign * (scores[scored_text(rows.originals[i])][kind]
-                                   - scores[scored_text(rows.perturbed[i])][kind]) > 0 for i in compared], dtype=bool)
+        return np.asarray(
+            [
+                sign * (scores[scored_text(rows.originals[i])][kind] - scores[scored_text(rows.perturbed[i])][kind]) > 0
+                for i in compared
+            ],
+            dtype=bool,
+        )
 
     original, perturbed = prefers(headline, 1), prefers(headline, -1)
     clusters = [cluster_key(rows.premises[i]) for i in compared]
@@ -105,8 +119,12 @@ def baseline_figures(rows: RoleRows, scores: dict[str, dict[Normalization, np.nd
     share, share_ci, p_value, binomial_p = None, None, 1.0, 1.0
     if compared:
         share = int(original.sum()) / len(compared)
-        low, high = bootstrap_delta_ci(role_figures(np.zeros(len(compared), dtype=bool), original, clusters),
-                                       bootstrap_rng(seed, rows.name, figure=f"{FIGURE} share"), resamples, level)
+        low, high = bootstrap_delta_ci(
+            role_figures(np.zeros(len(compared), dtype=bool), original, clusters),
+            bootstrap_rng(seed, rows.name, figure=f"{FIGURE} share"),
+            resamples,
+            level,
+        )
         share_ci = _interval(low, high, level, resamples)
         p_value = clustered_mcnemar(role_figures(perturbed, original, clusters))
         binomial_p = clustered_mcnemar(role_figures(perturbed, original))  # every row its own cluster
@@ -116,11 +134,22 @@ def baseline_figures(rows: RoleRows, scores: dict[str, dict[Normalization, np.nd
     overall = role_figures(a, b, [cluster_key(p) for p in rows.premises])
     low, high = bootstrap_delta_ci(overall, bootstrap_rng(seed, rows.name, figure=FIGURE), resamples, level)
     return PlausibilityFigures(
-        fingerprint=rows.fingerprint, n=n, identical=n - len(compared), compared=len(compared),
-        clusters=len(set(clusters)), prefers_original=int(original.sum()), prefers_perturbed=int(perturbed.sum()),
-        prefers_original_other=int(prefers(other, 1).sum()), share=share, share_ci=share_ci, p_value=p_value,
-        binomial_p_value=binomial_p, leak=overall.delta, leak_ci=_interval(low, high, level, resamples),
-        verdict=verdict(low, high))
+        fingerprint=rows.fingerprint,
+        n=n,
+        identical=n - len(compared),
+        compared=len(compared),
+        clusters=len(set(clusters)),
+        prefers_original=int(original.sum()),
+        prefers_perturbed=int(perturbed.sum()),
+        prefers_original_other=int(prefers(other, 1).sum()),
+        share=share,
+        share_ci=share_ci,
+        p_value=p_value,
+        binomial_p_value=binomial_p,
+        leak=overall.delta,
+        leak_ci=_interval(low, high, level, resamples),
+        verdict=verdict(low, high),
+    )
 
 
 def _interval(low: float, high: float, level: float, resamples: int) -> ConfidenceInterval:
@@ -144,15 +173,32 @@ def role_rows(data: str, configs: Sequence[str] | None = None) -> list[RoleRows]
     benchmark = open_benchmark(data, configs=list(configs) if configs else None)
     roles = [c for c in benchmark.configurations if c.non_entailment_view]
     if not roles:
-        raise SwapbenchError(f"{data}: no role configuration (one whose swaps are labelled non-entailment in the "
-                             "binary view) to score")
-    return [RoleRows(name=c.name, fingerprint=c.fingerprint, premises=[p for p, _ in c.originals],
-                     originals=[h for _, h in c.originals], perturbed=[h for _, h in c.perturbed]) for c in roles]
+        raise SwapbenchError(
+            f"{data}: no role configuration (one whose swaps are labelled non-entailment in the binary view) to score"
+        )
+    return [
+        RoleRows(
+            name=c.name,
+            fingerprint=c.fingerprint,
+            premises=[p for p, _ in c.originals],
+            originals=[h for _, h in c.originals],
+            perturbed=[h for _, h in c.perturbed],
+        )
+        for c in roles
+    ]
 
 
-def measure_plausibility(data: str, model: str, *, gguf_file: str | None = None, headline: Normalization = "sum",
-                         configs: Sequence[str] | None = None, command: Sequence[str] = (),
-                         device: str | None = None, batch_size: int = 32) -> PlausibilityBaseline:
+def measure_plausibility(
+    data: str,
+    model: str,
+    *,
+    gguf_file: str | None = None,
+    headline: Normalization = "sum",
+    configs: Sequence[str] | None = None,
+    command: Sequence[str] = (),
+    device: str | None = None,
+    batch_size: int = 32,
+) -> PlausibilityBaseline:
     """The plausibility baseline of every role configuration of the benchmark at `data`, `model` (a causal LM:
     Hub id, folder, or with `gguf_file` a GGUF file) loaded as `swapbench eval --mode prompt` loads it, in
     float32."""
@@ -165,17 +211,23 @@ def measure_plausibility(data: str, model: str, *, gguf_file: str | None = None,
     rows = role_rows(data, configs)
     config = load_config(model, gguf_file=gguf_file)
     if architecture_kind(config) != "decoder":
-        raise SwapbenchError(f"--plausibility needs a decoder-only language model; {model} is an "
-                             f"{architecture_kind(config)} ({config.model_type})")
+        raise SwapbenchError(
+            f"--plausibility needs a decoder-only language model; {model} is an "
+            f"{architecture_kind(config)} ({config.model_type})"
+        )
     loaded = load_causal_lm(model, config, device=choose_device(device), dtype=torch.float32, gguf_file=gguf_file)
     texts = figure_texts(rows)
     values = hypothesis_scores(loaded.model, loaded.tokenizer, texts, batch_size) if texts else {}
     scores = {text: {name: float(values[name][i]) for name in SCORES} for i, text in enumerate(texts)}
     name = f"{loaded.tokenizer.bos_token if loaded.tokenizer.bos_token_id is not None else loaded.tokenizer.eos_token}"
     return PlausibilityBaseline(
-        model=checkpoint_path(model, gguf_file), revision=model_revision(model, config, None, gguf_file),
-        score=headline, text=f"each hypothesis alone, white space squashed and ended with a full stop, scored after "
-                             f"the model's start-of-text token {name!r}; {SCORES[headline]} (headline)",
-        dataset=data, dataset_fingerprint=dataset_fingerprint({r.name: r.fingerprint for r in rows}),
+        model=checkpoint_path(model, gguf_file),
+        revision=model_revision(model, config, None, gguf_file),
+        score=headline,
+        text=f"each hypothesis alone, white space squashed and ended with a full stop, scored after "
+        f"the model's start-of-text token {name!r}; {SCORES[headline]} (headline)",
+        dataset=data,
+        dataset_fingerprint=dataset_fingerprint({r.name: r.fingerprint for r in rows}),
         command=list(command),
-        configurations={r.name: baseline_figures(r, scores, headline) for r in rows})
+        configurations={r.name: baseline_figures(r, scores, headline) for r in rows},
+    )

@@ -34,14 +34,22 @@ class ProbeEntry:
     key: str
 
 
-def probe_entry(cache_dir: Path, model: str, identity: str, settings: ProbeSettings, dtype: str,
-                device: str) -> ProbeEntry:
+def probe_entry(
+    cache_dir: Path, model: str, identity: str, settings: ProbeSettings, dtype: str, device: str
+) -> ProbeEntry:
     """The cache entry of this model's probe under these settings."""
     import torch
     import transformers
 
-    whole = {"format": FORMAT, "torch": torch.__version__, "transformers": transformers.__version__,
-             "model": identity, "settings": settings.model_dump(), "dtype": dtype, "device": device}
+    whole = {
+        "format": FORMAT,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "model": identity,
+        "settings": settings.model_dump(),
+        "dtype": dtype,
+        "device": device,
+    }
     key = hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()
     return ProbeEntry(cache_dir / "probes" / f"{slug(model)}-{key[:16]}.json", key)
 

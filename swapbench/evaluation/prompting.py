@@ -67,14 +67,18 @@ DEFAULT_VERBALIZERS = dict(TEMPLATES.get("mnli").verbalizers)
 SHOT_SEPARATOR = "\n\n"
 Normalization = Literal["sum", "mean"]
 Calibration = Literal["contextual", "pmi"]
-SCORE_METHODS = {"sum": "sum of the verbalizer's token log-probabilities after the prompt (lm-eval's acc)",
-                 "mean": "mean log-probability per token of the verbalizer after the prompt (length-normalised)"}
+SCORE_METHODS = {
+    "sum": "sum of the verbalizer's token log-probabilities after the prompt (lm-eval's acc)",
+    "mean": "mean log-probability per token of the verbalizer after the prompt (length-normalised)",
+}
 # Zhao et al. 2021's content-free inputs, each in place of both premise and hypothesis; their label probabilities
 # are averaged.
 CONTENT_FREE = ("N/A", "", "[MASK]")
-SHOT_DRAW = ("balanced by label: k // 3 examples of every label, the k % 3 left over of labels drawn without "
-             "replacement, each label's examples drawn without replacement, all in an order shuffled by the same "
-             "generator (numpy default_rng(seed))")
+SHOT_DRAW = (
+    "balanced by label: k // 3 examples of every label, the k % 3 left over of labels drawn without "
+    "replacement, each label's examples drawn without replacement, all in an order shuffled by the same "
+    "generator (numpy default_rng(seed))"
+)
 # Bump when the text a pair is rendered to changes: it keys the scores cache.
 RENDERING = "white space squashed"
 
@@ -106,12 +110,16 @@ def check_template(text: str, where: str) -> None:
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
     except ValueError as err:
-        raise InputError(f"the template is not a valid format string ({err}); write literal braces as {{{{ and }}}}",
-                         path=where) from err
+        raise InputError(
+            f"the template is not a valid format string ({err}); write literal braces as {{{{ and }}}}", path=where
+        ) from err
     unknown = sorted(set(fields) - {"premise", "hypothesis"})
     if unknown or not {"premise", "hypothesis"} <= set(fields):
-        raise InputError(f"a template names {{premise}} and {{hypothesis}} and no other field; this one names "
-                         f"{', '.join('{' + f + '}' for f in fields) or 'none'}", path=where)
+        raise InputError(
+            f"a template names {{premise}} and {{hypothesis}} and no other field; this one names "
+            f"{', '.join('{' + f + '}' for f in fields) or 'none'}",
+            path=where,
+        )
 
 
 def parse_verbalizers(text: str | None, default: dict[str, str] | None = None) -> dict[str, str]:
@@ -130,21 +138,45 @@ def parse_verbalizers(text: str | None, default: dict[str, str] | None = None) -
     return {label: found[label] for label in LABEL_NAMES}
 
 
-def prompt_specs(names: Sequence[str] | None, template_file: Path | None, verbalizers: str | None, shots: int,
-                 seed: int, normalization: Normalization) -> list[PromptSpec]:
+def prompt_specs(
+    names: Sequence[str] | None,
+    template_file: Path | None,
+    verbalizers: str | None,
+    shots: int,
+    seed: int,
+    normalization: Normalization,
+) -> list[PromptSpec]:
     """The templates to score, in order (the first is the headline): `template_file` alone, else the registry's
     `names` (default: mnli). `verbalizers` replace every template's own."""
     if template_file is not None:
         text = read_template(template_file)
-        return [PromptSpec(text, parse_verbalizers(verbalizers), shots, seed, template_source=str(template_file),
-                           name=template_file.name, normalization=normalization,
-                           cue=answer_cue(PromptTemplate(text)))]
+        return [
+            PromptSpec(
+                text,
+                parse_verbalizers(verbalizers),
+                shots,
+                seed,
+                template_source=str(template_file),
+                name=template_file.name,
+                normalization=normalization,
+                cue=answer_cue(PromptTemplate(text)),
+            )
+        ]
     specs = []
     for name in dict.fromkeys(names or ["mnli"]):
         template: PromptTemplate = TEMPLATES.get(name)
-        specs.append(PromptSpec(template.text, parse_verbalizers(verbalizers, template.verbalizers), shots, seed,
-                                template_source=template.source, name=name, normalization=normalization,
-                                cue=answer_cue(template)))
+        specs.append(
+            PromptSpec(
+                template.text,
+                parse_verbalizers(verbalizers, template.verbalizers),
+                shots,
+                seed,
+                template_source=template.source,
+                name=name,
+                normalization=normalization,
+                cue=answer_cue(template),
+            )
+        )
     return specs
 
 
@@ -162,20 +194,28 @@ def render(spec: PromptSpec, premise: str, hypothesis: str) -> str:
 
 def shots_text(spec: PromptSpec, examples: Sequence[Pair]) -> str:
     """The k examples, each followed by its verbalizer, and the separator before the scored prompt."""
-    return "".join(render(spec, p.premise, p.hypothesis) + spec.verbalizers[p.label] + SHOT_SEPARATOR
-                   for p in examples)
+    return "".join(render(spec, p.premise, p.hypothesis) + spec.verbalizers[p.label] + SHOT_SEPARATOR for p in examples)
 
 
-def draw_shots(pool: Sequence[Pair], k: int, seed: int, scored_ids: frozenset[str], scored_premises: frozenset[str],
-               premise_key: Callable[[str], str], where: str) -> tuple[list[Pair], int]:
+def draw_shots(
+    pool: Sequence[Pair],
+    k: int,
+    seed: int,
+    scored_ids: frozenset[str],
+    scored_premises: frozenset[str],
+    premise_key: Callable[[str], str],
+    where: str,
+) -> tuple[list[Pair], int]:
     """k examples drawn from `pool` as SHOT_DRAW says, by a generator seeded with `seed`, none of them a scored
     pair or sharing a scored premise; and how many pool pairs were set apart for sharing a premise. Every label is
     present once k reaches the number of labels. A pool sharing a pairID with the scored data is the scored split
     itself: refused."""
     shared = sum(p.pair_id in scored_ids for p in pool)
     if shared:
-        raise SwapbenchError(f"the few-shot pool ({where}) shares {shared} pairIDs with the scored data: draw the "
-                             "examples from a training split (--train-split train)")
+        raise SwapbenchError(
+            f"the few-shot pool ({where}) shares {shared} pairIDs with the scored data: draw the "
+            "examples from a training split (--train-split train)"
+        )
     kept = [p for p in pool if premise_key(p.premise) not in scored_premises]
     set_apart = len(pool) - len(kept)
     if not k:
@@ -187,14 +227,20 @@ def draw_shots(pool: Sequence[Pair], k: int, seed: int, scored_ids: frozenset[st
         wanted[LABEL_NAMES[index]] += 1
     short = {label: len(by_label[label]) for label in LABEL_NAMES if len(by_label[label]) < wanted[label]}
     if short:
-        raise SwapbenchError(f"--shots {k}: the few-shot pool ({where}) has too few usable pairs of "
-                             + ", ".join(f"{label} ({count} for {wanted[label]})" for label, count in short.items()))
-    picks = [by_label[label][i] for label in LABEL_NAMES
-             for i in rng.choice(len(by_label[label]), size=wanted[label], replace=False)]
+        raise SwapbenchError(
+            f"--shots {k}: the few-shot pool ({where}) has too few usable pairs of "
+            + ", ".join(f"{label} ({count} for {wanted[label]})" for label, count in short.items())
+        )
+    picks = [
+        by_label[label][i]
+        for label in LABEL_NAMES
+        for i in rng.choice(len(by_label[label]), size=wanted[label], replace=False)
+    ]
     return [picks[i] for i in rng.permutation(len(picks))], set_apart
 
 
 # ---- tokens ------------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Encoded:
@@ -212,15 +258,16 @@ def encode_prompts(tokenizer, prompts: Sequence[str], spec: PromptSpec, max_toke
     for label in LABEL_NAMES:
         whole = tokenizer([p + spec.verbalizers[label] for p in prompts])["input_ids"]
         alone = tokenizer(spec.verbalizers[label], add_special_tokens=False)["input_ids"]
-        continuations.append([w[len(p):] if w[:len(p)] == p and len(w) > len(p) else alone
-                              for w, p in zip(whole, prefixes)])
+        continuations.append(
+            [w[len(p) :] if w[: len(p)] == p and len(w) > len(p) else alone for w, p in zip(whole, prefixes)]
+        )
     per_pair = [list(c) for c in zip(*continuations)]
     cut = [False] * len(prefixes)
     if max_tokens:
         for i, prefix in enumerate(prefixes):
             room = max_tokens - max(len(c) for c in per_pair[i])
             if len(prefix) > room:
-                prefixes[i] = prefix[len(prefix) - room:]  # the left end goes, as lm-eval cuts contexts
+                prefixes[i] = prefix[len(prefix) - room :]  # the left end goes, as lm-eval cuts contexts
                 cut[i] = True
     return Encoded(prefixes=prefixes, continuations=per_pair, truncated=sum(cut), cut=cut)
 
@@ -242,8 +289,9 @@ def reference_prompts(spec: PromptSpec, shots: str, calibration: Calibration) ->
     if calibration == "contextual":
         return [shots + render(spec, text, text) for text in CONTENT_FREE]
     if not spec.cue:
-        raise SwapbenchError(f"--calibration pmi needs an answer cue after the template's last field; {spec.name} "
-                             "has nothing after it")
+        raise SwapbenchError(
+            f"--calibration pmi needs an answer cue after the template's last field; {spec.name} has nothing after it"
+        )
     return [shots + spec.cue]
 
 
@@ -264,6 +312,7 @@ def model_max_tokens(model) -> int | None:
 
 # ---- scoring -----------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class PromptScores:
     loglik: np.ndarray  # (pairs, labels): summed log-probability of each verbalizer, LABEL_NAMES order
@@ -282,8 +331,8 @@ def _pad(rows: Sequence[Sequence[int]], pad_id: int, device) -> tuple[torch.Tens
     ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(rows), width), dtype=torch.long)
     for i, row in enumerate(rows):
-        ids[i, :len(row)] = torch.tensor(row, dtype=torch.long)
-        mask[i, :len(row)] = 1
+        ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+        mask[i, : len(row)] = 1
     return ids.to(device), mask.to(device)
 
 
@@ -293,9 +342,29 @@ def _takes_position_ids(model) -> bool:
 
 # Model types whose logits are exactly their output layer applied to their base model's last hidden states (no
 # soft-capping or scaling after it): scored by the split path, the head run only where a verbalizer token is read.
-SPLIT_HEAD_TYPES = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen3", "gpt2", "gpt_neox", "gptj", "phi",
-                              "phi3", "opt", "falcon", "bloom", "olmo", "olmo2", "stablelm", "starcoder2", "gemma",
-                              "smollm3"})
+SPLIT_HEAD_TYPES = frozenset(
+    {
+        "llama",
+        "mistral",
+        "mixtral",
+        "qwen2",
+        "qwen3",
+        "gpt2",
+        "gpt_neox",
+        "gptj",
+        "phi",
+        "phi3",
+        "opt",
+        "falcon",
+        "bloom",
+        "olmo",
+        "olmo2",
+        "stablelm",
+        "starcoder2",
+        "gemma",
+        "smollm3",
+    }
+)
 # A shared start of every prompt (the few-shot examples) shorter than this is run with each prompt.
 MIN_SHARED_TOKENS = 4
 
@@ -305,9 +374,12 @@ def split_head(model):
     else None (scored through its own forward)."""
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     base = getattr(model, "base_model", model)
-    if (getattr(model.config, "model_type", None) not in SPLIT_HEAD_TYPES or base is model
-            or not isinstance(head, torch.nn.Linear)
-            or any(getattr(model.config, name, None) for name in ("final_logit_softcapping", "logit_scale"))):
+    if (
+        getattr(model.config, "model_type", None) not in SPLIT_HEAD_TYPES
+        or base is model
+        or not isinstance(head, torch.nn.Linear)
+        or any(getattr(model.config, name, None) for name in ("final_logit_softcapping", "logit_scale"))
+    ):
         return None
     return base, head
 
@@ -323,8 +395,9 @@ def shared_start(prefixes: Sequence[Sequence[int]]) -> int:
     return count if count >= MIN_SHARED_TOKENS else 0
 
 
-def prompt_groups(prefixes: Sequence[Sequence[int]], shared: int,
-                  least: int = MIN_SHARED_TOKENS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def prompt_groups(
+    prefixes: Sequence[Sequence[int]], shared: int, least: int = MIN_SHARED_TOKENS
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Prompts that begin alike after the `shared` start (the pairs of one premise, under a template that puts
     the premise first) gathered into groups, each group's common tokens run once: (the prompts' order, groups
     adjacent and the longest first; each prompt's group; how many tokens after `shared` its group shares, 0 for a
@@ -375,10 +448,17 @@ def _expanded(model, cache, rows: int):
     return reorder_cache(model, copy.deepcopy(cache), torch.zeros(rows, dtype=torch.long))
 
 
-def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None = None,
-                  progress: Callable[[int], None] | None = None,
-                  on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None,
-                  fast: bool = True, group: bool = True) -> PromptScores:
+def score_prompts(
+    model,
+    tokenizer,
+    encoded: Encoded,
+    *,
+    batch_size: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None,
+    fast: bool = True,
+    group: bool = True,
+) -> PromptScores:
     """Every verbalizer's log-likelihood with one forward pass per pair over the prompt (plus, for verbalizers of
     several tokens, one pass over their remaining tokens on the prompt's cache). `on_batch(positions, loglik,
     cut)` is called after each batch with the positions of its pairs.
@@ -392,8 +472,16 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
     if fast:
         distinct = _distinct(encoded)
         if distinct is not None:  # the same prompt and verbalizers twice (a variant that left a pair as it was)
-            return _score_distinct(model, tokenizer, encoded, *distinct, batch_size=batch_size, progress=progress,
-                                   on_batch=on_batch, group=group)
+            return _score_distinct(
+                model,
+                tokenizer,
+                encoded,
+                *distinct,
+                batch_size=batch_size,
+                progress=progress,
+                on_batch=on_batch,
+                group=group,
+            )
     device = input_device(model)
     n, labels = len(encoded.prefixes), len(LABEL_NAMES)
     loglik = np.zeros((n, labels), dtype=np.float64)
@@ -427,8 +515,9 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
             mask = torch.ones((count, shared), dtype=torch.long, device=device)
         held = [int(group_start[i]) for i in index]
         in_batch = Counter(int(group_of[i]) for row, i in enumerate(index) if held[row])
-        saved = sum((size - 1) * int(group_start[next(i for i in index if group_of[i] == g)])
-                    for g, size in in_batch.items())
+        saved = sum(
+            (size - 1) * int(group_start[next(i for i in index if group_of[i] == g)]) for g, size in in_batch.items()
+        )
         if saved * 8 < sum(len(encoded.prefixes[i]) - shared for i in index):  # a pass that saves little
             held = [0] * count
         if any(held):
@@ -437,18 +526,27 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
                 if held[row]:
                     first_of.setdefault(int(group_of[i]), i)
             groups = list(first_of)
-            ids, group_mask = _pad([encoded.prefixes[first_of[g]][shared:shared + int(group_start[first_of[g]])]
-                                    for g in groups], tokenizer.pad_token_id, device)
+            ids, group_mask = _pad(
+                [encoded.prefixes[first_of[g]][shared : shared + int(group_start[first_of[g]])] for g in groups],
+                tokenizer.pad_token_id,
+                device,
+            )
             extra = {}
             if shared:
                 extra[cache_keyword] = _expanded(model, shared_cache, len(groups))
-                group_mask = torch.cat([mask[:len(groups)], group_mask], dim=1)
-            out = base(input_ids=ids, attention_mask=group_mask, use_cache=True,
-                       position_ids=shared + torch.arange(ids.shape[1], device=device).expand_as(ids), **extra)
+                group_mask = torch.cat([mask[: len(groups)], group_mask], dim=1)
+            out = base(
+                input_ids=ids,
+                attention_mask=group_mask,
+                use_cache=True,
+                position_ids=shared + torch.arange(ids.shape[1], device=device).expand_as(ids),
+                **extra,
+            )
             forwards += 1
             slot = {g: k for k, g in enumerate(groups)}
-            pick = torch.tensor([slot[int(group_of[i])] if held[row] else 0 for row, i in enumerate(index)],
-                                device=device)
+            pick = torch.tensor(
+                [slot[int(group_of[i])] if held[row] else 0 for row, i in enumerate(index)], device=device
+            )
             cache = reorder_cache(model, returned_cache(out), pick)
             mask = group_mask[pick] * torch.tensor([[int(h > 0)] for h in held], device=device)
             if shared:
@@ -477,9 +575,12 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
             if positions:
                 offsets = torch.arange(tail_ids.shape[1], device=device)
                 tail_extra["position_ids"] = (begins + lengths).repeat_interleave(labels)[:, None] + offsets[None, :]
-            tail_out = base(input_ids=tail_ids, attention_mask=torch.cat([mask.repeat_interleave(labels, dim=0),
-                                                                          tail_mask], dim=1),
-                            use_cache=False, **tail_extra)
+            tail_out = base(
+                input_ids=tail_ids,
+                attention_mask=torch.cat([mask.repeat_interleave(labels, dim=0), tail_mask], dim=1),
+                use_cache=False,
+                **tail_extra,
+            )
             forwards += 1
             where = [(row, step, cont[step + 1]) for row, cont in enumerate(flat) for step in range(len(cont) - 1)]
             if where:
@@ -542,26 +643,49 @@ def score_prompts(model, tokenizer, encoded: Encoded, *, batch_size: int | None 
 
     with torch.inference_mode():
         size = in_batches(n, batch_size or default_batch(device), device, run)
-    return PromptScores(loglik=loglik, batch_size=size, truncated=encoded.truncated,
-                        seconds=time.perf_counter() - started, forwards=forwards)
+    return PromptScores(
+        loglik=loglik,
+        batch_size=size,
+        truncated=encoded.truncated,
+        seconds=time.perf_counter() - started,
+        forwards=forwards,
+    )
 
 
 def _distinct(encoded: Encoded) -> tuple[Encoded, np.ndarray] | None:
     """The distinct (prompt, verbalizers) of `encoded`, and for each prompt the position of its own among them;
     None when every one is distinct."""
     seen: dict = {}
-    where = np.asarray([seen.setdefault((tuple(p), tuple(map(tuple, c))), len(seen))
-                        for p, c in zip(encoded.prefixes, encoded.continuations)], dtype=np.int64)
+    where = np.asarray(
+        [
+            seen.setdefault((tuple(p), tuple(map(tuple, c))), len(seen))
+            for p, c in zip(encoded.prefixes, encoded.continuations)
+        ],
+        dtype=np.int64,
+    )
     if len(seen) == len(where):
         return None
     first = np.unique(where, return_index=True)[1]
-    return Encoded(prefixes=[encoded.prefixes[i] for i in first],
-                   continuations=[encoded.continuations[i] for i in first], truncated=encoded.truncated,
-                   cut=[encoded.cut[i] for i in first] if encoded.cut else []), where
+    return Encoded(
+        prefixes=[encoded.prefixes[i] for i in first],
+        continuations=[encoded.continuations[i] for i in first],
+        truncated=encoded.truncated,
+        cut=[encoded.cut[i] for i in first] if encoded.cut else [],
+    ), where
 
 
-def _score_distinct(model, tokenizer, encoded: Encoded, distinct: Encoded, where: np.ndarray, *, batch_size,
-                    progress, on_batch, group: bool) -> PromptScores:
+def _score_distinct(
+    model,
+    tokenizer,
+    encoded: Encoded,
+    distinct: Encoded,
+    where: np.ndarray,
+    *,
+    batch_size,
+    progress,
+    on_batch,
+    group: bool,
+) -> PromptScores:
     """score_prompts of the distinct prompts alone, each score given to every prompt that is the same; each batch
     reported (on_batch, progress) for all the prompts it scored."""
     members = [[] for _ in distinct.prefixes]
@@ -571,14 +695,20 @@ def _score_distinct(model, tokenizer, encoded: Encoded, distinct: Encoded, where
     def scored_batch(index, values, cut):
         counts = [len(members[k]) for k in index]
         if on_batch:
-            on_batch(np.concatenate([members[k] for k in index]), np.repeat(values, counts, axis=0),
-                     np.repeat(cut, counts))
+            on_batch(
+                np.concatenate([members[k] for k in index]), np.repeat(values, counts, axis=0), np.repeat(cut, counts)
+            )
         if progress:
             progress(sum(counts))
 
     scored = score_prompts(model, tokenizer, distinct, batch_size=batch_size, on_batch=scored_batch, group=group)
-    return PromptScores(loglik=scored.loglik[where], batch_size=scored.batch_size, truncated=encoded.truncated,
-                        seconds=scored.seconds, forwards=scored.forwards)
+    return PromptScores(
+        loglik=scored.loglik[where],
+        batch_size=scored.batch_size,
+        truncated=encoded.truncated,
+        seconds=scored.seconds,
+        forwards=scored.forwards,
+    )
 
 
 def score_naive(model, tokenizer, encoded: Encoded, *, batch_size: int = 32) -> PromptScores:
@@ -587,19 +717,27 @@ def score_naive(model, tokenizer, encoded: Encoded, *, batch_size: int = 32) -> 
     logits cache runs one sequence per prompt; scripts/bench_decoder.py compares with that loop.)"""
     started = time.perf_counter()
     device = input_device(model)
-    requests = [(i, k, encoded.prefixes[i], cont) for i, conts in enumerate(encoded.continuations)
-                for k, cont in enumerate(conts)]
+    requests = [
+        (i, k, encoded.prefixes[i], cont)
+        for i, conts in enumerate(encoded.continuations)
+        for k, cont in enumerate(conts)
+    ]
     requests.sort(key=lambda r: -(len(r[2]) + len(r[3])))
     loglik = np.zeros((len(encoded.prefixes), len(LABEL_NAMES)), dtype=np.float64)
     forwards = 0
     with torch.inference_mode():
         for start in range(0, len(requests), batch_size):
-            batch = requests[start:start + batch_size]
+            batch = requests[start : start + batch_size]
             ids, mask = _pad([p + c for _, _, p, c in batch], tokenizer.pad_token_id, device)
             logp = torch.log_softmax(model(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)
             forwards += 1
             for row, (i, k, prefix, cont) in enumerate(batch):
                 steps = torch.arange(len(prefix) - 1, len(prefix) + len(cont) - 1, device=device)
                 loglik[i, k] = logp[row, steps, torch.tensor(cont, device=device)].double().sum().item()
-    return PromptScores(loglik=loglik, batch_size=batch_size, truncated=encoded.truncated,
-                        seconds=time.perf_counter() - started, forwards=forwards)
+    return PromptScores(
+        loglik=loglik,
+        batch_size=batch_size,
+        truncated=encoded.truncated,
+        seconds=time.perf_counter() - started,
+        forwards=forwards,
+    )

@@ -10,8 +10,17 @@ from pathlib import Path
 
 import torch
 
-PACKAGES = ("torch", "transformers", "tokenizers", "accelerate", "datasets", "huggingface_hub", "numpy",
-            "pydantic", "safetensors")
+PACKAGES = (
+    "torch",
+    "transformers",
+    "tokenizers",
+    "accelerate",
+    "datasets",
+    "huggingface_hub",
+    "numpy",
+    "pydantic",
+    "safetensors",
+)
 
 
 def package_versions() -> dict[str, str]:
@@ -30,10 +39,17 @@ def git_state() -> tuple[str | None, bool | None]:
     if not (source / ".git").exists():
         return None, None
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True,
-                                check=True, timeout=10).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=source,
-                                capture_output=True, text=True, check=True, timeout=10).stdout
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True, check=True, timeout=10
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=source,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None, None
     return commit, bool(status.strip())

@@ -41,8 +41,10 @@ GOLD = (True, True, False, False)  # whether each cell is entailed
 ROW_CELLS = {"cell:P'H": ("PH", "P'H"), "cell:PH'": ("P'H'", "PH'")}
 PRIMED_ORIGINAL = "cell:PH'"  # the row whose original premise is P′, its perturbed premise the source's P
 CI_METHOD = "percentile bootstrap over clusters of quartets sharing a source premise (a quartet's four pairs together)"
-SEED_CI_METHOD = ("two-level percentile bootstrap over fine-tuning seeds and clusters of quartets sharing a source "
-                  "premise: the mean over the drawn seeds of the figure on the drawn clusters")
+SEED_CI_METHOD = (
+    "two-level percentile bootstrap over fine-tuning seeds and clusters of quartets sharing a source "
+    "premise: the mean over the drawn seeds of the figure on the drawn clusters"
+)
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,10 @@ def quartets_from_rows(rows: Iterable[PredictionRow]) -> list[QuartetPrediction]
     for row in rows:
         cell = [t for t in row.tags if t in ROW_CELLS]
         if len(cell) != 1:
-            raise ValueError(f"row {row.pair_id} of {row.configuration} has no cell tag ({', '.join(ROW_CELLS)}): "
-                             "not a quartet configuration's row")
+            raise ValueError(
+                f"row {row.pair_id} of {row.configuration} has no cell tag ({', '.join(ROW_CELLS)}): "
+                "not a quartet configuration's row"
+            )
         original, perturbed = ROW_CELLS[cell[0]]
         answers = found.setdefault((row.seed, row.pair_id), {})
         if original in answers:
@@ -91,12 +95,16 @@ def quartets_from_rows(rows: Iterable[PredictionRow]) -> list[QuartetPrediction]
         answers[original], answers[perturbed] = row.prediction_original, row.prediction_perturbed
         if original == "PH":  # the row whose original premise is the source's P
             clusters[(row.seed, row.pair_id)] = row.cluster
-    return [QuartetPrediction(pair_id, clusters[(seed, pair_id)], tuple(answers[c] for c in CELLS), seed)
-            for (seed, pair_id), answers in found.items() if len(answers) == len(CELLS)]
+    return [
+        QuartetPrediction(pair_id, clusters[(seed, pair_id)], tuple(answers[c] for c in CELLS), seed)
+        for (seed, pair_id), answers in found.items()
+        if len(answers) == len(CELLS)
+    ]
 
 
-def quartet_figures(quartets: Sequence[QuartetPrediction], rng: np.random.Generator, resamples: int = 10_000,
-                    level: float = 0.95) -> QuartetResult:
+def quartet_figures(
+    quartets: Sequence[QuartetPrediction], rng: np.random.Generator, resamples: int = 10_000, level: float = 0.95
+) -> QuartetResult:
     """Pair and quartet accuracy with their intervals clustered by premise, and each cell's accuracy. Over several
     seeds every seed must hold the same quartets in the same order, and the figures are means over the seeds."""
     if not quartets:
@@ -114,15 +122,21 @@ def quartet_figures(quartets: Sequence[QuartetPrediction], rng: np.random.Genera
     pairs = correct.reshape(len(seeds), -1)  # seeds x (quartets * 4), each quartet's four cells together
     pair_clusters = [c for c in clusters for _ in CELLS]
     return QuartetResult(
-        quartets=len(first), clusters=len(set(clusters)), seeds=len(seeds),
-        pair_accuracy=float(pairs.mean()), pair_accuracy_ci=_mean_interval(pairs, pair_clusters, rng, resamples, level),
+        quartets=len(first),
+        clusters=len(set(clusters)),
+        seeds=len(seeds),
+        pair_accuracy=float(pairs.mean()),
+        pair_accuracy_ci=_mean_interval(pairs, pair_clusters, rng, resamples, level),
         quartet_accuracy=float(whole.mean()),
         quartet_accuracy_ci=_mean_interval(whole, clusters, rng, resamples, level),
-        cells={cell: float(correct[:, :, k].mean()) for k, cell in enumerate(CELLS)}, chance=dict(CHANCE))
+        cells={cell: float(correct[:, :, k].mean()) for k, cell in enumerate(CELLS)},
+        chance=dict(CHANCE),
+    )
 
 
-def _mean_interval(indicators: np.ndarray, clusters: Sequence[str], rng: np.random.Generator, resamples: int,
-                   level: float) -> ConfidenceInterval:
+def _mean_interval(
+    indicators: np.ndarray, clusters: Sequence[str], rng: np.random.Generator, resamples: int, level: float
+) -> ConfidenceInterval:
     """The clustered interval of the mean of 0/1 `indicators` (seeds x items): stats' interval of a paired figure
     whose original side is all 0, so that its Δ is the mean."""
     if len(indicators) == 1:

@@ -27,15 +27,23 @@ from ..results.schema import (
 def _paired_cells(r, spread=None) -> list[str]:
     """n, clusters, orig, pert, Δ, 95% CI, p of a configuration or a slice; `spread`: the configuration's over the
     seeds of a multi-seed run, whose Δ is their mean ± their standard deviation."""
-    return [str(r.n), "" if r.clusters is None else str(r.clusters), percent(r.accuracy_original),
-            percent(r.accuracy_perturbed), points(r.delta) + (f" {plus_minus(spread.delta.std)}" if spread else ""),
-            f"[{points(r.delta_ci.low)}, {points(r.delta_ci.high)}]", f"{r.mcnemar.p_value:.2g}"]
+    return [
+        str(r.n),
+        "" if r.clusters is None else str(r.clusters),
+        percent(r.accuracy_original),
+        percent(r.accuracy_perturbed),
+        points(r.delta) + (f" {plus_minus(spread.delta.std)}" if spread else ""),
+        f"[{points(r.delta_ci.low)}, {points(r.delta_ci.high)}]",
+        f"{r.mcnemar.p_value:.2g}",
+    ]
 
 
 PAIRED_HEADERS = ("n", "clusters", "orig %", "pert %", "Δ pp", "95% CI", "p")
-PAIRED_CAPTION = ("orig, pert: accuracy (%) on the original and perturbed pairs; Δ = pert - orig in percentage "
-                  "points, its 95% bootstrap interval and p-value, both clustered by premise (pairs sharing a "
-                  "premise resampled and sign-flipped together: clustered exact McNemar)")
+PAIRED_CAPTION = (
+    "orig, pert: accuracy (%) on the original and perturbed pairs; Δ = pert - orig in percentage "
+    "points, its 95% bootstrap interval and p-value, both clustered by premise (pairs sharing a "
+    "premise resampled and sign-flipped together: clustered exact McNemar)"
+)
 
 
 def _role_cells(r, spread=None) -> list[str]:
@@ -45,29 +53,49 @@ def _role_cells(r, spread=None) -> list[str]:
     interval = "" if role.ci is None else f"[{points(role.ci.low)}, {points(role.ci.high)}]"
     p_value = "" if role.test is None else f"{role.test.p_value:.2g}"
     value = points(role.value) + (f" {plus_minus(spread.role_sensitivity.std)}" if spread else "")
-    return [str(r.n), "" if r.clusters is None else str(r.clusters), percent(role.non_entailment_original),
-            percent(role.non_entailment_perturbed), value, interval, p_value, points(r.delta)]
+    return [
+        str(r.n),
+        "" if r.clusters is None else str(r.clusters),
+        percent(role.non_entailment_original),
+        percent(role.non_entailment_perturbed),
+        value,
+        interval,
+        p_value,
+        points(r.delta),
+    ]
 
 
 def _control_cells(control) -> list[str]:
     """A role-free control's cells under ROLE_HEADERS: its clusters are not recorded, and it has no Δ."""
     interval = "" if control.ci is None else f"[{points(control.ci.low)}, {points(control.ci.high)}]"
     p_value = "" if control.test is None else f"{control.test.p_value:.2g}"
-    return [str(control.n), "", percent(control.non_entailment_original), percent(control.non_entailment_perturbed),
-            points(control.value), interval, p_value, ""]
+    return [
+        str(control.n),
+        "",
+        percent(control.non_entailment_original),
+        percent(control.non_entailment_perturbed),
+        points(control.value),
+        interval,
+        p_value,
+        "",
+    ]
 
 
-CONTROL_CAPTION = ("control: the same score on the entailment pairs of a configuration that reorders words with no "
-                   "role swapped (orig NE, swap NE before and after the reordering): a role figure is read against "
-                   "it, as how much of it any reordering gives.")
+CONTROL_CAPTION = (
+    "control: the same score on the entailment pairs of a configuration that reorders words with no "
+    "role swapped (orig NE, swap NE before and after the reordering): a role figure is read against "
+    "it, as how much of it any reordering gives."
+)
 ROLE_HEADERS = ("n", "clusters", "orig NE %", "swap NE %", "role pp", "95% CI", "p", "Δ pp")
-ROLE_CAPTION = ("orig NE, swap NE: pairs predicted non-entailment (any label but entailment, %) before and after "
-                "agent and patient were swapped; role = swap NE - orig NE in percentage points: how far the swap "
-                "moves the model's answers, 0 for a model blind to roles whatever its label prior, 100 for one that "
-                "turns every entailment into non-entailment. Its 95% interval and p-value are clustered as "
-                "Δ's; the test's null is that the model is role-blind. Δ (the paper's figure) mixes the label prior "
-                "in: the gold label of the originals is entailment and of the swaps is not, so a model that answers "
-                "alike before and after the swap gets a large Δ.")
+ROLE_CAPTION = (
+    "orig NE, swap NE: pairs predicted non-entailment (any label but entailment, %) before and after "
+    "agent and patient were swapped; role = swap NE - orig NE in percentage points: how far the swap "
+    "moves the model's answers, 0 for a model blind to roles whatever its label prior, 100 for one that "
+    "turns every entailment into non-entailment. Its 95% interval and p-value are clustered as "
+    "Δ's; the test's null is that the model is role-blind. Δ (the paper's figure) mixes the label prior "
+    "in: the gold label of the originals is entailment and of the swaps is not, so a model that answers "
+    "alike before and after the swap gets a large Δ."
+)
 
 
 def seeds_caption(results: EvalResults) -> str:
@@ -75,10 +103,12 @@ def seeds_caption(results: EvalResults) -> str:
     variance = results.seed_variance
     if variance is None:
         return ""
-    return (f"Over {len(variance.runs)} fine-tuning seeds ({', '.join(map(str, variance.seeds))}): every figure is "
-            "their mean, Δ and role sensitivity ± their standard deviation over the seeds; the interval resamples "
-            "the seeds and the premise clusters together, and the test pools the seeds (a premise's pairs under "
-            "every seed one cluster). The Seeds table gives each seed's figures.")
+    return (
+        f"Over {len(variance.runs)} fine-tuning seeds ({', '.join(map(str, variance.seeds))}): every figure is "
+        "their mean, Δ and role sensitivity ± their standard deviation over the seeds; the interval resamples "
+        "the seeds and the premise clusters together, and the test pools the seeds (a premise's pairs under "
+        "every seed one cluster). The Seeds table gives each seed's figures."
+    )
 
 
 def results_table(results: EvalResults) -> Table:
@@ -88,15 +118,15 @@ def results_table(results: EvalResults) -> Table:
     if model.hypothesis_only:
         how = " (fine-tuned here on the hypotheses alone: --hypothesis-only)"
     if model.prompt:
-        calibrated = (f", {model.prompt.calibration} calibration"
-                      if model.prompt.calibration not in (None, "none") else "")
+        calibrated = (
+            f", {model.prompt.calibration} calibration" if model.prompt.calibration not in (None, "none") else ""
+        )
         how = f" (prompted, {model.prompt.shots}-shot{calibrated})"
         if model.prompt.templates:
             how += f" · template {model.prompt.headline_template} of {len(model.prompt.templates)}"
     name = model.name_or_path
     if model.gguf:
-        name += (f"/{model.gguf.file} (GGUF {model.gguf.quantization}, dequantized to "
-                 f"{model.gguf.dequantized_to})")
+        name += f"/{model.gguf.file} (GGUF {model.gguf.quantization}, dequantized to {model.gguf.dequantized_to})"
     title = f"{name}{how} · {model.architecture_kind} · positions: {pe.family} ({pe.kind})"
     if results.seed_variance:
         title += f" · mean of {len(results.seed_variance.runs)} seeds"
@@ -121,8 +151,14 @@ def role_table(results: EvalResults) -> Table | None:
     if not roles:
         return None
     # As narrow as the slices tables: 80 columns hold it
-    table = Table(title="Role sensitivity", caption=escape(ROLE_CAPTION), box=box.SIMPLE_HEAD, collapse_padding=True,
-                  pad_edge=False, title_justify="left")
+    table = Table(
+        title="Role sensitivity",
+        caption=escape(ROLE_CAPTION),
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        title_justify="left",
+    )
     table.add_column("config", overflow="fold")
     for header in ROLE_HEADERS:
         table.add_column(header, justify="right", no_wrap=True)
@@ -144,11 +180,19 @@ def seeds_table(results: EvalResults) -> Table | None:
     variance = results.seed_variance
     if variance is None:
         return None
-    caption = ("Each fine-tuning's figures (point estimates): validation accuracy, quartet and pair accuracy and "
-               "permutation acceptance in %, Δ and role sensitivity in points; mean ± standard deviation over the "
-               "seeds, and [lowest, highest].")
-    table = Table(title="Seeds", caption=escape(caption), box=box.SIMPLE_HEAD, collapse_padding=True,
-                  pad_edge=False, title_justify="left")
+    caption = (
+        "Each fine-tuning's figures (point estimates): validation accuracy, quartet and pair accuracy and "
+        "permutation acceptance in %, Δ and role sensitivity in points; mean ± standard deviation over the "
+        "seeds, and [lowest, highest]."
+    )
+    table = Table(
+        title="Seeds",
+        caption=escape(caption),
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        title_justify="left",
+    )
     table.add_column("figure", overflow="fold")
     for seed in variance.seeds:
         table.add_column(f"seed {seed}", justify="right", no_wrap=True)
@@ -156,39 +200,59 @@ def seeds_table(results: EvalResults) -> Table | None:
     table.add_column("range", justify="right", no_wrap=True)
 
     def add(label: str, values: list[float], spread, show) -> None:
-        table.add_row(escape(label), *map(show, values), f"{show(spread.mean)} {plus_minus(spread.std)}",
-                      f"[{show(spread.low)}, {show(spread.high)}]")
+        table.add_row(
+            escape(label),
+            *map(show, values),
+            f"{show(spread.mean)} {plus_minus(spread.std)}",
+            f"[{show(spread.low)}, {show(spread.high)}]",
+        )
 
-    add("validation %", [run.fine_tuning.best_validation_accuracy for run in variance.runs],
-        variance.validation_accuracy, percent)
+    add(
+        "validation %",
+        [run.fine_tuning.best_validation_accuracy for run in variance.runs],
+        variance.validation_accuracy,
+        percent,
+    )
     for name, spread in variance.spread.items():
         add(f"Δ {name}", [run.results[name].delta for run in variance.runs], spread.delta, points)
     for name, spread in variance.spread.items():
         if spread.role_sensitivity is not None:
-            add(f"role {name}", [run.results[name].role_sensitivity for run in variance.runs],
-                spread.role_sensitivity, points)
+            add(
+                f"role {name}",
+                [run.results[name].role_sensitivity for run in variance.runs],
+                spread.role_sensitivity,
+                points,
+            )
     for name, spread in variance.spread.items():
         for figure in ("quartet_accuracy", "pair_accuracy"):
             if getattr(spread, figure) is not None:
-                add(f"{figure.split('_')[0]} % {name}",
-                    [getattr(run.results[name].quartets, figure) for run in variance.runs], getattr(spread, figure),
-                    percent)
+                add(
+                    f"{figure.split('_')[0]} % {name}",
+                    [getattr(run.results[name].quartets, figure) for run in variance.runs],
+                    getattr(spread, figure),
+                    percent,
+                )
     for name, spread in variance.spread.items():
         for figure, found in (spread.permutation_acceptance or {}).items():
             if found is not None:
-                add(f"{ACCEPTANCE_FIGURES[figure]} % {name}",
+                add(
+                    f"{ACCEPTANCE_FIGURES[figure]} % {name}",
                     [getattr(run.results[name].permutation_acceptance, figure).value for run in variance.runs],
-                    found, percent)
+                    found,
+                    percent,
+                )
     return table
 
 
-QUARTET_CAPTION = ("Each quartet: (P, H) and (P', H') entailment, (P, H') and (P', H) non-entailment, ' exchanging "
-                   "agent and patient by a permutation of words; binary view. pair: the share of the four pairs "
-                   "right; quartet: the share of quartets with all four right, the role headline; chance: what any "
-                   "model that ignores the premise or word order scores on them, exactly. P'H: accuracy on the "
-                   "paper's Shuffle-SR cell (the premise exchanged), PH on its control (the same hypothesis, the "
-                   "premise kept); such a model answers the two alike, so its P'H is 100 - PH, the chance beside "
-                   "P'H. 95% intervals clustered by source premise, the four pairs of a quartet together.")
+QUARTET_CAPTION = (
+    "Each quartet: (P, H) and (P', H') entailment, (P, H') and (P', H) non-entailment, ' exchanging "
+    "agent and patient by a permutation of words; binary view. pair: the share of the four pairs "
+    "right; quartet: the share of quartets with all four right, the role headline; chance: what any "
+    "model that ignores the premise or word order scores on them, exactly. P'H: accuracy on the "
+    "paper's Shuffle-SR cell (the premise exchanged), PH on its control (the same hypothesis, the "
+    "premise kept); such a model answers the two alike, so its P'H is 100 - PH, the chance beside "
+    "P'H. 95% intervals clustered by source premise, the four pairs of a quartet together."
+)
 
 
 def quartet_table(results: EvalResults) -> Table | None:
@@ -197,18 +261,33 @@ def quartet_table(results: EvalResults) -> Table | None:
     found = {name: r.quartets for name, r in results.results.items() if r.quartets}
     if not found:
         return None
-    table = Table(title="Role quartets", caption=escape(QUARTET_CAPTION), box=box.SIMPLE_HEAD,
-                  collapse_padding=True, pad_edge=False, title_justify="left")
+    table = Table(
+        title="Role quartets",
+        caption=escape(QUARTET_CAPTION),
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        title_justify="left",
+    )
     table.add_column("config", overflow="fold")
     table.add_column("figure", no_wrap=True)
     for header in ("value", "95% CI", "chance"):
         table.add_column(header, justify="right", no_wrap=True)
     for name, q in found.items():
-        lines = [("quartets (clusters)", f"{q.quartets} ({q.clusters})", "", ""),
-                 *((f"{figure.split('_')[0]} %", percent(getattr(q, figure)), _interval(getattr(q, f"{figure}_ci")),
-                    percent(chance)) for figure, chance in q.chance.items()),
-                 ("P'H % (Shuffle-SR)", percent(q.shuffle_sr), "", percent(q.shuffle_sr_chance)),
-                 ("PH % (its control)", percent(q.cells["PH"]), "", "")]
+        lines = [
+            ("quartets (clusters)", f"{q.quartets} ({q.clusters})", "", ""),
+            *(
+                (
+                    f"{figure.split('_')[0]} %",
+                    percent(getattr(q, figure)),
+                    _interval(getattr(q, f"{figure}_ci")),
+                    percent(chance),
+                )
+                for figure, chance in q.chance.items()
+            ),
+            ("P'H % (Shuffle-SR)", percent(q.shuffle_sr), "", percent(q.shuffle_sr_chance)),
+            ("PH % (its control)", percent(q.cells["PH"]), "", ""),
+        ]
         for i, line in enumerate(lines):
             table.add_row(escape(name) if i == 0 else "", *map(escape, line), end_section=i == len(lines) - 1)
     return table
@@ -218,16 +297,20 @@ def _interval(ci) -> str:
     return f"[{percent(ci.low)}, {percent(ci.high)}]"
 
 
-ACCEPTANCE_CAPTION = ("UNLU's permutation acceptance (Sinha et al., 2021), in %, each with its 95% interval "
-                      "clustered by premise: Ω_max, pairs with some permutation predicted as the gold label; Ω_rand, "
-                      "pairs with more than a third of them; P^c, P^f: mean share of correct permutations of the "
-                      "pairs predicted right (P^c) or wrong (P^f) unpermuted, among those with some correct "
-                      "permutation (n: how many). K: permutations per pair; Ω_max and the pairs P^c and P^f average "
-                      "over grow with K, so compare figures at the same K only.")
+ACCEPTANCE_CAPTION = (
+    "UNLU's permutation acceptance (Sinha et al., 2021), in %, each with its 95% interval "
+    "clustered by premise: Ω_max, pairs with some permutation predicted as the gold label; Ω_rand, "
+    "pairs with more than a third of them; P^c, P^f: mean share of correct permutations of the "
+    "pairs predicted right (P^c) or wrong (P^f) unpermuted, among those with some correct "
+    "permutation (n: how many). K: permutations per pair; Ω_max and the pairs P^c and P^f average "
+    "over grow with K, so compare figures at the same K only."
+)
 # UNLU's own SNLI test figures, at the K they drew: shown beside a configuration of that K only.
 UNLU_REPORTED_K = 100
-UNLU_REPORTED = (f" UNLU's SNLI test figures (K = {UNLU_REPORTED_K}; acc / Ω_max / Ω_rand / P^c / P^f): RoBERTa-large "
-                 "87.6 / 98.8 / 82.8 / 76.0 / 40.7, DistilBERT 73.9 / 95.0 / 72.5 / 77.0 / 31.2.")
+UNLU_REPORTED = (
+    f" UNLU's SNLI test figures (K = {UNLU_REPORTED_K}; acc / Ω_max / Ω_rand / P^c / P^f): RoBERTa-large "
+    "87.6 / 98.8 / 82.8 / 76.0 / 40.7, DistilBERT 73.9 / 95.0 / 72.5 / 77.0 / 31.2."
+)
 
 
 def _figure_cell(figure) -> str:
@@ -242,10 +325,17 @@ def acceptance_table(results: EvalResults) -> Table | None:
     found = {name: r.permutation_acceptance for name, r in results.results.items() if r.permutation_acceptance}
     if not found:
         return None
-    caption = ACCEPTANCE_CAPTION + (UNLU_REPORTED if any(a.permutations == UNLU_REPORTED_K for a in found.values())
-                                    else "")
-    table = Table(title="Permutation acceptance", caption=escape(caption),
-                  box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, title_justify="left")
+    caption = ACCEPTANCE_CAPTION + (
+        UNLU_REPORTED if any(a.permutations == UNLU_REPORTED_K for a in found.values()) else ""
+    )
+    table = Table(
+        title="Permutation acceptance",
+        caption=escape(caption),
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        title_justify="left",
+    )
     table.add_column("config", overflow="fold")
     for header in ("K", "pairs", "acc %", "Ω_max %", "Ω_rand %", "P^c %", "n", "P^f %", "n"):
         table.add_column(header, justify="right")
@@ -253,15 +343,25 @@ def acceptance_table(results: EvalResults) -> Table | None:
     for name, a in found.items():
         seeds = results.results[name].seeds
         pairs = str(a.pairs) if seeds == 1 else f"{a.pairs // seeds} × {seeds} seeds"
-        table.add_row(escape(name), str(a.permutations), pairs, percent(a.accuracy.value),
-                      *(_figure_cell(f) for f in (a.omega_max, a.omega_rand)), _figure_cell(a.p_c),
-                      str(a.p_c_pairs), _figure_cell(a.p_f), str(a.p_f_pairs))
+        table.add_row(
+            escape(name),
+            str(a.permutations),
+            pairs,
+            percent(a.accuracy.value),
+            *(_figure_cell(f) for f in (a.omega_max, a.omega_rand)),
+            _figure_cell(a.p_c),
+            str(a.p_c_pairs),
+            _figure_cell(a.p_f),
+            str(a.p_f_pairs),
+        )
     return table
 
 
-K_CURVE_CAPTION = ("UNLU's figures recomputed with the first K′ of each pair's permutations (eval --k-curve), in %; "
-                   "n: the pairs P^c and P^f average over at that K′ (those with some correct permutation among the "
-                   "K′). The last row is the table above.")
+K_CURVE_CAPTION = (
+    "UNLU's figures recomputed with the first K′ of each pair's permutations (eval --k-curve), in %; "
+    "n: the pairs P^c and P^f average over at that K′ (those with some correct permutation among the "
+    "K′). The last row is the table above."
+)
 
 
 def k_curve_tables(results: EvalResults) -> list[Table]:
@@ -271,23 +371,37 @@ def k_curve_tables(results: EvalResults) -> list[Table]:
         acceptance = result.permutation_acceptance
         if acceptance is None or not acceptance.k_curve:
             continue
-        table = Table(title=f"K-curve: {escape(name)}", caption=escape(K_CURVE_CAPTION), box=box.SIMPLE_HEAD,
-                      collapse_padding=True, pad_edge=False, title_justify="left")
+        table = Table(
+            title=f"K-curve: {escape(name)}",
+            caption=escape(K_CURVE_CAPTION),
+            box=box.SIMPLE_HEAD,
+            collapse_padding=True,
+            pad_edge=False,
+            title_justify="left",
+        )
         for header in ("K′", "Ω_max %", "Ω_rand %", "P^c %", "n", "P^f %", "n"):
             table.add_column(header, justify="right")
         for point in acceptance.k_curve:
-            table.add_row(str(point.permutations), percent(point.omega_max), percent(point.omega_rand),
-                          "undefined" if point.p_c is None else percent(point.p_c), str(point.p_c_pairs),
-                          "undefined" if point.p_f is None else percent(point.p_f), str(point.p_f_pairs))
+            table.add_row(
+                str(point.permutations),
+                percent(point.omega_max),
+                percent(point.omega_rand),
+                "undefined" if point.p_c is None else percent(point.p_c),
+                str(point.p_c_pairs),
+                "undefined" if point.p_f is None else percent(point.p_f),
+                str(point.p_f_pairs),
+            )
         tables.append(table)
     return tables
 
 
-LOCALITY_CAPTION = (f"Locality as a curve: changed = share (%) of rows whose prediction differs from the original "
-                    f"pair's, and Δ (pp), per bin of the shuffle's distance (positions travelled by the premise's "
-                    f"tokens); slope: changed gained per {LOCALITY_SLOPE_SCALE} positions (pp), least squares, with "
-                    f"its 95% bootstrap interval over premises. Null: {LOCALITY_NULL}. An interval that covers 0 is "
-                    f"no gradient.")
+LOCALITY_CAPTION = (
+    f"Locality as a curve: changed = share (%) of rows whose prediction differs from the original "
+    f"pair's, and Δ (pp), per bin of the shuffle's distance (positions travelled by the premise's "
+    f"tokens); slope: changed gained per {LOCALITY_SLOPE_SCALE} positions (pp), least squares, with "
+    f"its 95% bootstrap interval over premises. Null: {LOCALITY_NULL}. An interval that covers 0 is "
+    f"no gradient."
+)
 
 
 def bin_label(low: int, high: int | None) -> str:
@@ -313,8 +427,14 @@ def locality_table(results: EvalResults) -> Table | None:
     found = {name: r.locality for name, r in results.results.items() if r.locality is not None}
     if not found:
         return None
-    table = Table(title="Locality", caption=escape(LOCALITY_CAPTION), box=box.SIMPLE_HEAD, collapse_padding=True,
-                  pad_edge=False, title_justify="left")
+    table = Table(
+        title="Locality",
+        caption=escape(LOCALITY_CAPTION),
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        title_justify="left",
+    )
     table.add_column("config", overflow="fold")
     table.add_column("rows", justify="right")
     table.add_column("distance: changed / Δ", overflow="fold")  # in % and pp, as the caption says
@@ -322,8 +442,9 @@ def locality_table(results: EvalResults) -> Table | None:
         table.add_column(header, justify="right")
     table.add_column("verdict")
     for name, f in found.items():
-        curve = "\n".join(f"{bin_label(b.distance_min, b.distance_max)}: {percent(b.changed)} / {points(b.delta)}"
-                          for b in f.bins)  # a bin a line
+        curve = "\n".join(
+            f"{bin_label(b.distance_min, b.distance_max)}: {percent(b.changed)} / {points(b.delta)}" for b in f.bins
+        )  # a bin a line
         slope = "" if f.slope is None else slope_points(f.slope)
         ci = "" if f.slope_ci is None else f"[{slope_points(f.slope_ci.low)}, {slope_points(f.slope_ci.high)}]"
         table.add_row(escape(name), str(f.rows), curve, slope, ci, gradient_words(f.gradient))
@@ -339,10 +460,18 @@ def templates_table(results: EvalResults) -> Table | None:
     prompt = results.model.prompt
     if prompt is None or not prompt.templates:
         return None
-    caption = (f"{HEADLINE_MARK} the headline template: its predictions make every figure above. spread: mean ± "
-               "standard deviation over the templates [lowest, highest], point estimates")
-    table = Table(title="Templates", caption=escape(caption), box=box.SIMPLE_HEAD, collapse_padding=True,
-                  pad_edge=False, title_justify="left")
+    caption = (
+        f"{HEADLINE_MARK} the headline template: its predictions make every figure above. spread: mean ± "
+        "standard deviation over the templates [lowest, highest], point estimates"
+    )
+    table = Table(
+        title="Templates",
+        caption=escape(caption),
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        title_justify="left",
+    )
     table.add_column("config", overflow="fold")
     table.add_column("template", overflow="fold")
     for header in ("orig %", "pert %", "Δ pp"):
@@ -350,16 +479,22 @@ def templates_table(results: EvalResults) -> Table | None:
     for name, spread in (prompt.spread or {}).items():
         for i, template in enumerate(prompt.templates):
             figures = template.results[name]
-            table.add_row(escape(name) if i == 0 else "", escape(template.name) + (f" {HEADLINE_MARK}" if i == 0
-                                                                                  else ""),
-                          percent(figures.accuracy_original), percent(figures.accuracy_perturbed),
-                          points(figures.delta))
+            table.add_row(
+                escape(name) if i == 0 else "",
+                escape(template.name) + (f" {HEADLINE_MARK}" if i == 0 else ""),
+                percent(figures.accuracy_original),
+                percent(figures.accuracy_perturbed),
+                points(figures.delta),
+            )
         original, delta = spread.accuracy_original, spread.delta
-        table.add_row("", "spread",
-                      f"{percent(original.mean)} ± {percent(original.std)} [{percent(original.low)}, "
-                      f"{percent(original.high)}]", "",
-                      f"{points(delta.mean)} ± {percent(delta.std)} [{points(delta.low)}, {points(delta.high)}]",
-                      end_section=True)
+        table.add_row(
+            "",
+            "spread",
+            f"{percent(original.mean)} ± {percent(original.std)} [{percent(original.low)}, {percent(original.high)}]",
+            "",
+            f"{points(delta.mean)} ± {percent(delta.std)} [{points(delta.low)}, {points(delta.high)}]",
+            end_section=True,
+        )
     return table
 
 
@@ -373,8 +508,13 @@ def slices_tables(results: EvalResults) -> list[Table]:
     for name, r in results.results.items():
         if not r.slices:
             continue
-        table = Table(title=f"Slices of {escape(name)} (exploratory)", box=box.SIMPLE_HEAD, collapse_padding=True,
-                      pad_edge=False, title_justify="left")
+        table = Table(
+            title=f"Slices of {escape(name)} (exploratory)",
+            box=box.SIMPLE_HEAD,
+            collapse_padding=True,
+            pad_edge=False,
+            title_justify="left",
+        )
         # A role configuration's slices break its headline down: role sensitivity, with Δ beside it.
         role = all(s.role_sensitivity is not None for s in r.slices.values())
         table.add_column("slice", overflow="fold")  # a long tag folds; the figures are never cut
@@ -391,18 +531,19 @@ def slices_tables(results: EvalResults) -> list[Table]:
             else:
                 cells = _paired_cells(s)
                 cells[-1:] = [_slice_p(s.mcnemar.p_value), _slice_p(s.mcnemar.p_adjusted)]
-            table.add_row(escape(tag) + (f" {SMALL_MARK}" if s.small else ""), *cells,
-                          style="dim" if s.small else None)
+            table.add_row(escape(tag) + (f" {SMALL_MARK}" if s.small else ""), *cells, style="dim" if s.small else None)
         tables.append(table)
     return tables
 
 
-SLICES_CAPTION = (f"Slices are exploratory: read one by one, some of so many tests cross any threshold by chance. "
-                  f"A row counts under each of its tags; columns as above (a role configuration's as in its role "
-                  f"table), and p adj: the p-value adjusted (Holm) over the configuration's slice tests of its metric "
-                  f"(Δ's, and apart from them role sensitivity's), "
-                  f"the one to read a slice by. {SMALL_MARK} too small to read: fewer than {MIN_SLICE_PAIRS} pairs "
-                  f"or {MIN_SLICE_CLUSTERS} clusters.")
+SLICES_CAPTION = (
+    f"Slices are exploratory: read one by one, some of so many tests cross any threshold by chance. "
+    f"A row counts under each of its tags; columns as above (a role configuration's as in its role "
+    f"table), and p adj: the p-value adjusted (Holm) over the configuration's slice tests of its metric "
+    f"(Δ's, and apart from them role sensitivity's), "
+    f"the one to read a slice by. {SMALL_MARK} too small to read: fewer than {MIN_SLICE_PAIRS} pairs "
+    f"or {MIN_SLICE_CLUSTERS} clusters."
+)
 
 
 def _slice_p(p: float | None) -> str:
@@ -416,8 +557,11 @@ def health_warning(results: EvalResults) -> str | None:
     health = results.health
     if not health.at_chance:
         return None
-    return ("This model is at chance: its figures are not a result to report, and the leaderboard refuses them. "
-            + "; ".join(health.reasons) + ".")
+    return (
+        "This model is at chance: its figures are not a result to report, and the leaderboard refuses them. "
+        + "; ".join(health.reasons)
+        + "."
+    )
 
 
 def print_table(results: EvalResults, console: Console | None = None, slices: bool = False) -> None:
@@ -436,7 +580,6 @@ def print_table(results: EvalResults, console: Console | None = None, slices: bo
         console.print(acceptance)
     for table in k_curve_tables(results):
         console.print(table)
-
 
     curves = locality_table(results)
     if curves is not None:

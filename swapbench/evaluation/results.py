@@ -38,28 +38,52 @@ def pairs_per_configuration(benchmark: Benchmark) -> tuple[int, dict[str, int]]:
     return originals, added
 
 
-def score_benchmark(model, tokenizer, benchmark: Benchmark, pairs: list[tuple[str, str]], labels: LabelMap, *,
-                    max_length: int, batch_size: int | None, progress: Callable[[int], None] | None = None,
-                    ) -> tuple[dict[str, list[PredictionRow]], Scored]:
+def score_benchmark(
+    model,
+    tokenizer,
+    benchmark: Benchmark,
+    pairs: list[tuple[str, str]],
+    labels: LabelMap,
+    *,
+    max_length: int,
+    batch_size: int | None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[dict[str, list[PredictionRow]], Scored]:
     """Predictions per configuration, and the scorer's report; `pairs` is distinct_pairs(benchmark)."""
     scored = predict(model, tokenizer, pairs, max_length=max_length, batch_size=batch_size, progress=progress)
     return prediction_rows(benchmark, pairs, scored.predictions, labels), scored
 
 
-def prediction_rows(benchmark: Benchmark, pairs: list[tuple[str, str]], predictions, labels: LabelMap
-                    ) -> dict[str, list[PredictionRow]]:
+def prediction_rows(
+    benchmark: Benchmark, pairs: list[tuple[str, str]], predictions, labels: LabelMap
+) -> dict[str, list[PredictionRow]]:
     """The rows of every configuration, from the output index predicted for each of `pairs`."""
     predicted = {pair: labels.names[i] for pair, i in zip(pairs, predictions)}
     rows = {}
     for config in benchmark.configurations:
         rows[config.name] = [
-            PredictionRow(pair_id=pair_id, configuration=config.name, gold=labels.to_view(gold),
-                          gold_original=labels.to_view(gold_original), prediction_original=predicted[original],
-                          prediction_perturbed=predicted[perturbed],
-                          cluster=cluster_key(source_premise(tags, original[0], perturbed[0])),
-                          tags=list(tags), distance=shift and shift[0], moved=shift and shift[1],
-                          permutation=permutation)
+            PredictionRow(
+                pair_id=pair_id,
+                configuration=config.name,
+                gold=labels.to_view(gold),
+                gold_original=labels.to_view(gold_original),
+                prediction_original=predicted[original],
+                prediction_perturbed=predicted[perturbed],
+                cluster=cluster_key(source_premise(tags, original[0], perturbed[0])),
+                tags=list(tags),
+                distance=shift and shift[0],
+                moved=shift and shift[1],
+                permutation=permutation,
+            )
             for pair_id, original, perturbed, gold, gold_original, tags, shift, permutation in zip(
-                config.pair_ids, config.originals, config.perturbed, config.gold, config.gold_original,
-                config.tags, config.displacements or repeat(None), config.permutation_indices or repeat(None))]
+                config.pair_ids,
+                config.originals,
+                config.perturbed,
+                config.gold,
+                config.gold_original,
+                config.tags,
+                config.displacements or repeat(None),
+                config.permutation_indices or repeat(None),
+            )
+        ]
     return rows

@@ -74,22 +74,31 @@ def resume_problem(partial: Path, key: str) -> tuple[ResumePoint | None, str | N
     record_path = partial / RESUME_FILE
     if not record_path.is_file():
         # The Trainer's files without a record: a run stopped before its first save was complete.
-        return None, None if not any(partial.glob(f"{CHECKPOINT_PREFIX}*")) else \
-            f"it holds no {RESUME_FILE}: its states were never completely written"
+        return None, None if not any(
+            partial.glob(f"{CHECKPOINT_PREFIX}*")
+        ) else f"it holds no {RESUME_FILE}: its states were never completely written"
     try:
         record = json.loads(record_path.read_text(encoding="utf-8"))
-        name, step, max_steps, recorded = (record["checkpoint"], int(record["step"]), int(record["max_steps"]),
-                                           record["sha256"])
+        name, step, max_steps, recorded = (
+            record["checkpoint"],
+            int(record["step"]),
+            int(record["max_steps"]),
+            record["sha256"],
+        )
         if record["format"] != RESUME_FORMAT or not isinstance(recorded, dict):
             raise ValueError
     except (OSError, ValueError, KeyError, TypeError):
         return None, f"its {RESUME_FILE} does not read"
     if record.get("cache_key") != key:
-        return None, (f"it is the state of another fine-tuning (cache key {str(record.get('cache_key'))[:16]}..., "
-                      f"not {key[:16]}...: another base, recipe or data)")
+        return None, (
+            f"it is the state of another fine-tuning (cache key {str(record.get('cache_key'))[:16]}..., "
+            f"not {key[:16]}...: another base, recipe or data)"
+        )
     if record.get("versions") != library_versions():
-        return None, (f"it was saved by other library versions ({record.get('versions')}, these are "
-                      f"{library_versions()}): its optimiser and RNG states may not resume the same")
+        return None, (
+            f"it was saved by other library versions ({record.get('versions')}, these are "
+            f"{library_versions()}): its optimiser and RNG states may not resume the same"
+        )
     if record.get("processes") != world_size():
         return None, f"it was trained by {record.get('processes')} processes, this run has {world_size()}"
     checkpoint = partial / name
@@ -97,9 +106,14 @@ def resume_problem(partial: Path, key: str) -> tuple[ResumePoint | None, str | N
         found = folder_sha256(checkpoint) if checkpoint.is_dir() else {}
     except OSError as err:
         return None, f"its files cannot be read ({err.strerror}: {err.filename})"
-    problems = [*(f"{name}/{file} is missing" for file in recorded if file not in found),
-                *(f"{name}/{file} is not the file that was saved (another sha256: cut short or edited)"
-                  for file in recorded if file in found and found[file] != recorded[file])]
+    problems = [
+        *(f"{name}/{file} is missing" for file in recorded if file not in found),
+        *(
+            f"{name}/{file} is not the file that was saved (another sha256: cut short or edited)"
+            for file in recorded
+            if file in found and found[file] != recorded[file]
+        ),
+    ]
     if problems:
         return None, "; ".join(problems)
     return ResumePoint(checkpoint=checkpoint, step=step, max_steps=max_steps), None
@@ -110,8 +124,13 @@ class PeriodicCheckpoints(TrainerCallback):
     into the Trainer's output folder (the partial folder), and records it (RESUME_FILE) once it is whole; with
     `keep_best`, its best epoch so far is saved with it and put back when the training resumes (`resuming`)."""
 
-    def __init__(self, key: str, every: CheckpointEvery, keep_best: KeepBest | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        key: str,
+        every: CheckpointEvery,
+        keep_best: KeepBest | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.key, self.every, self.keep_best, self.clock = key, every, keep_best, clock
         self.resuming: Path | None = None
         self.last_step, self.last_time = 0, 0.0
@@ -137,9 +156,16 @@ class PeriodicCheckpoints(TrainerCallback):
         name = f"{CHECKPOINT_PREFIX}{state.global_step}"
         if self.keep_best is not None:
             self.keep_best.save_state(output / name)
-        record = {"format": RESUME_FORMAT, "cache_key": self.key, "checkpoint": name, "step": state.global_step,
-                  "max_steps": state.max_steps, "versions": library_versions(), "processes": world_size(),
-                  "sha256": folder_sha256(output / name)}
+        record = {
+            "format": RESUME_FORMAT,
+            "cache_key": self.key,
+            "checkpoint": name,
+            "step": state.global_step,
+            "max_steps": state.max_steps,
+            "versions": library_versions(),
+            "processes": world_size(),
+            "sha256": folder_sha256(output / name),
+        }
         replace_files({output / RESUME_FILE: json.dumps(record, indent=2) + "\n"})
         # Only now the older states go: the best epoch's checkpoint too when the Trainer keeps none.
         keep = {name, Path(state.best_model_checkpoint or "").name}

@@ -81,8 +81,10 @@ class ScoreCache:
                 self._db = connect_checked(path, "scores", CREATE, COLUMNS)
             except DamagedStore as err:
                 aside = set_aside(path)
-                warn(f"the scores cache {path} is damaged ({err}); moved it to {aside} and started a new one, so "
-                     "every pair is scored again")
+                warn(
+                    f"the scores cache {path} is damaged ({err}); moved it to {aside} and started a new one, so "
+                    "every pair is scored again"
+                )
                 self._db = connect_checked(path, "scores", CREATE, COLUMNS)
 
     def get_many(self, keys: Sequence[str]) -> tuple[dict[str, tuple[np.ndarray, bool]], int]:
@@ -92,19 +94,27 @@ class ScoreCache:
         found, rejected = {}, 0
         with self._reported():
             for start in range(0, len(keys), CHUNK):
-                chunk = list(keys[start:start + CHUNK])
-                rows = self._db.execute(f"SELECT pair, outputs, cut, checked FROM scores WHERE pair IN "
-                                        f"({','.join('?' * len(chunk))})", chunk)
+                chunk = list(keys[start : start + CHUNK])
+                rows = self._db.execute(
+                    f"SELECT pair, outputs, cut, checked FROM scores WHERE pair IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
                 for pair, outputs, cut, checked in rows:
-                    if isinstance(outputs, bytes) and len(outputs) == size and cut in (0, 1) and \
-                            checked == self._check(pair, outputs, cut):
+                    if (
+                        isinstance(outputs, bytes)
+                        and len(outputs) == size
+                        and cut in (0, 1)
+                        and checked == self._check(pair, outputs, cut)
+                    ):
                         found[pair] = (np.frombuffer(outputs, dtype=self.dtype), bool(cut))
                     else:
                         rejected += 1
         if rejected:
-            self._warn(f"{rejected} row(s) of the scores cache {self.path} fail their check (not {self.width} "
-                       "outputs of a pair, or not the bytes that were written: edited or damaged); scoring them "
-                       "again")
+            self._warn(
+                f"{rejected} row(s) of the scores cache {self.path} fail their check (not {self.width} "
+                "outputs of a pair, or not the bytes that were written: edited or damaged); scoring them "
+                "again"
+            )
         return found, rejected
 
     def _check(self, pair: str, outputs: bytes, cut: int) -> bytes:
@@ -145,8 +155,10 @@ class _Reported:
 
     def __exit__(self, kind, err, trace):
         if isinstance(err, (OSError, sqlite3.Error, DamagedStore)):
-            raise SwapbenchError(f"cannot use the scores cache {self.path} ({err}): delete it, or run eval with "
-                                 "--no-cache or another --cache-dir") from err
+            raise SwapbenchError(
+                f"cannot use the scores cache {self.path} ({err}): delete it, or run eval with "
+                "--no-cache or another --cache-dir"
+            ) from err
         return False
 
 
@@ -162,12 +174,19 @@ class Outputs:
 
 # A scorer's run over the pairs not cached: given them and a callback it calls after each batch with the
 # batch's positions among them, their outputs and whether each was cut; returns all their outputs and cuts.
-ScoreMissing = Callable[[list[tuple[str, str]], Callable[[np.ndarray, np.ndarray, np.ndarray], None]],
-                        tuple[np.ndarray, np.ndarray]]
+ScoreMissing = Callable[
+    [list[tuple[str, str]], Callable[[np.ndarray, np.ndarray, np.ndarray], None]], tuple[np.ndarray, np.ndarray]
+]
 
 
-def cached_outputs(cache: ScoreCache | None, pairs: Sequence[tuple[str, str]], width: int, dtype,
-                   score: ScoreMissing, progress: Callable[[int], None] | None = None) -> Outputs:
+def cached_outputs(
+    cache: ScoreCache | None,
+    pairs: Sequence[tuple[str, str]],
+    width: int,
+    dtype,
+    score: ScoreMissing,
+    progress: Callable[[int], None] | None = None,
+) -> Outputs:
     """Every pair's `width` outputs: those cached read back, the others scored by `score` and added to the cache
     batch by batch, so that an interrupted call keeps what it scored. Under a launcher the pairs left are scored
     in shards, one per process (sharding.score_sharded), and every process returns all of them."""
@@ -217,13 +236,21 @@ def report(outputs: Outputs, cache: ScoreCache | None) -> None:
     """How many pairs came from the cache and how many were scored, logged."""
     from .sharding import world_size
 
-    shard = (f" ({outputs.scored_here:,} by this process, one of {world_size()})"
-             if outputs.scored_here != outputs.scored else "")
+    shard = (
+        f" ({outputs.scored_here:,} by this process, one of {world_size()})"
+        if outputs.scored_here != outputs.scored
+        else ""
+    )
     if cache is None:
         if shard:
             logger.info(f"Scores: {outputs.scored:,} scored{shard}")
         return
-    again = (f", {outputs.rescored:,} of them again: their cached row{'s' * (outputs.rescored != 1)} failed "
-             "the check" if outputs.rescored else "")
-    logger.info(f"Scores: {outputs.reused:,} pair{'s' * (outputs.reused != 1)} from the cache, "
-                f"{outputs.scored:,} scored{again}{shard} ({cache.path})")
+    again = (
+        f", {outputs.rescored:,} of them again: their cached row{'s' * (outputs.rescored != 1)} failed the check"
+        if outputs.rescored
+        else ""
+    )
+    logger.info(
+        f"Scores: {outputs.reused:,} pair{'s' * (outputs.reused != 1)} from the cache, "
+        f"{outputs.scored:,} scored{again}{shard} ({cache.path})"
+    )

@@ -56,19 +56,30 @@ def image_id(pair_id: str) -> str | None:
 
 def dataset_info(benchmark: Benchmark) -> DatasetInfo:
     build = benchmark.build_info
-    configurations = [ConfigurationData(name=c.name, rows=c.rows, fingerprint=c.fingerprint, verified=c.verified)
-                      for c in benchmark.configurations]
+    configurations = [
+        ConfigurationData(name=c.name, rows=c.rows, fingerprint=c.fingerprint, verified=c.verified)
+        for c in benchmark.configurations
+    ]
     return DatasetInfo(
-        path=benchmark.path, revision=benchmark.revision, split=benchmark.split,
+        path=benchmark.path,
+        revision=benchmark.revision,
+        split=benchmark.split,
         fingerprint=dataset_fingerprint({c.name: c.fingerprint for c in configurations}),
-        configurations=configurations, limit=benchmark.limit,
-        source=build.source if build else None, source_fingerprint=build.source_fingerprint if build else None,
-        build_seed=build.seed if build else None, build_version=build.swapbench_version if build else None,
-        build=BuildRecord.model_validate(build.model_dump(include=set(BuildRecord.model_fields))) if build else None)
+        configurations=configurations,
+        limit=benchmark.limit,
+        source=build.source if build else None,
+        source_fingerprint=build.source_fingerprint if build else None,
+        build_seed=build.seed if build else None,
+        build_version=build.swapbench_version if build else None,
+        build=BuildRecord.model_validate(build.model_dump(include=set(BuildRecord.model_fields))) if build else None,
+    )
 
 
 def scored_pairs(benchmark: Benchmark) -> ScoredPairs:
     configs = benchmark.configurations
-    return ScoredPairs(dataset=dataset_info(benchmark).fingerprint, path=benchmark.path,
-                       pair_ids=frozenset().union(*(c.all_pair_ids for c in configs)),
-                       premises=frozenset(overlap_key(p) for c in configs for p in c.all_source_premises))
+    return ScoredPairs(
+        dataset=dataset_info(benchmark).fingerprint,
+        path=benchmark.path,
+        pair_ids=frozenset().union(*(c.all_pair_ids for c in configs)),
+        premises=frozenset(overlap_key(p) for c in configs for p in c.all_source_premises),
+    )

@@ -50,8 +50,9 @@ def pair_template(tokenizer) -> str | None:
     return PAIR_TEMPLATE if joined == tokenizer(first)["input_ids"] + tokenizer(second)["input_ids"] else None
 
 
-def tokenize(tokenizer, premises: Sequence[str], hypotheses: Sequence[str], hypothesis_only: bool = False,
-             **kwargs) -> dict:
+def tokenize(
+    tokenizer, premises: Sequence[str], hypotheses: Sequence[str], hypothesis_only: bool = False, **kwargs
+) -> dict:
     """What the model receives, in training and scoring alike: each premise and hypothesis as one input (the
     tokenizer's own pair template, else the two joined by PAIR_TEMPLATE), or with `hypothesis_only` the
     hypothesis alone, so that the premise never reaches a hypothesis-only model."""
@@ -63,14 +64,21 @@ def tokenize(tokenizer, premises: Sequence[str], hypotheses: Sequence[str], hypo
     return tokenizer(list(premises), list(hypotheses), **kwargs)
 
 
-def encode(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int,
-           hypothesis_only: bool = False) -> tuple[dict[str, list], list[int]]:
+def encode(
+    tokenizer, pairs: Sequence[tuple[str, str]], max_length: int, hypothesis_only: bool = False
+) -> tuple[dict[str, list], list[int]]:
     """Token ids of every pair, unpadded, and the positions of the pairs max_length cut."""
     encoded = dict(tokenize(tokenizer, [p for p, _ in pairs], [h for _, h in pairs], hypothesis_only))
     long = [i for i, ids in enumerate(encoded["input_ids"]) if len(ids) > max_length]
     if long:  # re-encode only those, with the tokenizer's own truncation strategy
-        cut = tokenize(tokenizer, [pairs[i][0] for i in long], [pairs[i][1] for i in long], hypothesis_only,
-                       truncation=True, max_length=max_length)
+        cut = tokenize(
+            tokenizer,
+            [pairs[i][0] for i in long],
+            [pairs[i][1] for i in long],
+            hypothesis_only,
+            truncation=True,
+            max_length=max_length,
+        )
         for key in encoded:
             for j, i in enumerate(long):
                 encoded[key][i] = cut[key][j]
@@ -107,15 +115,24 @@ def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.nd
 def out_of_memory(device: torch.device, done: int, count: int, how: str) -> SwapbenchError:
     """What to do when scoring runs out of memory: the scores cache keeps what was scored (it commits when
     scoring stops on an error), so a run with less to hold at once goes on from there."""
-    return SwapbenchError(f"out of memory on {device} scoring {count:,} pairs ({how}; {done:,} were scored, and the "
-                          "scores cache keeps them): give a smaller --eval-batch-size, or score fewer pairs at a "
-                          "time (--limit), or free memory, and run it again")
+    return SwapbenchError(
+        f"out of memory on {device} scoring {count:,} pairs ({how}; {done:,} were scored, and the "
+        "scores cache keeps them): give a smaller --eval-batch-size, or score fewer pairs at a "
+        "time (--limit), or free memory, and run it again"
+    )
 
 
-def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]], *, max_length: int = 128,
-            batch_size: int | None = None, progress: Callable[[int], None] | None = None,
-            on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None,
-            hypothesis_only: bool = False) -> Scored:
+def predict(
+    model: torch.nn.Module,
+    tokenizer,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    max_length: int = 128,
+    batch_size: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None,
+    hypothesis_only: bool = False,
+) -> Scored:
     """Argmax output index of `model` on each (premise, hypothesis) pair, read off its logits as float32 (with
     `hypothesis_only`, on the hypothesis alone). `on_batch(positions, logits, cut)` is called after each batch with
     the positions of its pairs."""
@@ -149,9 +166,16 @@ def predict(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]],
     with torch.inference_mode():
         size = in_batches(len(order), batch_size or default_batch(device), device, run)
     predictions = logits_out.argmax(axis=1) if len(pairs) else np.zeros(0, dtype=np.int64)
-    return Scored(predictions=predictions, logits=logits_out, cut=cut, batch_size=size,
-                  truncated=len(long),
-                  seconds=time.perf_counter() - started, tokens=int(lengths.sum()), padded_tokens=padded)
+    return Scored(
+        predictions=predictions,
+        logits=logits_out,
+        cut=cut,
+        batch_size=size,
+        truncated=len(long),
+        seconds=time.perf_counter() - started,
+        tokens=int(lengths.sum()),
+        padded_tokens=padded,
+    )
 
 
 # The tokenizer outputs pad_batch pads itself; any other is left to tokenizer.pad.
@@ -163,10 +187,8 @@ def pad_batch(tokenizer, encoded: dict[str, list], index: np.ndarray) -> dict[st
     into one numpy array per output: tokenizer.pad builds Python lists of lists first, which cost as much as a
     small model's forward pass in bf16. Outputs pad_batch does not know are left to tokenizer.pad."""
     if not PADDED_HERE.issuperset(encoded):
-        return tokenizer.pad({key: [values[i] for i in index] for key, values in encoded.items()},
-                             return_tensors="pt")
-    fills = {"input_ids": tokenizer.pad_token_id, "token_type_ids": tokenizer.pad_token_type_id,
-             "attention_mask": 0}
+        return tokenizer.pad({key: [values[i] for i in index] for key, values in encoded.items()}, return_tensors="pt")
+    fills = {"input_ids": tokenizer.pad_token_id, "token_type_ids": tokenizer.pad_token_type_id, "attention_mask": 0}
     rows = [encoded["input_ids"][i] for i in index]
     width = max(map(len, rows))
     left = tokenizer.padding_side == "left"
@@ -176,9 +198,9 @@ def pad_batch(tokenizer, encoded: dict[str, list], index: np.ndarray) -> dict[st
         for row, i in enumerate(index):
             sequence = values[i]
             if left:
-                array[row, width - len(sequence):] = sequence
+                array[row, width - len(sequence) :] = sequence
             else:
-                array[row, :len(sequence)] = sequence
+                array[row, : len(sequence)] = sequence
         batch[key] = torch.from_numpy(array)
     return batch
 

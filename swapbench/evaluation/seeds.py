@@ -47,29 +47,49 @@ def pooled(runs: list[SeedScores]) -> dict[str, list[PredictionRow]]:
     return {name: [row for run in runs for row in run.rows[name]] for name in runs[0].rows}
 
 
-def seed_figures(rows: list[PredictionRow], *, role: bool, seed: int, resamples: int,
-                 level: float = 0.95) -> SeedFigures:
+def seed_figures(
+    rows: list[PredictionRow], *, role: bool, seed: int, resamples: int, level: float = 0.95
+) -> SeedFigures:
     """One seed's figures of one configuration, its intervals drawn as a one-seed run's (the same generators), so
     that they are the figures its own run would report; `role`: a role configuration's role sensitivity too."""
     configuration = rows[0].configuration
     fields = paired_result(rows, bootstrap_rng(seed, configuration), resamples, level)
-    sensitivity = role_sensitivity(rows, bootstrap_rng(seed, configuration, figure=ROLE), resamples,
-                                   level) if role else None
-    acceptance = permutation_acceptance(rows, bootstrap_rng(seed, configuration, figure=ACCEPTANCE), resamples,
-                                        level) if rows[0].permutation is not None else None
-    return SeedFigures(accuracy_original=fields["accuracy_original"], accuracy_perturbed=fields["accuracy_perturbed"],
-                       delta=fields["delta"], delta_ci=fields["delta_ci"], p_value=fields["mcnemar"].p_value,
-                       role_sensitivity=sensitivity.value if sensitivity else None,
-                       role_sensitivity_ci=sensitivity.ci if sensitivity else None, permutation_acceptance=acceptance,
-                       quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level))
+    sensitivity = (
+        role_sensitivity(rows, bootstrap_rng(seed, configuration, figure=ROLE), resamples, level) if role else None
+    )
+    acceptance = (
+        permutation_acceptance(rows, bootstrap_rng(seed, configuration, figure=ACCEPTANCE), resamples, level)
+        if rows[0].permutation is not None
+        else None
+    )
+    return SeedFigures(
+        accuracy_original=fields["accuracy_original"],
+        accuracy_perturbed=fields["accuracy_perturbed"],
+        delta=fields["delta"],
+        delta_ci=fields["delta_ci"],
+        p_value=fields["mcnemar"].p_value,
+        role_sensitivity=sensitivity.value if sensitivity else None,
+        role_sensitivity_ci=sensitivity.ci if sensitivity else None,
+        permutation_acceptance=acceptance,
+        quartets=quartet_result(rows, seed=seed, resamples=resamples, level=level),
+    )
 
 
 def seed_variance(runs: list[SeedScores], roles: set[str], *, seed: int, resamples: int) -> SeedVariance:
     """The seed_variance block of the results: every seed's figures and their spread. `roles` names the role
     configurations; `seed` is the bootstrap's."""
-    records = [SeedResult(seed=run.seed, fine_tuning=run.fine_tuning, health=run.health,
-                       results={name: seed_figures(rows, role=name in roles, seed=seed, resamples=resamples)
-                                for name, rows in run.rows.items()}) for run in runs]
+    records = [
+        SeedResult(
+            seed=run.seed,
+            fine_tuning=run.fine_tuning,
+            health=run.health,
+            results={
+                name: seed_figures(rows, role=name in roles, seed=seed, resamples=resamples)
+                for name, rows in run.rows.items()
+            },
+        )
+        for run in runs
+    ]
     spread = {}
     for name in records[0].results:
         each = [record.results[name] for record in records]
@@ -79,17 +99,22 @@ def seed_variance(runs: list[SeedScores], roles: set[str], *, seed: int, resampl
             delta=RunSpread.of([f.delta for f in each]),
             role_sensitivity=RunSpread.of([f.role_sensitivity for f in each]) if name in roles else None,
             permutation_acceptance=acceptance_spread([f.permutation_acceptance for f in each]),
-            **quartet_spread([f.quartets for f in each]))
-    return SeedVariance(runs=records, spread=spread, validation_accuracy=RunSpread.of(
-        [run.fine_tuning.best_validation_accuracy for run in runs]))
+            **quartet_spread([f.quartets for f in each]),
+        )
+    return SeedVariance(
+        runs=records,
+        spread=spread,
+        validation_accuracy=RunSpread.of([run.fine_tuning.best_validation_accuracy for run in runs]),
+    )
 
 
 def quartet_spread(found: list[QuartetResult | None]) -> dict[str, RunSpread]:
     """Quartet and pair accuracy over the seeds, on a quartet configuration; nothing elsewhere."""
     if found[0] is None:
         return {}
-    return {figure: RunSpread.of([getattr(q, figure) for q in found]) for figure in ("quartet_accuracy",
-                                                                                    "pair_accuracy")}
+    return {
+        figure: RunSpread.of([getattr(q, figure) for q in found]) for figure in ("quartet_accuracy", "pair_accuracy")
+    }
 
 
 def acceptance_spread(found: list[PermutationAcceptance | None]) -> dict[str, RunSpread | None] | None:

@@ -48,9 +48,12 @@ def wait_for_everyone() -> None:
 Score = Callable[[list, Callable[[np.ndarray, np.ndarray, np.ndarray], None]], tuple[np.ndarray, np.ndarray]]
 
 
-def score_sharded(pairs: list[tuple[str, str]], score: Score,
-                  on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None],
-                  progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+def score_sharded(
+    pairs: list[tuple[str, str]],
+    score: Score,
+    on_batch: Callable[[np.ndarray, np.ndarray, np.ndarray], None],
+    progress: Callable[[int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """The outputs and cuts of every pair, and how many of them this process scored: all, by `score`, in a single
     process; across processes, each scores its shard (`on_batch` hears of its own batches, as positions among all
     `pairs`) and all are gathered. `progress` hears of the other shards' pairs once they arrive. Every process must
@@ -65,8 +68,9 @@ def score_sharded(pairs: list[tuple[str, str]], score: Score,
     state.wait_for_everyone()
     with state.split_between_processes(list(range(len(pairs)))) as mine:
         start = mine[0] if mine else len(pairs)
-        values, cut = score([pairs[i] for i in mine],
-                            lambda index, outputs, batch_cut: on_batch(index + start, outputs, batch_cut))
+        values, cut = score(
+            [pairs[i] for i in mine], lambda index, outputs, batch_cut: on_batch(index + start, outputs, batch_cut)
+        )
     shards = sorted(gather_object([(start, values, cut)]), key=lambda shard: shard[0])
     if progress:
         progress(len(pairs) - len(mine))

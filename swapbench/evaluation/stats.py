@@ -36,18 +36,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-TEST_METHOD = ("clustered exact McNemar: exact sign-flip test of the per-cluster sums of correct_perturbed - "
-               "correct_original (the exact McNemar test when every cluster holds one pair)")
+TEST_METHOD = (
+    "clustered exact McNemar: exact sign-flip test of the per-cluster sums of correct_perturbed - "
+    "correct_original (the exact McNemar test when every cluster holds one pair)"
+)
 CI_METHOD = "percentile bootstrap over clusters of pairs sharing a premise (original and perturbed kept paired)"
-SEEDS_POOLED = ("; over several fine-tuning seeds, their counts summed and a premise's pairs under every seed one "
-                "cluster")
-SEED_CI_METHOD = ("two-level percentile bootstrap over fine-tuning seeds and clusters of pairs sharing a premise: "
-                  "each resample draws the seeds with replacement and the clusters with replacement, and takes the "
-                  "mean over the drawn seeds of the figure on the drawn clusters (original and perturbed kept paired)")
-ROLE_TEST_METHOD = ("clustered exact sign-flip test of the per-cluster sums of d = [swap predicted non-entailment] - "
-                    "[original predicted non-entailment]; null: the model is role-blind (its predictions on a pair "
-                    "and on its swap are exchangeable)")
-
+SEEDS_POOLED = (
+    "; over several fine-tuning seeds, their counts summed and a premise's pairs under every seed one cluster"
+)
+SEED_CI_METHOD = (
+    "two-level percentile bootstrap over fine-tuning seeds and clusters of pairs sharing a premise: "
+    "each resample draws the seeds with replacement and the clusters with replacement, and takes the "
+    "mean over the drawn seeds of the figure on the drawn clusters (original and perturbed kept paired)"
+)
+ROLE_TEST_METHOD = (
+    "clustered exact sign-flip test of the per-cluster sums of d = [swap predicted non-entailment] - "
+    "[original predicted non-entailment]; null: the model is role-blind (its predictions on a pair "
+    "and on its swap are exchangeable)"
+)
 
 
 @dataclass(frozen=True)
@@ -72,8 +78,9 @@ class PairedFigures:
     types: ClusterTypes = field(repr=False, compare=False)
 
 
-def paired_figures(correct_original: np.ndarray, correct_perturbed: np.ndarray,
-                   clusters: Sequence | None = None) -> PairedFigures:
+def paired_figures(
+    correct_original: np.ndarray, correct_perturbed: np.ndarray, clusters: Sequence | None = None
+) -> PairedFigures:
     """Figures of n pairs; `clusters` gives each pair's cluster key (None: every pair is its own cluster)."""
     a = np.asarray(correct_original, dtype=bool)
     b = np.asarray(correct_perturbed, dtype=bool)
@@ -83,13 +90,21 @@ def paired_figures(correct_original: np.ndarray, correct_perturbed: np.ndarray,
     acc_o, acc_p = int(a.sum()) / n, int(b.sum()) / n
     types = cluster_types(b.astype(np.int64) - a, np.arange(n) if clusters is None else clusters)
     # delta from the discordant counts, so that it equals acc_p - acc_o to the last bit the schema checks
-    return PairedFigures(n=n, clusters=int(types.counts.sum()), accuracy_original=acc_o, accuracy_perturbed=acc_p,
-                         delta=(perturbed_only - original_only) / n, original_only=original_only,
-                         perturbed_only=perturbed_only, types=types)
+    return PairedFigures(
+        n=n,
+        clusters=int(types.counts.sum()),
+        accuracy_original=acc_o,
+        accuracy_perturbed=acc_p,
+        delta=(perturbed_only - original_only) / n,
+        original_only=original_only,
+        perturbed_only=perturbed_only,
+        types=types,
+    )
 
 
-def role_figures(original_non_entailment: np.ndarray, perturbed_non_entailment: np.ndarray,
-                 clusters: Sequence | None = None) -> PairedFigures:
+def role_figures(
+    original_non_entailment: np.ndarray, perturbed_non_entailment: np.ndarray, clusters: Sequence | None = None
+) -> PairedFigures:
     """The paired figures of role sensitivity: its indicators are non-entailment answers, not correct ones, so
     `accuracy_original` and `accuracy_perturbed` read as the shares predicted non-entailment before and after the
     swap, `delta` is role sensitivity (the mean of d, module docstring), `original_only` counts the pairs that
@@ -107,8 +122,9 @@ def cluster_types(d: np.ndarray, clusters: Sequence) -> ClusterTypes:
     return ClusterTypes(sizes=kinds // width, sums=kinds % width - width // 2, counts=counts)
 
 
-def bootstrap_delta_ci(figures: PairedFigures, rng: np.random.Generator, resamples: int = 10_000,
-                       level: float = 0.95) -> tuple[float, float]:
+def bootstrap_delta_ci(
+    figures: PairedFigures, rng: np.random.Generator, resamples: int = 10_000, level: float = 0.95
+) -> tuple[float, float]:
     """Percentile bootstrap interval of Δ accuracy, resampling clusters with replacement.
 
     A resample draws as many clusters as there are, and its Δ is the sum of d over the drawn clusters divided by
@@ -125,8 +141,14 @@ def bootstrap_delta_ci(figures: PairedFigures, rng: np.random.Generator, resampl
     return float(low), float(high)
 
 
-def seed_bootstrap_ci(d: np.ndarray, clusters: Sequence, rng: np.random.Generator, resamples: int = 10_000,
-                      level: float = 0.95, chunk: int = 1000) -> tuple[float, float]:
+def seed_bootstrap_ci(
+    d: np.ndarray,
+    clusters: Sequence,
+    rng: np.random.Generator,
+    resamples: int = 10_000,
+    level: float = 0.95,
+    chunk: int = 1000,
+) -> tuple[float, float]:
     """Two-level percentile bootstrap interval of the mean over fine-tuning seeds of a paired figure.
 
     `d` holds one row per seed and one column per pair, d = b - a as in paired_figures (every seed scored the same
@@ -149,7 +171,7 @@ def seed_bootstrap_ci(d: np.ndarray, clusters: Sequence, rng: np.random.Generato
         m = min(chunk, resamples - start)
         drawn = rng.multinomial(k, counts / k, size=m)  # clusters of each kind
         times = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=m)  # draws of each seed
-        values[start:start + m] = ((drawn @ kinds[:, 1:]) * times).sum(axis=1) / (seeds * (drawn @ kinds[:, 0]))
+        values[start : start + m] = ((drawn @ kinds[:, 1:]) * times).sum(axis=1) / (seeds * (drawn @ kinds[:, 0]))
     alpha = (1 - level) / 2
     low, high = np.quantile(values, [alpha, 1 - alpha])
     return float(low), float(high)
@@ -171,7 +193,7 @@ def _sign_flip_distribution(t: ClusterTypes) -> tuple[np.ndarray, np.ndarray]:
     for magnitude in np.unique(np.abs(t.sums[t.sums != 0])):
         magnitude, m = int(magnitude), int(t.counts[np.abs(t.sums) == magnitude].sum())
         spread = np.zeros(2 * magnitude * m + 1)
-        spread[::2 * magnitude] = _half_binomial(m)  # values magnitude * (2 i - m), i = 0..m
+        spread[:: 2 * magnitude] = _half_binomial(m)  # values magnitude * (2 i - m), i = 0..m
         pmf = np.convolve(pmf, spread)
         offset -= magnitude * m
     return np.arange(len(pmf)) + offset, pmf
@@ -190,9 +212,11 @@ def _half_binomial(m: int) -> np.ndarray:
 # Holm rather than Benjamini-Hochberg: a row counts under each of its tags, so a configuration's slices overlap and
 # their tests are dependent in no direction one can promise; Holm bounds the family-wise error under any
 # dependence, while BH's bound on the false discovery rate needs independence or positive dependence.
-ADJUSTMENT_METHOD = ("Holm's step-down adjustment within each metric's family of the configuration's slice tests: "
-                     "its slices' Δ tests, and on a role configuration, apart from them, its slices' role "
-                     "sensitivity tests")
+ADJUSTMENT_METHOD = (
+    "Holm's step-down adjustment within each metric's family of the configuration's slice tests: "
+    "its slices' Δ tests, and on a role configuration, apart from them, its slices' role "
+    "sensitivity tests"
+)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -48,20 +48,37 @@ def answer_cue(template: PromptTemplate) -> str:
     return re.sub(r"^[^\w]+", "", last).strip()
 
 
-TEMPLATES.add("mnli", PromptTemplate(
-    "{premise}\nQuestion: {hypothesis} True, False or Neither?\nAnswer:",
-    {"entailment": " True", "neutral": " Neither", "contradiction": " False"}, cue="Answer:",
-    source="lm-evaluation-harness MNLI"),
+TEMPLATES.add(
+    "mnli",
+    PromptTemplate(
+        "{premise}\nQuestion: {hypothesis} True, False or Neither?\nAnswer:",
+        {"entailment": " True", "neutral": " Neither", "contradiction": " False"},
+        cue="Answer:",
+        source="lm-evaluation-harness MNLI",
+    ),
     help="lm-evaluation-harness's MNLI prompt, '{premise}\\nQuestion: {hypothesis} True, False or Neither?\\n"
-         "Answer:' (True, Neither, False); the default")
-TEMPLATES.add("based-on", PromptTemplate(
-    '{premise} Based on the previous passage, is it true that "{hypothesis}"? Yes, no, or maybe?', YES_MAYBE_NO,
-    cue="Yes, no, or maybe?", source="promptsource MNLI 'based on the previous passage'"),
-    help="promptsource's 'based on the previous passage' (Yes, Maybe, No)")
-TEMPLATES.add("justified", PromptTemplate(
-    '{premise} Are we justified in saying that "{hypothesis}"? Yes, no, or maybe?', YES_MAYBE_NO,
-    cue="Yes, no, or maybe?", source="promptsource MNLI 'justified in saying'"),
-    help="promptsource's 'justified in saying' (Yes, Maybe, No)")
+    "Answer:' (True, Neither, False); the default",
+)
+TEMPLATES.add(
+    "based-on",
+    PromptTemplate(
+        '{premise} Based on the previous passage, is it true that "{hypothesis}"? Yes, no, or maybe?',
+        YES_MAYBE_NO,
+        cue="Yes, no, or maybe?",
+        source="promptsource MNLI 'based on the previous passage'",
+    ),
+    help="promptsource's 'based on the previous passage' (Yes, Maybe, No)",
+)
+TEMPLATES.add(
+    "justified",
+    PromptTemplate(
+        '{premise} Are we justified in saying that "{hypothesis}"? Yes, no, or maybe?',
+        YES_MAYBE_NO,
+        cue="Yes, no, or maybe?",
+        source="promptsource MNLI 'justified in saying'",
+    ),
+    help="promptsource's 'justified in saying' (Yes, Maybe, No)",
+)
 
 DEFAULT_TEMPLATES = ["mnli"]
 

@@ -60,9 +60,9 @@ class LengthGroupedOrder(torch.utils.data.Sampler):
         size = self.batch_size * self.pool
         batches = []
         for start in range(0, len(grouped), size):
-            pool = grouped[start:start + size]
+            pool = grouped[start : start + size]
             pool = pool[np.argsort(-self.lengths[pool], kind="stable")]
-            batches += [pool[i:i + self.batch_size] for i in range(0, len(pool), self.batch_size)]
+            batches += [pool[i : i + self.batch_size] for i in range(0, len(pool), self.batch_size)]
         batches = [batches[i] for i in rng.permutation(len(batches))]
         return np.concatenate([*batches, left]).astype(np.int64)
 
@@ -88,8 +88,11 @@ class KeepBest(TrainerCallback):
         self.best = value
         is_last = state.max_steps and state.global_step >= state.max_steps
         # The last epoch's weights are the model's own at the end: no copy needed.
-        self.weights = None if is_last else {name: tensor.detach().to("cpu", copy=True)
-                                             for name, tensor in model.state_dict().items()}
+        self.weights = (
+            None
+            if is_last
+            else {name: tensor.detach().to("cpu", copy=True) for name, tensor in model.state_dict().items()}
+        )
         self.best_is_last = bool(is_last)
 
     def on_train_end(self, args, state, control, model=None, **kwargs):
@@ -102,8 +105,11 @@ class KeepBest(TrainerCallback):
         from safetensors.torch import save_file
 
         metadata = {"best": json.dumps(self.best), "best_is_last": json.dumps(self.best_is_last)}
-        save_file({name: tensor.contiguous() for name, tensor in (self.weights or {}).items()},
-                  str(folder / KEEP_BEST_FILE), metadata=metadata)
+        save_file(
+            {name: tensor.contiguous() for name, tensor in (self.weights or {}).items()},
+            str(folder / KEEP_BEST_FILE),
+            metadata=metadata,
+        )
 
     def load_state(self, folder: Path) -> None:
         """Take up the best epoch so far that `save_state` wrote into `folder`."""
@@ -122,15 +128,23 @@ def optimisation_steps(pairs: int, batch_size: int, epochs: int) -> int:
 
 
 # Figures of the Trainer's logs, renamed for the log lines; the others (runtimes, FLOPs) are left out.
-LOG_NAMES = {"loss": "loss", "eval_loss": "validation loss", "eval_accuracy": "validation accuracy",
-             "learning_rate": "learning rate", "train_loss": "mean training loss"}
+LOG_NAMES = {
+    "loss": "loss",
+    "eval_loss": "validation loss",
+    "eval_accuracy": "validation accuracy",
+    "learning_rate": "learning rate",
+    "train_loss": "mean training loss",
+}
 
 
 def describe_log(logs: dict) -> str | None:
     """One line for a Trainer log, e.g. "epoch 1: loss 0.693, learning rate 1.33e-05"; None when it holds
     nothing worth showing."""
-    parts = [f"{LOG_NAMES[key]} {value:.1%}" if key.endswith("accuracy") else f"{LOG_NAMES[key]} {value:.4g}"
-             for key, value in logs.items() if key in LOG_NAMES and isinstance(value, (int, float))]
+    parts = [
+        f"{LOG_NAMES[key]} {value:.1%}" if key.endswith("accuracy") else f"{LOG_NAMES[key]} {value:.4g}"
+        for key, value in logs.items()
+        if key in LOG_NAMES and isinstance(value, (int, float))
+    ]
     if not parts:
         return None
     epoch = logs.get("epoch")
@@ -138,8 +152,7 @@ def describe_log(logs: dict) -> str | None:
 
 
 def format_rate(seconds_per_step: float) -> str:
-    return (f"{seconds_per_step:.2g} s a step" if seconds_per_step >= 1
-            else f"{1 / seconds_per_step:.3g} steps a second")
+    return f"{seconds_per_step:.2g} s a step" if seconds_per_step >= 1 else f"{1 / seconds_per_step:.3g} steps a second"
 
 
 class LossTally:
@@ -192,9 +205,16 @@ class TrainingProgress(TrainerCallback):
     a plain line every `every_steps` steps or `every_seconds` seconds, whichever is sparser, with the loss, the
     pace and the time left; the Trainer's logs (the epochs' losses and validation) as lines of their own."""
 
-    def __init__(self, console: Console, bar: bool, description: str = "fine-tuning", tally: LossTally | None = None,
-                 every_steps: int | None = None, every_seconds: float | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        console: Console,
+        bar: bool,
+        description: str = "fine-tuning",
+        tally: LossTally | None = None,
+        every_steps: int | None = None,
+        every_seconds: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.console, self.description, self.tally, self.clock = console, description, tally, clock
         self.use_bar = bar and console.is_terminal
         self.every_steps = EVERY_STEPS if every_steps is None else every_steps
@@ -208,9 +228,15 @@ class TrainingProgress(TrainerCallback):
         self.started = self.last_time = self.clock()
         self.last_step = state.global_step
         if self.use_bar and state.is_world_process_zero:
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[loss]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                                console=self.console)
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[loss]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+            )
             self.bar.start()
             self.task = self.bar.add_task(self.description, total=state.max_steps, loss="")
 
@@ -218,11 +244,12 @@ class TrainingProgress(TrainerCallback):
         if not state.is_world_process_zero:
             return
         now = self.clock()
-        due = (state.global_step - self.last_step >= self.every_steps and now - self.last_time >= self.every_seconds)
+        due = state.global_step - self.last_step >= self.every_steps and now - self.last_time >= self.every_seconds
         if self.bar is not None:
             loss = self.tally.take() if due and self.tally else None
-            self.bar.update(self.task, completed=state.global_step,
-                            **({"loss": f"loss {loss:.4g}"} if loss is not None else {}))
+            self.bar.update(
+                self.task, completed=state.global_step, **({"loss": f"loss {loss:.4g}"} if loss is not None else {})
+            )
         elif due:
             self.console.print(escape(self.describe_step(state, now)), highlight=False, soft_wrap=True)
         if due:
@@ -260,9 +287,17 @@ class TimeEstimate(TrainerCallback):
     passed or `most_steps` were timed. `slow_hint(seconds_per_step)` says how to cut a run on a CPU that would
     take more than an hour."""
 
-    def __init__(self, console: Console, device: str, on_cpu: bool,
-                 slow_hint: Callable[[float], str] | None = None, first_steps: int = 3, min_seconds: float = 10.0,
-                 most_steps: int = 10, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        console: Console,
+        device: str,
+        on_cpu: bool,
+        slow_hint: Callable[[float], str] | None = None,
+        first_steps: int = 3,
+        min_seconds: float = 10.0,
+        most_steps: int = 10,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.console, self.device, self.on_cpu, self.slow_hint, self.clock = console, device, on_cpu, slow_hint, clock
         self.first_steps, self.min_seconds, self.most_steps = first_steps, min_seconds, most_steps
         self.began = self.start_time = 0.0
@@ -285,25 +320,30 @@ class TimeEstimate(TrainerCallback):
         self.said = True
         if step >= state.max_steps:
             return  # trained already
-        self.console.print(escape(self.estimate(seconds / timed, step, state.max_steps, now - self.began)),
-                           highlight=False, soft_wrap=True)  # one line, as a log file is searched
+        self.console.print(
+            escape(self.estimate(seconds / timed, step, state.max_steps, now - self.began)),
+            highlight=False,
+            soft_wrap=True,
+        )  # one line, as a log file is searched
 
     def estimate(self, per_step: float, step: int, steps: int, elapsed: float) -> str:
         total = elapsed + per_step * (steps - step)
-        text = (f"About {steps:,} optimiser steps, measured {per_step:.3g} s/step on {self.device} (steps "
-                f"{self.start_step + 1}-{step}): about {format_duration(total)} in all, the validation after each "
-                "epoch not counted")
+        text = (
+            f"About {steps:,} optimiser steps, measured {per_step:.3g} s/step on {self.device} (steps "
+            f"{self.start_step + 1}-{step}): about {format_duration(total)} in all, the validation after each "
+            "epoch not counted"
+        )
         if self.on_cpu and total > 3600 and self.slow_hint:
             text += ". " + self.slow_hint(per_step)
         return text
 
 
-def show_progress(trainer, console: Console, enabled: bool, description: str = "fine-tuning",
-                  estimate: TimeEstimate | None = None) -> None:
+def show_progress(
+    trainer, console: Console, enabled: bool, description: str = "fine-tuning", estimate: TimeEstimate | None = None
+) -> None:
     """Replace the Trainer's tqdm bars and printed logs by TrainingProgress, and add `estimate`."""
     trainer.remove_callback(ProgressCallback)
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(TrainingProgress(console, enabled, description, getattr(trainer, "loss_tally", None)))
     if estimate is not None:
         trainer.add_callback(estimate)
-

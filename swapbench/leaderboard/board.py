@@ -57,16 +57,22 @@ def rendered(board: Path) -> dict[str, bytes]:
     """The three outputs that the stored results give, by file name."""
     reference = load_reference(board)
     table = make_board(load_board(board), reference, load_reported(board))
-    texts = {"README.md": render_readme(table, reference), "leaderboard.csv": render_csv(table),
-             "index.html": render_html(table, reference)}
+    texts = {
+        "README.md": render_readme(table, reference),
+        "leaderboard.csv": render_csv(table),
+        "index.html": render_html(table, reference),
+    }
     return {name: texts[name].encode("utf-8") for name in OUTPUTS}
 
 
 def orphans(board: Path) -> list[Path]:
     """Stored predictions that no results file names: left by a submission killed before its results file."""
     named = {path.stem for path in results_files(board)}
-    return [path for path in sorted((board / PREDICTIONS_DIR).glob("*.predictions.jsonl.gz"))
-            if path.name.removesuffix(".predictions.jsonl.gz") not in named]
+    return [
+        path
+        for path in sorted((board / PREDICTIONS_DIR).glob("*.predictions.jsonl.gz"))
+        if path.name.removesuffix(".predictions.jsonl.gz") not in named
+    ]
 
 
 def rebuild(board: Path) -> list[Path]:
@@ -107,8 +113,7 @@ def check(path: Path, board: Path, *, replace: bool = False, predictions: Path |
     return _examine(path, board, board_identities(board), replace, itself, predictions, required=not itself)[0]
 
 
-def submit(path: Path, board: Path, *, replace: bool = False,
-           predictions: Path | None = None) -> tuple[Verdict, Path]:
+def submit(path: Path, board: Path, *, replace: bool = False, predictions: Path | None = None) -> tuple[Verdict, Path]:
     """Validate the board, then the file and its predictions; then store both and rebuild, all or nothing: a
     refused file, a board holding a damaged file, or a rebuild that fails leave every file of the board as it
     was; a kill at any step leaves a board that the next command brings up to date (the module says how)."""
@@ -120,8 +125,10 @@ def submit(path: Path, board: Path, *, replace: bool = False,
     target = inside(board / RESULTS_DIR, normalized_name(verdict.results))
     copy = stored_predictions(board, target.name)
     if target.exists() and target not in verdict.replaces:
-        raise SwapbenchError(f"{target} holds {dict(identities)[target].describe()}, another model whose file "
-                             "name is the same; nothing was stored: please report this name clash")
+        raise SwapbenchError(
+            f"{target} holds {dict(identities)[target].describe()}, another model whose file "
+            "name is the same; nothing was stored: please report this name clash"
+        )
     replaced = [old for old in verdict.replaces if old != target]
     old_copies = [stored_predictions(board, old.name) for old in replaced]
     try:
@@ -144,12 +151,20 @@ def check_board(board: Path) -> dict[str, list[Problem]]:
     identities = board_identities(board)
     for path in results_files(board):
         copy = board / PREDICTIONS_DIR / f"{path.stem}.predictions.jsonl.gz"
-        verdict = _examine(path, board, identities, replace=False, itself=path,
-                           predictions=copy if copy.is_file() else None, required=False)[0]
+        verdict = _examine(
+            path,
+            board,
+            identities,
+            replace=False,
+            itself=path,
+            predictions=copy if copy.is_file() else None,
+            required=False,
+        )[0]
         found = list(verdict.problems)
         if verdict.results is not None and path.name != normalized_name(verdict.results):
-            found.append(Problem("", f"stored as {path.name}, not under its normalized name "
-                                     f"{normalized_name(verdict.results)}"))
+            found.append(
+                Problem("", f"stored as {path.name}, not under its normalized name {normalized_name(verdict.results)}")
+            )
         problems[path.name] = found
     return problems
 
@@ -159,12 +174,20 @@ def _check_readable(board: Path) -> None:
     try:
         load_board(board)
     except SwapbenchError as err:
-        raise SwapbenchError(f"the board holds a damaged file, so nothing was submitted: {err}. Fix or remove it, "
-                             "then submit again") from err
+        raise SwapbenchError(
+            f"the board holds a damaged file, so nothing was submitted: {err}. Fix or remove it, then submit again"
+        ) from err
 
 
-def _examine(path: Path, board: Path, identities: list[tuple[Path, Identity]], replace: bool, itself: Path | None,
-             predictions: Path | None, required: bool = True) -> tuple[Verdict, bytes, bytes]:
+def _examine(
+    path: Path,
+    board: Path,
+    identities: list[tuple[Path, Identity]],
+    replace: bool,
+    itself: Path | None,
+    predictions: Path | None,
+    required: bool = True,
+) -> tuple[Verdict, bytes, bytes]:
     """The verdict on a results file, its bytes and its predictions' bytes (uncompressed). `itself` is the file's
     place on the board when a stored file is re-checked, so that it is not its own duplicate. An oversized file
     is refused unread. Its predictions are `predictions`, else the file its `predictions.path` names beside it;
@@ -172,9 +195,20 @@ def _examine(path: Path, board: Path, identities: list[tuple[Path, Identity]], r
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            return Verdict([Problem("", f"{size / 1e6:.1f} MB: the board takes results files of at most "
-                                        f"{MAX_BYTES / 1e6:g} MB (those of `swapbench eval` are about 100 kB), so "
-                                        "it was not read")]), b"", b""
+            return (
+                Verdict(
+                    [
+                        Problem(
+                            "",
+                            f"{size / 1e6:.1f} MB: the board takes results files of at most "
+                            f"{MAX_BYTES / 1e6:g} MB (those of `swapbench eval` are about 100 kB), so "
+                            "it was not read",
+                        )
+                    ]
+                ),
+                b"",
+                b"",
+            )
         data = path.read_bytes()
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -192,30 +226,46 @@ def _examine(path: Path, board: Path, identities: list[tuple[Path, Identity]], r
     return verdict, data, rows
 
 
-def _predictions_problems(verdict: Verdict, path: Path, board: Path, identities: list[tuple[Path, Identity]],
-                          itself: Path | None) -> tuple[list[Problem], bytes]:
+def _predictions_problems(
+    verdict: Verdict, path: Path, board: Path, identities: list[tuple[Path, Identity]], itself: Path | None
+) -> tuple[list[Problem], bytes]:
     """The predictions at `path` against the results file's entry for them: present, the same sha256 and rows,
     not on the board under another model, and every figure recomputed from them."""
     entry = verdict.results.predictions
     if not path.is_file():
-        return [Problem("predictions.path", f"{path} not found: the board stores a results file's predictions with "
-                                            "it, so that anyone can recompute its figures. Give the predictions "
-                                            "file `swapbench eval` wrote beside it, or --predictions PATH")], b""
+        return [
+            Problem(
+                "predictions.path",
+                f"{path} not found: the board stores a results file's predictions with "
+                "it, so that anyone can recompute its figures. Give the predictions "
+                "file `swapbench eval` wrote beside it, or --predictions PATH",
+            )
+        ], b""
     try:
         rows = read_predictions_bytes(path)
     except (OSError, EOFError, ValueError) as err:  # gzip.BadGzipFile is an OSError
         return [Problem("predictions.path", f"cannot read {path}: {err}")], b""
     digest = hashlib.sha256(rows).hexdigest()
     if digest != entry.sha256:
-        return [Problem("predictions.sha256", f"{path} has sha256 {digest}, the results file says {entry.sha256}: "
-                                              "these are not the predictions its figures were made from")], rows
+        return [
+            Problem(
+                "predictions.sha256",
+                f"{path} has sha256 {digest}, the results file says {entry.sha256}: "
+                "these are not the predictions its figures were made from",
+            )
+        ], rows
     identity = Identity.of(verdict.results.model_dump())
     itself = itself.resolve() if itself else None
     for stored, other in identities:
         if other != identity and stored.resolve() != itself and _recorded_sha256(stored) == digest:
-            return [Problem("predictions.sha256", f"these predictions are on the board already as {stored}, for "
-                                                  f"{other.describe()}: a results file relabelled as another model "
-                                                  "is refused")], rows
+            return [
+                Problem(
+                    "predictions.sha256",
+                    f"these predictions are on the board already as {stored}, for "
+                    f"{other.describe()}: a results file relabelled as another model "
+                    "is refused",
+                )
+            ], rows
     try:
         parsed = _parse(rows, path)
     except SwapbenchError as err:  # a line that is not a predictions row, named by file and line
@@ -224,9 +274,15 @@ def _predictions_problems(verdict: Verdict, path: Path, board: Path, identities:
         return [Problem("predictions.rows", f"{path} has {len(parsed)} rows, the results file says {entry.rows}")], rows
     found = recompute_problems(verdict.results, parsed)
     if found and verdict.migrated:  # migrated figures were made by an older method than recompute's
-        found.insert(0, Problem("schema_version", f"written as schema {verdict.migrated[0].split()[0]}, whose "
-                                                  "figures were computed by older methods than today's: score the "
-                                                  "model again with this swapbench to submit it"))
+        found.insert(
+            0,
+            Problem(
+                "schema_version",
+                f"written as schema {verdict.migrated[0].split()[0]}, whose "
+                "figures were computed by older methods than today's: score the "
+                "model again with this swapbench to submit it",
+            ),
+        )
     return found, rows
 
 

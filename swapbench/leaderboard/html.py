@@ -41,10 +41,12 @@ from .table import (
 )
 from .templating import render_html_template
 
-SLICES_NOTE = ("Slices are exploratory: a results file holds many, and read one by one some cross any threshold by "
-               "chance. Each p-value is shown with its value adjusted (Holm) over the tests of its configuration's "
-               "slices: one family per metric (Δ, role sensitivity) in a file that records holm_families, one "
-               "family of every test in a file written before; read a slice by the adjusted one.")
+SLICES_NOTE = (
+    "Slices are exploratory: a results file holds many, and read one by one some cross any threshold by "
+    "chance. Each p-value is shown with its value adjusted (Holm) over the tests of its configuration's "
+    "slices: one family per metric (Δ, role sensitivity) in a file that records holm_families, one "
+    "family of every test in a file written before; read a slice by the adjusted one."
+)
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,9 @@ def column_groups(board: Board) -> tuple[list[Column], list[ColumnGroup]]:
     the page's order, each with its columns in the board's order). Every column of the board is in exactly one."""
     fixed_keys = ("model", "architecture", "mode", "family", "original")
     roles = set(board.relabelled)
-    own: dict[str, list[Column]] = {key: [] for key in ("shuffles", "roles", "permutations", "role-figures",
-                                                        "probe", "run")}
+    own: dict[str, list[Column]] = {
+        key: [] for key in ("shuffles", "roles", "permutations", "role-figures", "probe", "run")
+    }
     for column in board.columns:
         if column.key in fixed_keys:
             continue
@@ -85,12 +88,14 @@ def column_groups(board: Board) -> tuple[list[Column], list[ColumnGroup]]:
 
 
 # (key, title, shown when the page opens), in the page's order: the headline figures first.
-GROUPS = (("shuffles", "Δ of every word-order configuration", True),
-          ("roles", "role sensitivity", True),
-          ("permutations", "permutation acceptance (UNLU)", False),
-          ("role-figures", "role configurations' Original, Δ and non-entailment", False),
-          ("probe", "probe (symmetry, locality)", False),
-          ("run", "the run (training data, how its figures were made)", False))
+GROUPS = (
+    ("shuffles", "Δ of every word-order configuration", True),
+    ("roles", "role sensitivity", True),
+    ("permutations", "permutation acceptance (UNLU)", False),
+    ("role-figures", "role configurations' Original, Δ and non-entailment", False),
+    ("probe", "probe (symmetry, locality)", False),
+    ("run", "the run (training data, how its figures were made)", False),
+)
 PROBE_KEYS = {column.key for column in PROBE_COLUMNS} | {"probe"}
 
 
@@ -127,11 +132,30 @@ def render_html(board: Board, reference: Reference) -> str:
         start += len(view_rows)
     fixed, folds = column_groups(board)
     return render_html_template(
-        "index.html.j2", board=board, fixed=fixed, folds=folds, reference=reference, groups=groups,
-        results_dir=RESULTS_DIR, any_details=any(row.results is not None for row in board.rows),
+        "index.html.j2",
+        board=board,
+        fixed=fixed,
+        folds=folds,
+        reference=reference,
+        groups=groups,
+        results_dir=RESULTS_DIR,
+        any_details=any(row.results is not None for row in board.rows),
         view_titles={view: title[0].upper() + title[1:] for view, title in VIEWS.items()},
-        families=sorted({row.family for row in board.rows}), fingerprint=reference.fingerprint_of(
-            reference.configurations), plot=plot_svg(board), slices_note=SLICES_NOTE,
-        cell_text=cell_text, interval_text=interval_text, show=show, repr=repr, percent=_percent, p=_p,
-        points=partial(show, Column("d", "", "delta")), plus_minus=plus_minus, distance=_distance,
-        model_label=model_label, weights_text=weights_text, role_names=_role_names, sorted_slices=_sorted_slices)
+        families=sorted({row.family for row in board.rows}),
+        fingerprint=reference.fingerprint_of(reference.configurations),
+        plot=plot_svg(board),
+        slices_note=SLICES_NOTE,
+        cell_text=cell_text,
+        interval_text=interval_text,
+        show=show,
+        repr=repr,
+        percent=_percent,
+        p=_p,
+        points=partial(show, Column("d", "", "delta")),
+        plus_minus=plus_minus,
+        distance=_distance,
+        model_label=model_label,
+        weights_text=weights_text,
+        role_names=_role_names,
+        sorted_slices=_sorted_slices,
+    )

@@ -37,13 +37,21 @@ SCOPES = {"one": "one", "all": "every"}
 def render_readme(board: Board, reference: Reference) -> str:
     """README.md from templates/README.md.j2, where every value is escaped as a literal Markdown cell."""
     return render_markdown(
-        "README.md.j2", board=board, reference=reference, results_dir=RESULTS_DIR, views=by_view(board.rows),
+        "README.md.j2",
+        board=board,
+        reference=reference,
+        results_dir=RESULTS_DIR,
+        views=by_view(board.rows),
         view_titles={view: title[0].upper() + title[1:] for view, title in VIEWS.items()},
-        cell_text=cell_text, interval_text=interval_text, scope=SCOPES.get(reference.shuffle_scope, "a"),
+        cell_text=cell_text,
+        interval_text=interval_text,
+        scope=SCOPES.get(reference.shuffle_scope, "a"),
         sides=[(c, variant_note(c)) for c in board.relabelled if variant_note(c)],
         permuted=sorted({c.config for c in board.columns if c.key.startswith("omega_max:")}),
-        sloped=[c.config for c in board.columns if c.kind == "slope"], slope_scale=LOCALITY_SLOPE_SCALE,
-        slope_null=LOCALITY_NULL)
+        sloped=[c.config for c in board.columns if c.kind == "slope"],
+        slope_scale=LOCALITY_SLOPE_SCALE,
+        slope_null=LOCALITY_NULL,
+    )
 
 
 def has_locality(board: Board, config: str) -> bool:
@@ -54,27 +62,63 @@ def has_locality(board: Board, config: str) -> bool:
 
 def csv_columns(board: Board) -> list[str]:
     keys = {column.key for column in board.columns}
-    names = ["model", "revision", "results_file", "reported", "positional_encoding", "architecture",
-             "mode", "num_parameters", "fine_tuned", "seeds", "training_data", "label_view", "symmetry_paper",
-             "degree_symmetry", "locality_paper", "relative_locality", "accuracy_original"]
+    names = [
+        "model",
+        "revision",
+        "results_file",
+        "reported",
+        "positional_encoding",
+        "architecture",
+        "mode",
+        "num_parameters",
+        "fine_tuned",
+        "seeds",
+        "training_data",
+        "label_view",
+        "symmetry_paper",
+        "degree_symmetry",
+        "locality_paper",
+        "relative_locality",
+        "accuracy_original",
+    ]
     for c in board.shuffles:
         slug = c.replace("-", "_")
         names += [f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}"]
     for c in board.shuffles:
         if has_locality(board, c):
             slug = c.replace("-", "_")
-            names += [f"locality_slope_{slug}", f"locality_slope_{slug}_low", f"locality_slope_{slug}_high",
-                      f"locality_gradient_{slug}"]
+            names += [
+                f"locality_slope_{slug}",
+                f"locality_slope_{slug}_low",
+                f"locality_slope_{slug}_high",
+                f"locality_gradient_{slug}",
+            ]
     for c in board.relabelled:
         slug = c.replace("-", "_")
         if quartet_key(c) in keys:
-            names += [f"quartet_accuracy_{slug}", f"quartet_accuracy_{slug}_low", f"quartet_accuracy_{slug}_high",
-                      f"pair_accuracy_{slug}", f"pair_accuracy_{slug}_low", f"pair_accuracy_{slug}_high",
-                      f"quartets_{slug}"]
-        names += [f"role_sensitivity_{slug}", f"role_sensitivity_{slug}_low", f"role_sensitivity_{slug}_high",
-                  f"role_sensitivity_{slug}_seed_sd", f"role_sensitivity_{slug}_p", f"accuracy_original_{slug}",
-                  f"delta_{slug}", f"delta_{slug}_low", f"delta_{slug}_high", f"delta_{slug}_seed_sd", f"n_{slug}",
-                  f"non_entailment_rate_{slug}"]
+            names += [
+                f"quartet_accuracy_{slug}",
+                f"quartet_accuracy_{slug}_low",
+                f"quartet_accuracy_{slug}_high",
+                f"pair_accuracy_{slug}",
+                f"pair_accuracy_{slug}_low",
+                f"pair_accuracy_{slug}_high",
+                f"quartets_{slug}",
+            ]
+        names += [
+            f"role_sensitivity_{slug}",
+            f"role_sensitivity_{slug}_low",
+            f"role_sensitivity_{slug}_high",
+            f"role_sensitivity_{slug}_seed_sd",
+            f"role_sensitivity_{slug}_p",
+            f"accuracy_original_{slug}",
+            f"delta_{slug}",
+            f"delta_{slug}_low",
+            f"delta_{slug}_high",
+            f"delta_{slug}_seed_sd",
+            f"n_{slug}",
+            f"non_entailment_rate_{slug}",
+        ]
     return names
 
 
@@ -89,17 +133,27 @@ def render_csv(board: Board) -> str:
 
         def delta(config: str, row=row, v=v) -> list:
             low, high, n = row.intervals.get(delta_key(config), (None, None, None))
-            return [v.get(delta_key(config)), low, high,
-                    row.spreads.get(delta_key(config)), n]
+            return [v.get(delta_key(config)), low, high, row.spreads.get(delta_key(config)), n]
 
-        cells = [row.label, row.extra["revision"] or "",
-                 f"{RESULTS_DIR}/{row.file}" if row.file else "", row.reported or "", v["family"],
-                 v.get("architecture") or "", v.get("mode") or "",
-                 row.extra["num_parameters"],
-                 None if row.extra["fine_tuned"] is None else str(row.extra["fine_tuned"]).lower(),
-                 None if row.reported else row.seeds, row.extra["training_detail"], row.extra["label_view"],
-                 v["symmetry"], v["degree_symmetry"], v["locality"],
-                 v["relative_locality"], v["original"]]
+        cells = [
+            row.label,
+            row.extra["revision"] or "",
+            f"{RESULTS_DIR}/{row.file}" if row.file else "",
+            row.reported or "",
+            v["family"],
+            v.get("architecture") or "",
+            v.get("mode") or "",
+            row.extra["num_parameters"],
+            None if row.extra["fine_tuned"] is None else str(row.extra["fine_tuned"]).lower(),
+            None if row.reported else row.seeds,
+            row.extra["training_detail"],
+            row.extra["label_view"],
+            v["symmetry"],
+            v["degree_symmetry"],
+            v["locality"],
+            v["relative_locality"],
+            v["original"],
+        ]
         for c in board.shuffles:
             cells += delta(c)
         for c in board.shuffles:
@@ -113,12 +167,18 @@ def render_csv(board: Board) -> str:
                 p_low, p_high, _ = row.intervals.get(pair_key(c), (None, None, None))
                 cells += [v.get(quartet_key(c)), q_low, q_high, v.get(pair_key(c)), p_low, p_high, quartets]
             low, high, _ = row.intervals.get(role_key(c), (None, None, None))
-            cells += [v.get(role_key(c)), low, high, row.spreads.get(role_key(c)),
-                      v.get(role_p_key(c)),
-                      v.get(original_key(c)), *delta(c), v.get(non_entailment_key(c))]
+            cells += [
+                v.get(role_key(c)),
+                low,
+                high,
+                row.spreads.get(role_key(c)),
+                v.get(role_p_key(c)),
+                v.get(original_key(c)),
+                *delta(c),
+                v.get(non_entailment_key(c)),
+            ]
         writer.writerow([csv_cell(cell) for cell in cells])
     return out.getvalue()
 
 
 __all__ = ["render_csv", "render_readme"]
-

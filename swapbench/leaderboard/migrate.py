@@ -49,9 +49,15 @@ def _1_0_to_2_0(data: dict) -> dict:
         result["mcnemar"]["method"] = UNCLUSTERED
     tuning = data["model"]["fine_tuning"]
     reasons, lowest = loss_at_chance(tuning["history"] if tuning else [], len(data["model"]["label_names"]))
-    data["health"] = {"at_chance": bool(reasons), "reasons": reasons, "checks": [LOSS_CHECK] if tuning else [],
-                      "accuracy_original": None, "majority_rate": None, "top_prediction_share": None,
-                      "min_train_loss": lowest}
+    data["health"] = {
+        "at_chance": bool(reasons),
+        "reasons": reasons,
+        "checks": [LOSS_CHECK] if tuning else [],
+        "accuracy_original": None,
+        "majority_rate": None,
+        "top_prediction_share": None,
+        "min_train_loss": lowest,
+    }
     return data
 
 
@@ -67,9 +73,11 @@ def _2_0_to_2_1(data: dict) -> dict:
     return data
 
 
-ROLE_NOTE = ("migrated from schema 2.1: the value is exact (the originals of a role configuration are all entailment, "
-             "so the share predicted non-entailment is 1 - accuracy_original), but the interval and the test need "
-             "the per-pair predictions, which the results file does not hold; rescoring gives them")
+ROLE_NOTE = (
+    "migrated from schema 2.1: the value is exact (the originals of a role configuration are all entailment, "
+    "so the share predicted non-entailment is 1 - accuracy_original), but the interval and the test need "
+    "the per-pair predictions, which the results file does not hold; rescoring gives them"
+)
 
 
 def _role_sensitivity_from_2_1(data: dict) -> None:
@@ -84,16 +92,25 @@ def _role_sensitivity_from_2_1(data: dict) -> None:
         n = result["n"]  # from the counts the fractions were made of, so that a role-blind model reads exactly 0
         swapped, original = round(rate * n), n - round(result["accuracy_original"] * n)
         before = original / n
-        result["role_sensitivity"] = {"value": (swapped - original) / n, "non_entailment_original": before,
-                                      "non_entailment_perturbed": rate, "ci": None, "test": None, "note": ROLE_NOTE}
+        result["role_sensitivity"] = {
+            "value": (swapped - original) / n,
+            "non_entailment_original": before,
+            "non_entailment_perturbed": rate,
+            "ci": None,
+            "test": None,
+            "note": ROLE_NOTE,
+        }
 
 
 # The gold labels of the whole split, by (source fingerprint, split), for the splits the board's files were scored
 # on: a file before 2.2 does not hold them. SNLI 1.0 test's 9,824 labelled pairs; the committed MiniLM file, which
 # scored every one of them, records the same majority rate (3,368 / 9,824).
 SPLIT_LABELS = {
-    ("sha256:1147550151ca8b16ddb31d8dc0e739a670a65f7c3e64aac5951eaeff103fb220", "test"):
-        {"entailment": 3368, "neutral": 3219, "contradiction": 3237},
+    ("sha256:1147550151ca8b16ddb31d8dc0e739a670a65f7c3e64aac5951eaeff103fb220", "test"): {
+        "entailment": 3368,
+        "neutral": 3219,
+        "contradiction": 3237,
+    },
 }
 
 
@@ -118,8 +135,10 @@ def _health_from_2_1(data: dict) -> None:
     if not keeping:
         not_run.append(f"{ACCURACY_CHECK}: no configuration that keeps the source's labels was scored")
     elif counts is None:
-        not_run.append(f"{ACCURACY_CHECK}: schema 2.1 judged accuracy against the originals scored, and the whole "
-                       "split's labels of this source are unknown to the migration; score the model again")
+        not_run.append(
+            f"{ACCURACY_CHECK}: schema 2.1 judged accuracy against the originals scored, and the whole "
+            "split's labels of this source are unknown to the migration; score the model again"
+        )
     else:
         checks.append(ACCURACY_CHECK)
         rows = {c["name"]: c["rows"] for c in dataset["configurations"]}
@@ -128,27 +147,43 @@ def _health_from_2_1(data: dict) -> None:
         majority = max(counts.values()) / sum(counts.values())
         p_value = accuracy_test(round(accuracy * pairs), pairs, majority)
         reasons += accuracy_reason(accuracy, pairs, majority, p_value)
-        source = (f"the {sum(counts.values()):,} labelled pairs of the split, counted from the source (migration "
-                  f"from 2.1; accuracy on the originals of {name})")
+        source = (
+            f"the {sum(counts.values()):,} labelled pairs of the split, counted from the source (migration "
+            f"from 2.1; accuracy on the originals of {name})"
+        )
     top = old.get("top_prediction_share")
     if top is not None and top >= COLLAPSE > (old.get("majority_rate") or 1):
         checks.append(COLLAPSE_CHECK)
         reasons.append(f"{top:.1%} of the predictions on the original pairs are one class (schema 2.1's check)")
     else:
-        not_run.append(f"{COLLAPSE_CHECK}: a file before 2.2 holds the top prediction's share on the originals "
-                       "only, not on every prediction")
+        not_run.append(
+            f"{COLLAPSE_CHECK}: a file before 2.2 holds the top prediction's share on the originals "
+            "only, not on every prediction"
+        )
     if ACCURACY_CHECK not in checks:
         # the loss and collapse reasons are judged again above
-        reasons += [f"{reason} (schema 2.1's verdict)" for reason in old["reasons"]
-                    if not reason.startswith("the fine-tuning loss") and "are one class" not in reason]
+        reasons += [
+            f"{reason} (schema 2.1's verdict)"
+            for reason in old["reasons"]
+            if not reason.startswith("the fine-tuning loss") and "are one class" not in reason
+        ]
     tuning = model["fine_tuning"]
     loss_reason, lowest = loss_at_chance(tuning["history"] if tuning else [], len(model["label_names"]))
     checks += [LOSS_CHECK] if tuning else []
     reasons += loss_reason
-    data["health"] = {"at_chance": bool(reasons), "reasons": reasons, "checks": checks, "not_run": not_run,
-                      "accuracy_original": accuracy, "accuracy_pairs": pairs, "majority_rate": majority,
-                      "majority_from": source, "p_value": p_value, "top_prediction_share": None,
-                      "min_train_loss": lowest}
+    data["health"] = {
+        "at_chance": bool(reasons),
+        "reasons": reasons,
+        "checks": checks,
+        "not_run": not_run,
+        "accuracy_original": accuracy,
+        "accuracy_pairs": pairs,
+        "majority_rate": majority,
+        "majority_from": source,
+        "p_value": p_value,
+        "top_prediction_share": None,
+        "min_train_loss": lowest,
+    }
 
 
 def _2_1_to_2_2(data: dict) -> dict:
@@ -181,9 +216,13 @@ def _2_3_to_2_4(data: dict) -> dict:
 
 
 # Version read -> (version written, step).
-MIGRATIONS: dict[str, tuple[str, Step]] = {"1.0": ("2.0", _1_0_to_2_0), "2.0": ("2.1", _2_0_to_2_1),
-                                           "2.1": ("2.2", _2_1_to_2_2), "2.2": ("2.3", _2_2_to_2_3),
-                                           "2.3": ("2.4", _2_3_to_2_4)}
+MIGRATIONS: dict[str, tuple[str, Step]] = {
+    "1.0": ("2.0", _1_0_to_2_0),
+    "2.0": ("2.1", _2_0_to_2_1),
+    "2.1": ("2.2", _2_1_to_2_2),
+    "2.2": ("2.3", _2_2_to_2_3),
+    "2.3": ("2.4", _2_3_to_2_4),
+}
 
 
 class UnknownVersion(ValueError):

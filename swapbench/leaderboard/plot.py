@@ -18,14 +18,21 @@ from matplotlib.figure import Figure
 from ..core.display import plot_text
 from .table import Board, role_key
 
-FAMILY_COLOURS = {"absolute": "#1f77b4", "relative": "#ff7f0e", "rotary": "#2ca02c", "alibi": "#d62728",
-                  "none": "#9467bd", "unknown": "#7f7f7f"}
+FAMILY_COLOURS = {
+    "absolute": "#1f77b4",
+    "relative": "#ff7f0e",
+    "rotary": "#2ca02c",
+    "alibi": "#d62728",
+    "none": "#9467bd",
+    "unknown": "#7f7f7f",
+}
 
 
 X_KEY = "degree_symmetry"
 AXES_ID, LEGEND_ID = "plot-axes", "plot-legend"  # the SVG ids of the axes' area and of the key, outside it
-SKIPPED_NOTE = ("not plotted, no degree symmetry (probed before it was recorded, under a causal mask, or attention "
-                "too flat): ")
+SKIPPED_NOTE = (
+    "not plotted, no degree symmetry (probed before it was recorded, under a causal mask, or attention too flat): "
+)
 
 
 def skipped_note(labels: list[str]) -> str:
@@ -38,8 +45,7 @@ def plot_svg(board: Board) -> str:
     points = [(i, row) for i, row in sensitive if row.values.get(X_KEY) is not None]
     skipped = [row.label for _, row in sensitive if row.values.get(X_KEY) is None]
     # A fixed hash salt and no date make the SVG the same on every rebuild.
-    with matplotlib.rc_context({"svg.hashsalt": "swapbench-leaderboard", "svg.fonttype": "none",
-                                "font.size": 9}):
+    with matplotlib.rc_context({"svg.hashsalt": "swapbench-leaderboard", "svg.fonttype": "none", "font.size": 9}):
         figure = Figure(figsize=(8.2, 4.4))  # the axes as before, and the key beside them
         ax = figure.add_subplot()
         ax.patch.set_gid(AXES_ID)
@@ -55,22 +61,37 @@ def plot_svg(board: Board) -> str:
                 label = plot_text(f"{row.family}{' (reported in the paper)' if row.reported else ''}")
                 seen.add(legend)
             if row.reported:
-                dot = ax.scatter([x], [y], s=52, marker="D", facecolor="white", edgecolor=colour, linewidth=1.6,
-                                 zorder=3, label=label)
+                dot = ax.scatter(
+                    [x],
+                    [y],
+                    s=52,
+                    marker="D",
+                    facecolor="white",
+                    edgecolor=colour,
+                    linewidth=1.6,
+                    zorder=3,
+                    label=label,
+                )
             else:
-                dot = ax.scatter([x], [y], s=46, color=colour, edgecolor="white", linewidth=0.8, zorder=4,
-                                 label=label)
+                dot = ax.scatter([x], [y], s=46, color=colour, edgecolor="white", linewidth=0.8, zorder=4, label=label)
             dot.set_gid(f"pt-{row.family}-{i}")
             dot.set_urls([f"#row-{i}"])
             right = x > xmid  # labels of the right-hand points go to their left, inside the axes
             text = plot_text(f"{row.label} ‡" if row.reported else row.label)
-            note = ax.annotate(text, (x, y), xytext=(-6 if right else 6, 4), textcoords="offset points",
-                               ha="right" if right else "left", fontsize=7.5,
-                               color="#777777" if row.reported else "#333333")
+            note = ax.annotate(
+                text,
+                (x, y),
+                xytext=(-6 if right else 6, 4),
+                textcoords="offset points",
+                ha="right" if right else "left",
+                fontsize=7.5,
+                color="#777777" if row.reported else "#333333",
+            )
             note.set_gid(f"pt-{row.family}-{i}-label")
         ax.axhline(0, color="#999999", linewidth=0.8, zorder=1)
-        ax.set_xlabel("degree symmetry of the positional attention (swapbench's, not the paper's; "
-                      "1 = left and right alike)")
+        ax.set_xlabel(
+            "degree symmetry of the positional attention (swapbench's, not the paper's; 1 = left and right alike)"
+        )
         ax.set_ylabel(plot_text(f"role sensitivity {board.plotted_name} (points)"))
         ax.grid(True, color="#e5e5e5", zorder=0)
         if points:
@@ -80,18 +101,30 @@ def plot_svg(board: Board) -> str:
             pad = max(2.0, (max(ys) - min(ys)) * 0.12)
             ax.set_ylim(min(ys) - pad, max(ys) + pad)
             # Framed and right of the axes: a marker of the key is never read as one more point.
-            key_box = ax.legend(title="positional encoding", loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                                borderaxespad=0, frameon=True, fancybox=False, edgecolor="#999999",
-                                framealpha=1, fontsize=7.5)
+            key_box = ax.legend(
+                title="positional encoding",
+                loc="upper left",
+                bbox_to_anchor=(1.02, 1.0),
+                borderaxespad=0,
+                frameon=True,
+                fancybox=False,
+                edgecolor="#999999",
+                framealpha=1,
+                fontsize=7.5,
+            )
             key_box.set_gid(LEGEND_ID)
         else:
-            ax.text(0.5, 0.5, plot_text(f"no model has both a degree symmetry and a role sensitivity "
-                                        f"{board.plotted_name}"),
-                    ha="center", transform=ax.transAxes)
+            ax.text(
+                0.5,
+                0.5,
+                plot_text(f"no model has both a degree symmetry and a role sensitivity {board.plotted_name}"),
+                ha="center",
+                transform=ax.transAxes,
+            )
         if skipped:
             figure.text(0.01, 0.01, skipped_note(skipped), fontsize=7, color="#555555", wrap=True)
         figure.tight_layout(rect=(0, 0.05 if skipped else 0, 1, 1))  # room for the note under the axes
         out = io.StringIO()
         figure.savefig(out, format="svg", metadata={"Date": None})
     svg = out.getvalue()
-    return svg[svg.index("<svg"):]  # inline: no XML declaration or DOCTYPE
+    return svg[svg.index("<svg") :]  # inline: no XML declaration or DOCTYPE

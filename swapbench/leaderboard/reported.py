@@ -33,19 +33,25 @@ class ReportedRow(Strict):
     original: float = Field(ge=0, le=100, description="accuracy on the original pairs, percent")
     delta: dict[str, float] = Field(description="Δ accuracy per word-order configuration, points")
     relabelled: dict[str, RelabelledFigures] = Field(
-        default_factory=dict, description="configurations that change the gold label, each under the name of the "
-                                          "board's configuration built as the paper built it: the paper's "
-                                          "shuffle-sr, swapped premise first, is shuffle-sr-premise")
+        default_factory=dict,
+        description="configurations that change the gold label, each under the name of the "
+        "board's configuration built as the paper built it: the paper's "
+        "shuffle-sr, swapped premise first, is shuffle-sr-premise",
+    )
 
 
 class PaperData(Strict):
     """How the paper built the data its rows were scored on, in the terms of the board's build: a column whose
     data differ from the paper's says how in its header."""
 
-    shuffle_scope: str = Field(description="the --shuffle-scope of the paper's shuffle-N sets: 'one' phrase shuffled "
-                                           "per premise")
-    rows: dict[str, str] = Field(default_factory=dict, description="the rows of each configuration as the paper "
-                                 "describes them (about 5,000, 300 hand-picked), by the board's configuration name")
+    shuffle_scope: str = Field(
+        description="the --shuffle-scope of the paper's shuffle-N sets: 'one' phrase shuffled per premise"
+    )
+    rows: dict[str, str] = Field(
+        default_factory=dict,
+        description="the rows of each configuration as the paper "
+        "describes them (about 5,000, 300 hand-picked), by the board's configuration name",
+    )
 
 
 class Reported(Strict):

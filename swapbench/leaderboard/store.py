@@ -48,8 +48,11 @@ class Identity:
         name = str(model.get("name_or_path"))
         # A local folder is named from wherever its results were written ("./bert", "…/models/bert"): it is the
         # same model by its own name and revision (the sha256 of its files).
-        return cls(model=PurePath(name).name if is_local_path(name) else name, revision=model.get("revision"),
-                   fine_tuning=tuning.get("cache_key"))
+        return cls(
+            model=PurePath(name).name if is_local_path(name) else name,
+            revision=model.get("revision"),
+            fine_tuning=tuning.get("cache_key"),
+        )
 
     def describe(self) -> str:
         text = f"{self.model} at revision {self.revision}"
@@ -65,7 +68,7 @@ def model_label(name_or_path: str) -> str:
     """A Hub id as is; a local folder by its last parts (what follows site-packages/ for a packaged model)."""
     path = PurePath(name_or_path)
     if "site-packages" in path.parts:
-        return "/".join(path.parts[path.parts.index("site-packages") + 1:])
+        return "/".join(path.parts[path.parts.index("site-packages") + 1 :])
     if is_local_path(name_or_path):
         return "/".join(path.parts[-2:])
     return name_or_path
@@ -82,7 +85,7 @@ def slug(text: str, limit: int = 60) -> str:
     two long names cut alike are not one file."""
     text = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
     if len(text) > limit:
-        text = text[:limit - 9].rstrip("-") + "-" + hashlib.sha256(text.encode()).hexdigest()[:8]
+        text = text[: limit - 9].rstrip("-") + "-" + hashlib.sha256(text.encode()).hexdigest()[:8]
     return text
 
 
@@ -109,13 +112,23 @@ def name_problems(data: dict) -> list[tuple[str, str]]:
     problems = []
     revision = model.get("revision")
     if revision is not None and not (isinstance(revision, str) and REVISION.fullmatch(revision)):
-        problems.append(("model.revision", f"{str(revision)[:80]!r} is not a revision: swapbench writes a Hub "
-                                           "commit (hex), sha256:<hex digest> of a local folder, or a Hub branch "
-                                           "or tag of letters, digits, '.', '_' and '-'"))
+        problems.append(
+            (
+                "model.revision",
+                f"{str(revision)[:80]!r} is not a revision: swapbench writes a Hub "
+                "commit (hex), sha256:<hex digest> of a local folder, or a Hub branch "
+                "or tag of letters, digits, '.', '_' and '-'",
+            )
+        )
     key = tuning.get("cache_key")
     if "cache_key" in tuning and not (isinstance(key, str) and CACHE_KEY.fullmatch(key)):
-        problems.append(("model.fine_tuning.cache_key", f"{str(key)[:80]!r} is not a cache key: swapbench writes "
-                                                        "the sha256 hex digest of the fine-tuning's inputs"))
+        problems.append(
+            (
+                "model.fine_tuning.cache_key",
+                f"{str(key)[:80]!r} is not a cache key: swapbench writes "
+                "the sha256 hex digest of the fine-tuning's inputs",
+            )
+        )
     return problems
 
 
@@ -172,8 +185,9 @@ def read_results(path: Path) -> Stored:
         data, steps = migrate(data)
         return Stored(path=path, results=EvalResults.model_validate(data), migrated=steps)
     except (OSError, ValueError, ValidationError) as err:  # UnknownVersion and JSON errors are ValueErrors
-        raise SwapbenchError(f"{path} is not a valid results file ({err}); `swapbench submit --check {path}` "
-                             "names each problem") from err
+        raise SwapbenchError(
+            f"{path} is not a valid results file ({err}); `swapbench submit --check {path}` names each problem"
+        ) from err
 
 
 def results_files(board: Path) -> list[Path]:

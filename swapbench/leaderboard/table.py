@@ -133,13 +133,19 @@ def pair_key(config: str) -> str:
     return column_key("pair", config)
 
 
-QUARTET_HELP = ("share of the quartets whose four pairs are all answered right ((P,H), (P',H') entailment; (P,H'), "
-                "(P',H) not), binary view, interval clustered by premise: 0 for any model that ignores the premise "
-                "or word order")
-PAIR_HELP = ("share of the quartets' pairs answered right, binary view, interval clustered by premise: exactly 50% "
-             "for any model that ignores the premise or word order")
-ROLE_HELP = ("share of the swapped pairs predicted non-entailment minus the share of their originals, in points: 0 "
-             "for a model blind to roles whatever its label prior; Δ beside it mixes that prior in")
+QUARTET_HELP = (
+    "share of the quartets whose four pairs are all answered right ((P,H), (P',H') entailment; (P,H'), "
+    "(P',H) not), binary view, interval clustered by premise: 0 for any model that ignores the premise "
+    "or word order"
+)
+PAIR_HELP = (
+    "share of the quartets' pairs answered right, binary view, interval clustered by premise: exactly 50% "
+    "for any model that ignores the premise or word order"
+)
+ROLE_HELP = (
+    "share of the swapped pairs predicted non-entailment minus the share of their originals, in points: 0 "
+    "for a model blind to roles whatever its label prior; Δ beside it mixes that prior in"
+)
 
 
 def display_name(model: ModelInfo) -> str:
@@ -188,8 +194,9 @@ def _field(model: ModelInfo, names: tuple[str, ...]) -> str | None:
     return None
 
 
-def configurations(reference: Reference, stored: list[Stored], reported: Reported | None = None
-                   ) -> tuple[list[str], list[str], str]:
+def configurations(
+    reference: Reference, stored: list[Stored], reported: Reported | None = None
+) -> tuple[list[str], list[str], str]:
     """(word-order configurations, label-changing configurations, the one whose originals give Original): those
     of the reference and of the results files, registered variants in the registry's order first."""
     names = list(reference.configurations)
@@ -205,15 +212,15 @@ def configurations(reference: Reference, stored: list[Stored], reported: Reporte
         return rank, seen[name]
 
     names.sort(key=order)
-    relabelled = {n for s in stored for n, figures in s.results.results.items()
-                  if figures.role_sensitivity is not None}
+    relabelled = {n for s in stored for n, figures in s.results.results.items() if figures.role_sensitivity is not None}
     relabelled |= {n for p in (reported.rows if reported else []) for n in p.relabelled}
     relabelled_names = [n for n in names if n in relabelled]
     sizes = {name: c.rows for name, c in reference.configurations.items()}
     shuffles = [n for n in names if n not in relabelled]
     # A configuration of K rows per pair (unlu) holds K times its pairs: never the one whose originals give Original
-    permuted = {n for s in stored for n, figures in s.results.results.items()
-                if figures.permutation_acceptance is not None}
+    permuted = {
+        n for s in stored for n, figures in s.results.results.items() if figures.permutation_acceptance is not None
+    }
     single = [n for n in shuffles if n not in permuted and not declared(n).several_rows_per_pair]
     return shuffles, relabelled_names, max(single, key=lambda n: sizes.get(n, 0), default="")
 
@@ -254,31 +261,48 @@ def paper_differences(config: str, reference: Reference, reported: Reported | No
 
 # The probe's figures: the paper's two, named as the paper's, each beside swapbench's figure of the same property.
 PROBE_COLUMNS = (
-    Column("symmetry", "Symmetry (paper)", "ratio",
-           help="the paper's symmetry of the positional attention, after the authors' code: it min-max scales each "
-                "row's left/right gaps, so any asymmetry at all scores about 0.43; 1 = left and right alike"),
-    Column("degree_symmetry", "Degree symmetry", "ratio",
-           help="swapbench's symmetry: 1 minus the total-variation distance between the attention left and right "
-                "of the diagonal, falling with the size of the gap; 1 = left and right alike; empty under a causal "
-                "mask or for flat attention"),
-    Column("locality", "Locality (paper)", "ratio",
-           help="the paper's locality of the positional attention: 1 = itself only; uniform attention scores more "
-                "under a causal mask than without one, so a decoder and an encoder do not compare"),
-    Column("relative_locality", "Relative locality", "ratio",
-           help="swapbench's locality: the paper's, against uniform attention under the same mask (causal or "
-                "full); 0 = no positional preference, 1 = itself only; compares decoders with encoders"),
+    Column(
+        "symmetry",
+        "Symmetry (paper)",
+        "ratio",
+        help="the paper's symmetry of the positional attention, after the authors' code: it min-max scales each "
+        "row's left/right gaps, so any asymmetry at all scores about 0.43; 1 = left and right alike",
+    ),
+    Column(
+        "degree_symmetry",
+        "Degree symmetry",
+        "ratio",
+        help="swapbench's symmetry: 1 minus the total-variation distance between the attention left and right "
+        "of the diagonal, falling with the size of the gap; 1 = left and right alike; empty under a causal "
+        "mask or for flat attention",
+    ),
+    Column(
+        "locality",
+        "Locality (paper)",
+        "ratio",
+        help="the paper's locality of the positional attention: 1 = itself only; uniform attention scores more "
+        "under a causal mask than without one, so a decoder and an encoder do not compare",
+    ),
+    Column(
+        "relative_locality",
+        "Relative locality",
+        "ratio",
+        help="swapbench's locality: the paper's, against uniform attention under the same mask (causal or "
+        "full); 0 = no positional preference, 1 = itself only; compares decoders with encoders",
+    ),
 )
 
 
 def delta_header(config: str, differences: list[str] = ()) -> str:
-    """"Δ shuffle-sr (hypothesis side first, not the paper's order)"; "Δ shuffle-3 (scope all, paper one; 9,108
+    """ "Δ shuffle-sr (hypothesis side first, not the paper's order)"; "Δ shuffle-3 (scope all, paper one; 9,108
     rows, paper about 5,000)"; "Δ shuffle-3": the variant's note, then how its data differ from the paper's."""
     notes = "; ".join(filter(None, [variant_note(config), *differences]))
     return f"Δ {config} ({notes})" if notes else f"Δ {config}"
 
 
-def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
-                 differences: dict[str, list[str]] | None = None) -> list[Column]:
+def make_columns(
+    shuffles: list[str], relabelled: list[str], rows: list[Row], differences: dict[str, list[str]] | None = None
+) -> list[Column]:
     """The board's columns; `differences`: paper_differences of each configuration, said in its Δ header."""
     differences = differences or {}
     columns = [Column("model", "Model", "text")]
@@ -286,40 +310,68 @@ def make_columns(shuffles: list[str], relabelled: list[str], rows: list[Row],
         columns.append(Column("architecture", "Architecture", "text", help="encoder or decoder"))
     if any(r.values.get("mode") for r in rows):
         columns.append(Column("mode", "Mode", "text", help="fine-tuned or prompted"))
-    columns += [Column("family", "Positional encoding", "text"),
-                *PROBE_COLUMNS,
-                Column("original", "Original", "accuracy", help="accuracy on the unperturbed pairs")]
+    columns += [
+        Column("family", "Positional encoding", "text"),
+        *PROBE_COLUMNS,
+        Column("original", "Original", "accuracy", help="accuracy on the unperturbed pairs"),
+    ]
     for c in shuffles:
         columns.append(Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c)))
         if any(r.values.get(acceptance_key("omega_max", c)) is not None for r in rows):
             ks = sorted({r.values[permutations_key(c)] for r in rows if r.values.get(permutations_key(c))})
             at = f", K = {' or '.join(map(str, ks))}" if ks else ""
-            columns += [Column(acceptance_key(key, c), f"{header} ({short(c)}{at})", "rate", c, f"{c}: {text}")
-                        for key, header, text in ACCEPTANCE_COLUMNS]
+            columns += [
+                Column(acceptance_key(key, c), f"{header} ({short(c)}{at})", "rate", c, f"{c}: {text}")
+                for key, header, text in ACCEPTANCE_COLUMNS
+            ]
     # the locality slopes together after the shuffles' Δ, each once some row's results hold it
-    columns += [Column(locality_key(c), f"Locality slope ({short(c)}; pp per {LOCALITY_SLOPE_SCALE} positions)",
-                       "slope", c, f"{c}: {LOCALITY_HELP}")
-                for c in shuffles if any(r.values.get(locality_key(c)) is not None for r in rows)]
+    columns += [
+        Column(
+            locality_key(c),
+            f"Locality slope ({short(c)}; pp per {LOCALITY_SLOPE_SCALE} positions)",
+            "slope",
+            c,
+            f"{c}: {LOCALITY_HELP}",
+        )
+        for c in shuffles
+        if any(r.values.get(locality_key(c)) is not None for r in rows)
+    ]
     # A counterbalanced configuration's quartet accuracy is the role headline: its group comes first among the roles
     quartets = [c for c in relabelled if any(r.values.get(quartet_key(c)) is not None for r in rows)]
     for c in quartets + [c for c in relabelled if c not in quartets]:
         if c in quartets:
-            columns += [Column(quartet_key(c), f"Quartet accuracy ({short(c)})", "rate", c, f"{c}: {QUARTET_HELP}"),
-                        Column(pair_key(c), f"Pair accuracy ({short(c)})", "rate", c, f"{c}: {PAIR_HELP}")]
-        columns += [Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c,
-                           f"{c}: {ROLE_HELP}"),
-                    Column(original_key(c), f"Original ({short(c)})", "accuracy", c,
-                           f"accuracy on the unperturbed pairs of {c}"),
-                    Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c)),
-                    Column(non_entailment_key(c), f"Non-entailment % ({short(c)})", "rate", c,
-                           f"share of the swapped pairs of {c} predicted not-entailment (binary view): their gold "
-                           "label is non-entailment")]
+            columns += [
+                Column(quartet_key(c), f"Quartet accuracy ({short(c)})", "rate", c, f"{c}: {QUARTET_HELP}"),
+                Column(pair_key(c), f"Pair accuracy ({short(c)})", "rate", c, f"{c}: {PAIR_HELP}"),
+            ]
+        columns += [
+            Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c, f"{c}: {ROLE_HELP}"),
+            Column(
+                original_key(c), f"Original ({short(c)})", "accuracy", c, f"accuracy on the unperturbed pairs of {c}"
+            ),
+            Column(delta_key(c), delta_header(c, differences.get(c, [])), "delta", c, variant_help(c)),
+            Column(
+                non_entailment_key(c),
+                f"Non-entailment % ({short(c)})",
+                "rate",
+                c,
+                f"share of the swapped pairs of {c} predicted not-entailment (binary view): their gold "
+                "label is non-entailment",
+            ),
+        ]
     columns += [Column("training", "Training data", "text"), Column("probe", "Probe", "text")]
     if any(r.values.get("figures") for r in rows):
-        columns.append(Column("figures", "Figures", "text", help="whether the board recomputed the row's figures "
-                                                                 "from its predictions (all but the probe's and the "
-                                                                 "fine-tuning's: leaderboard/recompute.py "
-                                                                 "NOT_RECOMPUTED)"))
+        columns.append(
+            Column(
+                "figures",
+                "Figures",
+                "text",
+                help="whether the board recomputed the row's figures "
+                "from its predictions (all but the probe's and the "
+                "fine-tuning's: leaderboard/recompute.py "
+                "NOT_RECOMPUTED)",
+            )
+        )
     return columns
 
 
@@ -335,18 +387,24 @@ def gradient_key(config: str) -> str:
     return column_key("gradient", config)
 
 
-LOCALITY_HELP = (f"the slope of the share of predictions changed on the shuffle's distance (positions travelled by "
-                 f"the premise's tokens), in points per {LOCALITY_SLOPE_SCALE} positions, with its 95% interval "
-                 f"resampling premises; null: {LOCALITY_NULL}. An interval that covers 0 is no gradient; a row "
-                 f"whose results file predates the figure shows none")
+LOCALITY_HELP = (
+    f"the slope of the share of predictions changed on the shuffle's distance (positions travelled by "
+    f"the premise's tokens), in points per {LOCALITY_SLOPE_SCALE} positions, with its 95% interval "
+    f"resampling premises; null: {LOCALITY_NULL}. An interval that covers 0 is no gradient; a row "
+    f"whose results file predates the figure shows none"
+)
 
 
 # UNLU's permutation acceptance (swapbench.evaluation.acceptance), for a configuration of K permutations per pair.
-UNLU_NOTE = ("; a figure at K permutations a pair compares only with figures at the same K: Ω_max grows with K, "
-             "and P^c and P^f are conditioned on the pairs with a correct permutation, a set that grows with K")
+UNLU_NOTE = (
+    "; a figure at K permutations a pair compares only with figures at the same K: Ω_max grows with K, "
+    "and P^c and P^f are conditioned on the pairs with a correct permutation, a set that grows with K"
+)
 # (key, header, help) of each figure: its help is the results schema's description of it.
-ACCEPTANCE_COLUMNS = tuple((key, f"{symbol} %", PermutationAcceptance.model_fields[key].description + UNLU_NOTE)
-                           for key, symbol in ACCEPTANCE_FIGURES.items())
+ACCEPTANCE_COLUMNS = tuple(
+    (key, f"{symbol} %", PermutationAcceptance.model_fields[key].description + UNLU_NOTE)
+    for key, symbol in ACCEPTANCE_FIGURES.items()
+)
 
 
 def training_text(model: ModelInfo, detail: bool = False) -> str:
@@ -360,14 +418,19 @@ def training_text(model: ModelInfo, detail: bool = False) -> str:
         text = f"{how}: {submitted(training_tag(tuning.train))}, {tuning.train.n} pairs"
         if detail:
             val = tuning.validation
-            chosen_on = (f"{val.n} pairs held out of the training data" if val.held_out
-                         else f"{submitted(training_tag(val))}, {val.n} pairs")
+            chosen_on = (
+                f"{val.n} pairs held out of the training data"
+                if val.held_out
+                else f"{submitted(training_tag(val))}, {val.n} pairs"
+            )
             epochs = tuning.recipe.epochs
             text += f"; {f'best of {epochs} epochs' if epochs != 1 else 'one epoch'} on {chosen_on}"
     weights = model.weights
     if weights:
-        text += (f"; checkpoint not loaded whole (--allow-missing): {len(weights.missing)} weights missing, "
-                 f"{len(weights.unexpected)} unused, {len(weights.mismatched)} of another shape")
+        text += (
+            f"; checkpoint not loaded whole (--allow-missing): {len(weights.missing)} weights missing, "
+            f"{len(weights.unexpected)} unused, {len(weights.mismatched)} of another shape"
+        )
     return text
 
 
@@ -390,14 +453,18 @@ def departures(results: EvalResults) -> list[str]:
     tuning = results.model.fine_tuning
     if tuning is not None:
         if not tuning.from_scratch:
-            found += [f"{name.replace('_', ' ')} {getattr(tuning.recipe, name)} (reference "
-                      f"{getattr(REFERENCE_RECIPE, name)})" for name in recipe_departures(tuning.recipe)]
+            found += [
+                f"{name.replace('_', ' ')} {getattr(tuning.recipe, name)} (reference {getattr(REFERENCE_RECIPE, name)})"
+                for name in recipe_departures(tuning.recipe)
+            ]
         if tuning.train.split != REFERENCE_TRAIN_SPLIT or tuning.train.limit:
             found.append("training data not the whole SNLI train split")
     scoring = results.provenance.scoring
     if scoring.max_length != REFERENCE_RECIPE.max_length:
-        found.append(f"scored at max length {scoring.max_length} (reference {REFERENCE_RECIPE.max_length}), "
-                     f"{scoring.truncated} pairs truncated")
+        found.append(
+            f"scored at max length {scoring.max_length} (reference {REFERENCE_RECIPE.max_length}), "
+            f"{scoring.truncated} pairs truncated"
+        )
     return found
 
 
@@ -407,7 +474,7 @@ def with_departures(text: str, results: EvalResults) -> str:
 
 
 def seeds_text(results: EvalResults) -> str:
-    """"; mean of 3 fine-tunings (seeds 0, 1, 2)" for a multi-seed run; "" otherwise."""
+    """ "; mean of 3 fine-tunings (seeds 0, 1, 2)" for a multi-seed run; "" otherwise."""
     variance = results.seed_variance
     if variance is None:
         return ""
@@ -427,8 +494,10 @@ def make_row(stored: Stored, original_from: str) -> Row:
     if model.fine_tuning:
         label += f" · {submitted(training_tag(model.fine_tuning.train))}"
     values = {
-        "model": label, "family": f"{pe.family} ({submitted(pe.kind)})",
-        "architecture": _field(model, ARCHITECTURE_FIELDS), "mode": _field(model, MODE_FIELDS),
+        "model": label,
+        "family": f"{pe.family} ({submitted(pe.kind)})",
+        "architecture": _field(model, ARCHITECTURE_FIELDS),
+        "mode": _field(model, MODE_FIELDS),
         **{column.key: getattr(model.probe, column.key) if model.probe else None for column in PROBE_COLUMNS},
         "probe": probe_text(model),
         "original": get(original_from, "accuracy_original"),
@@ -464,22 +533,41 @@ def make_row(stored: Stored, original_from: str) -> Row:
         if quartets is not None:
             values[quartet_key(name)] = quartets.quartet_accuracy
             values[pair_key(name)] = quartets.pair_accuracy
-            intervals[quartet_key(name)] = (quartets.quartet_accuracy_ci.low, quartets.quartet_accuracy_ci.high,
-                                            quartets.quartets)
-            intervals[pair_key(name)] = (quartets.pair_accuracy_ci.low, quartets.pair_accuracy_ci.high,
-                                         quartets.quartets)
+            intervals[quartet_key(name)] = (
+                quartets.quartet_accuracy_ci.low,
+                quartets.quartet_accuracy_ci.high,
+                quartets.quartets,
+            )
+            intervals[pair_key(name)] = (
+                quartets.pair_accuracy_ci.low,
+                quartets.pair_accuracy_ci.high,
+                quartets.quartets,
+            )
     spreads = {}
     for name, spread in (variance.spread if variance else {}).items():
         spreads[delta_key(name)] = spread.delta.std
         if spread.role_sensitivity is not None:
             spreads[role_key(name)] = spread.role_sensitivity.std
-    extra = {"revision": model.revision and submitted(model.revision), "num_parameters": model.num_parameters,
-             "fine_tuned": model.fine_tuned, "label_view": model.label_view,
-             "training_detail": with_departures(training_text(model, detail=True) + seeds_text(r), r),
-             "model_id": model.name_or_path}
-    return Row(file=stored.path.name, label=label, family=pe.family, values=values, extra=extra,
-               view=model.label_view, intervals=intervals, results=r, seeds=len(variance.runs) if variance else 1,
-               spreads=spreads)
+    extra = {
+        "revision": model.revision and submitted(model.revision),
+        "num_parameters": model.num_parameters,
+        "fine_tuned": model.fine_tuned,
+        "label_view": model.label_view,
+        "training_detail": with_departures(training_text(model, detail=True) + seeds_text(r), r),
+        "model_id": model.name_or_path,
+    }
+    return Row(
+        file=stored.path.name,
+        label=label,
+        family=pe.family,
+        values=values,
+        extra=extra,
+        view=model.label_view,
+        intervals=intervals,
+        results=r,
+        seeds=len(variance.runs) if variance else 1,
+        spreads=spreads,
+    )
 
 
 def fraction(percent: float) -> float:
@@ -497,9 +585,12 @@ def facets(results: EvalResults) -> dict[str, str]:
         found["learning_rate"] = f"lr {recipe.learning_rate:g}"
         found["train"] = f"{tuning.train.n} training pairs"
         variance = results.seed_variance
-        found["seed"] = (f"seeds {', '.join(map(str, variance.seeds))}" if variance else f"seed {recipe.seed}")
-        found |= {name: f"{name.replace('_', ' ')} {getattr(recipe, name)}" for name in Recipe.model_fields
-                  if name not in found and name != "best_by"}
+        found["seed"] = f"seeds {', '.join(map(str, variance.seeds))}" if variance else f"seed {recipe.seed}"
+        found |= {
+            name: f"{name.replace('_', ' ')} {getattr(recipe, name)}"
+            for name in Recipe.model_fields
+            if name not in found and name != "best_by"
+        }
         found["validation"] = f"{tuning.validation.n} validation pairs"
     found["mode"] = model.mode
     if model.prompt is not None:
@@ -539,20 +630,41 @@ def reported_rows(reported: Reported | None) -> list[Row]:
         return []
     rows = []
     for p in reported.rows:
-        values = {"model": p.model, "family": f"{p.family} ({p.kind})", "architecture": None, "mode": None,
-                  "symmetry": fraction(p.symmetry), "locality": fraction(p.locality),
-                  "degree_symmetry": None, "relative_locality": None,  # the paper has neither
-                  "original": fraction(p.original), "probe": None,
-                  "training": f"{reported.note}, on the paper's own data (see the note)"}
+        values = {
+            "model": p.model,
+            "family": f"{p.family} ({p.kind})",
+            "architecture": None,
+            "mode": None,
+            "symmetry": fraction(p.symmetry),
+            "locality": fraction(p.locality),
+            "degree_symmetry": None,
+            "relative_locality": None,  # the paper has neither
+            "original": fraction(p.original),
+            "probe": None,
+            "training": f"{reported.note}, on the paper's own data (see the note)",
+        }
         values.update({delta_key(name): fraction(delta) for name, delta in p.delta.items()})
         for name, figures in p.relabelled.items():
             values[delta_key(name)] = fraction(figures.delta)
             values[original_key(name)] = fraction(figures.original)
-        rows.append(Row(file=None, label=p.model, family=p.family, values=values,
-                        extra={"revision": None, "num_parameters": None, "fine_tuned": None,
-                               "label_view": reported.label_view, "training_detail": reported.note,
-                               "model_id": p.model},
-                        view=reported.label_view, reported=reported.note))
+        rows.append(
+            Row(
+                file=None,
+                label=p.model,
+                family=p.family,
+                values=values,
+                extra={
+                    "revision": None,
+                    "num_parameters": None,
+                    "fine_tuned": None,
+                    "label_view": reported.label_view,
+                    "training_detail": reported.note,
+                    "model_id": p.model,
+                },
+                view=reported.label_view,
+                reported=reported.note,
+            )
+        )
     return rows
 
 
@@ -564,8 +676,10 @@ def sort_key(row: Row):
 
 # A binary model is credited for every non-entailment answer, a 3-way model only for the right one of two: their
 # accuracies and deltas are not on one scale, so each view has its own table.
-VIEWS = {"3-way": "3-way labels (entailment / neutral / contradiction)",
-         "binary": "binary labels (entailment / non-entailment)"}
+VIEWS = {
+    "3-way": "3-way labels (entailment / neutral / contradiction)",
+    "binary": "binary labels (entailment / non-entailment)",
+}
 
 
 @dataclass
@@ -603,8 +717,9 @@ def make_board(stored: list[Stored], reference: Reference, reported: Reported | 
     told_apart(own)
     rows = sorted(own + reported_rows(reported), key=lambda row: (order.index(row.view), *sort_key(row)))
     differences = {c: paper_differences(c, reference, reported) for c in shuffles + relabelled}
-    return Board(rows, make_columns(shuffles, relabelled, rows, differences), shuffles, relabelled, original_from,
-                 reported)
+    return Board(
+        rows, make_columns(shuffles, relabelled, rows, differences), shuffles, relabelled, original_from, reported
+    )
 
 
 def by_view(rows: list[Row]) -> dict[str, list[Row]]:
@@ -628,7 +743,7 @@ def show(column: Column, value) -> str:
 
 
 def spread_text(row: Row, column: Column) -> str:
-    """"±0.2 (3 seeds)" beside the mean of a multi-seed row's Δ or role sensitivity; "" otherwise."""
+    """ "±0.2 (3 seeds)" beside the mean of a multi-seed row's Δ or role sensitivity; "" otherwise."""
     found = row.spreads.get(column.key)
     return "" if found is None else f"{plus_minus(found)} ({row.seeds} seeds)"
 
@@ -640,7 +755,7 @@ def cell_text(row: Row, column: Column) -> str:
 
 
 def interval_text(row: Row, column: Column) -> str:
-    """"[-1.2, 0.3], n 9108" for a Δ or role-sensitivity cell with its interval, "[83.1, 85.0], n 8433" for a
+    """ "[-1.2, 0.3], n 9108" for a Δ or role-sensitivity cell with its interval, "[83.1, 85.0], n 8433" for a
     rate's (permutation acceptance, n its pairs); "" otherwise."""
     found = row.intervals.get(column.key)
     if found is None:

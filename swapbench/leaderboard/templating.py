@@ -45,9 +45,15 @@ def _url(value: object) -> Markup:
 
 
 def _environment(finalize, autoescape: bool) -> Environment:
-    environment = Environment(loader=PackageLoader("swapbench.leaderboard", TEMPLATES), autoescape=autoescape,
-                              finalize=finalize, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                              keep_trailing_newline=True)
+    environment = Environment(
+        loader=PackageLoader("swapbench.leaderboard", TEMPLATES),
+        autoescape=autoescape,
+        finalize=finalize,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     environment.filters.update(submitted=submitted, url=_url)
     return environment
 
@@ -55,8 +61,9 @@ def _environment(finalize, autoescape: bool) -> Environment:
 @cache
 def markdown_environment() -> Environment:
     environment = _environment(_markdown_value, autoescape=False)
-    environment.filters.update(code=lambda value: Markup(markdown_code(value)),
-                               code_block=lambda value: Markup(plain_text(value)))  # one line: cannot close a fence
+    environment.filters.update(
+        code=lambda value: Markup(markdown_code(value)), code_block=lambda value: Markup(plain_text(value))
+    )  # one line: cannot close a fence
     return environment
 
 

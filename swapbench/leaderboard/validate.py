@@ -39,8 +39,10 @@ MAX_DEPTH = 64
 # or cache key about 71.
 MAX_NAME = 200
 
-BUILD_HINT = (f"build it with `swapbench build --source {DEFAULT_SOURCE} --split test` (defaults: the "
-              f"{default_source().release} release archive, ptb parses, seed 0)")
+BUILD_HINT = (
+    f"build it with `swapbench build --source {DEFAULT_SOURCE} --split test` (defaults: the "
+    f"{default_source().release} release archive, ptb parses, seed 0)"
+)
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,14 @@ class Verdict:
         return not self.problems
 
 
-def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]], *, replace: bool = False,
-             itself: Path | None = None) -> Verdict:
+def validate(
+    text: str,
+    reference: Reference,
+    board: list[tuple[Path, Identity]],
+    *,
+    replace: bool = False,
+    itself: Path | None = None,
+) -> Verdict:
     """Check a results file's text. `board` is who the stored files are about; `itself` is the file's own place
     on the board when a stored file is re-checked, so that it is not its own duplicate."""
     verdict = Verdict()
@@ -76,8 +84,7 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
         problems.append(Problem("", f"not JSON: {err}"))
         return verdict
     except RecursionError:
-        problems.append(Problem("", f"JSON nested too deeply to read: a results file nests at most {MAX_DEPTH} "
-                                    "levels"))
+        problems.append(Problem("", f"JSON nested too deeply to read: a results file nests at most {MAX_DEPTH} levels"))
         return verdict
     if not isinstance(data, dict):
         problems.append(Problem("", "not a JSON object"))
@@ -114,8 +121,13 @@ def validate(text: str, reference: Reference, board: list[tuple[Path, Identity]]
     identity = Identity.of(data)
     duplicates = [path for path, other in board if other == identity and path.resolve() != itself]
     if duplicates and not replace:
-        problems.append(Problem("model", f"{identity.describe()} is already on the board as "
-                                         f"{', '.join(map(str, duplicates))}; --replace replaces it"))
+        problems.append(
+            Problem(
+                "model",
+                f"{identity.describe()} is already on the board as "
+                f"{', '.join(map(str, duplicates))}; --replace replaces it",
+            )
+        )
     verdict.replaces = duplicates
     return verdict
 
@@ -154,14 +166,18 @@ def is_number(value) -> bool:
 def wrong_deltas(data: dict) -> list[Problem]:
     problems = []
     results = data.get("results")
-    for name, result in (results.items() if isinstance(results, dict) else ()):
+    for name, result in results.items() if isinstance(results, dict) else ():
         if not isinstance(result, dict):
             continue
         delta, perturbed, original = (result.get(k) for k in ("delta", "accuracy_perturbed", "accuracy_original"))
         if all(map(is_number, (delta, perturbed, original))) and abs(delta - (perturbed - original)) > TOLERANCE:
-            problems.append(Problem(f"results.{name}.delta",
-                                    f"{delta!r} differs from accuracy_perturbed - accuracy_original = "
-                                    f"{perturbed!r} - {original!r} = {perturbed - original!r}"))
+            problems.append(
+                Problem(
+                    f"results.{name}.delta",
+                    f"{delta!r} differs from accuracy_perturbed - accuracy_original = "
+                    f"{perturbed!r} - {original!r} = {perturbed - original!r}",
+                )
+            )
     return problems
 
 
@@ -170,8 +186,9 @@ def health_blocks(data: dict) -> list[tuple[str, dict]]:
     variance = data.get("seed_variance") if isinstance(data.get("seed_variance"), dict) else {}
     runs = variance.get("runs") if isinstance(variance.get("runs"), list) else []
     found = [("health", data.get("health"))]
-    found += [(f"seed_variance.runs.{i}.health", run.get("health")) for i, run in enumerate(runs)
-              if isinstance(run, dict)]
+    found += [
+        (f"seed_variance.runs.{i}.health", run.get("health")) for i, run in enumerate(runs) if isinstance(run, dict)
+    ]
     return [(where, health) for where, health in found if isinstance(health, dict)]
 
 
@@ -189,9 +206,13 @@ def at_chance(data: dict) -> list[Problem]:
             continue
         reasons = rederived_reasons(health, classes)
         if reasons:
-            problems.append(Problem(f"{where}.at_chance",
-                                    f"{health.get('at_chance')!r}, but the block's own figures put the model at "
-                                    f"chance by the rule `swapbench eval` applies: {'; '.join(reasons)}"))
+            problems.append(
+                Problem(
+                    f"{where}.at_chance",
+                    f"{health.get('at_chance')!r}, but the block's own figures put the model at "
+                    f"chance by the rule `swapbench eval` applies: {'; '.join(reasons)}",
+                )
+            )
     return problems
 
 
@@ -199,16 +220,21 @@ def rederived_reasons(health: dict, classes: int | None) -> list[str]:
     """eval's reasons for a model at chance, from a health block's figures (each check its figures allow). The
     block does not record how far the gold labels collapse onto the top prediction: the majority class's share of
     the originals stands in for it, so that a source of one label still excuses a collapse."""
+
     def fraction(key: str) -> float | None:  # out of range is the schema's problem to name, not a figure to judge
         value = health.get(key)
         return value if is_number(value) and 0 <= value <= 1 else None
 
     pairs, loss = health.get("accuracy_pairs"), health.get("min_train_loss")
     reasons, _ = chance_reasons(
-        accuracy=fraction("accuracy_original"), pairs=pairs if isinstance(pairs, int) and pairs > 0 else None,
-        majority_rate=fraction("majority_rate"), top_share=fraction("top_prediction_share"),
-        gold_share=fraction("majority_rate"), min_train_loss=loss if is_number(loss) and classes else None,
-        classes=classes or 3)
+        accuracy=fraction("accuracy_original"),
+        pairs=pairs if isinstance(pairs, int) and pairs > 0 else None,
+        majority_rate=fraction("majority_rate"),
+        top_share=fraction("top_prediction_share"),
+        gold_share=fraction("majority_rate"),
+        min_train_loss=loss if is_number(loss) and classes else None,
+        classes=classes or 3,
+    )
     return reasons
 
 
@@ -219,20 +245,30 @@ def hidden_names(data: dict) -> list[Problem]:
     characters."""
     model = data.get("model") if isinstance(data.get("model"), dict) else {}
     found = [(f"model.{key}", model.get(key)) for key in ("name_or_path", "display_name", "revision")]
-    found += [(f"{where}.{key}", tuning.get(key)) for where, tuning in trainings(data)
-              for key in ("cache_key", "base_model")]
+    found += [
+        (f"{where}.{key}", tuning.get(key)) for where, tuning in trainings(data) for key in ("cache_key", "base_model")
+    ]
     problems = []
     for where, value in found:
         if not isinstance(value, str):
             continue
         if len(value) > MAX_NAME:
-            problems.append(Problem(where, f"{len(value)} characters ({value[:40]!r}...): a name, revision or cache "
-                                           f"key is at most {MAX_NAME}"))
+            problems.append(
+                Problem(
+                    where,
+                    f"{len(value)} characters ({value[:40]!r}...): a name, revision or cache key is at most {MAX_NAME}",
+                )
+            )
         if plain_text(value) != value:
             hidden = sorted({char for char in value if char != " " and plain_text(char) != char})
             codes = ", ".join(f"U+{ord(char):04X}" for char in hidden) or "leading, trailing or repeated spaces"
-            problems.append(Problem(where, f"{ascii(value[:80])} holds characters that hide or reorder text, or "
-                                           f"break its line ({codes}): name the model in plain text"))
+            problems.append(
+                Problem(
+                    where,
+                    f"{ascii(value[:80])} holds characters that hide or reorder text, or "
+                    f"break its line ({codes}): name the model in plain text",
+                )
+            )
     return problems
 
 
@@ -241,10 +277,15 @@ def hypothesis_only(data: dict) -> list[Problem]:
     model = data.get("model") if isinstance(data.get("model"), dict) else {}
     if model.get("hypothesis_only") is not True:
         return []
-    return [Problem("model.hypothesis_only", "the model saw the hypotheses alone (--hypothesis-only): it is a "
-                                             "diagnostic of what the hypotheses give away, not an NLI model. "
-                                             "`swapbench leak` reads it; score the model without --hypothesis-only "
-                                             "to submit it")]
+    return [
+        Problem(
+            "model.hypothesis_only",
+            "the model saw the hypotheses alone (--hypothesis-only): it is a "
+            "diagnostic of what the hypotheses give away, not an NLI model. "
+            "`swapbench leak` reads it; score the model without --hypothesis-only "
+            "to submit it",
+        )
+    ]
 
 
 def schema_problems(err: ValidationError, found: list[Problem]) -> list[Problem]:
@@ -274,57 +315,97 @@ def against_reference(data: dict, reference: Reference) -> list[Problem]:
         return []
     problems = []
     if "split" in dataset and dataset["split"] != reference.split:
-        problems.append(Problem("dataset.split", f"{dataset['split']!r} was scored; the board's reference dataset "
-                                                 f"is the {reference.split!r} split"))
+        problems.append(
+            Problem(
+                "dataset.split",
+                f"{dataset['split']!r} was scored; the board's reference dataset is the {reference.split!r} split",
+            )
+        )
     if dataset.get("limit") is not None:
-        problems.append(Problem("dataset.limit", f"only the first {dataset['limit']} rows of each configuration "
-                                                 "were scored (--limit); the board takes full runs"))
+        problems.append(
+            Problem(
+                "dataset.limit",
+                f"only the first {dataset['limit']} rows of each configuration "
+                "were scored (--limit); the board takes full runs",
+            )
+        )
     build = dataset.get("build")
     if isinstance(build, dict) and build.get("limit") is not None:
-        problems.append(Problem("dataset.build.limit", f"built with --limit {build['limit']}: the dataset holds only "
-                                                       f"the first {build['limit']} pairs of the split; {BUILD_HINT}"))
+        problems.append(
+            Problem(
+                "dataset.build.limit",
+                f"built with --limit {build['limit']}: the dataset holds only "
+                f"the first {build['limit']} pairs of the split; {BUILD_HINT}",
+            )
+        )
     configurations = [c for c in dataset.get("configurations") or [] if isinstance(c, dict) and "name" in c]
     differing = []
     for i, config in enumerate(configurations):
         name = config["name"]
         if config.get("verified") is False:
-            where = (f"the Hub dataset {dataset.get('path')} at commit {dataset['revision']}"
-                     if dataset.get("revision") else "their folder")
-            problems.append(Problem(f"dataset.configurations.{i}.verified",
-                                    f"the {name} data were unverified when scored: {where} had no "
-                                    "build_info.json listing them, so nothing checked that they are what the build "
-                                    f"wrote. Score the folder `swapbench build` wrote, or a Hub dataset it pushed "
-                                    f"(--push-to-hub); {BUILD_HINT}"))
+            where = (
+                f"the Hub dataset {dataset.get('path')} at commit {dataset['revision']}"
+                if dataset.get("revision")
+                else "their folder"
+            )
+            problems.append(
+                Problem(
+                    f"dataset.configurations.{i}.verified",
+                    f"the {name} data were unverified when scored: {where} had no "
+                    "build_info.json listing them, so nothing checked that they are what the build "
+                    f"wrote. Score the folder `swapbench build` wrote, or a Hub dataset it pushed "
+                    f"(--push-to-hub); {BUILD_HINT}",
+                )
+            )
         expected = reference.configurations.get(name)
         if expected is None:
-            problems.append(Problem(f"dataset.configurations.{i}.name",
-                                    f"{name!r} is not a configuration of the reference dataset "
-                                    f"(it has {', '.join(reference.configurations)})"))
+            problems.append(
+                Problem(
+                    f"dataset.configurations.{i}.name",
+                    f"{name!r} is not a configuration of the reference dataset "
+                    f"(it has {', '.join(reference.configurations)})",
+                )
+            )
             continue
         if config.get("fingerprint") != expected.fingerprint:
             differing.append(f"{name} ({config.get('fingerprint')}, reference {expected.fingerprint})")
         if config.get("rows") != expected.rows:
-            problems.append(Problem(f"dataset.configurations.{i}.rows",
-                                    f"{config.get('rows')!r} rows; the reference {name} has {expected.rows}"))
+            problems.append(
+                Problem(
+                    f"dataset.configurations.{i}.rows",
+                    f"{config.get('rows')!r} rows; the reference {name} has {expected.rows}",
+                )
+            )
         result = (data.get("results") or {}).get(name)
         if isinstance(result, dict) and dataset.get("limit") is None and result.get("n") != expected.rows:
-            problems.append(Problem(f"results.{name}.n", f"{result.get('n')!r} pairs scored; the reference "
-                                                         f"{name} has {expected.rows}"))
+            problems.append(
+                Problem(
+                    f"results.{name}.n", f"{result.get('n')!r} pairs scored; the reference {name} has {expected.rows}"
+                )
+            )
     scored = {c["name"] for c in configurations}
     missing = [name for name in reference.configurations if name not in scored]
     if missing:
-        problems.append(Problem("dataset.configurations",
-                                f"{', '.join(missing)} not scored: the board shows every configuration of its "
-                                f"reference dataset ({', '.join(reference.configurations)}), so a file must score "
-                                "them all; leave out --configs"))
+        problems.append(
+            Problem(
+                "dataset.configurations",
+                f"{', '.join(missing)} not scored: the board shows every configuration of its "
+                f"reference dataset ({', '.join(reference.configurations)}), so a file must score "
+                "them all; leave out --configs",
+            )
+        )
     names = [c["name"] for c in configurations if c["name"] in reference.configurations]
     if differing or (names and dataset.get("fingerprint") != reference.fingerprint_of(names)):
         detail = f"; configurations that differ: {'; '.join(differing)}" if differing else ""
-        problems.append(Problem("dataset.fingerprint",
-                                f"{dataset.get('fingerprint')} is not the fingerprint of the board's reference "
-                                f"dataset ({reference.fingerprint_of(names) if names else 'none'} for these "
-                                f"configurations){detail}. The reference is SNLI 1.0 {reference.split}: "
-                                f"{BUILD_HINT}"))
+        problems.append(
+            Problem(
+                "dataset.fingerprint",
+                f"{dataset.get('fingerprint')} is not the fingerprint of the board's reference "
+                f"dataset ({reference.fingerprint_of(names) if names else 'none'} for these "
+                f"configurations){detail}. The reference is SNLI 1.0 {reference.split}: "
+                f"{BUILD_HINT}",
+            )
+        )
     return problems
 
 
@@ -336,8 +417,13 @@ def truncation(data: dict) -> list[Problem]:
     reference = REFERENCE_RECIPE.max_length
     if not (is_number(max_length) and is_number(truncated) and truncated > 0 and max_length < reference):
         return []
-    return [Problem("provenance.scoring.truncated", f"{truncated} pairs were truncated at --max-length {max_length}; "
-                                                    f"the board scores pairs up to {reference} tokens")]
+    return [
+        Problem(
+            "provenance.scoring.truncated",
+            f"{truncated} pairs were truncated at --max-length {max_length}; "
+            f"the board scores pairs up to {reference} tokens",
+        )
+    ]
 
 
 def probe_framing(data: dict) -> list[Problem]:
@@ -352,10 +438,14 @@ def probe_framing(data: dict) -> list[Problem]:
 
     if framed == ADD_SPECIAL_TOKENS:
         return []
-    return [Problem("model.probe.settings.add_special_tokens",
-                    f"probed {'with' if framed else 'without'} the tokenizer's special tokens; the board's rows are "
-                    f"probed {'with' if ADD_SPECIAL_TOKENS else 'without'} them, and the framing changes symmetry "
-                    "and locality: probe again with `swapbench eval` defaults, or --no-probe")]
+    return [
+        Problem(
+            "model.probe.settings.add_special_tokens",
+            f"probed {'with' if framed else 'without'} the tokenizer's special tokens; the board's rows are "
+            f"probed {'with' if ADD_SPECIAL_TOKENS else 'without'} them, and the framing changes symmetry "
+            "and locality: probe again with `swapbench eval` defaults, or --no-probe",
+        )
+    ]
 
 
 def in_memory(data: dict) -> list[Problem]:
@@ -364,9 +454,14 @@ def in_memory(data: dict) -> list[Problem]:
     revision = model.get("revision")
     if not (isinstance(revision, str) and revision.startswith(IN_MEMORY)):
         return []
-    return [Problem("model.revision", f"{revision}: the model was handed to swapbench.evaluate as an object, so "
-                                      "nobody can load what was scored again. Save it (save_pretrained) or push it "
-                                      "to the Hub, and evaluate that folder or Hub id")]
+    return [
+        Problem(
+            "model.revision",
+            f"{revision}: the model was handed to swapbench.evaluate as an object, so "
+            "nobody can load what was scored again. Save it (save_pretrained) or push it "
+            "to the Hub, and evaluate that folder or Hub id",
+        )
+    ]
 
 
 def unchecked_because(model: dict, tuning: dict) -> str:
@@ -374,15 +469,19 @@ def unchecked_because(model: dict, tuning: dict) -> str:
     if tuning.get("checkpoint") != model.get("name_or_path"):  # trained in the run that scored it
         return "score the model again with this version of `swapbench eval`"
     if tuning.get("from_scratch"):
-        return (f"the zoo encoder {model.get('name_or_path')} was scored by its folder, and was trained without "
-                "--data naming these data (or on other data): train it again with `swapbench zoo train ... --data "
-                "DATA`, DATA being what you score, or score it within `swapbench zoo run`")
-    return (f"the checkpoint {model.get('name_or_path')}, which swapbench fine-tuned from "
-            f"{tuning.get('base_model')}, was scored by its folder, and its training data were checked against "
-            "other data than these when it was trained (or against none: the swapbench that trained it did not keep "
-            "that check with the checkpoint). Score the base "
-            f"model instead, `swapbench eval {tuning.get('base_model')}` with the same recipe: the cached checkpoint "
-            "is reused and its training data are checked against the scored data")
+        return (
+            f"the zoo encoder {model.get('name_or_path')} was scored by its folder, and was trained without "
+            "--data naming these data (or on other data): train it again with `swapbench zoo train ... --data "
+            "DATA`, DATA being what you score, or score it within `swapbench zoo run`"
+        )
+    return (
+        f"the checkpoint {model.get('name_or_path')}, which swapbench fine-tuned from "
+        f"{tuning.get('base_model')}, was scored by its folder, and its training data were checked against "
+        "other data than these when it was trained (or against none: the swapbench that trained it did not keep "
+        "that check with the checkpoint). Score the base "
+        f"model instead, `swapbench eval {tuning.get('base_model')}` with the same recipe: the cached checkpoint "
+        "is reused and its training data are checked against the scored data"
+    )
 
 
 def trainings(data: dict) -> list[tuple[str, dict]]:
@@ -391,8 +490,11 @@ def trainings(data: dict) -> list[tuple[str, dict]]:
     found = [("model.fine_tuning", model.get("fine_tuning"))]
     variance = data.get("seed_variance") if isinstance(data.get("seed_variance"), dict) else {}
     runs = variance.get("runs") if isinstance(variance.get("runs"), list) else []
-    found += [(f"seed_variance.runs.{i}.fine_tuning", run.get("fine_tuning")) for i, run in enumerate(runs)
-              if isinstance(run, dict)]
+    found += [
+        (f"seed_variance.runs.{i}.fine_tuning", run.get("fine_tuning"))
+        for i, run in enumerate(runs)
+        if isinstance(run, dict)
+    ]
     return [(where, tuning) for where, tuning in found if isinstance(tuning, dict)]
 
 
@@ -406,14 +508,27 @@ def training_overlap(data: dict) -> list[Problem]:
         where = f"{place}.data_overlap"
         check = tuning.get("data_overlap")
         if not isinstance(check, dict):
-            problems.append(Problem(where, "the training data were not checked against the scored data (pairIDs and "
-                                           "premises); " + unchecked_because(model, tuning)))
+            problems.append(
+                Problem(
+                    where,
+                    "the training data were not checked against the scored data (pairIDs and "
+                    "premises); " + unchecked_because(model, tuning),
+                )
+            )
             continue
         if check.get("scored_dataset") != scored:
-            problems.append(Problem(f"{where}.scored_dataset", f"{check.get('scored_dataset')} is not the dataset "
-                                                               f"scored ({scored})"))
+            problems.append(
+                Problem(
+                    f"{where}.scored_dataset", f"{check.get('scored_dataset')} is not the dataset scored ({scored})"
+                )
+            )
         shared = {key: value for key, value in check.items() if key.endswith(("_pair_ids", "_premises")) and value}
         if shared:
-            problems.append(Problem(where, "the training data overlap the reference data: " +
-                                    ", ".join(f"{key} {value}" for key, value in shared.items())))
+            problems.append(
+                Problem(
+                    where,
+                    "the training data overlap the reference data: "
+                    + ", ".join(f"{key} {value}" for key, value in shared.items()),
+                )
+            )
     return problems

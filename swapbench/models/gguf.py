@@ -49,10 +49,12 @@ class GGUFOptions(CommandOptions):
     """--gguf-file, and MODEL given as a .gguf file's path: shared by `swapbench eval` and `swapbench probe`."""
 
     gguf_file: str | None = option(
-        None, metavar="NAME",
+        None,
+        metavar="NAME",
         help="the GGUF file in MODEL's folder or Hub repository to load (transformers dequantizes its weights to "
-             "--dtype's type; the results record its quantization). A MODEL that is a .gguf file's path names "
-             "both at once")
+        "--dtype's type; the results record its quantization). A MODEL that is a .gguf file's path names "
+        "both at once",
+    )
 
     @model_validator(mode="after")
     def _model_as_gguf_file(self):
@@ -81,8 +83,10 @@ def check_gguf(name_or_path: str, gguf_file: str | None) -> None:
     if gguf_file is None:
         return
     if find_spec("gguf") is None:
-        raise SwapbenchError(f"cannot load {checkpoint_name(name_or_path, gguf_file)}: transformers reads GGUF files "
-                             f"with the gguf package, which is not installed ({INSTALL})")
+        raise SwapbenchError(
+            f"cannot load {checkpoint_name(name_or_path, gguf_file)}: transformers reads GGUF files "
+            f"with the gguf package, which is not installed ({INSTALL})"
+        )
     folder = Path(name_or_path).expanduser()
     if folder.is_dir() and not (folder / gguf_file).is_file():
         found = sorted(p.name for p in folder.glob(f"*{SUFFIX}"))
@@ -115,8 +119,9 @@ def as_dense(model):
         return model
     packed = sorted({type(m).__name__ for m in model.modules() if type(m).__name__.startswith("Gguf")})
     if packed:
-        raise SwapbenchError(f"transformers kept some GGUF weights packed ({', '.join(packed)}) though asked to "
-                             "dequantize them all")
+        raise SwapbenchError(
+            f"transformers kept some GGUF weights packed ({', '.join(packed)}) though asked to dequantize them all"
+        )
     model.hf_quantizer = None
     for owner, name in ((model.config, "quantization_config"), (model, "quantization_method")):
         if name in vars(owner):
@@ -133,8 +138,7 @@ def gguf_file_path(name_or_path: str, gguf_file: str, revision: str | None = Non
 
     from ..core.hub_access import cache_only
 
-    return Path(hf_hub_download(name_or_path, gguf_file, revision=revision,
-                                local_files_only=cache_only(name_or_path)))
+    return Path(hf_hub_download(name_or_path, gguf_file, revision=revision, local_files_only=cache_only(name_or_path)))
 
 
 class GGUFContents(NamedTuple):
@@ -195,8 +199,12 @@ def gguf_record(name_or_path: str, gguf_file: str | None, dtype, revision: str |
     if gguf_file is None:
         return None
     contents = read_gguf(gguf_file_path(name_or_path, gguf_file, revision))
-    return GGUFWeights(file=gguf_file, quantization=contents.quantization, tensor_types=contents.tensor_types,
-                       dequantized_to=str(dtype).removeprefix("torch."))
+    return GGUFWeights(
+        file=gguf_file,
+        quantization=contents.quantization,
+        tensor_types=contents.tensor_types,
+        dequantized_to=str(dtype).removeprefix("torch."),
+    )
 
 
 # ---- the dequantized weights, cached -----------------------------------------------------------------------------
@@ -266,8 +274,15 @@ def _write_cached(saved, folder: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def cached_part(kind: str, name_or_path: str, gguf_file: str, revision: str | None, load: Callable[[], object],
-                reload: Callable[[Path], object], cache_dir: Path | None = None):
+def cached_part(
+    kind: str,
+    name_or_path: str,
+    gguf_file: str,
+    revision: str | None,
+    load: Callable[[], object],
+    reload: Callable[[Path], object],
+    cache_dir: Path | None = None,
+):
     """A GGUF file's config or tokenizer (`kind`), which transformers reads from the file's metadata each time
     (its whole vocabulary: seconds): kept beside the dense weights, read back by `reload(folder)`."""
     path = gguf_file_path(name_or_path, gguf_file, revision)
@@ -302,9 +317,17 @@ def quiet_dequantization():
         reader.tqdm = drawn
 
 
-def load_dense(auto_class, name_or_path: str, gguf_file: str, revision: str | None, dtype,
-               dequantize: Callable[[], tuple[object, dict]], reload: Callable[[Path], tuple[object, dict]],
-               cacheable: bool = True, cache_dir: Path | None = None) -> tuple[object, dict]:
+def load_dense(
+    auto_class,
+    name_or_path: str,
+    gguf_file: str,
+    revision: str | None,
+    dtype,
+    dequantize: Callable[[], tuple[object, dict]],
+    reload: Callable[[Path], tuple[object, dict]],
+    cacheable: bool = True,
+    cache_dir: Path | None = None,
+) -> tuple[object, dict]:
     """(model, loading info) of a GGUF checkpoint: read back from the dense cache where a whole one is there
     (`reload(folder)`: from_pretrained of the folder), else dequantized (`dequantize()`, quietly) and, when every
     weight came from the file and the model is whole on its device (`cacheable`: not spread by a device map),

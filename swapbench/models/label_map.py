@@ -56,7 +56,8 @@ def check_complete(names: list[str | None], described: str) -> tuple[str, ...]:
     raise LabelMapError(
         f"cannot map the model's labels to NLI labels: {described}. Give the mapping with --label-map, e.g. "
         "--label-map 0=entailment,1=neutral,2=contradiction (or 0=entailment,1=not_entailment), or fine-tune "
-        "the model as a base model with --finetune.")
+        "the model as a base model with --finetune."
+    )
 
 
 def from_config(id2label: dict) -> LabelMap:
@@ -76,8 +77,10 @@ def from_option(text: str, id2label: dict, num_labels: int) -> LabelMap:
         key = key.strip()
         index = int(key) if key.isdigit() else by_name.get(key.lower())
         if index is None or not 0 <= index < num_labels:
-            raise LabelMapError(f"--label-map: the model has no output {key!r} (outputs: "
-                                f"{', '.join(f'{i}={n}' for i, n in sorted(id2label.items()))})")
+            raise LabelMapError(
+                f"--label-map: the model has no output {key!r} (outputs: "
+                f"{', '.join(f'{i}={n}' for i, n in sorted(id2label.items()))})"
+            )
         label = canonical(value)
         if label is None:
             raise LabelMapError(f"--label-map: {value.strip()!r} is not an NLI label")
@@ -85,9 +88,13 @@ def from_option(text: str, id2label: dict, num_labels: int) -> LabelMap:
     outputs = ", ".join(f"{i}={id2label.get(i, id2label.get(str(i), i))}" for i in range(num_labels))
     unmapped = [str(i) for i, name in enumerate(names) if name is None]
     if unmapped:
-        raise LabelMapError(f"--label-map names no NLI label for output{'s' * (len(unmapped) > 1)} "
-                            f"{', '.join(unmapped)}: the model has {num_labels} outputs ({outputs}), "
-                            "and each needs one, e.g. --label-map 0=entailment,1=neutral,2=contradiction "
-                            "(or 0=entailment,1=not_entailment for two outputs)")
-    return LabelMap(check_complete(names, f"--label-map gives {', '.join(f'{i}={n}' for i, n in enumerate(names))}"),
-                    source="--label-map")
+        raise LabelMapError(
+            f"--label-map names no NLI label for output{'s' * (len(unmapped) > 1)} "
+            f"{', '.join(unmapped)}: the model has {num_labels} outputs ({outputs}), "
+            "and each needs one, e.g. --label-map 0=entailment,1=neutral,2=contradiction "
+            "(or 0=entailment,1=not_entailment for two outputs)"
+        )
+    return LabelMap(
+        check_complete(names, f"--label-map gives {', '.join(f'{i}={n}' for i, n in enumerate(names))}"),
+        source="--label-map",
+    )

@@ -96,8 +96,9 @@ def library_quiet():
         hub_logging.set_verbosity(before[1])
 
 
-def load_config(name_or_path: str, revision: str | None = None, trust_remote_code: bool = False,
-                gguf_file: str | None = None):
+def load_config(
+    name_or_path: str, revision: str | None = None, trust_remote_code: bool = False, gguf_file: str | None = None
+):
     """The model's config (a GGUF file's, with `gguf_file`); from the local cache alone when the Hub cannot be
     reached."""
     from transformers import AutoConfig
@@ -107,9 +108,14 @@ def load_config(name_or_path: str, revision: str | None = None, trust_remote_cod
     load = functools.partial(AutoConfig.from_pretrained, revision=revision, trust_remote_code=trust_remote_code)
     try:
         if gguf_file:  # read from the file's metadata once, then from swapbench's cache (gguf.cached_part)
-            return cached_part("config", name_or_path, gguf_file, revision,
-                               lambda: load(name_or_path, local_files_only=cache_only(name_or_path),
-                                            gguf_file=gguf_file), lambda folder: load(folder, local_files_only=True))
+            return cached_part(
+                "config",
+                name_or_path,
+                gguf_file,
+                revision,
+                lambda: load(name_or_path, local_files_only=cache_only(name_or_path), gguf_file=gguf_file),
+                lambda folder: load(folder, local_files_only=True),
+            )
         return load(name_or_path, local_files_only=cache_only(name_or_path))
     except (OSError, ValueError) as err:
         raise SwapbenchError(load_failure(name_or_path, err)) from err
@@ -122,9 +128,12 @@ def check_positional_support(name_or_path: str, config, trust_remote_code: bool)
         return  # the model's own code runs it
     reason = unimplemented_positional_encoding(config)
     if reason:
-        hint = ("the model ships its own code (auto_map): --trust-remote-code loads it" if ships_code else
-                "a model that needs its own code (JinaBERT's and MosaicBERT's ALiBi, for instance) has to ship it "
-                "(auto_map in config.json) and be loaded with --trust-remote-code")
+        hint = (
+            "the model ships its own code (auto_map): --trust-remote-code loads it"
+            if ships_code
+            else "a model that needs its own code (JinaBERT's and MosaicBERT's ALiBi, for instance) has to ship it "
+            "(auto_map in config.json) and be loaded with --trust-remote-code"
+        )
         raise SwapbenchError(f"{name_or_path}: {reason}; refused, since its scores would not be the model's: {hint}")
 
 
@@ -133,18 +142,26 @@ def weight_problems(name_or_path: str, loading_info: dict, *, may_be_new=lambda 
     classification head) are left out. None when everything loaded."""
     missing = sorted(k for k in loading_info.get("missing_keys", ()) if not may_be_new(k))
     unexpected = sorted(loading_info.get("unexpected_keys", ()))
-    mismatched = sorted(k[0] if isinstance(k, tuple) else k for k in loading_info.get("mismatched_keys", ())
-                        if not may_be_new(k[0] if isinstance(k, tuple) else k))
+    mismatched = sorted(
+        k[0] if isinstance(k, tuple) else k
+        for k in loading_info.get("mismatched_keys", ())
+        if not may_be_new(k[0] if isinstance(k, tuple) else k)
+    )
     if not (missing or unexpected or mismatched):
         return None
     return LoadedWeights(missing=missing, unexpected=unexpected, mismatched=mismatched, allowed=False)
 
 
 def describe_weights(weights: LoadedWeights) -> str:
-    parts = [f"{len(keys)} {what} ({', '.join(keys[:5])}{', ...' if len(keys) > 5 else ''})"
-             for what, keys in (("missing from the checkpoint, newly initialised", weights.missing),
-                                ("in the checkpoint but unused", weights.unexpected),
-                                ("of another shape, newly initialised", weights.mismatched)) if keys]
+    parts = [
+        f"{len(keys)} {what} ({', '.join(keys[:5])}{', ...' if len(keys) > 5 else ''})"
+        for what, keys in (
+            ("missing from the checkpoint, newly initialised", weights.missing),
+            ("in the checkpoint but unused", weights.unexpected),
+            ("of another shape, newly initialised", weights.mismatched),
+        )
+        if keys
+    ]
     return "; ".join(parts)
 
 
@@ -153,8 +170,10 @@ def check_weights(name_or_path: str, weights: LoadedWeights | None, allow_missin
     if weights is None:
         return None
     if not allow_missing:
-        raise SwapbenchError(f"{name_or_path} does not load whole: {describe_weights(weights)}. Its scores would "
-                             "not be the published model's; --allow-missing scores it all the same and records this")
+        raise SwapbenchError(
+            f"{name_or_path} does not load whole: {describe_weights(weights)}. Its scores would "
+            "not be the published model's; --allow-missing scores it all the same and records this"
+        )
     return weights.model_copy(update={"allowed": True})
 
 
@@ -207,10 +226,12 @@ def map_labels(config, label_map: str | None, force: bool = False) -> LabelMap:
         return mapped  # the model's names do not tell: --label-map is what they need
     if own != mapped.names and not force:
         outputs = lambda names: ", ".join(f"{i}={name}" for i, name in enumerate(names))  # noqa: E731
-        raise SwapbenchError(f"--label-map ({outputs(mapped.names)}) overrides the labels the model names itself in "
-                             f"config.id2label ({outputs(own)}); without --label-map its own names are used. Add "
-                             "--force to score it with your mapping all the same (the results record "
-                             "label_map_source: --label-map)")
+        raise SwapbenchError(
+            f"--label-map ({outputs(mapped.names)}) overrides the labels the model names itself in "
+            f"config.id2label ({outputs(own)}); without --label-map its own names are used. Add "
+            "--force to score it with your mapping all the same (the results record "
+            "label_map_source: --label-map)"
+        )
     return mapped
 
 
@@ -223,8 +244,9 @@ def prepare_tokenizer(tokenizer, config=None):
     if tokenizer.pad_token is None:
         fallback = tokenizer.eos_token or tokenizer.unk_token
         if fallback is None:
-            raise SwapbenchError(f"{type(tokenizer).__name__} has neither a pad token nor an end-of-text or unknown "
-                                 "token to pad with")
+            raise SwapbenchError(
+                f"{type(tokenizer).__name__} has neither a pad token nor an end-of-text or unknown token to pad with"
+            )
         tokenizer.pad_token = fallback
     tokenizer.padding_side = "right"
     if config is not None and getattr(config, "pad_token_id", None) is None:
@@ -232,23 +254,44 @@ def prepare_tokenizer(tokenizer, config=None):
     return tokenizer
 
 
-def load_classifier(name_or_path: str, config, labels: LabelMap, *, revision: str | None = None,
-                    device: torch.device, dtype: torch.dtype, trust_remote_code: bool = False,
-                    allow_missing: bool = False, placement: Placement | None = None,
-                    gguf_file: str | None = None) -> LoadedModel:
+def load_classifier(
+    name_or_path: str,
+    config,
+    labels: LabelMap,
+    *,
+    revision: str | None = None,
+    device: torch.device,
+    dtype: torch.dtype,
+    trust_remote_code: bool = False,
+    allow_missing: bool = False,
+    placement: Placement | None = None,
+    gguf_file: str | None = None,
+) -> LoadedModel:
     """Load a sequence-classification model and its tokenizer, on `device` or spread as `placement` says;
     `config` is load_config's, `labels` mapped from it beforehand, so that a refusal costs no weight loading. Every
     weight must load and be used, unless `allow_missing`."""
     from transformers import AutoModelForSequenceClassification
 
     check_positional_support(name_or_path, config, trust_remote_code)
-    tokenizer, model, info = _from_pretrained(AutoModelForSequenceClassification, name_or_path, revision, dtype,
-                                              trust_remote_code, placement, gguf_file)
+    tokenizer, model, info = _from_pretrained(
+        AutoModelForSequenceClassification, name_or_path, revision, dtype, trust_remote_code, placement, gguf_file
+    )
     weights = check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing)
     prepare_tokenizer(tokenizer, model.config)
     gguf = gguf_record(name_or_path, gguf_file, dtype, revision)
-    return _placed(LoadedModel(model=model, tokenizer=tokenizer, config=config, labels=labels, device=device,
-                               dtype=dtype, weights=weights, gguf=gguf), placement)
+    return _placed(
+        LoadedModel(
+            model=model,
+            tokenizer=tokenizer,
+            config=config,
+            labels=labels,
+            device=device,
+            dtype=dtype,
+            weights=weights,
+            gguf=gguf,
+        ),
+        placement,
+    )
 
 
 def _placed(loaded: LoadedModel, placement: Placement | None) -> LoadedModel:
@@ -262,8 +305,15 @@ def _placed(loaded: LoadedModel, placement: Placement | None) -> LoadedModel:
     return loaded
 
 
-def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype: torch.dtype,
-                     trust_remote_code: bool, placement: Placement | None = None, gguf_file: str | None = None):
+def _from_pretrained(
+    auto_class,
+    name_or_path: str,
+    revision: str | None,
+    dtype: torch.dtype,
+    trust_remote_code: bool,
+    placement: Placement | None = None,
+    gguf_file: str | None = None,
+):
     """(tokenizer, model, loading info) of `auto_class` (from a GGUF file, with `gguf_file`: dequantized to
     `dtype`), from the local cache alone when the Hub cannot be reached, with the libraries' loading chatter held
     back (library_quiet)."""
@@ -271,17 +321,28 @@ def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype:
 
     local = cache_only(name_or_path)
     with library_quiet():
-        tokenize = functools.partial(AutoTokenizer.from_pretrained, revision=revision,
-                                     trust_remote_code=trust_remote_code)
+        tokenize = functools.partial(
+            AutoTokenizer.from_pretrained, revision=revision, trust_remote_code=trust_remote_code
+        )
         if gguf_file is None:
             tokenizer = tokenize(name_or_path, local_files_only=local)
         else:
-            tokenizer = cached_part("tokenizer", name_or_path, gguf_file, revision,
-                                    lambda: tokenize(name_or_path, local_files_only=local, gguf_file=gguf_file),
-                                    lambda folder: tokenize(folder, local_files_only=True))
-        load = functools.partial(auto_class.from_pretrained, revision=revision, **dtype_argument(dtype),
-                                 trust_remote_code=trust_remote_code, output_loading_info=True,
-                                 **(placement.arguments() if placement else {}))
+            tokenizer = cached_part(
+                "tokenizer",
+                name_or_path,
+                gguf_file,
+                revision,
+                lambda: tokenize(name_or_path, local_files_only=local, gguf_file=gguf_file),
+                lambda folder: tokenize(folder, local_files_only=True),
+            )
+        load = functools.partial(
+            auto_class.from_pretrained,
+            revision=revision,
+            **dtype_argument(dtype),
+            trust_remote_code=trust_remote_code,
+            output_loading_info=True,
+            **(placement.arguments() if placement else {}),
+        )
         # transformers 4 sets torch's default dtype to `dtype` while it builds the model and leaves it there when
         # the load raises (a model class it cannot spread): every model built later in the process would be bf16
         default_dtype = torch.get_default_dtype()
@@ -290,25 +351,42 @@ def _from_pretrained(auto_class, name_or_path: str, revision: str | None, dtype:
                 model, info = load(name_or_path, local_files_only=local)
             else:  # dequantized once, then read from swapbench's cache (gguf.load_dense)
                 model, info = load_dense(
-                    auto_class, name_or_path, gguf_file, revision, dtype,
-                    lambda: load(name_or_path, local_files_only=local,
-                                 **gguf_arguments(name_or_path, gguf_file, revision)),
-                    lambda folder: load(folder, local_files_only=True), cacheable=placement is None)
+                    auto_class,
+                    name_or_path,
+                    gguf_file,
+                    revision,
+                    dtype,
+                    lambda: load(
+                        name_or_path, local_files_only=local, **gguf_arguments(name_or_path, gguf_file, revision)
+                    ),
+                    lambda folder: load(folder, local_files_only=True),
+                    cacheable=placement is None,
+                )
         except ValueError as err:
             if placement is None or "_no_split_modules" not in str(err):
                 raise
             # transformers 4 spreads only model classes that name the blocks it must not split
-            raise SwapbenchError(f"--device-map {placement.device_map}: transformers {TRANSFORMERS_VERSION} cannot "
-                                 f"spread {name_or_path} over devices: {err} Load it on one device, or with a "
-                                 "transformers release that can spread this model class") from None
+            raise SwapbenchError(
+                f"--device-map {placement.device_map}: transformers {TRANSFORMERS_VERSION} cannot "
+                f"spread {name_or_path} over devices: {err} Load it on one device, or with a "
+                "transformers release that can spread this model class"
+            ) from None
         finally:
             torch.set_default_dtype(default_dtype)
     return tokenizer, as_dense(model), info
 
 
-def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, device: torch.device,
-                   dtype: torch.dtype, trust_remote_code: bool = False,
-                   placement: Placement | None = None, gguf_file: str | None = None) -> LoadedModel:
+def load_causal_lm(
+    name_or_path: str,
+    config,
+    *,
+    revision: str | None = None,
+    device: torch.device,
+    dtype: torch.dtype,
+    trust_remote_code: bool = False,
+    placement: Placement | None = None,
+    gguf_file: str | None = None,
+) -> LoadedModel:
     """A decoder-only language model with its language-modelling head, for prompted scoring, on `device` or spread
     as `placement` says; every weight of it must load. Its labels are the 3-way NLI labels, in the order the
     verbalizers are scored."""
@@ -319,15 +397,25 @@ def load_causal_lm(name_or_path: str, config, *, revision: str | None = None, de
 
     check_positional_support(name_or_path, config, trust_remote_code)
     try:
-        tokenizer, model, info = _from_pretrained(AutoModelForCausalLM, name_or_path, revision, dtype,
-                                                  trust_remote_code, placement, gguf_file)
+        tokenizer, model, info = _from_pretrained(
+            AutoModelForCausalLM, name_or_path, revision, dtype, trust_remote_code, placement, gguf_file
+        )
     except ValueError as err:  # no causal-LM class for this config
         raise SwapbenchError(f"{name_or_path}: --mode prompt needs a decoder-only language model ({err})") from err
     check_weights(name_or_path, weight_problems(name_or_path, info), allow_missing=False)
     prepare_tokenizer(tokenizer, model.config)
-    return _placed(LoadedModel(model=model, tokenizer=tokenizer, config=config,
-                               labels=LabelMap(LABEL_NAMES, source="prompt"), device=device, dtype=dtype,
-                               gguf=gguf_record(name_or_path, gguf_file, dtype, revision)), placement)
+    return _placed(
+        LoadedModel(
+            model=model,
+            tokenizer=tokenizer,
+            config=config,
+            labels=LabelMap(LABEL_NAMES, source="prompt"),
+            device=device,
+            dtype=dtype,
+            gguf=gguf_record(name_or_path, gguf_file, dtype, revision),
+        ),
+        placement,
+    )
 
 
 def is_head(model, key: str) -> bool:

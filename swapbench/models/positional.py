@@ -39,8 +39,9 @@ class ConfigReading:
     def of(cls, config) -> ConfigReading:
         return cls(config, getattr(config, "model_type", None) or "unknown", config.to_dict())
 
-    def info(self, family: str, kind: str, keys: tuple[str, ...] = (), note: str | None = None
-             ) -> PositionalEncodingInfo:
+    def info(
+        self, family: str, kind: str, keys: tuple[str, ...] = (), note: str | None = None
+    ) -> PositionalEncodingInfo:
         """The family read, with the fields `keys` (those the config has) as evidence."""
         evidence = {"model_type": self.model_type, **{k: self.fields[k] for k in keys if k in self.fields}}
         return PositionalEncodingInfo(family=family, kind=kind, evidence=evidence, note=note)
@@ -59,8 +60,14 @@ class Family:
 FAMILIES.accepts(Family, "instance")  # what its entries must be: core/registry.py checks each
 
 
-def register(name: str, types: Iterable[str] | None = None, *, architecture: Architecture = "encoder",
-             help: str = "", unimplemented: Callable[[ConfigReading], str | None] | None = None):
+def register(
+    name: str,
+    types: Iterable[str] | None = None,
+    *,
+    architecture: Architecture = "encoder",
+    help: str = "",
+    unimplemented: Callable[[ConfigReading], str | None] | None = None,
+):
     """Decorator registering a reading rule for the model type `name`, or for each of `types`."""
     pattern = "|".join(re.escape(t) for t in sorted(types)) if types is not None else None
 
@@ -68,6 +75,7 @@ def register(name: str, types: Iterable[str] | None = None, *, architecture: Arc
         family = Family(read, architecture) if unimplemented is None else Family(read, architecture, unimplemented)
         FAMILIES.add(name, family, help=help, pattern=pattern)
         return read
+
     return decorate
 
 
@@ -78,33 +86,76 @@ def family_rule(model_type: str) -> Family | None:
 # ---- learned or sinusoidal absolute positions --------------------------------------------------------------------
 
 # Learned absolute position embeddings added to the input (transformers >= 5 implements no other kind for these).
-LEARNED_ABSOLUTE = {"bert", "roberta", "xlm-roberta", "xlm-roberta-xl", "albert", "electra", "camembert",
-                    "data2vec-text", "megatron-bert", "ernie", "bart", "mbart", "layoutlm",
-                    "mobilebert", "squeezebert", "splinter", "rembert", "bert-generation", "big_bird", "convbert",
-                    "fnet", "ibert", "longformer", "luke", "mra", "mvp", "nystromformer", "perceiver",
-                    "roberta-prelayernorm", "roc_bert", "xmod", "yoso",
-                    "qdqbert"}  # transformers 4 only
+LEARNED_ABSOLUTE = {
+    "bert",
+    "roberta",
+    "xlm-roberta",
+    "xlm-roberta-xl",
+    "albert",
+    "electra",
+    "camembert",
+    "data2vec-text",
+    "megatron-bert",
+    "ernie",
+    "bart",
+    "mbart",
+    "layoutlm",
+    "mobilebert",
+    "squeezebert",
+    "splinter",
+    "rembert",
+    "bert-generation",
+    "big_bird",
+    "convbert",
+    "fnet",
+    "ibert",
+    "longformer",
+    "luke",
+    "mra",
+    "mvp",
+    "nystromformer",
+    "perceiver",
+    "roberta-prelayernorm",
+    "roc_bert",
+    "xmod",
+    "yoso",
+    "qdqbert",
+}  # transformers 4 only
 LEARNED_ABSOLUTE_DECODERS = {"gpt2", "opt", "gpt_neo", "biogpt", "xglm"}
 
 
 def _declared_not_absolute(r: ConfigReading) -> str | None:
     declared = r.fields.get("position_embedding_type")
     if declared not in (None, "absolute"):
-        return (f"the config asks for position_embedding_type={declared!r}, which transformers' "
-                f"{r.model_type} code does not implement: it would run learned absolute positions instead")
+        return (
+            f"the config asks for position_embedding_type={declared!r}, which transformers' "
+            f"{r.model_type} code does not implement: it would run learned absolute positions instead"
+        )
     return None
 
 
 def _learned(r: ConfigReading) -> PositionalEncodingInfo:
-    return r.info("absolute", "learned", ("max_position_embeddings", "n_positions", "position_embedding_type"),
-                  _declared_not_absolute(r))
+    return r.info(
+        "absolute",
+        "learned",
+        ("max_position_embeddings", "n_positions", "position_embedding_type"),
+        _declared_not_absolute(r),
+    )
 
 
-register("learned-absolute", LEARNED_ABSOLUTE, help="learned absolute embeddings (BERT, RoBERTa, ...)",
-         unimplemented=_declared_not_absolute)(_learned)
-register("learned-absolute-decoders", LEARNED_ABSOLUTE_DECODERS, architecture="decoder",
-         help="learned absolute embeddings of decoder-only models (GPT-2, OPT, GPT-Neo)",
-         unimplemented=_declared_not_absolute)(_learned)
+register(
+    "learned-absolute",
+    LEARNED_ABSOLUTE,
+    help="learned absolute embeddings (BERT, RoBERTa, ...)",
+    unimplemented=_declared_not_absolute,
+)(_learned)
+register(
+    "learned-absolute-decoders",
+    LEARNED_ABSOLUTE_DECODERS,
+    architecture="decoder",
+    help="learned absolute embeddings of decoder-only models (GPT-2, OPT, GPT-Neo)",
+    unimplemented=_declared_not_absolute,
+)(_learned)
 
 
 @register("sinusoidal-option", {"xlm", "flaubert"}, help="absolute positions, sinusoidal when sinusoidal_embeddings")
@@ -121,8 +172,12 @@ def _distilbert(r):
 
 @register("tapas")
 def _tapas(r):
-    return r.info("absolute", "learned", ("max_position_embeddings", "reset_position_index_per_cell"),
-                  "positions restart in each table cell when reset_position_index_per_cell")
+    return r.info(
+        "absolute",
+        "learned",
+        ("max_position_embeddings", "reset_position_index_per_cell"),
+        "positions restart in each table cell when reset_position_index_per_cell",
+    )
 
 
 @register("reformer")
@@ -133,6 +188,7 @@ def _reformer(r):
 
 # ---- relative ----------------------------------------------------------------------------------------------------
 
+
 @register("funnel")
 def _funnel(r):  # relative_shift (Transformer-XL style) and factorized are both relative attention
     return r.info("relative", str(r.fields.get("attention_type")), ("attention_type",))
@@ -140,11 +196,20 @@ def _funnel(r):  # relative_shift (Transformer-XL style) and factorized are both
 
 @register("deberta", {"deberta", "deberta-v2"})
 def _deberta(r):
-    keys = ("relative_attention", "position_biased_input", "pos_att_type", "max_relative_positions",
-            "position_buckets", "max_position_embeddings")
+    keys = (
+        "relative_attention",
+        "position_biased_input",
+        "pos_att_type",
+        "max_relative_positions",
+        "position_buckets",
+        "max_position_embeddings",
+    )
     if r.fields.get("relative_attention"):
-        note = ("also adds absolute position embeddings to the input (position_biased_input)"
-                if r.fields.get("position_biased_input") else None)
+        note = (
+            "also adds absolute position embeddings to the input (position_biased_input)"
+            if r.fields.get("position_biased_input")
+            else None
+        )
         return r.info("relative", "disentangled", keys, note)
     if r.fields.get("position_biased_input", True):
         return r.info("absolute", "learned", keys)
@@ -171,10 +236,15 @@ def _xlnet(r):
 
 # Model types that transformers 4 ships and 5 no longer does.
 
+
 @register("nezha")
 def _nezha(r):
-    return r.info("relative", "functional", ("max_relative_position",),
-                  "fixed sinusoids of the clipped distance j - i, in every layer; no absolute positions")
+    return r.info(
+        "relative",
+        "functional",
+        ("max_relative_position",),
+        "fixed sinusoids of the clipped distance j - i, in every layer; no absolute positions",
+    )
 
 
 @register("mega")
@@ -188,14 +258,27 @@ def _mega(r):
 
 @register("wav2vec2")
 def _wav2vec2(r):
-    return r.info("relative", "convolutional", ("num_conv_pos_embeddings", "num_conv_pos_embedding_groups"),
-                  "a convolution over the inputs, added to them, stands for relative positions")
+    return r.info(
+        "relative",
+        "convolutional",
+        ("num_conv_pos_embeddings", "num_conv_pos_embedding_groups"),
+        "a convolution over the inputs, added to them, stands for relative positions",
+    )
 
 
 # ---- rotary ------------------------------------------------------------------------------------------------------
 
-ROTARY_FIELDS = ("rope_parameters", "rope_theta", "rope_scaling", "rotary_emb_base", "rotary_pct", "rotary_dim",
-                 "partial_rotary_factor", "global_rope_theta", "local_rope_theta")
+ROTARY_FIELDS = (
+    "rope_parameters",
+    "rope_theta",
+    "rope_scaling",
+    "rotary_emb_base",
+    "rotary_pct",
+    "rotary_dim",
+    "partial_rotary_factor",
+    "global_rope_theta",
+    "local_rope_theta",
+)
 
 
 @register("roformer")
@@ -211,31 +294,64 @@ def _modernbert(r):
 def _rotary_fraction(r: ConfigReading) -> float | None:
     """The fraction of each head's dimensions that is rotated, where the config gives one."""
     parameters = r.fields.get("rope_parameters") or {}
-    for value in (parameters.get("partial_rotary_factor") if isinstance(parameters, dict) else None,
-                  r.fields.get("partial_rotary_factor"), r.fields.get("rotary_pct")):
+    for value in (
+        parameters.get("partial_rotary_factor") if isinstance(parameters, dict) else None,
+        r.fields.get("partial_rotary_factor"),
+        r.fields.get("rotary_pct"),
+    ):
         if value is not None:
             return float(value)
     return None
 
 
-ROTARY_DECODERS = {"llama", "qwen2", "qwen3", "mistral", "mixtral", "gemma", "gemma2", "phi", "phi3", "olmo",
-                   "olmo2", "stablelm", "starcoder2", "gptj", "gpt_neox", "gpt_neox_japanese", "persimmon",
-                   "cohere", "granite", "qwen2_moe", "qwen3_moe", "smollm3"}
+ROTARY_DECODERS = {
+    "llama",
+    "qwen2",
+    "qwen3",
+    "mistral",
+    "mixtral",
+    "gemma",
+    "gemma2",
+    "phi",
+    "phi3",
+    "olmo",
+    "olmo2",
+    "stablelm",
+    "starcoder2",
+    "gptj",
+    "gpt_neox",
+    "gpt_neox_japanese",
+    "persimmon",
+    "cohere",
+    "granite",
+    "qwen2_moe",
+    "qwen3_moe",
+    "smollm3",
+}
 
 
-@register("rotary-decoders", ROTARY_DECODERS, architecture="decoder",
-          help="rotary embeddings of decoder-only models (Llama, Qwen2, Mistral, GPT-NeoX); none when the config "
-               "rotates no dimension")
+@register(
+    "rotary-decoders",
+    ROTARY_DECODERS,
+    architecture="decoder",
+    help="rotary embeddings of decoder-only models (Llama, Qwen2, Mistral, GPT-NeoX); none when the config "
+    "rotates no dimension",
+)
 def _rotary_decoder(r):
     keys = tuple(k for k in ROTARY_FIELDS if k in r.fields)
     fraction = _rotary_fraction(r)
     if fraction == 0:
-        return r.info("none", "none", keys, "partial_rotary_factor 0: no dimension is rotated, so the model gets "
-                                            "no position information (NoPE)")
+        return r.info(
+            "none",
+            "none",
+            keys,
+            "partial_rotary_factor 0: no dimension is rotated, so the model gets no position information (NoPE)",
+        )
     return r.info("rotary", "rope", keys)
 
 
 # ---- ALiBi -------------------------------------------------------------------------------------------------------
+
 
 @register("bloom", architecture="decoder")
 def _bloom(r):
@@ -249,8 +365,9 @@ def _mpt_alibi(r: ConfigReading):
 
 def _mpt_unimplemented(r: ConfigReading) -> str | None:
     if _mpt_alibi(r) is False:
-        return ("the config turns ALiBi off (attn_config.alibi=False), but transformers' mpt code always adds ALiBi "
-                "biases")
+        return (
+            "the config turns ALiBi off (attn_config.alibi=False), but transformers' mpt code always adds ALiBi biases"
+        )
     return None
 
 
@@ -273,6 +390,7 @@ def _falcon(r):
 
 
 # ---- reading -----------------------------------------------------------------------------------------------------
+
 
 def unimplemented_positional_encoding(config) -> str | None:
     """Why transformers' own code for this model type would not run the positional encoding its config asks for,
@@ -305,9 +423,14 @@ def architecture_of(model_type: str, *class_names: str | None) -> Architecture:
     return "encoder"
 
 
-GENERIC_DECLARED = {"absolute": ("absolute", "learned"), "rotary": ("rotary", "rope"), "alibi": ("alibi", "alibi"),
-                    "relative_key": ("relative", "relative_key"),
-                    "relative_key_query": ("relative", "relative_key_query"), "none": ("none", "none")}
+GENERIC_DECLARED = {
+    "absolute": ("absolute", "learned"),
+    "rotary": ("rotary", "rope"),
+    "alibi": ("alibi", "alibi"),
+    "relative_key": ("relative", "relative_key"),
+    "relative_key_query": ("relative", "relative_key_query"),
+    "none": ("none", "none"),
+}
 
 
 def read_positional_encoding(config) -> PositionalEncodingInfo:
@@ -321,9 +444,12 @@ def read_positional_encoding(config) -> PositionalEncodingInfo:
     if text_config is not None and r.model_type != getattr(text_config, "model_type", r.model_type):
         inner = read_positional_encoding(text_config)  # a multimodal model: its text encoder holds the positions
         evidence = {"model_type": r.model_type, **{f"text_config.{k}": v for k, v in inner.evidence.items()}}
-        return PositionalEncodingInfo(family=inner.family, kind=inner.kind, evidence=evidence,
-                                      note="read from the text encoder (text_config)"
-                                           f"{'; ' + inner.note if inner.note else ''}")
+        return PositionalEncodingInfo(
+            family=inner.family,
+            kind=inner.kind,
+            evidence=evidence,
+            note=f"read from the text encoder (text_config){'; ' + inner.note if inner.note else ''}",
+        )
     return read_generic(r)
 
 
@@ -339,5 +465,9 @@ def read_generic(r: ConfigReading) -> PositionalEncodingInfo:
         return r.info("rotary", "rope", rotary)
     if "relative_attention_num_buckets" in r.fields:
         return r.info("relative", "t5-buckets", ("relative_attention_num_buckets", "relative_attention_max_distance"))
-    return r.info("unknown", "unknown", ("max_position_embeddings",),
-                  "no known positional-encoding field in the config of this model type")
+    return r.info(
+        "unknown",
+        "unknown",
+        ("max_position_embeddings",),
+        "no known positional-encoding field in the config of this model type",
+    )

@@ -26,6 +26,7 @@ def usable_cores() -> int:
 def busy_elsewhere(window: float = WINDOW) -> float | None:
     """The cores that other processes kept busy over `window` seconds (from /proc/stat, less this process's own
     CPU time); None where the system does not tell."""
+
     def machine_busy() -> float:
         with open("/proc/stat", encoding="ascii") as stat:
             fields = [int(x) for x in stat.readline().split()[1:]]

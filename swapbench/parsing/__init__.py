@@ -23,8 +23,9 @@ def parser_help() -> str:
     return f"{AUTO}: {AUTO_HELP}; {PARSERS.help_text()}"
 
 
-def make_parser(name: str, has_parses: bool, spacy_model: str | None = None,
-                benepar_model: str | None = None) -> ConstituencyParser:
+def make_parser(
+    name: str, has_parses: bool, spacy_model: str | None = None, benepar_model: str | None = None
+) -> ConstituencyParser:
     """Build a backend by its registered factory, `factory(has_parses=..., spacy_model=..., benepar_model=...)`;
     `auto` takes the supplied trees when every pair has one, then benepar, then spaCy."""
     options = dict(has_parses=has_parses, spacy_model=spacy_model, benepar_model=benepar_model)
@@ -40,5 +41,17 @@ def make_parser(name: str, has_parses: bool, spacy_model: str | None = None,
         return PARSERS.make("spacy", **options)
 
 
-__all__ = ["AUTO", "SHUFFLE_LABELS", "Constituent", "ConstituencyParser", "Parse", "ParseCache", "ParseFailure",
-           "PTBParser", "make_parser", "parser_choices", "parser_help", "parse_with_cache"]
+__all__ = [
+    "AUTO",
+    "SHUFFLE_LABELS",
+    "Constituent",
+    "ConstituencyParser",
+    "Parse",
+    "ParseCache",
+    "ParseFailure",
+    "PTBParser",
+    "make_parser",
+    "parser_choices",
+    "parser_help",
+    "parse_with_cache",
+]

@@ -122,8 +122,9 @@ class AttributeRules:
         for start, (_, _, starts) in enumerate(found):
             for pattern in starts:
                 end = start + len(pattern.tokens)
-                if end <= len(rows) and all(test(rows[k]) for k, test in zip(range(start + 1, end),
-                                                                              pattern.tokens[1:])):
+                if end <= len(rows) and all(
+                    test(rows[k]) for k, test in zip(range(start + 1, end), pattern.tokens[1:])
+                ):
                     index = pattern.index
                     more.setdefault(start + index if index >= 0 else end + index, set()).add(pattern.rule)
         values = doc.to_array(self._written)
@@ -186,7 +187,7 @@ def _part(column: int, key: str, wanted, strings) -> tuple[int, str, object] | N
     if isinstance(wanted, str):
         return column, "in", frozenset({strings.add(wanted)})
     if isinstance(wanted, dict) and len(wanted) == 1:
-        (predicate, argument), = wanted.items()
+        ((predicate, argument),) = wanted.items()
         if predicate in ("IN", "NOT_IN") and all(isinstance(x, str) for x in argument):
             # "" is the id 0, as in the Matcher: no value
             return column, predicate.lower().replace("_", " "), frozenset(strings.add(x) for x in argument)

@@ -80,8 +80,12 @@ class Parse:
                 if span.label in SHUFFLE_LABELS and self.words_in(span) == size:
                     words = tuple(i for i in range(span.start, span.end) if not self.punct[i])
                     if words not in seen:
-                        seen[words] = Phrase(span, words, tuple(self.tokens[i].casefold() for i in words),
-                                             " ".join(self.tokens[span.start:span.end]))
+                        seen[words] = Phrase(
+                            span,
+                            words,
+                            tuple(self.tokens[i].casefold() for i in words),
+                            " ".join(self.tokens[span.start : span.end]),
+                        )
             found = self._phrases[size] = tuple(seen.values())
         return found
 
@@ -93,17 +97,26 @@ class Parse:
         return found
 
     def to_json(self) -> dict:
-        return {"tokens": list(self.tokens), "tags": list(self.tags), "punct": list(self.punct),
-                "constituents": [[c.label, c.start, c.end] for c in self.constituents]}
+        return {
+            "tokens": list(self.tokens),
+            "tags": list(self.tags),
+            "punct": list(self.punct),
+            "constituents": [[c.label, c.start, c.end] for c in self.constituents],
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> Parse:
         """The parse to_json wrote; ValueError when its parts do not line up (a damaged copy)."""
-        parse = cls(tuple(data["tokens"]), tuple(data["tags"]), tuple(data["punct"]),
-                    tuple(Constituent(label, start, end) for label, start, end in data["constituents"]))
+        parse = cls(
+            tuple(data["tokens"]),
+            tuple(data["tags"]),
+            tuple(data["punct"]),
+            tuple(Constituent(label, start, end) for label, start, end in data["constituents"]),
+        )
         n = len(parse.tokens)
-        if (len(parse.tags), len(parse.punct)) != (n, n) or not all(0 <= c.start < c.end <= n
-                                                                     for c in parse.constituents):
+        if (len(parse.tags), len(parse.punct)) != (n, n) or not all(
+            0 <= c.start < c.end <= n for c in parse.constituents
+        ):
             raise ValueError("tokens, tags, punctuation and constituents do not line up")
         return parse
 

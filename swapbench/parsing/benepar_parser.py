@@ -24,8 +24,10 @@ def import_benepar():
     try:
         import benepar
     except ImportError as err:
-        raise SwapbenchError("the benepar parser is not installed: `pip install 'swapbench[benepar]'` in an "
-                             f"environment with transformers<5, e.g. `make setup-benepar` ({err})") from err
+        raise SwapbenchError(
+            "the benepar parser is not installed: `pip install 'swapbench[benepar]'` in an "
+            f"environment with transformers<5, e.g. `make setup-benepar` ({err})"
+        ) from err
     return benepar
 
 
@@ -49,12 +51,16 @@ class BeneparParser(ConstituencyParser):
         except LookupError as err:
             if "/" in model or "." in model:  # benepar looks up in NLTK's data only names without "/" or "."
                 raise SwapbenchError(f"no benepar model folder at {model}") from err
-            raise SwapbenchError(f"benepar model {model!r} is not installed: run "
-                                 f"`python -c \"import benepar; benepar.download('{model}')\"` "
-                                 "or pass the path of a model folder") from err
+            raise SwapbenchError(
+                f"benepar model {model!r} is not installed: run "
+                f"`python -c \"import benepar; benepar.download('{model}')\"` "
+                "or pass the path of a model folder"
+            ) from err
         except (OSError, AttributeError, KeyError, ValueError, RuntimeError) as err:
-            raise SwapbenchError(f"could not load the benepar model {model!r} (a folder needs config.json with a "
-                                 f"'benepar' entry, the tokenizer files and benepar_model.bin): {err}") from err
+            raise SwapbenchError(
+                f"could not load the benepar model {model!r} (a folder needs config.json with a "
+                f"'benepar' entry, the tokenizer files and benepar_model.bin): {err}"
+            ) from err
         self.model = model_id(model)
         self.nlp = spacy_docs(spacy_model).nlp  # benepar reads spaCy's tokens; the build's shared pipeline
 
@@ -81,7 +87,10 @@ class BeneparParser(ConstituencyParser):
         return [parse_tree(tree) for tree in self._parser.parse_sents(sentences)]
 
 
-@PARSERS.register("benepar", help="the Berkeley Neural Parser over spaCy's tokens, as the reference paper used it "
-                                  "(optional extra; --benepar-model)")
+@PARSERS.register(
+    "benepar",
+    help="the Berkeley Neural Parser over spaCy's tokens, as the reference paper used it "
+    "(optional extra; --benepar-model)",
+)
 def make_benepar(spacy_model: str | None = None, benepar_model: str | None = None, **options) -> BeneparParser:
     return BeneparParser(benepar_model or DEFAULT_MODEL, spacy_model=spacy_model)

@@ -42,8 +42,10 @@ class ParseCache:
                 self._db = _connect(path)
             except DamagedCache as err:
                 aside = set_aside(path)
-                warn(f"the parse cache {path} is damaged ({err}); moved it to {aside} and started a new one, "
-                     "so every sentence is parsed again")
+                warn(
+                    f"the parse cache {path} is damaged ({err}); moved it to {aside} and started a new one, "
+                    "so every sentence is parsed again"
+                )
                 self._db = _connect(path)
 
     def get_many(self, parser: ConstituencyParser, sentences: list[str]) -> dict[str, Parse]:
@@ -58,14 +60,18 @@ class ParseCache:
             else:
                 found[sentence] = parse
         if rejected:
-            self._warn(f"{len(rejected)} row(s) of the parse cache {self.path} do not hold a parse of their sentence "
-                       f"(the first: {rejected[0]!r}); parsing them again")
+            self._warn(
+                f"{len(rejected)} row(s) of the parse cache {self.path} do not hold a parse of their sentence "
+                f"(the first: {rejected[0]!r}); parsing them again"
+            )
         return found
 
     def put_many(self, parser: ConstituencyParser, parses: dict[str, Parse]) -> None:
         with self._reported(), self._db:
-            self._db.executemany("INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?)",
-                                 [(parser.name, parser.version, s, json.dumps(p.to_json())) for s, p in parses.items()])
+            self._db.executemany(
+                "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?)",
+                [(parser.name, parser.version, s, json.dumps(p.to_json())) for s, p in parses.items()],
+            )
 
     def close(self) -> None:
         self._db.close()
@@ -74,10 +80,12 @@ class ParseCache:
         rows = []
         with self._reported():
             for start in range(0, len(sentences), 500):  # SQLite caps the number of bound parameters
-                chunk = sentences[start:start + 500]
+                chunk = sentences[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                rows += self._db.execute(f"SELECT sentence, parse FROM parses WHERE backend=? AND version=? "
-                                         f"AND sentence IN ({marks})", [parser.name, parser.version, *chunk])
+                rows += self._db.execute(
+                    f"SELECT sentence, parse FROM parses WHERE backend=? AND version=? AND sentence IN ({marks})",
+                    [parser.name, parser.version, *chunk],
+                )
         return rows
 
     @contextmanager
@@ -87,14 +95,21 @@ class ParseCache:
         try:
             yield
         except (OSError, sqlite3.Error, DamagedCache) as err:
-            raise SwapbenchError(f"cannot use the parse cache {self.path} ({err}): delete it, or build with "
-                                 "--no-cache or another --cache-dir") from err
+            raise SwapbenchError(
+                f"cannot use the parse cache {self.path} ({err}): delete it, or build with "
+                "--no-cache or another --cache-dir"
+            ) from err
 
 
 def _connect(path: Path) -> sqlite3.Connection:
     """The cache at `path`, created when absent; DamagedCache when the file is not a sound cache."""
-    return connect_checked(path, "parses", "CREATE TABLE IF NOT EXISTS parses (backend TEXT, version TEXT, "
-                           "sentence TEXT, parse TEXT, PRIMARY KEY (backend, version, sentence))", COLUMNS)
+    return connect_checked(
+        path,
+        "parses",
+        "CREATE TABLE IF NOT EXISTS parses (backend TEXT, version TEXT, "
+        "sentence TEXT, parse TEXT, PRIMARY KEY (backend, version, sentence))",
+        COLUMNS,
+    )
 
 
 def _checked_parse(parser: ConstituencyParser, sentence: str, data: str) -> Parse | None:
@@ -105,8 +120,9 @@ def _checked_parse(parser: ConstituencyParser, sentence: str, data: str) -> Pars
         return None
 
 
-def parse_with_cache(parser: ConstituencyParser, inputs: list[str], cache: ParseCache | None,
-                     batch_size: int = 256, progress=None) -> dict[str, Parse]:
+def parse_with_cache(
+    parser: ConstituencyParser, inputs: list[str], cache: ParseCache | None, batch_size: int = 256, progress=None
+) -> dict[str, Parse]:
     """Parse each distinct input once, reading and filling the cache batch by batch.
 
     `progress(n)` is called with the number of inputs done after each batch.
@@ -120,7 +136,7 @@ def parse_with_cache(parser: ConstituencyParser, inputs: list[str], cache: Parse
     written = time.monotonic()
     try:
         for start in range(0, len(todo), batch_size):
-            batch = todo[start:start + batch_size]
+            batch = todo[start : start + batch_size]
             try:
                 parsed = dict(zip(batch, parser.parse_many(batch)))
             except MalformedInput as err:

@@ -37,8 +37,9 @@ def labelled_spans(text: str, parse: Parse, min_words: int, max_words: int) -> s
     return spans
 
 
-def agreement(texts: list[str], reference: list[Parse], predicted: list[Parse],
-              min_words: int = 2, max_words: int = 5) -> dict:
+def agreement(
+    texts: list[str], reference: list[Parse], predicted: list[Parse], min_words: int = 2, max_words: int = 5
+) -> dict:
     """Micro-averaged precision and recall over the sentences whose tokens both align with the text."""
     matched = n_reference = n_predicted = sentences = unaligned = 0
     for text, ref, pred in zip(texts, reference, predicted):
@@ -52,7 +53,14 @@ def agreement(texts: list[str], reference: list[Parse], predicted: list[Parse],
         matched += len(gold & guess)
         n_reference += len(gold)
         n_predicted += len(guess)
-    return {"precision": matched / n_predicted if n_predicted else 0.0,
-            "recall": matched / n_reference if n_reference else 0.0,
-            "matched": matched, "reference": n_reference, "predicted": n_predicted,
-            "sentences": sentences, "unaligned": unaligned, "min_words": min_words, "max_words": max_words}
+    return {
+        "precision": matched / n_predicted if n_predicted else 0.0,
+        "recall": matched / n_reference if n_reference else 0.0,
+        "matched": matched,
+        "reference": n_reference,
+        "predicted": n_predicted,
+        "sentences": sentences,
+        "unaligned": unaligned,
+        "min_words": min_words,
+        "max_words": max_words,
+    }

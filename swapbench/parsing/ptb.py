@@ -215,6 +215,8 @@ class PTBParser(ConstituencyParser):
 @PARSERS.register("ptb", help="the Penn Treebank trees the source supplies (SNLI 1.0's sentence1_parse)")
 def make_ptb(has_parses: bool = True, **options) -> PTBParser:
     if not has_parses:
-        raise SwapbenchError("--parser ptb needs bracketed parses (sentence1_parse) in the source; "
-                             "the Hub copy of SNLI has none: use --parser spacy or a local SNLI 1.0 file")
+        raise SwapbenchError(
+            "--parser ptb needs bracketed parses (sentence1_parse) in the source; "
+            "the Hub copy of SNLI has none: use --parser spacy or a local SNLI 1.0 file"
+        )
     return PTBParser()

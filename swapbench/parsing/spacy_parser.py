@@ -37,8 +37,17 @@ if TYPE_CHECKING:
 # Bump when the projection rules change: cached parses of an older version are then not reused.
 PROJECTION_VERSION = "6"
 
-POS_LABEL = {"NOUN": "NP", "PROPN": "NP", "PRON": "NP", "NUM": "NP", "VERB": "VP", "AUX": "VP",
-             "ADP": "PP", "ADJ": "ADJP", "ADV": "ADVP"}
+POS_LABEL = {
+    "NOUN": "NP",
+    "PROPN": "NP",
+    "PRON": "NP",
+    "NUM": "NP",
+    "VERB": "VP",
+    "AUX": "VP",
+    "ADP": "PP",
+    "ADJ": "ADJP",
+    "ADV": "ADVP",
+}
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 AUX_DEPS = frozenset({"aux", "auxpass", "neg"})
 COORD_DEPS = frozenset({"cc", "conj", "preconj"})
@@ -47,23 +56,30 @@ NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "iobj", "attr", 
 ADJECTIVE_MODIFIER_DEPS = frozenset({"advmod", "npadvmod", "cc", "conj"})
 POSTMODIFIER_DEPS = frozenset({"prep", "acl", "relcl", "appos", "cc", "conj", "punct", "advmod", "amod", "npadvmod"})
 
+
 def merge_hyphenated(doc: Doc) -> Doc:
     """Merge word-hyphen-word runs written without spaces into one token, which keeps the head's parse.
     The Doc given is left as it is (others read it too): a copy is merged, when there is anything to merge."""
     spans, i = [], 0
     while i < len(doc) - 2:
         j = i
-        while (j + 2 < len(doc) and doc[j + 1].text == "-" and not doc[j].whitespace_ and not doc[j + 1].whitespace_
-               and doc[j].text[-1:].isalnum() and doc[j + 2].text[:1].isalnum()):
+        while (
+            j + 2 < len(doc)
+            and doc[j + 1].text == "-"
+            and not doc[j].whitespace_
+            and not doc[j + 1].whitespace_
+            and doc[j].text[-1:].isalnum()
+            and doc[j + 2].text[:1].isalnum()
+        ):
             j += 2
         if j > i:
-            spans.append(doc[i:j + 1])
+            spans.append(doc[i : j + 1])
         i = j + 1
     if spans:
         doc = doc.copy()
         with doc.retokenize() as retokenizer:
             for span in spans:
-                retokenizer.merge(doc[span.start:span.end])
+                retokenizer.merge(doc[span.start : span.end])
     return doc
 
 
@@ -111,7 +127,7 @@ def project(doc: Doc) -> Parse:
             continue
         if label == "VP":
             subjects = [k for k, child in enumerate(left) if dep[child] in SUBJECT_DEPS]
-            left = left[subjects[-1] + 1:] if subjects else left
+            left = left[subjects[-1] + 1 :] if subjects else left
             left = [c for c in left if dep[c] not in ("mark", "punct", "cc")]
         for kept_right in _right_variants(right, dep):
             end = max([head + 1] + [right_edge[c] + 1 for c in kept_right])
@@ -149,7 +165,7 @@ def _right_variants(right: list[int], dep: list[str]) -> list[list[int]]:
     variants = [right]
     coord = [k for k, c in enumerate(right) if dep[c] in COORD_DEPS]
     if coord:
-        variants.append([c for c in right[:coord[0]] if dep[c] != "punct"])
+        variants.append([c for c in right[: coord[0]] if dep[c] != "punct"])
     return variants
 
 

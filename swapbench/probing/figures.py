@@ -14,7 +14,9 @@ def probe_figures(figures, causal: bool | None = None) -> str:
         degree_text = f"{degree:.1%}"
     else:  # a file written before the swapbench figures were recorded has neither
         degree_text = "null (causal mask)" if causal else "null (flat)" if relative is not None else "not recorded"
-    return (f"locality (paper) {figures.locality:.1%}, symmetry (paper) "
-            f"{'null (causal mask)' if figures.symmetry is None else f'{figures.symmetry:.1%}'}, "
-            f"relative locality {'not recorded' if relative is None else f'{relative:.1%}'}, "
-            f"degree symmetry {degree_text}")
+    return (
+        f"locality (paper) {figures.locality:.1%}, symmetry (paper) "
+        f"{'null (causal mask)' if figures.symmetry is None else f'{figures.symmetry:.1%}'}, "
+        f"relative locality {'not recorded' if relative is None else f'{relative:.1%}'}, "
+        f"degree symmetry {degree_text}"
+    )

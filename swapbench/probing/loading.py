@@ -8,8 +8,7 @@ from ..core.hub_access import cache_only, load_failure
 from .errors import ProbeError
 
 
-def load_model(name: str, revision: str | None = None, trust_remote_code: bool = False,
-               gguf_file: str | None = None):
+def load_model(name: str, revision: str | None = None, trust_remote_code: bool = False, gguf_file: str | None = None):
     """(model, tokenizer) with eager attention; the bare encoder of a classifier checkpoint is enough, but every
     weight of that encoder must load, and its config's positional encoding must be one the code runs. A GGUF file
     (`gguf_file` in the folder or Hub repository `name`) is dequantized to float32."""
@@ -26,13 +25,22 @@ def load_model(name: str, revision: str | None = None, trust_remote_code: bool =
     local = cache_only(name)
     try:
         with library_quiet():
-            tokenizer = AutoTokenizer.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code,
-                                                      local_files_only=local,
-                                                      **({"gguf_file": gguf_file} if gguf_file else {}))
-            model, info = AutoModel.from_pretrained(name, revision=revision, attn_implementation="eager",
-                                                    trust_remote_code=trust_remote_code, output_loading_info=True,
-                                                    local_files_only=local,
-                                                    **gguf_arguments(name, gguf_file, revision))
+            tokenizer = AutoTokenizer.from_pretrained(
+                name,
+                revision=revision,
+                trust_remote_code=trust_remote_code,
+                local_files_only=local,
+                **({"gguf_file": gguf_file} if gguf_file else {}),
+            )
+            model, info = AutoModel.from_pretrained(
+                name,
+                revision=revision,
+                attn_implementation="eager",
+                trust_remote_code=trust_remote_code,
+                output_loading_info=True,
+                local_files_only=local,
+                **gguf_arguments(name, gguf_file, revision),
+            )
     except (OSError, ValueError, KeyError) as err:
         raise ProbeError(load_failure(checkpoint_name(name, gguf_file), err)) from err
     # A classifier checkpoint's head is unused here, and the pooler (absent from some) takes no part in attention.

@@ -78,7 +78,7 @@ def symmetry(matrix) -> float:
         raise MatrixError(f"symmetry needs at least 3 positions (a row with neighbours on both sides), got {n}")
     pooled = []
     for i in range(n):
-        left, right = m[i, :i], m[i, i + 1:]
+        left, right = m[i, :i], m[i, i + 1 :]
         width = min(len(left), len(right))
         if width == 0:
             continue
@@ -90,8 +90,10 @@ def symmetry(matrix) -> float:
 
 # ---- causal attention: decoder-only models, whose attention has no right-hand side -------------------------------
 
-CAUSAL_NOTE = ("undefined under a causal mask: each position attends only to itself and to its left, so there is "
-               "no right-hand side to compare with")
+CAUSAL_NOTE = (
+    "undefined under a causal mask: each position attends only to itself and to its left, so there is "
+    "no right-hand side to compare with"
+)
 
 
 def is_causal(matrix) -> bool:
@@ -138,8 +140,12 @@ def left_decay(matrix) -> float:
     from scipy.optimize import minimize_scalar
 
     m, squared = _left_rows(as_attention_matrix(matrix))
-    fit = minimize_scalar(lambda log_w: float(((_causal_attenuated(squared, np.exp(log_w)) - m) ** 2).sum()),
-                          bounds=(np.log(1e-4), np.log(100.0)), method="bounded", options={"xatol": 1e-4})
+    fit = minimize_scalar(
+        lambda log_w: float(((_causal_attenuated(squared, np.exp(log_w)) - m) ** 2).sum()),
+        bounds=(np.log(1e-4), np.log(100.0)),
+        method="bounded",
+        options={"xatol": 1e-4},
+    )
     return float(np.exp(fit.x))
 
 
@@ -151,8 +157,10 @@ def right_decay(matrix) -> float:
 
 # ---- swapbench's figures: a symmetry that measures degree, a locality comparable across masks ---------------------
 
-FLAT_NOTE = (f"undefined for flat attention (spread under {FLAT_SPREAD} of the uniform weight): attention with no "
-             "positional preference has no symmetry to measure")
+FLAT_NOTE = (
+    f"undefined for flat attention (spread under {FLAT_SPREAD} of the uniform weight): attention with no "
+    "positional preference has no symmetry to measure"
+)
 
 
 def degree_symmetry_note(matrix) -> str | None:
@@ -194,8 +202,8 @@ def degree_symmetry(matrix) -> float | None:
     gap = total = 0.0
     for i in range(1, n - 1):
         width = min(i, n - 1 - i)
-        left = m[i, i - width:i][::-1]  # offsets 1..width
-        right = m[i, i + 1:i + 1 + width]
+        left = m[i, i - width : i][::-1]  # offsets 1..width
+        right = m[i, i + 1 : i + 1 + width]
         gap += float(np.abs(left - right).sum())
         total += float((left + right).sum())
     return 1.0 if total == 0 else float(np.clip(1.0 - gap / total, 0.0, 1.0))

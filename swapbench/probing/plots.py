@@ -58,8 +58,10 @@ def _figure(value: float | None) -> str:
 
 
 def _figures(result: ProbeResult) -> str:
-    return (f"locality (paper) {result.locality:.1%}, relative {_figure(result.relative_locality)}; symmetry (paper) "
-            f"{_figure(result.symmetry)}, degree {_figure(result.degree_symmetry)}")
+    return (
+        f"locality (paper) {result.locality:.1%}, relative {_figure(result.relative_locality)}; symmetry (paper) "
+        f"{_figure(result.symmetry)}, degree {_figure(result.degree_symmetry)}"
+    )
 
 
 def plot_average(result: ProbeResult, path: Path, name: str | None = None) -> Path:
@@ -72,8 +74,11 @@ def plot_average(result: ProbeResult, path: Path, name: str | None = None) -> Pa
     _ticks(axes, len(matrix))
     axes.set_xlabel(KEY_LABEL)
     axes.set_ylabel(QUERY_LABEL)
-    axes.set_title(f"{_title(result, name)}\n{_figures(result)}\n"
-                   f"({len(result.words)} words x {result.length}, seed {result.seed})", fontsize=10)
+    axes.set_title(
+        f"{_title(result, name)}\n{_figures(result)}\n"
+        f"({len(result.words)} words x {result.length}, seed {result.seed})",
+        fontsize=10,
+    )
     figure.colorbar(image, ax=axes, label="mean attention weight (log scale)")
     figure.savefig(path, dpi=150, metadata={"Title": _title(result, name)})
     return path
@@ -96,10 +101,12 @@ def plot_layers(result: ProbeResult, path: Path, name: str | None = None) -> Pat
         metrics = result.per_layer[index]
         image = axes.imshow(layers[index], cmap="viridis", norm=norm, interpolation="nearest")
         _ticks(axes, result.positions)
-        axes.set_title(f"layer {metrics.layer}: loc (paper) {metrics.locality:.1%}, "
-                       f"rel {_figure(metrics.relative_locality)}\nsym (paper) {_figure(metrics.symmetry)}, "
-                       f"degree {_figure(metrics.degree_symmetry)}",
-                       fontsize=9)
+        axes.set_title(
+            f"layer {metrics.layer}: loc (paper) {metrics.locality:.1%}, "
+            f"rel {_figure(metrics.relative_locality)}\nsym (paper) {_figure(metrics.symmetry)}, "
+            f"degree {_figure(metrics.degree_symmetry)}",
+            fontsize=9,
+        )
         if index % columns == 0:
             axes.set_ylabel("query i")
         if index // columns == rows - 1 or index + columns >= count:
@@ -168,25 +175,40 @@ def plot_offsets(result: ProbeResult, path: Path, name: str | None = None) -> Pa
     share, even = sink_share(matrix), even_share(len(matrix), result.causal)
     sink = share > SINK_FACTOR * even
     if sink:
-        every.set_title(f"every position: position 0, an attention sink, takes {share:.0%} of a row's weight "
-                        f"({share / even:.0f}x an even share),\nwhich the rows far from it show at the largest "
-                        "offsets", fontsize=9)
+        every.set_title(
+            f"every position: position 0, an attention sink, takes {share:.0%} of a row's weight "
+            f"({share / even:.0f}x an even share),\nwhich the rows far from it show at the largest "
+            "offsets",
+            fontsize=9,
+        )
     else:
-        every.set_title(f"every position: position 0 takes {share:.0%} of a row's weight, near an even share "
-                        f"({even:.0%}): no attention sink", fontsize=9)
+        every.set_title(
+            f"every position: position 0 takes {share:.0%} of a row's weight, near an even share "
+            f"({even:.0%}): no attention sink",
+            fontsize=9,
+        )
     rest.set_title("position 0 left out, as query and key", fontsize=9)
     farthest = float(matrix[-1, 0])  # the largest offset has one pair: the last row's weight on position 0
     if sink and len(matrix) > 2 and farthest > 0:
-        every.annotate("position 0\n(attention sink)", xy=(len(matrix) - 1, farthest), xytext=(0.7, 0.88),
-                       textcoords="axes fraction", fontsize=8, arrowprops={"arrowstyle": "->", "color": "grey"})
+        every.annotate(
+            "position 0\n(attention sink)",
+            xy=(len(matrix) - 1, farthest),
+            xytext=(0.7, 0.88),
+            textcoords="axes fraction",
+            fontsize=8,
+            arrowprops={"arrowstyle": "->", "color": "grey"},
+        )
     every.set_ylabel("mean attention weight (log scale)")
     decay = f", left decay w {result.left_decay:.3g}" if result.left_decay is not None else ""
-    figure.suptitle(f"{_title(result, name)} by offset\n{_figures(result)}{decay}"
-                    f"{' (causal)' if result.causal else ''}", fontsize=10)
+    figure.suptitle(
+        f"{_title(result, name)} by offset\n{_figures(result)}{decay}{' (causal)' if result.causal else ''}",
+        fontsize=10,
+    )
     # Outside the panels, so that no curve hides under it: the layers by a colour bar, the average by a legend.
     bar = figure.colorbar(scale, ax=[every, rest], label="layer (thin lines)", pad=0.01, aspect=30)
-    bar.set_ticks(sorted({1, len(colours), *range(5, len(colours) + 1, 5)}) if len(colours) > 10
-                  else range(1, len(colours) + 1))
+    bar.set_ticks(
+        sorted({1, len(colours), *range(5, len(colours) + 1, 5)}) if len(colours) > 10 else range(1, len(colours) + 1)
+    )
     figure.legend(handles=[average], loc="outside lower center", fontsize=8, frameon=False)
     figure.savefig(path, dpi=150, metadata={"Title": f"{_title(result, name)} by offset"})
     return path

@@ -34,8 +34,8 @@ def special_token_frame(tokenizer, word: Word) -> tuple[list[int], list[int]]:
     plain = tokenizer(word.text, add_special_tokens=False)["input_ids"]
     framed = tokenizer(word.text, add_special_tokens=True)["input_ids"]
     for start in range(len(framed) - len(plain) + 1):
-        if framed[start:start + len(plain)] == plain:
-            return framed[:start], framed[start + len(plain):]
+        if framed[start : start + len(plain)] == plain:
+            return framed[:start], framed[start + len(plain) :]
     raise ProbeError(f"cannot find where {type(tokenizer).__name__} puts its special tokens around {word.text!r}")
 
 
@@ -54,13 +54,23 @@ ADD_SPECIAL_TOKENS = False
 
 
 def flat_warning(spread_value: float) -> str:
-    return (f"the attention is nearly flat (spread {spread_value:.3f} < {FLAT_SPREAD} of the uniform weight): "
-            "the paper's symmetry measures noise, not a positional preference, and degree symmetry is undefined")
+    return (
+        f"the attention is nearly flat (spread {spread_value:.3f} < {FLAT_SPREAD} of the uniform weight): "
+        "the paper's symmetry measures noise, not a positional preference, and degree symmetry is undefined"
+    )
 
 
-def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed: int = 0,
-                add_special_tokens: bool = ADD_SPECIAL_TOKENS, progress: bool = True,
-                batch_size: int = 8) -> ProbeResult:
+def probe_model(
+    model,
+    tokenizer,
+    *,
+    n_words: int = 100,
+    length: int = 128,
+    seed: int = 0,
+    add_special_tokens: bool = ADD_SPECIAL_TOKENS,
+    progress: bool = True,
+    batch_size: int = 8,
+) -> ProbeResult:
     """Locality and symmetry of a loaded transformers model's positional attention: the paper's two figures and
     swapbench's relative_locality and degree_symmetry (metrics), for the average and for each layer.
 
@@ -110,11 +120,19 @@ def probe_model(model, tokenizer, *, n_words: int = 100, length: int = 128, seed
         decay_ratio=decay_ratio(average),
         spread=average_spread,
         flat=average_spread < FLAT_SPREAD,
-        per_layer=[LayerMetrics(layer=k + 1, locality=locality(m), symmetry=measure_symmetry(m),
-                                relative_locality=relative_locality(m, causal=causal),
-                                degree_symmetry=degree_symmetry(m), spread=spread(m),
-                                left_decay=left_decay(m), decay_ratio=decay_ratio(m))
-                   for k, m in enumerate(layers)],
+        per_layer=[
+            LayerMetrics(
+                layer=k + 1,
+                locality=locality(m),
+                symmetry=measure_symmetry(m),
+                relative_locality=relative_locality(m, causal=causal),
+                degree_symmetry=degree_symmetry(m),
+                spread=spread(m),
+                left_decay=left_decay(m),
+                decay_ratio=decay_ratio(m),
+            )
+            for k, m in enumerate(layers)
+        ],
         positions=average.shape[0],
         length=length,
         n_words=len(words),

@@ -23,8 +23,11 @@ def largest_gap(matrix) -> float:
     """The largest |M[i][i-d] - M[i][i+d]| over rows i and offsets d, as a share of the matrix's largest weight."""
     m = as_attention_matrix(matrix)
     n = m.shape[0]
-    gaps = [np.abs(m[i, i - width:i][::-1] - m[i, i + 1:i + 1 + width]).max()
-            for i in range(1, n - 1) for width in [min(i, n - 1 - i)]]
+    gaps = [
+        np.abs(m[i, i - width : i][::-1] - m[i, i + 1 : i + 1 + width]).max()
+        for i in range(1, n - 1)
+        for width in [min(i, n - 1 - i)]
+    ]
     return float(max(gaps, default=0.0) / m.max())
 
 
@@ -43,8 +46,9 @@ def symmetry_sweep(values=SWEEP_S, n: int = SWEEP_LENGTH, w: float = SWEEP_W) ->
     rows = []
     for s in values:
         m = attenuated_matrix(n, locality=w, symmetry=s)
-        rows.append(SweepRow(s=s, largest_gap=largest_gap(m), paper_symmetry=symmetry(m),
-                             degree_symmetry=degree_symmetry(m)))
+        rows.append(
+            SweepRow(s=s, largest_gap=largest_gap(m), paper_symmetry=symmetry(m), degree_symmetry=degree_symmetry(m))
+        )
     return rows
 
 
@@ -55,6 +59,15 @@ SWEEP_LOCALITY_S = 5.0
 def locality_sweep(values=SWEEP_LOCALITY_W, s: float = SWEEP_LOCALITY_S, n: int = SWEEP_LENGTH) -> list[SweepRow]:
     """One row per w at a fixed s: the attenuated n x n matrix, where both symmetries move with w (locality) and
     decay_ratio stays at s."""
-    return [SweepRow(s=s, largest_gap=largest_gap(m), paper_symmetry=symmetry(m), degree_symmetry=degree_symmetry(m),
-                     decay_ratio=decay_ratio(m), w=w)
-            for w in values for m in [attenuated_matrix(n, locality=w, symmetry=s)]]
+    return [
+        SweepRow(
+            s=s,
+            largest_gap=largest_gap(m),
+            paper_symmetry=symmetry(m),
+            degree_symmetry=degree_symmetry(m),
+            decay_ratio=decay_ratio(m),
+            w=w,
+        )
+        for w in values
+        for m in [attenuated_matrix(n, locality=w, symmetry=s)]
+    ]

@@ -39,16 +39,19 @@ def word_start_convention(tokens, backend=None) -> str:
             if token.startswith(marker) and len(token) > len(marker):
                 counts[convention] += 1
     if not counts:
-        raise ProbeError("cannot tell word starts from word pieces in this vocabulary: no token starts with "
-                         "'##' (WordPiece), '\u2581' (SentencePiece) or '\u0120' (byte-level BPE)")
+        raise ProbeError(
+            "cannot tell word starts from word pieces in this vocabulary: no token starts with "
+            "'##' (WordPiece), '\u2581' (SentencePiece) or '\u0120' (byte-level BPE)"
+        )
     return counts.most_common(1)[0][0]
 
 
 @lru_cache(maxsize=1)
 def _byte_level_alphabet() -> dict[str, int]:
     """The GPT-2 map from the printable stand-in characters back to bytes."""
-    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) \
-        + list(range(ord("®"), ord("ÿ") + 1))
+    printable = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
     chars = list(printable)
     shift = 0
     for byte in range(256):
@@ -66,7 +69,7 @@ def word_text(token: str, convention: str) -> str | None:
         return None if token.startswith(marker) else token
     if not token.startswith(marker):
         return None
-    text = token[len(marker):]
+    text = token[len(marker) :]
     if convention == BYTE_LEVEL:
         alphabet = _byte_level_alphabet()
         try:
@@ -96,8 +99,10 @@ def sample_words(tokenizer, n_words: int, seed: int) -> tuple[str, list[Word]]:
     """`n_words` distinct whole words drawn at random from the vocabulary; the same seed draws the same words."""
     convention, words = candidate_words(tokenizer)
     if n_words > len(words):
-        raise ProbeError(f"asked for {n_words} words but the vocabulary has only {len(words)} whole words "
-                         f"of two letters or more ({convention} convention)")
+        raise ProbeError(
+            f"asked for {n_words} words but the vocabulary has only {len(words)} whole words "
+            f"of two letters or more ({convention} convention)"
+        )
     rng = np.random.default_rng(seed)
     picks = rng.choice(len(words), size=n_words, replace=False)
     return convention, [words[i] for i in picks]

@@ -83,8 +83,12 @@ class Displacement(Strict):
 
 def _spread(values: np.ndarray) -> Spread:
     quantiles = np.quantile(values, list(QUANTILES.values()))
-    return Spread(mean=round(float(values.mean()), 4), min=int(values.min()), max=int(values.max()),
-                  **{name: round(float(q), 4) for name, q in zip(QUANTILES, quantiles)})
+    return Spread(
+        mean=round(float(values.mean()), 4),
+        min=int(values.min()),
+        max=int(values.max()),
+        **{name: round(float(q), 4) for name, q in zip(QUANTILES, quantiles)},
+    )
 
 
 def summarize(rows: Iterable[tuple[int, int] | None]) -> Displacement | None:

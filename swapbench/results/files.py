@@ -47,8 +47,11 @@ def default_output(model: str, data: str, started: datetime, revision: str | Non
     """results/<model>/results_<data>_<UTC time>_<token>.json, after lm-evaluation-harness's layout; <model>
     identifies the model (model_slug). The time is to the microsecond and the token random, so that two runs
     started together (other --configs, say) never share a name; eval creates it exclusively all the same."""
-    return (Path("results") / model_slug(model, revision)
-            / f"results_{slug(data)}_{started.strftime('%Y%m%dT%H%M%S_%fZ')}_{secrets.token_hex(3)}.json")
+    return (
+        Path("results")
+        / model_slug(model, revision)
+        / f"results_{slug(data)}_{started.strftime('%Y%m%dT%H%M%S_%fZ')}_{secrets.token_hex(3)}.json"
+    )
 
 
 def public_results(results: EvalResults) -> EvalResults:
@@ -62,28 +65,48 @@ def public_results(results: EvalResults) -> EvalResults:
         return info and info.model_copy(update={"source": public_path(info.source)})
 
     def training(trained):
-        return trained and trained.model_copy(update={
-            "base_model": public_path(trained.base_model), "checkpoint": public_path(trained.checkpoint),
-            "train": data(trained.train), "validation": data(trained.validation)})
+        return trained and trained.model_copy(
+            update={
+                "base_model": public_path(trained.base_model),
+                "checkpoint": public_path(trained.checkpoint),
+                "train": data(trained.train),
+                "validation": data(trained.validation),
+            }
+        )
 
     tuning = training(model.fine_tuning)
     if variance is not None:
         runs = [run.model_copy(update={"fine_tuning": training(run.fine_tuning)}) for run in variance.runs]
         variance = variance.model_copy(update={"runs": runs})
-    prompt = model.prompt and model.prompt.model_copy(update={
-        "template_source": public_path(model.prompt.template_source),
-        "example_source": data(model.prompt.example_source)})
+    prompt = model.prompt and model.prompt.model_copy(
+        update={
+            "template_source": public_path(model.prompt.template_source),
+            "example_source": data(model.prompt.example_source),
+        }
+    )
     build = dataset.build
     if build is not None and build.sr_selection is not None:
-        build = build.model_copy(update={"sr_selection": build.sr_selection.model_copy(
-            update={"path": public_path(build.sr_selection.path)})})
-    return results.model_copy(update={
-        "model": model.model_copy(update={"name_or_path": public_path(model.name_or_path), "fine_tuning": tuning,
-                                          "prompt": prompt}),
-        "dataset": dataset.model_copy(update={"path": public_path(dataset.path), "build": build,
-                                              "source": dataset.source and public_path(dataset.source)}),
-        "provenance": results.provenance.model_copy(update={"command": public_command(results.provenance.command)}),
-        "seed_variance": variance})
+        build = build.model_copy(
+            update={
+                "sr_selection": build.sr_selection.model_copy(update={"path": public_path(build.sr_selection.path)})
+            }
+        )
+    return results.model_copy(
+        update={
+            "model": model.model_copy(
+                update={"name_or_path": public_path(model.name_or_path), "fine_tuning": tuning, "prompt": prompt}
+            ),
+            "dataset": dataset.model_copy(
+                update={
+                    "path": public_path(dataset.path),
+                    "build": build,
+                    "source": dataset.source and public_path(dataset.source),
+                }
+            ),
+            "provenance": results.provenance.model_copy(update={"command": public_command(results.provenance.command)}),
+            "seed_variance": variance,
+        }
+    )
 
 
 def predictions_path(results_path: Path) -> Path:
@@ -93,8 +116,9 @@ def predictions_path(results_path: Path) -> Path:
 def render_predictions(rows: list[PredictionRow], results_path: Path) -> tuple[str, PredictionsFile]:
     """The predictions file's text, and its entry in the results file; a multi-seed run's rows carry their seed."""
     text = dumps_lines((row.model_dump(mode="json") for row in rows), compact=True)
-    return text, PredictionsFile(path=predictions_path(results_path).name,
-                                 sha256=hashlib.sha256(text.encode()).hexdigest(), rows=len(rows))
+    return text, PredictionsFile(
+        path=predictions_path(results_path).name, sha256=hashlib.sha256(text.encode()).hexdigest(), rows=len(rows)
+    )
 
 
 def write_results(results: EvalResults, predictions: str, path: Path, *, exclusive: bool = False) -> None:
@@ -110,8 +134,10 @@ def write_results(results: EvalResults, predictions: str, path: Path, *, exclusi
             raise FileExistsError(errno.EEXIST, "another run wrote it meanwhile", str(path))
         staged = []
         try:
-            for data, final in ((predictions.encode("utf-8"), target),
-                                ((results.model_dump_json(indent=2) + "\n").encode("utf-8"), path)):
+            for data, final in (
+                (predictions.encode("utf-8"), target),
+                ((results.model_dump_json(indent=2) + "\n").encode("utf-8"), path),
+            ):
                 staging = staging_path(final)
                 with open(staging, "xb") as stream:
                     staged.append(staging)
@@ -181,15 +207,19 @@ def read_predictions(path: Path, expected: PredictionsFile | None = None) -> lis
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            raise SwapbenchError(f"{path} is missing: the results file beside it records {expected.rows} "
-                                 "predictions there. Run eval again to write both") from None
+            raise SwapbenchError(
+                f"{path} is missing: the results file beside it records {expected.rows} "
+                "predictions there. Run eval again to write both"
+            ) from None
         except OSError as err:
             raise SwapbenchError(f"cannot read {path}: {err.strerror}") from err
         digest = hashlib.sha256(data).hexdigest()
         if digest != expected.sha256:
-            raise SwapbenchError(f"{path} is not the predictions its results file records: its sha256 is {digest}, "
-                                 f"the results file says {expected.sha256} (it was replaced, edited or cut short). "
-                                 "Run eval again to write both")
+            raise SwapbenchError(
+                f"{path} is not the predictions its results file records: its sha256 is {digest}, "
+                f"the results file says {expected.sha256} (it was replaced, edited or cut short). "
+                "Run eval again to write both"
+            )
         text = data.decode("utf-8", errors="replace")  # (a file with that sha256 is the UTF-8 eval wrote)
     rows = parse_predictions(text, path)
     if expected is not None and len(rows) != expected.rows:
@@ -213,16 +243,17 @@ def verified_predictions(results_path: Path, expected: PredictionsFile | None = 
         try:
             _roll_back(results_path)
         except OSError as err:
-            raise SwapbenchError(f"{results_path}: a writer was killed while writing it and its predictions, and "
-                                 f"the earlier pair cannot be put back ({err.strerror}); run eval again") from err
+            raise SwapbenchError(
+                f"{results_path}: a writer was killed while writing it and its predictions, and "
+                f"the earlier pair cannot be put back ({err.strerror}); run eval again"
+            ) from err
         return _read_checked(results_path, expected)
 
 
 def _left_by_a_killed_writer(path: Path) -> bool:
     """Whether the pair at `path` has a journal or staging files: under the folder's lock no writer is at work,
     so a dead one left them."""
-    return any(p.exists() for p in _journal(path)) or bool(stale_staging(path) or
-                                                           stale_staging(predictions_path(path)))
+    return any(p.exists() for p in _journal(path)) or bool(stale_staging(path) or stale_staging(predictions_path(path)))
 
 
 def _read_checked(results_path: Path, expected: PredictionsFile | None) -> list[PredictionRow]:

@@ -16,6 +16,7 @@ from ..core.registry import LABELERS
 
 # isort: off
 from . import spacy_roles, tree_roles, agreed_roles, frames  # noqa: F401  (their registrations, in this order)
+
 # isort: on
 from .base import Frame, RoleLabeler, RoleParse, Sentence, Span
 

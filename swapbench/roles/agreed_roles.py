@@ -44,8 +44,11 @@ class AgreedRoles(RoleLabeler):
         return results
 
 
-@LABELERS.register("agree", help="the frames spacy and tree both find: the same verb, and arguments with the same "
-                                 "heads (prepositional phrases may attach differently); needs trees")
+@LABELERS.register(
+    "agree",
+    help="the frames spacy and tree both find: the same verb, and arguments with the same "
+    "heads (prepositional phrases may attach differently); needs trees",
+)
 def agree_labeler(spec: str = "agree", spacy_model: str | None = None) -> AgreedRoles:
     from .spacy_roles import SpacyRoles
     from .tree_roles import TreeRoles

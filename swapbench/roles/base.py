@@ -18,12 +18,51 @@ from ..core.registry import LABELERS
 # by a swap breaks the clause all the same (role_filters.py).
 RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that", "whose"})
 POSSESSIVE_RELATIVE = "whose"
-AUXILIARY_VERBS = frozenset({
-    "be", "is", "am", "are", "was", "were", "been", "being", "'s", "'re", "'m", "s", "re", "m",
-    "have", "has", "had", "having", "'ve", "'d", "ve", "d",
-    "do", "does", "did", "doing", "done",
-    "can", "could", "may", "might", "must", "shall", "should", "will", "would", "'ll", "ll", "ca", "wo", "ought",
-})
+AUXILIARY_VERBS = frozenset(
+    {
+        "be",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "been",
+        "being",
+        "'s",
+        "'re",
+        "'m",
+        "s",
+        "re",
+        "m",
+        "have",
+        "has",
+        "had",
+        "having",
+        "'ve",
+        "'d",
+        "ve",
+        "d",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "done",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "should",
+        "will",
+        "would",
+        "'ll",
+        "ll",
+        "ca",
+        "wo",
+        "ought",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +92,7 @@ class RoleParse:
     other_tags: tuple[str, ...] | None = None
 
     def text(self, span: Span) -> str:
-        return " ".join(self.tokens[span.start:span.end])
+        return " ".join(self.tokens[span.start : span.end])
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +123,11 @@ def is_auxiliary(word: str) -> bool:
 
 def swappable_frames(parse: RoleParse) -> list[Frame]:
     """The frames Algorithm 1 may swap, in verb order: a non-auxiliary verb with both an agent and a patient."""
-    return [f for f in parse.frames
-            if f.agent is not None and f.patient is not None and not is_auxiliary(parse.tokens[f.verb])]
+    return [
+        f
+        for f in parse.frames
+        if f.agent is not None and f.patient is not None and not is_auxiliary(parse.tokens[f.verb])
+    ]
 
 
 def trimmed(span: Span | None, punct: list[bool] | tuple[bool, ...]) -> Span | None:

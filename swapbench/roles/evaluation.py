@@ -78,11 +78,14 @@ def score(labeler: RoleLabeler, gold: list[dict]) -> dict:
         picks_right += got_pick is not None and got_pick == want_pick
         if want_pick != got_pick:
             errors.append({"text": row["text"], "gold": want_pick, "predicted": got_pick})
-    return {"labeler": labeler.name, "sentences": len(gold),
-            "role_precision": matched / predicted if predicted else 0.0,
-            "role_recall": matched / expected if expected else 0.0,
-            "pick_precision": picks_right / picks_made if picks_made else 0.0,
-            "pick_recall": picks_right / picks_expected if picks_expected else 0.0,
-            "roles": {"matched": matched, "predicted": predicted, "gold": expected},
-            "picks": {"right": picks_right, "made": picks_made, "gold": picks_expected},
-            "pick_errors": errors}
+    return {
+        "labeler": labeler.name,
+        "sentences": len(gold),
+        "role_precision": matched / predicted if predicted else 0.0,
+        "role_recall": matched / expected if expected else 0.0,
+        "pick_precision": picks_right / picks_made if picks_made else 0.0,
+        "pick_recall": picks_right / picks_expected if picks_expected else 0.0,
+        "roles": {"matched": matched, "predicted": predicted, "gold": expected},
+        "picks": {"right": picks_right, "made": picks_made, "gold": picks_expected},
+        "pick_errors": errors,
+    }

@@ -105,8 +105,11 @@ class FramesRoles(RoleLabeler):
         return doc
 
 
-@LABELERS.register("frames:FILE", pattern=r"frames:(?P<file>.+)",
-                   help="precomputed frames in AllenNLP's SRL output format (JSON lines), e.g. the reference "
-                        "paper's structured-prediction-srl-bert run elsewhere")
+@LABELERS.register(
+    "frames:FILE",
+    pattern=r"frames:(?P<file>.+)",
+    help="precomputed frames in AllenNLP's SRL output format (JSON lines), e.g. the reference "
+    "paper's structured-prediction-srl-bert run elsewhere",
+)
 def frames_labeler(spec: str, spacy_model: str | None = None) -> FramesRoles:
-    return FramesRoles(Path(spec[len("frames:"):]), spacy_model=spacy_model)
+    return FramesRoles(Path(spec[len("frames:") :]), spacy_model=spacy_model)

@@ -116,8 +116,11 @@ def base_phrase(noun: Token, modifier: Token) -> tuple[int, int]:
 
 def _relative_pronoun(verb: Token) -> Token | None:
     for child in verb.children:
-        if child.dep_ in ("nsubj", "nsubjpass", "dobj") and child.lower_ in RELATIVE_PRONOUNS \
-                and child.tag_ in ("WP", "WDT"):
+        if (
+            child.dep_ in ("nsubj", "nsubjpass", "dobj")
+            and child.lower_ in RELATIVE_PRONOUNS
+            and child.tag_ in ("WP", "WDT")
+        ):
             return child
     return None
 

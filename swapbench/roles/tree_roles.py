@@ -24,11 +24,51 @@ from .base import POSSESSIVE_RELATIVE, RELATIVE_PRONOUNS, Frame, RoleLabeler, Ro
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"})
 CLAUSES = frozenset({"S", "SINV", "SQ"})
 # Forms that, followed by a past participle, make a passive ("is driven", "got hit", "being driven").
-PASSIVE_AUX = frozenset({"be", "is", "am", "are", "was", "were", "been", "being", "'s", "'re", "'m",
-                         "get", "gets", "got", "gotten", "getting"})
-AUXILIARIES = PASSIVE_AUX | frozenset({"have", "has", "had", "having", "'ve", "'d", "do", "does", "did",
-                                       "will", "would", "can", "could", "may", "might", "must", "shall", "should",
-                                       "'ll", "ca", "wo"})
+PASSIVE_AUX = frozenset(
+    {
+        "be",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "been",
+        "being",
+        "'s",
+        "'re",
+        "'m",
+        "get",
+        "gets",
+        "got",
+        "gotten",
+        "getting",
+    }
+)
+AUXILIARIES = PASSIVE_AUX | frozenset(
+    {
+        "have",
+        "has",
+        "had",
+        "having",
+        "'ve",
+        "'d",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "should",
+        "'ll",
+        "ca",
+        "wo",
+    }
+)
 
 
 @LABELERS.register("tree", help="roles read off the Penn Treebank trees SNLI 1.0 ships; needs trees")
@@ -108,8 +148,9 @@ class RoleWalker:
                 else:  # "a ball that [a boy kicks]": the head is the object
                     self.clause(child, None, gap=head)
 
-    def verb_phrase(self, node: Node, subject: Span | None, passive: bool = False, gap: Span | None = None,
-                    participle: bool = False) -> None:
+    def verb_phrase(
+        self, node: Node, subject: Span | None, passive: bool = False, gap: Span | None = None, participle: bool = False
+    ) -> None:
         verbs = [c for c in node.children if c.word is not None and c.label in VERB_TAGS]
         inner = [c for c in node.children if c.label == "VP"]
         head = verbs[0] if verbs else None
@@ -119,8 +160,7 @@ class RoleWalker:
             for child in node.children:
                 if child.label == "VP":
                     child_head = _head_verb(child)
-                    child_passive = passive or (makes_passive and child_head is not None
-                                                and child_head.label == "VBN")
+                    child_passive = passive or (makes_passive and child_head is not None and child_head.label == "VBN")
                     self.verb_phrase(child, subject, child_passive, gap, participle)
                 else:
                     self.walk(child, subject)
@@ -155,7 +195,7 @@ def _subject_of(clause: Node) -> Node | None:
         if child.label == "VP":
             return None
         if child.label == "NP":
-            following = clause.children[clause.children.index(child) + 1:]
+            following = clause.children[clause.children.index(child) + 1 :]
             if any(c.label == "VP" for c in following):
                 return child
     return None

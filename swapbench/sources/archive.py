@@ -79,13 +79,16 @@ def download(url: str, target: Path, *, label: str, progress: bool = True) -> No
     else:
         have = part.stat().st_size if part.exists() else 0
         cause = str(last) or type(last).__name__
-        raise DownloadError(f"the download of {url} broke off after {have} bytes ({cause}); run the command again "
-                            f"to resume it ({part} is kept)") from last
+        raise DownloadError(
+            f"the download of {url} broke off after {have} bytes ({cause}); run the command again "
+            f"to resume it ({part} is kept)"
+        ) from last
     check_zip(part, url)
     os.replace(part, target)
     if progress:  # (as the download's bar: a caller that shows none is told nothing)
         logging.getLogger(__name__).info(
-            f"Downloaded the {label} ({target.stat().st_size:,} bytes) from {url} into {target}.")
+            f"Downloaded the {label} ({target.stat().st_size:,} bytes) from {url} into {target}."
+        )
 
 
 class _Incomplete(Exception):
@@ -126,9 +129,19 @@ def _receive(response, part: Path, have: int, url: str, label: str, progress: bo
     start = have if resumed else 0
     length = response.headers.get("content-length")
     total = start + int(length) if length and length.isdigit() else None
-    with open(part, "ab" if resumed else "wb") as handle, Progress(
-            TextColumn(f"Downloading {label}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-            TimeRemainingColumn(), console=Console(stderr=True), disable=not progress, transient=True) as bar:
+    with (
+        open(part, "ab" if resumed else "wb") as handle,
+        Progress(
+            TextColumn(f"Downloading {label}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            disable=not progress,
+            transient=True,
+        ) as bar,
+    ):
         task = bar.add_task("download", total=total, completed=start)
         for chunk in response.iter_raw():  # as received: a buffered chunk would be lost when the connection drops
             handle.write(chunk)
@@ -149,8 +162,9 @@ def check_zip(path: Path, url: str) -> None:
         cause = f"member {broken} fails its CRC check" if broken else None
     if cause:
         path.unlink(missing_ok=True)
-        raise DownloadError(f"the archive downloaded from {url} is corrupt: {cause}. It was removed; the next run "
-                            "downloads it again")
+        raise DownloadError(
+            f"the archive downloaded from {url} is corrupt: {cause}. It was removed; the next run downloads it again"
+        )
 
 
 def extract(source: Source, archive: Path, folder: Path, url: str) -> None:
@@ -163,8 +177,10 @@ def extract(source: Source, archive: Path, folder: Path, url: str) -> None:
             # The releases hold each split twice, as JSON lines and as TSV: one copy is enough.
             members = [m for m in files if m.filename.endswith(".jsonl")] or files
             if not members:
-                raise DownloadError(f"the archive downloaded from {url} holds no {source.release} split files "
-                                    f"({source.file_prefix}*.jsonl)")
+                raise DownloadError(
+                    f"the archive downloaded from {url} holds no {source.release} split files "
+                    f"({source.file_prefix}*.jsonl)"
+                )
             for member in members:
                 with zipped.open(member) as data, open(staging / Path(member.filename).name, "wb") as out:
                     shutil.copyfileobj(data, out, CHUNK)
@@ -175,9 +191,11 @@ def extract(source: Source, archive: Path, folder: Path, url: str) -> None:
             with open(path, "rb") as handle:
                 found = hashlib.file_digest(handle, "sha256").hexdigest()
             if found != expected:
-                raise DownloadError(f"{name} in the archive downloaded from {url} has sha256 {found}, not the "
-                                    f"{source.release} release's {expected}. The archive was removed; check "
-                                    f"{source.url_env or 'the URL'}")
+                raise DownloadError(
+                    f"{name} in the archive downloaded from {url} has sha256 {found}, not the "
+                    f"{source.release} release's {expected}. The archive was removed; check "
+                    f"{source.url_env or 'the URL'}"
+                )
         os.replace(staging, folder)
     except DownloadError:
         archive.unlink(missing_ok=True)
@@ -188,5 +206,9 @@ def extract(source: Source, archive: Path, folder: Path, url: str) -> None:
 
 def _is_split_file(source: Source, member: str) -> bool:
     path = Path(member)
-    return (path.name.startswith(source.file_prefix) and path.suffix in SPLIT_SUFFIXES
-            and "__MACOSX" not in path.parts and not path.name.startswith("._"))
+    return (
+        path.name.startswith(source.file_prefix)
+        and path.suffix in SPLIT_SUFFIXES
+        and "__MACOSX" not in path.parts
+        and not path.name.startswith("._")
+    )

@@ -59,15 +59,19 @@ class Source(BaseModel):
     dir_env: str | None = Field(None, description="environment variable naming a folder of release files")
     archive_folder: str = Field("", description="the folder inside the archive that holds the split files")
     file_prefix: str = Field("", description="release file names are <prefix><file split>.jsonl")
-    checksums: dict[str, str] = Field(default_factory=dict,
-                                      description="sha256 of extracted release files, by file name")
+    checksums: dict[str, str] = Field(
+        default_factory=dict, description="sha256 of extracted release files, by file name"
+    )
     splits: dict[str, str] = Field(description="canonical (Hub) split name -> the release file's split name")
     aliases: dict[str, str] = Field(default_factory=dict, description="other accepted split names -> canonical")
-    split_pairs: dict[str, int] = Field(default_factory=dict,
-                                        description="labelled pairs of each canonical split as released (rows "
-                                                    "without a gold label not counted): a copy with fewer is cut")
-    fields: tuple[str, ...] = Field(("gold_label", "pairID", "sentence1", "sentence2"),
-                                    description="fields every release row has")
+    split_pairs: dict[str, int] = Field(
+        default_factory=dict,
+        description="labelled pairs of each canonical split as released (rows "
+        "without a gold label not counted): a copy with fewer is cut",
+    )
+    fields: tuple[str, ...] = Field(
+        ("gold_label", "pairID", "sentence1", "sentence2"), description="fields every release row has"
+    )
     extra_fields: tuple[str, ...] = Field((), description="further fields of the release, kept by no stage")
     pair_ids: str = Field(description="how pairs are identified")
     has_trees: bool = Field(description="whether the release carries PTB constituency trees of its sentences")

@@ -15,21 +15,39 @@ from .release import NO_GOLD, check_pairs, parse_field
 
 HUB_PREFIX = "hub:"
 HUB = Source(
-    name="hub:ORG/NAME", short_name="Hub dataset", pretty_name="an NLI dataset on the Hugging Face Hub",
-    citation="", license="other", license_note="the dataset's own licence, stated on its card",
-    homepage="https://huggingface.co/datasets", splits={"train": "train", "validation": "validation",
-                                                        "test": "test"},
-    aliases={"dev": "validation"}, open_splits=True, has_trees=False,
-    pair_ids="the --pair-id column, else <NAME>-<split>-<row index>")
-SOURCES.add(HUB.name, HUB, pattern=r"hub:(.+)",
-            help="any NLI dataset on the Hub, or a local folder laid out as the Hub serves it, read by column: "
-                 "--premise, --hypothesis, --label, --label-names, --pair-id")
+    name="hub:ORG/NAME",
+    short_name="Hub dataset",
+    pretty_name="an NLI dataset on the Hugging Face Hub",
+    citation="",
+    license="other",
+    license_note="the dataset's own licence, stated on its card",
+    homepage="https://huggingface.co/datasets",
+    splits={"train": "train", "validation": "validation", "test": "test"},
+    aliases={"dev": "validation"},
+    open_splits=True,
+    has_trees=False,
+    pair_ids="the --pair-id column, else <NAME>-<split>-<row index>",
+)
+SOURCES.add(
+    HUB.name,
+    HUB,
+    pattern=r"hub:(.+)",
+    help="any NLI dataset on the Hub, or a local folder laid out as the Hub serves it, read by column: "
+    "--premise, --hypothesis, --label, --label-names, --pair-id",
+)
 
 
 def hub_source(repo: str, columns: Columns | None = None) -> Source:
     """The generic Hub source of `repo` with `columns` (default: premise, hypothesis, label)."""
-    return HUB.model_copy(update={"name": f"{HUB_PREFIX}{repo}", "hub_id": repo, "hub_columns": columns or Columns(),
-                                  "pretty_name": repo, "homepage": _homepage(repo)})
+    return HUB.model_copy(
+        update={
+            "name": f"{HUB_PREFIX}{repo}",
+            "hub_id": repo,
+            "hub_columns": columns or Columns(),
+            "pretty_name": repo,
+            "homepage": _homepage(repo),
+        }
+    )
 
 
 def _homepage(repo: str) -> str:
@@ -43,11 +61,24 @@ def load_hub(source: Source, repo: str, split: str, limit: int | None, tried: st
     revision = source.hub_revision if repo == source.hub_id and not Path(repo).is_dir() else None
     dataset = _hub_dataset(source, repo, name, revision, tried, option)
     columns = source.hub_columns
-    missing = [c for c in (columns.premise, columns.hypothesis, columns.label, columns.pair_id,
-                           columns.premise_parse, columns.hypothesis_parse) if c and c not in dataset.column_names]
+    missing = [
+        c
+        for c in (
+            columns.premise,
+            columns.hypothesis,
+            columns.label,
+            columns.pair_id,
+            columns.premise_parse,
+            columns.hypothesis_parse,
+        )
+        if c and c not in dataset.column_names
+    ]
     if missing:
-        raise InputError(f"no column(s) {', '.join(missing)} (it has {', '.join(dataset.column_names)}); name them "
-                         "with --premise, --hypothesis, --label, --pair-id", path=f"{repo}[{name}]")
+        raise InputError(
+            f"no column(s) {', '.join(missing)} (it has {', '.join(dataset.column_names)}); name them "
+            "with --premise, --hypothesis, --label, --pair-id",
+            path=f"{repo}[{name}]",
+        )
     names = _label_names(dataset.features[columns.label], columns, f"{repo}[{name}]")
     prefix = Path(source.name.removeprefix(HUB_PREFIX)).name
     where = f"{repo}[{name}]"
@@ -61,28 +92,44 @@ def load_hub(source: Source, repo: str, split: str, limit: int | None, tried: st
             if not isinstance(row[column], str) or not row[column].strip():
                 raise InputError(f"empty {column}", path=where, line=index + 1)
         pair_id = str(row[columns.pair_id]).strip() if columns.pair_id else f"{prefix}-{name}-{index}"
-        return Pair(pair_id=pair_id, premise=row[columns.premise].strip(), hypothesis=row[columns.hypothesis].strip(),
-                    label=label, premise_parse=_parse(row, columns.premise_parse, where, index + 1),
-                    hypothesis_parse=_parse(row, columns.hypothesis_parse, where, index + 1), path=where,
-                    line=index + 1)
+        return Pair(
+            pair_id=pair_id,
+            premise=row[columns.premise].strip(),
+            hypothesis=row[columns.hypothesis].strip(),
+            label=label,
+            premise_parse=_parse(row, columns.premise_parse, where, index + 1),
+            hypothesis_parse=_parse(row, columns.hypothesis_parse, where, index + 1),
+            path=where,
+            line=index + 1,
+        )
 
     taken = take_labelled(enumerate(dataset), to_pair, limit)
     pairs = taken.pairs
     if not pairs:
         raise InputError(f"no labelled pairs in split {name}", path=repo)
     check_pairs(pairs)
-    return SourceSplit(pairs=pairs, split=name, source=repo, fingerprint=f"hub:{dataset._fingerprint}",
-                       rows_read=taken.read, dropped_no_gold=taken.dropped, limited=taken.limited,
-                       declaration=source,
-                       declared_pairs=source.declared_pairs(name) if revision else None)  # the declared copy
+    return SourceSplit(
+        pairs=pairs,
+        split=name,
+        source=repo,
+        fingerprint=f"hub:{dataset._fingerprint}",
+        rows_read=taken.read,
+        dropped_no_gold=taken.dropped,
+        limited=taken.limited,
+        declaration=source,
+        declared_pairs=source.declared_pairs(name) if revision else None,
+    )  # the declared copy
 
 
 def _label_names(feature, columns: Columns, where: str) -> tuple[str, ...]:
     names = columns.label_names or tuple(getattr(feature, "names", None) or LABEL_NAMES)
     unknown = [n for n in names if n not in LABEL_NAMES and n != NO_GOLD]
     if unknown:
-        raise InputError(f"label names {', '.join(unknown)} are not NLI labels: map the column's classes in order "
-                         f"with --label-names (e.g. {','.join(LABEL_NAMES)})", path=where)
+        raise InputError(
+            f"label names {', '.join(unknown)} are not NLI labels: map the column's classes in order "
+            f"with --label-names (e.g. {','.join(LABEL_NAMES)})",
+            path=where,
+        )
     return names
 
 
@@ -94,16 +141,17 @@ def _label(value, names: tuple[str, ...], where: str, line: int) -> str | None:
             return None
         if value in LABEL_NAMES:
             return value
-        raise InputError(f"unknown label {value!r}: expected one of {', '.join(LABEL_NAMES)} or '-'", path=where,
-                         line=line)
+        raise InputError(
+            f"unknown label {value!r}: expected one of {', '.join(LABEL_NAMES)} or '-'", path=where, line=line
+        )
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"label must be a class index or a name, not {type(value).__name__}", path=where,
-                         line=line)
+        raise InputError(f"label must be a class index or a name, not {type(value).__name__}", path=where, line=line)
     if value < 0:
         return None
     if value >= len(names):
-        raise InputError(f"label {value} has no name: the names are {', '.join(names)} (--label-names)", path=where,
-                         line=line)
+        raise InputError(
+            f"label {value} has no name: the names are {', '.join(names)} (--label-names)", path=where, line=line
+        )
     return None if names[value] == NO_GOLD else names[value]
 
 
@@ -123,8 +171,14 @@ def _hub_dataset(source: Source, repo: str, split: str, revision: str | None, tr
     if constants.HF_HUB_OFFLINE:
         cause = "HF_HUB_OFFLINE is set and the datasets cache does not hold it"
     elif not Path(repo).is_dir() and (unanswered := hub_unreachable()):  # a local copy needs no Hub
-        raise _not_loaded(source, repo, split, tried, f"{unanswered}; to use a copy in the datasets cache, set "
-                                                      "HF_HUB_OFFLINE=1", option)
+        raise _not_loaded(
+            source,
+            repo,
+            split,
+            tried,
+            f"{unanswered}; to use a copy in the datasets cache, set HF_HUB_OFFLINE=1",
+            option,
+        )
     try:
         return datasets.load_dataset(repo, split=split, revision=revision)
     except (ConnectionError, FileNotFoundError) as err:
@@ -144,8 +198,10 @@ def local_hint(source: Source, split: str, option: str) -> str:
     """How to read the release files instead, where the source has a release."""
     if not source.release:
         return ""
-    return (f" To read local {source.release} files, pass {option} or set {source.dir_env} to a folder holding "
-            f"{source.file_stem(split)}.jsonl (or .txt, optionally .gz)")
+    return (
+        f" To read local {source.release} files, pass {option} or set {source.dir_env} to a folder holding "
+        f"{source.file_stem(split)}.jsonl (or .txt, optionally .gz)"
+    )
 
 
 def first_line(err: Exception) -> str:

@@ -43,8 +43,9 @@ def resolve(text: str | os.PathLike | None, option: str = "--source", columns: C
     """Where `text` points; no I/O beyond looking at the file system."""
     resolved = _resolve(None if text is None else str(text), option, columns)
     if columns is not None and not resolved.source.name.startswith(HUB_PREFIX):
-        raise SwapbenchError(f"{COLUMN_OPTIONS} name the columns of a {HUB.name} source, not of "
-                             f"{text or resolved.source.name}")
+        raise SwapbenchError(
+            f"{COLUMN_OPTIONS} name the columns of a {HUB.name} source, not of {text or resolved.source.name}"
+        )
     return resolved
 
 
@@ -107,9 +108,17 @@ def source_of(text: str | os.PathLike | None, columns: Columns | None = None, op
     return resolve(text, option, columns).source
 
 
-def load_split(text: str | os.PathLike | None, split: str, limit: int | None = None, option: str = "--source",
-               columns: Columns | None = None, *, cache_dir: Path | None = None,
-               progress: bool = True, resolved: Resolved | None = None) -> SourceSplit:
+def load_split(
+    text: str | os.PathLike | None,
+    split: str,
+    limit: int | None = None,
+    option: str = "--source",
+    columns: Columns | None = None,
+    *,
+    cache_dir: Path | None = None,
+    progress: bool = True,
+    resolved: Resolved | None = None,
+) -> SourceSplit:
     """One split of the source `text` names (see the module's docstring); `option` is the command-line option that
     names the source, for the messages. `resolved`: resolve(text, option, columns), when the caller has it."""
     resolved = resolved or resolve(text, option, columns)
@@ -123,8 +132,10 @@ def load_split(text: str | os.PathLike | None, split: str, limit: int | None = N
         folder = release_folder(source, cache_dir, progress=progress)
     except DownloadError as err:
         because = f" (tried because {resolved.tried})" if resolved.tried else ""
-        raise SwapbenchError(f"cannot get the {source.release} release archive from {archive_url(source)}{because}: "
-                             f"{err}.{local_hint(source, split, option)}") from err
+        raise SwapbenchError(
+            f"cannot get the {source.release} release archive from {archive_url(source)}{because}: "
+            f"{err}.{local_hint(source, split, option)}"
+        ) from err
     path = find_split_file(source, folder, split)
     _verify(source, path)
     return read_release_file(source, path, split, limit)
@@ -140,9 +151,11 @@ def release_file(resolved: Resolved, split: str, option: str) -> Path:
         if resolved.named_by is None:
             raise
         archive = f", or unset it to read the {source.release} release archive" if source.archive_url else ""
-        raise SwapbenchError(f"${resolved.named_by} names {resolved.where}, read because {resolved.tried}: {err}."
-                             f" Set ${resolved.named_by} to a folder holding {source.file_stem(split)}.jsonl "
-                             f"(or .jsonl.gz){archive}, or name the files with {option}") from err
+        raise SwapbenchError(
+            f"${resolved.named_by} names {resolved.where}, read because {resolved.tried}: {err}."
+            f" Set ${resolved.named_by} to a folder holding {source.file_stem(split)}.jsonl "
+            f"(or .jsonl.gz){archive}, or name the files with {option}"
+        ) from err
 
 
 def _verify(source: Source, path: Path) -> None:
@@ -154,8 +167,11 @@ def _verify(source: Source, path: Path) -> None:
     with open(path, "rb") as handle:
         found = hashlib.file_digest(handle, "sha256").hexdigest()
     if found != expected:
-        raise InputError(f"sha256 {found} is not the {source.release} release's {expected}: the cached copy "
-                         f"changed; remove {path.parent} to download it again", path=str(path))
+        raise InputError(
+            f"sha256 {found} is not the {source.release} release's {expected}: the cached copy "
+            f"changed; remove {path.parent} to download it again",
+            path=str(path),
+        )
 
 
 def release_tag(source_text: str) -> str | None:
@@ -173,4 +189,3 @@ def release_tag(source_text: str) -> str | None:
 def output_stem(source: Source) -> str:
     """A build's default folder name starts with this: snli, multinli, NAME of hub:ORG/NAME."""
     return Path(source.name.removeprefix(HUB_PREFIX)).name
-

@@ -21,7 +21,7 @@ MULTINLI = Source(
 }""",
     license="other",
     license_note="mixed: most genres come from the Open American National Corpus under its open licence; parts of "
-                 "the fiction genre are CC BY-SA 3.0 or CC BY 3.0 (see the corpus's data description)",
+    "the fiction genre are CC BY-SA 3.0 or CC BY 3.0 (see the corpus's data description)",
     homepage="https://cims.nyu.edu/~sbowman/multinli/",
     hub_id="nyu-mll/multi_nli",
     hub_revision="da70db2af9d09693783c3320c4249840212ee221",
@@ -36,10 +36,20 @@ MULTINLI = Source(
     splits={"train": "train", "validation_matched": "dev_matched", "validation_mismatched": "dev_mismatched"},
     aliases={"dev_matched": "validation_matched", "dev_mismatched": "validation_mismatched"},
     split_pairs={"train": 392_702, "validation_matched": 9_815, "validation_mismatched": 9_832},
-    extra_fields=("promptID", "genre", "annotator_labels", "sentence1_parse", "sentence2_parse",
-                  "sentence1_binary_parse", "sentence2_binary_parse"),
+    extra_fields=(
+        "promptID",
+        "genre",
+        "annotator_labels",
+        "sentence1_parse",
+        "sentence2_parse",
+        "sentence1_binary_parse",
+        "sentence2_binary_parse",
+    ),
     pair_ids="the release's pairID (promptID plus the label's initial), also on the Hub",
     has_trees=True,
 )
-SOURCES.add(MULTINLI.name, MULTINLI, help="MultiNLI 1.0 release files (matched and mismatched validation; "
-                                          f"${MULTINLI.dir_env}: a folder of its files)")
+SOURCES.add(
+    MULTINLI.name,
+    MULTINLI,
+    help=f"MultiNLI 1.0 release files (matched and mismatched validation; ${MULTINLI.dir_env}: a folder of its files)",
+)

@@ -34,6 +34,7 @@ def canonical_split(name: str) -> str:
 
 def split_help(default: str) -> str:
     """Each registered source's split names, for --split's help."""
+
     def names(source) -> str:
         aliases = [a for a in source.aliases if a not in source.splits]
         return ", ".join([*source.splits, *(f"{a} (= {source.aliases[a]})" for a in aliases)])
@@ -43,27 +44,40 @@ def split_help(default: str) -> str:
 
 
 def source_help(default: str = "") -> str:
-    return (f"a source: {SOURCES.help_text()}; or a release file or folder, or a Hub id"
-            + (f" (default: {default})" if default else ""))
+    return f"a source: {SOURCES.help_text()}; or a release file or folder, or a Hub id" + (
+        f" (default: {default})" if default else ""
+    )
 
 
 class ColumnOptions(CommandOptions):
     """--premise, --hypothesis, --label, --label-names, --pair-id: the columns of a hub:ORG/NAME source, which
     `swapbench build` reads and `swapbench eval` trains on (the zoo reads SNLI's layout only)."""
 
-    premise: str | None = option(None, group=COLUMNS_GROUP, metavar="COLUMN",
-                                 help="premise column of a hub:ORG/NAME source (default: premise)")
-    hypothesis: str | None = option(None, group=COLUMNS_GROUP, metavar="COLUMN",
-                                    help="hypothesis column of a hub:ORG/NAME source (default: hypothesis)")
-    label: str | None = option(None, group=COLUMNS_GROUP, metavar="COLUMN",
-                               help="label column of a hub:ORG/NAME source (default: label)")
+    premise: str | None = option(
+        None, group=COLUMNS_GROUP, metavar="COLUMN", help="premise column of a hub:ORG/NAME source (default: premise)"
+    )
+    hypothesis: str | None = option(
+        None,
+        group=COLUMNS_GROUP,
+        metavar="COLUMN",
+        help="hypothesis column of a hub:ORG/NAME source (default: hypothesis)",
+    )
+    label: str | None = option(
+        None, group=COLUMNS_GROUP, metavar="COLUMN", help="label column of a hub:ORG/NAME source (default: label)"
+    )
     label_names: list[str] | None = option(
-        None, group=COLUMNS_GROUP, metavar="NAMES",
+        None,
+        group=COLUMNS_GROUP,
+        metavar="NAMES",
         help=f"the label column's classes in index order, each one of {', '.join(LABEL_NAMES)} or '-' (no gold "
-             "label) (default: its ClassLabel names)")
-    pair_id: str | None = option(None, group=COLUMNS_GROUP, metavar="COLUMN",
-                                 help="pair-ID column of a hub:ORG/NAME source (default: ids <NAME>-<split>-<row "
-                                      "index>)")
+        "label) (default: its ClassLabel names)",
+    )
+    pair_id: str | None = option(
+        None,
+        group=COLUMNS_GROUP,
+        metavar="COLUMN",
+        help="pair-ID column of a hub:ORG/NAME source (default: ids <NAME>-<split>-<row index>)",
+    )
 
     @field_validator("label_names", mode="after")
     @classmethod

@@ -51,8 +51,10 @@ class SourceSplit:
         if self.declared_pairs is None or self.limited or len(self.pairs) >= self.declared_pairs:
             return None
         release = (self.declaration.release or self.declaration.short_name) if self.declaration else "its source"
-        return (f"{self.source} holds {len(self.pairs):,} labelled pairs, but {release}'s {self.split} split has "
-                f"{self.declared_pairs:,}: it is a cut copy of that split")
+        return (
+            f"{self.source} holds {len(self.pairs):,} labelled pairs, but {release}'s {self.split} split has "
+            f"{self.declared_pairs:,}: it is a cut copy of that split"
+        )
 
 
 @dataclass

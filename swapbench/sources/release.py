@@ -39,8 +39,10 @@ def find_split_file(source: Source, folder: Path, split: str) -> Path:
     if folder.is_file():
         named = release_split_of(source, folder)
         if named and named != wanted:
-            raise InputError(f"this is {source.short_name}'s {named} split by its name, not the {split} split asked "
-                             "for", path=str(folder))
+            raise InputError(
+                f"this is {source.short_name}'s {named} split by its name, not the {split} split asked for",
+                path=str(folder),
+            )
         return folder
     if not folder.is_dir():
         raise InputError("no such file or folder", path=str(folder))
@@ -48,11 +50,13 @@ def find_split_file(source: Source, folder: Path, split: str) -> Path:
     exact = [folder / f"{stem}{ext}" for ext in (".jsonl", ".jsonl.gz", ".txt", ".txt.gz")]
     found = [p for p in exact if p.is_file()]
     if not found:  # e.g. a truncated copy such as snli_1.0_train_first1024.jsonl.gz
-        found = sorted(p for p in folder.glob(f"{stem}*") if p.suffix in FILE_SUFFIXES
-                       and release_split_of(source, p) == wanted)
+        found = sorted(
+            p for p in folder.glob(f"{stem}*") if p.suffix in FILE_SUFFIXES and release_split_of(source, p) == wanted
+        )
     if not found:
-        raise InputError(f"no {source.release} file for split {split!r} ({stem}.jsonl or .txt, optionally .gz)",
-                         path=str(folder))
+        raise InputError(
+            f"no {source.release} file for split {split!r} ({stem}.jsonl or .txt, optionally .gz)", path=str(folder)
+        )
     return found[0]
 
 
@@ -71,10 +75,17 @@ def read_release_file(source: Source, path: Path, split: str, limit: int | None 
         raise InputError(f"no labelled {source.short_name} pairs in the file", path=str(path))
     check_pairs(pairs)
     named = release_split_of(source, path) == source.file_split(split)  # a file of another name claims no split
-    return SourceSplit(pairs=pairs, split=source.split(split), source=str(path),
-                       fingerprint="sha256:" + hashlib.sha256(raw).hexdigest(), rows_read=taken.read,
-                       dropped_no_gold=taken.dropped, limited=taken.limited, declaration=source,
-                       declared_pairs=source.declared_pairs(split) if named else None)
+    return SourceSplit(
+        pairs=pairs,
+        split=source.split(split),
+        source=str(path),
+        fingerprint="sha256:" + hashlib.sha256(raw).hexdigest(),
+        rows_read=taken.read,
+        dropped_no_gold=taken.dropped,
+        limited=taken.limited,
+        declaration=source,
+        declared_pairs=source.declared_pairs(split) if named else None,
+    )
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -95,8 +106,9 @@ def _gunzip(data: bytes, path: Path) -> bytes:
                 pieces.append(piece)
         except (OSError, EOFError, zlib.error) as err:
             line = sum(piece.count(b"\n") for piece in pieces) + 1
-            raise InputError(f"corrupt gzip data: {err} (it decompressed up to this line)", path=str(path),
-                             line=line) from err
+            raise InputError(
+                f"corrupt gzip data: {err} (it decompressed up to this line)", path=str(path), line=line
+            ) from err
     return b"".join(pieces)
 
 
@@ -121,8 +133,9 @@ def _tsv_rows(source: Source, text: str, path: Path):
             continue
         cells = line.split("\t")
         if len(cells) < len(header):
-            raise InputError(f"expected {len(header)} tab-separated fields, found {len(cells)}",
-                             path=str(path), line=number)
+            raise InputError(
+                f"expected {len(header)} tab-separated fields, found {len(cells)}", path=str(path), line=number
+            )
         yield number, dict(zip(header, cells))
 
 
@@ -131,8 +144,9 @@ def _pair_from_row(row: dict, path: Path, line: int) -> Pair | None:
     if label == NO_GOLD:
         return None
     if label not in LABEL_NAMES:
-        raise InputError(f"unknown gold_label {label!r}: expected one of {', '.join(LABEL_NAMES)} or '-'",
-                         path=str(path), line=line)
+        raise InputError(
+            f"unknown gold_label {label!r}: expected one of {', '.join(LABEL_NAMES)} or '-'", path=str(path), line=line
+        )
     texts = {}
     for name in ("sentence1", "sentence2", "pairID"):
         value = row[name]
@@ -141,10 +155,17 @@ def _pair_from_row(row: dict, path: Path, line: int) -> Pair | None:
         if not value.strip():
             raise InputError(f"empty {name}", path=str(path), line=line)
         texts[name] = value.strip()
-    return Pair(pair_id=texts["pairID"], premise=texts["sentence1"], hypothesis=texts["sentence2"], label=label,
-                premise_parse=parse_field(row, "sentence1_parse", str(path), line),
-                hypothesis_parse=parse_field(row, "sentence2_parse", str(path), line), path=str(path), line=line,
-                annotator_labels=_annotator_labels(row))
+    return Pair(
+        pair_id=texts["pairID"],
+        premise=texts["sentence1"],
+        hypothesis=texts["sentence2"],
+        label=label,
+        premise_parse=parse_field(row, "sentence1_parse", str(path), line),
+        hypothesis_parse=parse_field(row, "sentence2_parse", str(path), line),
+        path=str(path),
+        line=line,
+        annotator_labels=_annotator_labels(row),
+    )
 
 
 def _annotator_labels(row: dict) -> tuple[str, ...] | None:
@@ -164,8 +185,9 @@ def parse_field(row: dict, name: str, path: str, line: int) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise InputError(f"{name} must be a string (a bracketed parse), not {type(value).__name__}",
-                         path=path, line=line)
+        raise InputError(
+            f"{name} must be a string (a bracketed parse), not {type(value).__name__}", path=path, line=line
+        )
     return value
 
 
@@ -176,10 +198,13 @@ def check_pairs(pairs: list[Pair]) -> None:
     for pair in pairs:
         first = first_line.setdefault(pair.pair_id, pair.line)
         if first != pair.line:
-            raise InputError(f"duplicate pairID {pair.pair_id!r}, first on line {first}", path=pair.path,
-                             line=pair.line)
-        for name, text, tree in (("sentence1", pair.premise, pair.premise_parse),
-                                 ("sentence2", pair.hypothesis, pair.hypothesis_parse)):
+            raise InputError(
+                f"duplicate pairID {pair.pair_id!r}, first on line {first}", path=pair.path, line=pair.line
+            )
+        for name, text, tree in (
+            ("sentence1", pair.premise, pair.premise_parse),
+            ("sentence2", pair.hypothesis, pair.hypothesis_parse),
+        ):
             if tree is not None and (text, tree) not in spelled:
                 _check_tree(name, text, tree, pair)
                 spelled.add((text, tree))
@@ -191,5 +216,6 @@ def _check_tree(name: str, text: str, tree: str, pair: Pair) -> None:
     except ValueError as err:
         raise InputError(f"malformed bracketed parse in {name}_parse: {err}", path=pair.path, line=pair.line) from err
     if not spells(words, text):
-        raise InputError(f"{name}_parse is not a tree of {name}: its words read {' '.join(words)!r}",
-                         path=pair.path, line=pair.line)
+        raise InputError(
+            f"{name}_parse is not a tree of {name}: its words read {' '.join(words)!r}", path=pair.path, line=pair.line
+        )

@@ -20,7 +20,7 @@ SNLI = Source(
 }""",
     license="cc-by-sa-4.0",
     license_note="SNLI is licensed under a Creative Commons Attribution-ShareAlike 4.0 International License; its "
-                 "premises are Flickr30k image captions.",
+    "premises are Flickr30k image captions.",
     homepage="https://nlp.stanford.edu/projects/snli/",
     hub_id="stanfordnlp/snli",
     hub_revision="cdb5c3d5eed6ead6e5a341c8e56e669bb666725b",
@@ -38,11 +38,21 @@ SNLI = Source(
     splits={"train": "train", "validation": "dev", "test": "test"},
     aliases={"dev": "validation"},
     split_pairs={"train": 549_367, "validation": 9_842, "test": 9_824},  # of 550,152 and 10,000 rows
-    extra_fields=("captionID", "annotator_labels", "sentence1_parse", "sentence2_parse", "sentence1_binary_parse",
-                  "sentence2_binary_parse"),
+    extra_fields=(
+        "captionID",
+        "annotator_labels",
+        "sentence1_parse",
+        "sentence2_parse",
+        "sentence1_binary_parse",
+        "sentence2_binary_parse",
+    ),
     pair_ids="the release's pairID (captionID#rN plus the label's initial); the Hub copy has none: "
-             "snli-<split>-<row index>",
+    "snli-<split>-<row index>",
     has_trees=True,
 )
-SOURCES.add(SNLI.name, SNLI, help="SNLI 1.0, the release archive from the Stanford NLP site (default; "
-                                  f"${SNLI.dir_env}: a folder of its files, ${SNLI.url_env}: another URL)")
+SOURCES.add(
+    SNLI.name,
+    SNLI,
+    help="SNLI 1.0, the release archive from the Stanford NLP site (default; "
+    f"${SNLI.dir_env}: a folder of its files, ${SNLI.url_env}: another URL)",
+)

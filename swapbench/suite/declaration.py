@@ -33,28 +33,38 @@ from ..evaluation.scorers import scorer_for
 # go and how progress shows from the suite's own options.
 SET_BY_SUITE = ("model", "revision", "mode", "finetune", "seed", "seeds", "data", "output", "progress", "command")
 
-MODES = {"classifier": {"mode": "classifier"}, "fine-tune": {"mode": "classifier", "finetune": True},
-         "prompt": {"mode": "prompt"}}
+MODES = {
+    "classifier": {"mode": "classifier"},
+    "fine-tune": {"mode": "classifier", "finetune": True},
+    "prompt": {"mode": "prompt"},
+}
 
 
 def _own_options(options: dict[str, Any]) -> dict[str, Any]:
     taken = sorted(set(options) & set(SET_BY_SUITE))
     if taken:
-        raise ValueError(f"{', '.join(taken)} {'is' if len(taken) == 1 else 'are'} set by the suite (an entry's "
-                         "model, revision, mode and seeds; the suite's data), not among the options")
+        raise ValueError(
+            f"{', '.join(taken)} {'is' if len(taken) == 1 else 'are'} set by the suite (an entry's "
+            "model, revision, mode and seeds; the suite's data), not among the options"
+        )
     return options
 
 
 class SuiteModel(Strict):
     """One model of the suite."""
 
-    model: str = Field(min_length=1, description="Hub id, local folder, or .gguf file (a folder's or a Hub "
-                                                 "repository's GGUF file is also named by options.gguf_file)")
+    model: str = Field(
+        min_length=1,
+        description="Hub id, local folder, or .gguf file (a folder's or a Hub "
+        "repository's GGUF file is also named by options.gguf_file)",
+    )
     revision: str | None = Field(default=None, description="Hub branch, tag or commit; null: the main branch")
     mode: Literal["classifier", "fine-tune", "prompt"] = Field(
-        default="classifier", description="classifier: a classification head scores the pairs, a base model "
-                                          "fine-tuned on SNLI first; fine-tune: fine-tuned even when it is a "
-                                          "classifier; prompt: a decoder scores each label's verbalizer")
+        default="classifier",
+        description="classifier: a classification head scores the pairs, a base model "
+        "fine-tuned on SNLI first; fine-tune: fine-tuned even when it is a "
+        "classifier; prompt: a decoder scores each label's verbalizer",
+    )
     seeds: list[int] = Field(default=[0], min_length=1, description="one run per seed")
     options: dict[str, Any] = Field(default_factory=dict, description="`swapbench eval` options, as keywords")
 
@@ -103,12 +113,21 @@ class Run(NamedTuple):
     options: EvalOptions
 
 
-def eval_options(suite: Suite, entry: SuiteModel, seed: int, *, progress: bool = True,
-                 command: list[str] | None = None) -> EvalOptions:
+def eval_options(
+    suite: Suite, entry: SuiteModel, seed: int, *, progress: bool = True, command: list[str] | None = None
+) -> EvalOptions:
     """The `swapbench eval` options of `entry` at `seed` (the results file's place is the suite's to choose)."""
-    keywords = {**suite.options, **entry.options, "model": entry.model, "revision": entry.revision,
-                **MODES[entry.mode], "seed": seed, "data": suite.data, "progress": progress,
-                "command": command or []}
+    keywords = {
+        **suite.options,
+        **entry.options,
+        "model": entry.model,
+        "revision": entry.revision,
+        **MODES[entry.mode],
+        "seed": seed,
+        "data": suite.data,
+        "progress": progress,
+        "command": command or [],
+    }
     options = eval_options_model().from_keywords(**keywords)
     scorer_for(options)  # the options its mode refuses, refused now
     return options
@@ -132,4 +151,3 @@ def read_suite(path: Path, *, progress: bool = True, command: list[str] | None =
     if problems:
         raise refusal(problems, path)
     return runs
-

@@ -104,9 +104,15 @@ def data_fingerprint(options: EvalOptions, known: dict[tuple, str]) -> str:
 
     choice = (options.data, options.data_revision, tuple(options.configs or ()), options.split, options.limit)
     if choice not in known:
-        known[choice] = dataset_info(open_benchmark(options.data, configs=options.configs, split=options.split,
-                                                    revision=options.data_revision,
-                                                    limit=options.limit)).fingerprint
+        known[choice] = dataset_info(
+            open_benchmark(
+                options.data,
+                configs=options.configs,
+                split=options.split,
+                revision=options.data_revision,
+                limit=options.limit,
+            )
+        ).fingerprint
     return known[choice]
 
 
@@ -141,4 +147,3 @@ def finished(path: Path, revision: str | None, fingerprint: str) -> EvalResults 
         logger.warning(f"{err}; the run is scored again")
         return None
     return results
-

@@ -44,37 +44,52 @@ def rows(outcomes: list[Outcome], marked: bool = False) -> tuple[list[str], list
     table = []
     for outcome in outcomes:
         options, results = outcome.run.options, outcome.results
-        figures = [headline(results.results[name]) if results and name in results.results else ""
-                   for name in configurations]
+        figures = [
+            headline(results.results[name]) if results and name in results.results else "" for name in configurations
+        ]
         if marked and results is not None and results.health.at_chance:
             figures = [f"({figure})" if figure else "" for figure in figures]
         limit = results.dataset.limit if results is not None else None
         mode = "prompt" if options.mode == "prompt" else "fine-tune" if options.finetune else "classifier"
-        table.append([options.model, mode, str(options.seed), outcome.status, health(results),
-                      "" if limit is None else str(limit), *figures, outcome.path.name if outcome.path else ""])
+        table.append(
+            [
+                options.model,
+                mode,
+                str(options.seed),
+                outcome.status,
+                health(results),
+                "" if limit is None else str(limit),
+                *figures,
+                outcome.path.name if outcome.path else "",
+            ]
+        )
     return header, table
 
 
 def render(outcomes: list[Outcome]) -> tuple[str, str]:
     """(summary.md, summary.csv)."""
     header, table = rows(outcomes, marked=True)
-    lines = ["# Suite summary", "",
-             "Each configuration's headline, in points: Δ accuracy (perturbed - original), or role sensitivity on a "
-             "role configuration. The figures, intervals and tests are in each results file (results/). health: "
-             f"{AT_CHANCE} where eval found the model degenerate, its figures (in parentheses) no finding (see "
-             "\"At chance\" below), else ok; limit: the rows scored per configuration under --limit, a sample, "
-             "empty when every row was scored.", "",
-             "| " + " | ".join(markdown_cell(name) for name in header) + " |", "|" + "---|" * len(header)]
+    lines = [
+        "# Suite summary",
+        "",
+        "Each configuration's headline, in points: Δ accuracy (perturbed - original), or role sensitivity on a "
+        "role configuration. The figures, intervals and tests are in each results file (results/). health: "
+        f"{AT_CHANCE} where eval found the model degenerate, its figures (in parentheses) no finding (see "
+        '"At chance" below), else ok; limit: the rows scored per configuration under --limit, a sample, '
+        "empty when every row was scored.",
+        "",
+        "| " + " | ".join(markdown_cell(name) for name in header) + " |",
+        "|" + "---|" * len(header),
+    ]
     lines += ["| " + " | ".join(markdown_cell(value) for value in row) + " |" for row in table]
     degenerate = [o for o in outcomes if o.results is not None and o.results.health.at_chance]
     if degenerate:
         lines += ["", "## At chance", ""] + [
-            f"- {markdown_cell(o.run.label)}: {markdown_cell('; '.join(o.results.health.reasons))}"
-            for o in degenerate]
+            f"- {markdown_cell(o.run.label)}: {markdown_cell('; '.join(o.results.health.reasons))}" for o in degenerate
+        ]
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
-        lines += ["", "## Failures", ""] + [f"- {markdown_cell(o.run.label)}: {markdown_cell(o.error)}"
-                                            for o in failed]
+        lines += ["", "## Failures", ""] + [f"- {markdown_cell(o.run.label)}: {markdown_cell(o.error)}" for o in failed]
     header, table = rows(outcomes)
     stream = io.StringIO()
     writer = csv.writer(stream, lineterminator="\n")

@@ -22,12 +22,23 @@ from . import role_validated  # noqa: F401
 from . import role_reversible  # noqa: F401
 from . import role_quartets  # noqa: F401
 from . import permutations  # noqa: F401
+
 # isort: on
 from .base import Variant
 from .shuffle import SCOPES
 
-DEFAULT_VARIANTS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "shuffle-sr", "shuffle-sr-premise",
-                    "shuffle-sr-validated", "shuffle-sr-reversible", "role-quartets", "unlu")
+DEFAULT_VARIANTS = (
+    "shuffle-3",
+    "shuffle-4",
+    "shuffle-5",
+    "shuffle-random",
+    "shuffle-sr",
+    "shuffle-sr-premise",
+    "shuffle-sr-validated",
+    "shuffle-sr-reversible",
+    "role-quartets",
+    "unlu",
+)
 
 
 def variant_type(value) -> type[Variant]:
@@ -51,8 +62,11 @@ def own_options(name: str, values: CommandOptions | dict) -> CommandOptions:
     """The options of the variant `name` among `values` (a build's options, or keywords): those its Options
     model declares, validated by it."""
     model = declared(name).options_model()
-    given = values if isinstance(values, dict) else {k: getattr(values, k) for k in model.model_fields
-                                                     if hasattr(values, k)}
+    given = (
+        values
+        if isinstance(values, dict)
+        else {k: getattr(values, k) for k in model.model_fields if hasattr(values, k)}
+    )
     return model.from_keywords(**given)
 
 
@@ -74,5 +88,14 @@ def create_variant(name: str, own: CommandOptions) -> Variant:
     return variant
 
 
-__all__ = ["DEFAULT_VARIANTS", "SCOPES", "Variant", "create_variant", "declared", "expected", "make_variant",
-           "own_options", "variant_type"]
+__all__ = [
+    "DEFAULT_VARIANTS",
+    "SCOPES",
+    "Variant",
+    "create_variant",
+    "declared",
+    "expected",
+    "make_variant",
+    "own_options",
+    "variant_type",
+]

@@ -110,8 +110,7 @@ class Variant(ABC):
         return []
 
     @classmethod
-    def card_sections(cls, config: ConfigInfo, info: BuildInfo, validity: dict | None = None
-                      ) -> dict[str, list[str]]:
+    def card_sections(cls, config: ConfigInfo, info: BuildInfo, validity: dict | None = None) -> dict[str, list[str]]:
         """The card's sections about one configuration of this variant, by title: the lines of configurations
         with the same title are gathered under one heading. `validity`: the judged validity of this
         configuration's labels, read from its validity_file where that exists."""

@@ -37,8 +37,12 @@ def word_units(positions: Sequence[int], folded: Sequence[str]) -> list[tuple[in
     where it is, in no unit."""
     units: list[tuple[int, ...]] = []
     for i, word in enumerate(folded):
-        joined = (units and units[-1][-1] == i - 1 and positions[i - 1] == positions[i] - 1
-                  and (word == CLITIC or (folded[i - 1], word) in SPLIT_WORDS))
+        joined = (
+            units
+            and units[-1][-1] == i - 1
+            and positions[i - 1] == positions[i] - 1
+            and (word == CLITIC or (folded[i - 1], word) in SPLIT_WORDS)
+        )
         if joined:
             units[-1] = (*units[-1], i)
         elif word != CLITIC:
@@ -51,8 +55,9 @@ def unit_words(units: Sequence[tuple[int, ...]], folded: Sequence[str]) -> tuple
     return tuple(" ".join(folded[i] for i in unit) for unit in units)
 
 
-def place_units(positions: Sequence[int], units: Sequence[tuple[int, ...]], order: Sequence[int],
-                permutation: list[int]) -> None:
+def place_units(
+    positions: Sequence[int], units: Sequence[tuple[int, ...]], order: Sequence[int], permutation: list[int]
+) -> None:
     """Set `permutation` (token k of the result is token permutation[k] of the sentence) so that the units, read in
     sentence order, are the units in `order` (unit slot s gets unit order[s]'s words, in their own order), each
     unit's words neighbours. Between the first and the last of `positions`, every other token (punctuation, a

@@ -94,5 +94,8 @@ class OriginalRenderer:
             premise = self._premises[key] = pair_writing([(premise_tokens, pair.premise)], self.spacing)
         writing = Writing(dict(premise.spelling), dict(premise.gaps), self.spacing)
         writing.learn(hypothesis_tokens, pair.hypothesis)
-        return Original((" ".join(premise_tokens), " ".join(hypothesis_tokens)),
-                        (single_spaced(pair.premise), single_spaced(pair.hypothesis)), writing)
+        return Original(
+            (" ".join(premise_tokens), " ".join(hypothesis_tokens)),
+            (single_spaced(pair.premise), single_spaced(pair.hypothesis)),
+            writing,
+        )

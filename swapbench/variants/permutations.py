@@ -52,18 +52,25 @@ LISTED_WORDS = 7
 
 class PermutationOptions(CommandOptions):
     unlu_permutations: int = option(
-        DEFAULT_PERMUTATIONS, ge=2, le=MAX_PERMUTATIONS, metavar="K",
-        help=f"unlu: distinct permutations per pair (UNLU drew {UNLU_PERMUTATIONS}; Omega_max grows with K)")
+        DEFAULT_PERMUTATIONS,
+        ge=2,
+        le=MAX_PERMUTATIONS,
+        metavar="K",
+        help=f"unlu: distinct permutations per pair (UNLU drew {UNLU_PERMUTATIONS}; Omega_max grows with K)",
+    )
     unlu_sides: Literal["both", "premise"] = option(
-        "both", help="unlu: permute both sentences (as UNLU did) or the premise alone")
+        "both", help="unlu: permute both sentences (as UNLU did) or the premise alone"
+    )
     unlu_draws: Literal["distinct", "unlu", "repeated"] = option(
-        "distinct", exclude_if=lambda value: value == "distinct",
+        "distinct",
+        exclude_if=lambda value: value == "distinct",
         help="unlu: how a pair's K permutations are drawn, which decides the pairs kept. distinct: K distinct "
-             "derangements without replacement, a pair kept exactly when each permuted sentence has K (5 words "
-             "for K = 10); unlu: K drawn independently, a pair kept only when its draws do not repeat on either "
-             "side, UNLU's choice (hyp_distinct_perm, prem_distinct_perm), which also drops longer sentences by "
-             "chance; repeated: K drawn independently and kept even when they repeat, so short sentences (2 words "
-             "and up) stay")
+        "derangements without replacement, a pair kept exactly when each permuted sentence has K (5 words "
+        "for K = 10); unlu: K drawn independently, a pair kept only when its draws do not repeat on either "
+        "side, UNLU's choice (hyp_distinct_perm, prem_distinct_perm), which also drops longer sentences by "
+        "chance; repeated: K drawn independently and kept even when they repeat, so short sentences (2 words "
+        "and up) stay",
+    )
 
 
 @functools.cache
@@ -114,13 +121,16 @@ def independent_derangements(n: int, k: int, rng: ExampleRandom, *, distinct: bo
     return None if distinct and len(set(drawn)) < k else drawn
 
 
-DRAWS = {"distinct": distinct_derangements,
-         "unlu": functools.partial(independent_derangements, distinct=True),
-         "repeated": functools.partial(independent_derangements, distinct=False)}
+DRAWS = {
+    "distinct": distinct_derangements,
+    "unlu": functools.partial(independent_derangements, distinct=True),
+    "repeated": functools.partial(independent_derangements, distinct=False),
+}
 
 
-def permuted_units(positions: tuple[int, ...], units: list[tuple[int, ...]], order: tuple[int, ...],
-                   length: int) -> list[int]:
+def permuted_units(
+    positions: tuple[int, ...], units: list[tuple[int, ...]], order: tuple[int, ...], length: int
+) -> list[int]:
     """The permutation of a sentence of `length` tokens that puts at the word slots the word units (contractions:
     a "n't" with its host, else one word) in `order`, punctuation in place: token k of the result is token
     result[k] of the sentence."""
@@ -129,8 +139,11 @@ def permuted_units(positions: tuple[int, ...], units: list[tuple[int, ...]], ord
     return result
 
 
-@VARIANTS.register("unlu", help="UNLU's permutation acceptance: K distinct permutations of every pair, every word "
-                                "moved, punctuation in place (--unlu-permutations, --unlu-sides)")
+@VARIANTS.register(
+    "unlu",
+    help="UNLU's permutation acceptance: K distinct permutations of every pair, every word "
+    "moved, punctuation in place (--unlu-permutations, --unlu-sides)",
+)
 class Permutations(Variant):
     """unlu: K rows per pair, each a distinct derangement of the words of both sentences (or the premise alone)."""
 
@@ -140,18 +153,20 @@ class Permutations(Variant):
     several_rows_per_pair = True
     column_descriptions = {
         "permutation_index": "unlu: which of the pair's K permutations the row is (0 to K - 1): a row is keyed by "
-                             "(pair_id, permutation_index)",
+        "(pair_id, permutation_index)",
         "hypothesis_permutation": "unlu: token k of the hypothesis is token hypothesis_permutation[k] of the "
-                                  "original hypothesis's tokens; [] where the hypothesis is not permuted"}
+        "original hypothesis's tokens; [] where the hypothesis is not permuted",
+    }
     tag_descriptions = {"words": ("words:N", "unlu: the premise's N words (punctuation excluded) were permuted")}
-    card_limitations = ("unlu keeps only pairs whose permuted sentences each have at least K orders that move every "
-                        "word (5 words for K = 10, 6 for K = 100): the pairs left out are those whose hypothesis (or, "
-                        "rarely, premise) is too short for K distinct derangements, about 14% of SNLI test at "
-                        "K = 10, so its pairs are longer than the split's on average. UNLU dropped them too, and "
-                        "more: it drew its 100 orders independently and kept a pair only when they did not repeat "
-                        "(`--unlu-draws unlu`); `--unlu-draws repeated` keeps them, with repeated orders.",
-                        "UNLU's Omega_max grows with K: figures measured with other K (UNLU drew 100) are not "
-                        "comparable to these.")
+    card_limitations = (
+        "unlu keeps only pairs whose permuted sentences each have at least K orders that move every "
+        "word (5 words for K = 10, 6 for K = 100): the pairs left out are those whose hypothesis (or, "
+        "rarely, premise) is too short for K distinct derangements, about 14% of SNLI test at "
+        "K = 10, so its pairs are longer than the split's on average. UNLU dropped them too, and "
+        "more: it drew its 100 orders independently and kept a pair only when they did not repeat "
+        "(`--unlu-draws unlu`); `--unlu-draws repeated` keeps them, with repeated orders.",
+        "UNLU's Omega_max grows with K: figures measured with other K (UNLU drew 100) are not comparable to these.",
+    )
 
     def __init__(self, permutations: int = DEFAULT_PERMUTATIONS, sides: str = "both", draws: str = "distinct"):
         if sides not in SIDES:
@@ -160,10 +175,15 @@ class Permutations(Variant):
             raise ValueError(f"draws must be one of {tuple(DRAWS)}, not {draws!r}")
         self.permutations, self.sides, self.draws = permutations, sides, draws
         which = "both sentences" if sides == "both" else "the premise"
-        drawn = {"distinct": "distinct permutations", "unlu": "permutations drawn independently, a pair kept when "
-                 "they do not repeat,", "repeated": "permutations drawn independently (repeats kept)"}[draws]
-        self.description = (f"{permutations} {drawn} of the words of {which} per pair, every word "
-                            "moved, punctuation in place (UNLU); label unchanged")
+        drawn = {
+            "distinct": "distinct permutations",
+            "unlu": "permutations drawn independently, a pair kept when they do not repeat,",
+            "repeated": "permutations drawn independently (repeats kept)",
+        }[draws]
+        self.description = (
+            f"{permutations} {drawn} of the words of {which} per pair, every word "
+            "moved, punctuation in place (UNLU); label unchanged"
+        )
         self._hypothesis_tokens: dict[str, list[str]] = {}
 
     @classmethod
@@ -178,23 +198,32 @@ class Permutations(Variant):
         draws = chosen.get("unlu_draws", "distinct")
         which = "both sentences" if sides == "both" else "the premise alone"
         distinct = ", and a pair's permutations are distinct" if draws != "repeated" else ""
-        notes = [f"- unlu holds {k} permutations of every pair it keeps ({which} permuted, `--unlu-permutations`, "
-                 "`--unlu-sides`), as Sinha et al. (2021) made theirs: every word "
-                 f"moves, punctuation stays{distinct}. Its rows share their pair's "
-                 "`pair_id`; `permutation_index` tells them apart."]
+        notes = [
+            f"- unlu holds {k} permutations of every pair it keeps ({which} permuted, `--unlu-permutations`, "
+            "`--unlu-sides`), as Sinha et al. (2021) made theirs: every word "
+            f"moves, punctuation stays{distinct}. Its rows share their pair's "
+            "`pair_id`; `permutation_index` tells them apart."
+        ]
         if draws != "distinct":
-            notes.append(f"- unlu's permutations were drawn independently (`--unlu-draws {draws}`): "
-                         + ("a pair was kept only when its draws did not repeat on either side, as UNLU kept theirs."
-                            if draws == "unlu" else "a pair's permutations may repeat; pairs whose sentences have "
-                            "fewer than K derangements are kept."))
+            notes.append(
+                f"- unlu's permutations were drawn independently (`--unlu-draws {draws}`): "
+                + (
+                    "a pair was kept only when its draws did not repeat on either side, as UNLU kept theirs."
+                    if draws == "unlu"
+                    else "a pair's permutations may repeat; pairs whose sentences have "
+                    "fewer than K derangements are kept."
+                )
+            )
         return notes
 
     @property
     def extra_features(self):
         import datasets  # (not at import: `swapbench build --help` imports the variants)
 
-        return {"permutation_index": datasets.Value("int32"),
-                "hypothesis_permutation": datasets.Sequence(datasets.Value("int32"))}
+        return {
+            "permutation_index": datasets.Value("int32"),
+            "hypothesis_permutation": datasets.Sequence(datasets.Value("int32")),
+        }
 
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:
         self._hypothesis_tokens = {pair_id: tokens[1].split(" ") for pair_id, tokens in (originals or {}).items()}
@@ -218,12 +247,20 @@ class Permutations(Variant):
         rows = []
         for index, (premise_order, hypothesis_order) in enumerate(zip(premise, hypothesis)):
             order = permuted_units(parse.word_positions, premise_units, premise_order, len(parse.tokens))
-            hypothesis_order = ([] if hypothesis_order is None else
-                                permuted_units(hypothesis_words, hypothesis_units, hypothesis_order,
-                                               len(hypothesis_tokens)))
-            rows.append(Perturbed(
-                " ".join(parse.tokens[i] for i in order),
-                " ".join(hypothesis_tokens[i] for i in hypothesis_order) if hypothesis_order else pair.hypothesis,
-                pair.label, order, tags, {"permutation_index": index, "hypothesis_permutation": hypothesis_order},
-                original_hypothesis=" ".join(hypothesis_tokens) if hypothesis_order else None))
+            hypothesis_order = (
+                []
+                if hypothesis_order is None
+                else permuted_units(hypothesis_words, hypothesis_units, hypothesis_order, len(hypothesis_tokens))
+            )
+            rows.append(
+                Perturbed(
+                    " ".join(parse.tokens[i] for i in order),
+                    " ".join(hypothesis_tokens[i] for i in hypothesis_order) if hypothesis_order else pair.hypothesis,
+                    pair.label,
+                    order,
+                    tags,
+                    {"permutation_index": index, "hypothesis_permutation": hypothesis_order},
+                    original_hypothesis=" ".join(hypothesis_tokens) if hypothesis_order else None,
+                )
+            )
         return rows

@@ -31,8 +31,26 @@ from .role_swap import Swap
 
 # Third-person pronouns, which may refer to the agent or the patient: outside both arguments, an exchange changes
 # what they refer to. First and second person ("I", "you") refer to no caption's participant.
-REFERRING_PRONOUNS = frozenset({"he", "him", "his", "she", "her", "hers", "it", "its", "they", "them", "their",
-                                "theirs", "himself", "herself", "itself", "themselves"})
+REFERRING_PRONOUNS = frozenset(
+    {
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "hers",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "himself",
+        "herself",
+        "itself",
+        "themselves",
+    }
+)
 POSSESSIVE_TAG = "POS"
 PREPOSITION_TAGS = frozenset({"IN", "TO"})
 PASSIVE_BY = "by"
@@ -88,17 +106,36 @@ def _repeated_event(swap: Swap) -> bool:
 
 # Checked on P and on H, in this order; the first that rejects names the reason.
 QUARTET_FILTERS: tuple[Filter, ...] = (
-    Filter("pronoun_left_behind", "grounded: a third-person pronoun outside the exchanged arguments ('holds a "
-           "camera in her hands', 'with people behind him'): it stays while its antecedent moves, so H' says of "
-           "one argument what P' says of the other", _pronoun_left_behind),
-    Filter("possessive_split", "grounded: an argument begins or ends at a possessive ('a man 's dog'): owner and "
-           "owned are exchanged apart", _possessive_split),
-    Filter("prepositional_argument", "grounded: an argument is the object of a preposition ('runs along the "
-           "grass carrying a toy'): a place, path or instrument, not the verb's participant", _prepositional_argument),
-    Filter("not_asserted", "grounded: the verb is a 'to'-infinitive ('tries to hit the balls'): the relation is "
-           "tried or intended, not stated", _not_asserted),
-    Filter("repeated_event", "grounded: the verb occurs twice ('rides a horse next to a boy [who] rides a pony'): "
-           "the second event is left unexchanged and may contradict the exchanged one", _repeated_event),
+    Filter(
+        "pronoun_left_behind",
+        "grounded: a third-person pronoun outside the exchanged arguments ('holds a "
+        "camera in her hands', 'with people behind him'): it stays while its antecedent moves, so H' says of "
+        "one argument what P' says of the other",
+        _pronoun_left_behind,
+    ),
+    Filter(
+        "possessive_split",
+        "grounded: an argument begins or ends at a possessive ('a man 's dog'): owner and owned are exchanged apart",
+        _possessive_split,
+    ),
+    Filter(
+        "prepositional_argument",
+        "grounded: an argument is the object of a preposition ('runs along the "
+        "grass carrying a toy'): a place, path or instrument, not the verb's participant",
+        _prepositional_argument,
+    ),
+    Filter(
+        "not_asserted",
+        "grounded: the verb is a 'to'-infinitive ('tries to hit the balls'): the relation is "
+        "tried or intended, not stated",
+        _not_asserted,
+    ),
+    Filter(
+        "repeated_event",
+        "grounded: the verb occurs twice ('rides a horse next to a boy [who] rides a pony'): "
+        "the second event is left unexchanged and may contradict the exchanged one",
+        _repeated_event,
+    ),
 )
 QUARTET_FILTER_DESCRIPTIONS = {f.name: f.description for f in QUARTET_FILTERS}
 

@@ -19,41 +19,204 @@ NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "CD"})
 # ("a group of men walk in formation", "pink pulls weeds").
 CLAUSE_VERB_TAGS = frozenset({"VB", "VBZ", "VBP", "VBD", "MD"})
 # A noun phrase does not start with these: prepositions, "to", wh-adverbs, verbs, conjunctions, particles.
-NOT_PHRASE_START = frozenset({"IN", "TO", "WDT", "WRB", "WP$", "MD", "VB", "VBD", "VBP", "VBZ", "CC", "RP", "POS",
-                              "EX", "UH", "RB", "RBR", "RBS"})
+NOT_PHRASE_START = frozenset(
+    {
+        "IN",
+        "TO",
+        "WDT",
+        "WRB",
+        "WP$",
+        "MD",
+        "VB",
+        "VBD",
+        "VBP",
+        "VBZ",
+        "CC",
+        "RP",
+        "POS",
+        "EX",
+        "UH",
+        "RB",
+        "RBR",
+        "RBS",
+    }
+)
 # ... nor end with a word that needs something after it.
 NOT_PHRASE_END = frozenset({"DT", "IN", "TO", "CC", "PRP$", "WDT", "WP$", "POS", "JJ", "JJR", "JJS", "VBG"})
 LIST_CONJUNCTIONS = frozenset({"and", "or"})
 # Compared with spaces and hyphens left out, so that "eachother" and "each-other" are caught too.
-REFLEXIVE_OR_RECIPROCAL = frozenset({"myself", "yourself", "himself", "herself", "itself", "ourselves",
-                                     "yourselves", "themselves", "themself", "oneself", "eachother", "oneanother"})
+REFLEXIVE_OR_RECIPROCAL = frozenset(
+    {
+        "myself",
+        "yourself",
+        "himself",
+        "herself",
+        "itself",
+        "ourselves",
+        "yourselves",
+        "themselves",
+        "themself",
+        "oneself",
+        "eachother",
+        "oneanother",
+    }
+)
 # "Anything holds a woman" is not English; "nobody"/"nothing" turn the sentence into a negation.
 POLARITY_PRONOUNS = frozenset({"anything", "anyone", "anybody", "nothing", "nobody", "no one", "none"})
 PAIRED_MARKS = (("(", ")"), ("[", "]"), ("{", "}"))
 # Nouns that head adverbials of place, direction and time ("walking downtown", "heading their direction",
 # "working all day") rather than a verb's patient; a swap moves them into the subject.
-ADVERBIAL_NOUNS = frozenset(key(w) for w in (
-    "downtown", "uptown", "home", "outside", "inside", "outdoors", "indoors", "upstairs", "downstairs",
-    "underground", "overseas", "abroad", "somewhere", "anywhere", "everywhere", "nowhere", "direction",
-    "directions", "way", "ways", "today", "tonight", "tomorrow", "yesterday", "time", "times", "day", "days",
-    "night", "nights", "morning", "afternoon", "evening", "week", "weekend", "year", "hour", "minute", "moment",
-    "while", "distance", "backwards", "forward", "upward", "downhill", "uphill", "offshore"))
+ADVERBIAL_NOUNS = frozenset(
+    key(w)
+    for w in (
+        "downtown",
+        "uptown",
+        "home",
+        "outside",
+        "inside",
+        "outdoors",
+        "indoors",
+        "upstairs",
+        "downstairs",
+        "underground",
+        "overseas",
+        "abroad",
+        "somewhere",
+        "anywhere",
+        "everywhere",
+        "nowhere",
+        "direction",
+        "directions",
+        "way",
+        "ways",
+        "today",
+        "tonight",
+        "tomorrow",
+        "yesterday",
+        "time",
+        "times",
+        "day",
+        "days",
+        "night",
+        "nights",
+        "morning",
+        "afternoon",
+        "evening",
+        "week",
+        "weekend",
+        "year",
+        "hour",
+        "minute",
+        "moment",
+        "while",
+        "distance",
+        "backwards",
+        "forward",
+        "upward",
+        "downhill",
+        "uphill",
+        "offshore",
+    )
+)
 # Verbs whose agent and patient can change places without changing the meaning ("a man meets a woman").
-SYMMETRIC_VERBS = frozenset(key(w) for w in (
-    "meet", "marry", "hug", "kiss", "embrace", "face", "fight", "wrestle", "battle", "race", "greet", "resemble",
-    "cuddle", "date", "spar", "joust", "duel", "touch", "accompany"))
+SYMMETRIC_VERBS = frozenset(
+    key(w)
+    for w in (
+        "meet",
+        "marry",
+        "hug",
+        "kiss",
+        "embrace",
+        "face",
+        "fight",
+        "wrestle",
+        "battle",
+        "race",
+        "greet",
+        "resemble",
+        "cuddle",
+        "date",
+        "spar",
+        "joust",
+        "duel",
+        "touch",
+        "accompany",
+    )
+)
 # Verbs of perception whose two beings, present together, usually perceive each other ("a woman amid a crowd is
 # seen by the crowd": the crowd is seen by her too; "people watch ducks": the ducks may watch them).
-PERCEPTION_VERBS = frozenset(key(w) for w in ("see", "watch", "look", "notice", "observe", "spot", "view", "eye",
-                                               "stare", "face", "glance", "regard"))
+PERCEPTION_VERBS = frozenset(
+    key(w)
+    for w in ("see", "watch", "look", "notice", "observe", "spot", "view", "eye", "stare", "face", "glance", "regard")
+)
 NEGATIONS = frozenset({"not", "n't", "never", "no"})
 # Verbs of motion, and the words of a path after them: "walking down a sidewalk" has a path, not a patient.
-MOTION_VERBS = frozenset(key(w) for w in (
-    "walk", "run", "skate", "jog", "stroll", "hike", "ski", "bike", "cycle", "ride", "swim", "sail", "roll", "slide",
-    "skateboard", "march", "wander", "race", "travel", "drive", "head", "move", "go", "come", "dance", "snowboard",
-    "surf", "crawl", "sprint", "trek", "climb", "rollerblade", "fly", "float", "glide", "jump", "leap", "hurry"))
-PATH_WORDS = frozenset({"down", "up", "across", "along", "through", "past", "over", "around", "into", "onto",
-                        "toward", "towards", "by", "off", "out", "in", "on", "to", "from"})
+MOTION_VERBS = frozenset(
+    key(w)
+    for w in (
+        "walk",
+        "run",
+        "skate",
+        "jog",
+        "stroll",
+        "hike",
+        "ski",
+        "bike",
+        "cycle",
+        "ride",
+        "swim",
+        "sail",
+        "roll",
+        "slide",
+        "skateboard",
+        "march",
+        "wander",
+        "race",
+        "travel",
+        "drive",
+        "head",
+        "move",
+        "go",
+        "come",
+        "dance",
+        "snowboard",
+        "surf",
+        "crawl",
+        "sprint",
+        "trek",
+        "climb",
+        "rollerblade",
+        "fly",
+        "float",
+        "glide",
+        "jump",
+        "leap",
+        "hurry",
+    )
+)
+PATH_WORDS = frozenset(
+    {
+        "down",
+        "up",
+        "across",
+        "along",
+        "through",
+        "past",
+        "over",
+        "around",
+        "into",
+        "onto",
+        "toward",
+        "towards",
+        "by",
+        "off",
+        "out",
+        "in",
+        "on",
+        "to",
+        "from",
+    }
+)
 # Tokens that open a noun phrase with a determiner; a phrase opening otherwise is bare ("women", "band").
 DETERMINER_TAGS = frozenset({"DT", "PRP$", "CD", "PRP", "WP$", "PDT", "WDT", "EX"})
 # Personal pronouns that change case with their slot; "it" and "you" do not.
@@ -79,18 +242,19 @@ def is_noun_phrase(words: list[str], tags: list[str]) -> bool:
     if tags[-1] in NOT_PHRASE_END:
         return False
     for i, tag in enumerate(tags):
-        if tag in CLAUSE_VERB_TAGS and not any(t in ("WDT", "WP") or w.lower() == "that"
-                                           for w, t in zip(words[:i], tags[:i])):
+        if tag in CLAUSE_VERB_TAGS and not any(
+            t in ("WDT", "WP") or w.lower() == "that" for w, t in zip(words[:i], tags[:i])
+        ):
             return False
     return True
 
 
 def _words(swap: Swap, span: Span) -> list[str]:
-    return list(swap.parse.tokens[span.start:span.end])
+    return list(swap.parse.tokens[span.start : span.end])
 
 
 def _tags(swap: Swap, span: Span) -> list[str]:
-    return list(swap.parse.tags[span.start:span.end])
+    return list(swap.parse.tags[span.start : span.end])
 
 
 def _arguments(swap: Swap) -> list[Span]:
@@ -107,8 +271,9 @@ def _not_noun_phrase(swap: Swap) -> bool:
     them reads as a clause ("her assistant looking" with "looking" a participle) is not swapped."""
     parse = swap.parse
     taggings = [parse.tags] + ([parse.other_tags] if parse.other_tags is not None else [])
-    return not all(is_noun_phrase(_words(swap, s), list(tags[s.start:s.end]))
-                   for tags in taggings for s in _arguments(swap))
+    return not all(
+        is_noun_phrase(_words(swap, s), list(tags[s.start : s.end])) for tags in taggings for s in _arguments(swap)
+    )
 
 
 def _squashed(text: str) -> str:
@@ -135,7 +300,8 @@ def _cased_pronoun_in_modifier(swap: Swap) -> bool:
     """A personal pronoun moved in a participial or relative clause: its case follows the clause the modified
     noun phrase belongs to, not the position the swap gives it ("with he spectating spectators")."""
     return swap.construction in ("participial", "relative") and any(
-        w.lower() in CASED_PRONOUNS for s in _arguments(swap) for w in _words(swap, s))
+        w.lower() in CASED_PRONOUNS for s in _arguments(swap) for w in _words(swap, s)
+    )
 
 
 def _indistinct(swap: Swap) -> bool:
@@ -149,13 +315,14 @@ def _indistinct(swap: Swap) -> bool:
 def _mutual_perception(swap: Swap) -> bool:
     parse, frame = swap.parse, swap.frame
     return key(parse.tokens[frame.verb]) in PERCEPTION_VERBS and all(
-        any(is_animate(parse.tokens[h]) for h in heads(parse, s)) for s in _arguments(swap))
+        any(is_animate(parse.tokens[h]) for h in heads(parse, s)) for s in _arguments(swap)
+    )
 
 
 def _negated(swap: Swap) -> bool:
     """A negated verb: "clothing does n't wear two women" is vacuously true, not a contradiction."""
     verb = swap.frame.verb
-    return any(w.lower() in NEGATIONS for w in swap.parse.tokens[max(0, verb - 3):verb])
+    return any(w.lower() in NEGATIONS for w in swap.parse.tokens[max(0, verb - 3) : verb])
 
 
 def _bare_participial_agent(swap: Swap) -> bool:
@@ -173,16 +340,20 @@ def _premodifier_compound(swap: Swap) -> bool:
     patient = frame.patient
     if swap.construction != "participial" or parse.tags[patient.start] in DETERMINER_TAGS:
         return False
-    return (all(is_person(parse.tokens[h]) for h in heads(parse, patient))
-            and not any(is_person(parse.tokens[h]) for h in heads(parse, frame.agent)))
+    return all(is_person(parse.tokens[h]) for h in heads(parse, patient)) and not any(
+        is_person(parse.tokens[h]) for h in heads(parse, frame.agent)
+    )
 
 
 def _path(swap: Swap) -> bool:
     """A verb of motion whose patient follows a path word: the path's noun phrase taken as the patient."""
     parse, frame = swap.parse, swap.frame
     before = frame.patient.start - 1
-    return (frame.verb < before and parse.tokens[before].lower() in PATH_WORDS
-            and key(parse.tokens[frame.verb]) in MOTION_VERBS)
+    return (
+        frame.verb < before
+        and parse.tokens[before].lower() in PATH_WORDS
+        and key(parse.tokens[frame.verb]) in MOTION_VERBS
+    )
 
 
 def _symmetric(swap: Swap) -> bool:
@@ -201,7 +372,7 @@ def _comma_inside(swap: Swap) -> bool:
     """A comma inside an argument, other than in a list closed by and/or ("shorts , shirts and hats")."""
     for span in _arguments(swap):
         words = [w.lower() for w in _words(swap, span)]
-        if "," in words and not LIST_CONJUNCTIONS & set(words[words.index(","):]):
+        if "," in words and not LIST_CONJUNCTIONS & set(words[words.index(",") :]):
             return True
     return False
 
@@ -209,7 +380,7 @@ def _comma_inside(swap: Swap) -> bool:
 def _distant_agent(swap: Swap) -> bool:
     """An agent before its verb with a noun between them: the agent is shared with another clause."""
     agent, verb = swap.frame.agent, swap.frame.verb
-    return agent.end <= verb and any(t in NOUN_TAGS for t in swap.parse.tags[agent.end:verb])
+    return agent.end <= verb and any(t in NOUN_TAGS for t in swap.parse.tags[agent.end : verb])
 
 
 def _unchanged(swap: Swap) -> bool:
@@ -219,49 +390,102 @@ def _unchanged(swap: Swap) -> bool:
 OVERLAP = ("overlap", "the agent and the patient overlap, or one holds the verb: they cannot change places")
 # Checked on the swapped sentence, in this order; the first that rejects names the reason.
 FILTERS: tuple[Filter, ...] = (
-    Filter("agent_after_verb", "the agent follows its verb outside a passive: a compound pre-modifier read as a "
-           "clause ('three hood wearing people' -> 'people wearing three hood'), whose swap keeps the meaning",
-           _agent_after_verb),
-    Filter("relative_pronoun", "an argument is a bare relative pronoun ('who', 'that'): moving it breaks the "
-           "relative clause", lambda s: _pronoun_in(s, RELATIVE_PRONOUNS)),
-    Filter("reflexive_or_reciprocal", "an argument is a reflexive or reciprocal pronoun ('himself', "
-           "'each other'), which cannot be a subject: 'himself shaves a man'",
-           lambda s: _pronoun_in(s, REFLEXIVE_OR_RECIPROCAL)),
-    Filter("polarity_pronoun", "an argument is a negative or negative-polarity pronoun ('nobody', 'anything'): "
-           "'anything holds a woman' is not English", lambda s: _pronoun_in(s, POLARITY_PRONOUNS)),
-    Filter("not_noun_phrase", "the agent or the patient is not a noun phrase (a clause, a prepositional phrase, "
-           "an adjective such as 'wearing pink', or a parse that runs into another verb: 'pink pulls weeds')",
-           _not_noun_phrase),
-    Filter("adverbial_argument", "an argument is an adverbial of place, direction or time ('walking downtown', "
-           "'heading their direction'), not a participant", _adverbial),
-    Filter("path_argument", "a verb of motion whose patient follows a path word ('walking down a sidewalk' -> "
-           "'a sidewalk walking down a woman'): the path taken as a participant", _path),
-    Filter("pronoun_in_modifier", "a personal pronoun would move inside a participial or relative clause, where "
-           "its case depends on the clause around it ('with he spectating spectators')",
-           _cased_pronoun_in_modifier),
-    Filter("premodifier_compound", "a compound pre-modifier read as a participle: a bare person noun as the "
-           "patient, a non-person as the agent ('three hood wearing people' -> 'people wearing three hood')",
-           _premodifier_compound),
-    Filter("bare_participial_agent", "a participle's agent has no determiner, so after the swap it reads as the "
-           "head of a compound that says what the original said ('woman carrying a child' -> 'a child carrying "
-           "woman')", _bare_participial_agent),
-    Filter("mutual_perception", "a verb of perception between two persons or animals ('the crowd sees a woman'): "
-           "present together, each usually perceives the other, so the swap is no contradiction",
-           _mutual_perception),
-    Filter("negated_predicate", "the verb is negated: the swap ('clothing does n't wear two women') is vacuously "
-           "true, not a contradiction", _negated),
-    Filter("symmetric_predicate", "the verb is symmetric ('meet', 'hug', 'fight'): agent and patient change "
-           "places and the meaning stays", _symmetric),
+    Filter(
+        "agent_after_verb",
+        "the agent follows its verb outside a passive: a compound pre-modifier read as a "
+        "clause ('three hood wearing people' -> 'people wearing three hood'), whose swap keeps the meaning",
+        _agent_after_verb,
+    ),
+    Filter(
+        "relative_pronoun",
+        "an argument is a bare relative pronoun ('who', 'that'): moving it breaks the relative clause",
+        lambda s: _pronoun_in(s, RELATIVE_PRONOUNS),
+    ),
+    Filter(
+        "reflexive_or_reciprocal",
+        "an argument is a reflexive or reciprocal pronoun ('himself', "
+        "'each other'), which cannot be a subject: 'himself shaves a man'",
+        lambda s: _pronoun_in(s, REFLEXIVE_OR_RECIPROCAL),
+    ),
+    Filter(
+        "polarity_pronoun",
+        "an argument is a negative or negative-polarity pronoun ('nobody', 'anything'): "
+        "'anything holds a woman' is not English",
+        lambda s: _pronoun_in(s, POLARITY_PRONOUNS),
+    ),
+    Filter(
+        "not_noun_phrase",
+        "the agent or the patient is not a noun phrase (a clause, a prepositional phrase, "
+        "an adjective such as 'wearing pink', or a parse that runs into another verb: 'pink pulls weeds')",
+        _not_noun_phrase,
+    ),
+    Filter(
+        "adverbial_argument",
+        "an argument is an adverbial of place, direction or time ('walking downtown', "
+        "'heading their direction'), not a participant",
+        _adverbial,
+    ),
+    Filter(
+        "path_argument",
+        "a verb of motion whose patient follows a path word ('walking down a sidewalk' -> "
+        "'a sidewalk walking down a woman'): the path taken as a participant",
+        _path,
+    ),
+    Filter(
+        "pronoun_in_modifier",
+        "a personal pronoun would move inside a participial or relative clause, where "
+        "its case depends on the clause around it ('with he spectating spectators')",
+        _cased_pronoun_in_modifier,
+    ),
+    Filter(
+        "premodifier_compound",
+        "a compound pre-modifier read as a participle: a bare person noun as the "
+        "patient, a non-person as the agent ('three hood wearing people' -> 'people wearing three hood')",
+        _premodifier_compound,
+    ),
+    Filter(
+        "bare_participial_agent",
+        "a participle's agent has no determiner, so after the swap it reads as the "
+        "head of a compound that says what the original said ('woman carrying a child' -> 'a child carrying "
+        "woman')",
+        _bare_participial_agent,
+    ),
+    Filter(
+        "mutual_perception",
+        "a verb of perception between two persons or animals ('the crowd sees a woman'): "
+        "present together, each usually perceives the other, so the swap is no contradiction",
+        _mutual_perception,
+    ),
+    Filter(
+        "negated_predicate",
+        "the verb is negated: the swap ('clothing does n't wear two women') is vacuously true, not a contradiction",
+        _negated,
+    ),
+    Filter(
+        "symmetric_predicate",
+        "the verb is symmetric ('meet', 'hug', 'fight'): agent and patient change places and the meaning stays",
+        _symmetric,
+    ),
     Filter("unbalanced_punctuation", "an argument cuts through a pair of quotes or brackets", _unbalanced),
-    Filter("comma_in_argument", "an argument holds a comma outside a list closed by 'and'/'or': appositives "
-           "and comma-spliced phrases, where parses most often go wrong and swaps leave stray commas",
-           _comma_inside),
-    Filter("distant_agent", "the agent stands before the verb with another noun between them ('a woman sits on "
-           "a bench while wearing a hat'): the agent is shared with another clause, which the swap would rewrite "
-           "too", _distant_agent),
+    Filter(
+        "comma_in_argument",
+        "an argument holds a comma outside a list closed by 'and'/'or': appositives "
+        "and comma-spliced phrases, where parses most often go wrong and swaps leave stray commas",
+        _comma_inside,
+    ),
+    Filter(
+        "distant_agent",
+        "the agent stands before the verb with another noun between them ('a woman sits on "
+        "a bench while wearing a hat'): the agent is shared with another clause, which the swap would rewrite "
+        "too",
+        _distant_agent,
+    ),
     Filter("unchanged", "agent and patient read the same: the swap changes nothing", _unchanged),
-    Filter("indistinct_arguments", "agent and patient are named by the same noun ('a man kicks another man'): "
-           "the swap says the same thing", _indistinct),
+    Filter(
+        "indistinct_arguments",
+        "agent and patient are named by the same noun ('a man kicks another man'): the swap says the same thing",
+        _indistinct,
+    ),
 )
 FILTER_DESCRIPTIONS = dict([OVERLAP, *((f.name, f.description) for f in FILTERS)])
 

@@ -22,17 +22,18 @@ from ..roles.heads import heads, key, words_match
 # One-line descriptions of the drop reasons, in the order the checks run; the card lists them.
 GROUNDING: dict[str, str] = {
     "unlabeled_other_side": "the premise was swapped but the hypothesis got no roles from the labeler, so nothing "
-                            "shows that it asserts the swapped relation",
+    "shows that it asserts the swapped relation",
     "ungrounded_agent": "the premise was swapped but no word of the hypothesis matches the agent's head (same "
-                        "lemma, or a person noun and its hypernym): the hypothesis is not about the agent",
+    "lemma, or a person noun and its hypernym): the hypothesis is not about the agent",
     "ungrounded_patient": "the premise was swapped but no word of the hypothesis matches the patient's head: the "
-                          "hypothesis is not about the patient ('a man is in a garage' for 'a man renovates a garage')",
+    "hypothesis is not about the patient ('a man is in a garage' for 'a man renovates a garage')",
     "ungrounded_relation": "the hypothesis names both arguments but no frame of it has the agent acting on the "
-                           "patient (or it names the two alike: 'kids pass other kids'), so the swap leaves the "
-                           "pair neutral rather than contradictory",
+    "patient (or it names the two alike: 'kids pass other kids'), so the swap leaves the "
+    "pair neutral rather than contradictory",
     "ungrounded_predicate": "a frame of the hypothesis links agent and patient, but with another verb ('a woman "
-                            "holds a baby' for 'a woman feeds a baby'): the swapped verb is not asserted",
+    "holds a baby' for 'a woman feeds a baby'): the swapped verb is not asserted",
 }
+
 
 def _head_words(parse: RoleParse, span: Span) -> list[str]:
     return [parse.tokens[i] for i in heads(parse, span)]
@@ -72,9 +73,15 @@ def ground(parse: RoleParse, frame: Frame, side: str, other: RoleParse | None) -
 def _related(parse: RoleParse, frame: Frame, other: RoleParse) -> list[Frame]:
     """The frames of `other` whose agent and patient match the frame's, head to head, and are not alike."""
     agent, patient = _head_words(parse, frame.agent), _head_words(parse, frame.patient)
-    return [f for f in other.frames if f.agent is not None and f.patient is not None
-            and _matches(agent, _head_words(other, f.agent)) and _matches(patient, _head_words(other, f.patient))
-            and not _alike(other, f)]
+    return [
+        f
+        for f in other.frames
+        if f.agent is not None
+        and f.patient is not None
+        and _matches(agent, _head_words(other, f.agent))
+        and _matches(patient, _head_words(other, f.patient))
+        and not _alike(other, f)
+    ]
 
 
 def restating_frames(parse: RoleParse, frame: Frame, other: RoleParse) -> list[Frame]:

@@ -15,21 +15,28 @@ from ..core.registry import VARIANTS
 from .role_shuffle import ANNOTATIONS, ORDERS, RoleOptions, RoleShuffle
 
 
-@VARIANTS.register("shuffle-sr-premise", help="shuffle-sr in the reference paper's order (Algorithm 1): the premise "
-                                              "swapped first, the hypothesis where the premise has no grounded "
-                                              "swap (--srl)")
+@VARIANTS.register(
+    "shuffle-sr-premise",
+    help="shuffle-sr in the reference paper's order (Algorithm 1): the premise "
+    "swapped first, the hypothesis where the premise has no grounded "
+    "swap (--srl)",
+)
 class PremiseRoleShuffle(RoleShuffle):
     name = "shuffle-sr-premise"
-    description = ("agent and patient of one verb exchanged in the premise when the hypothesis asserts the swapped "
-                   "relation, else in the hypothesis, of an entailment pair (the reference paper's Algorithm 1); "
-                   "label contradiction")
+    description = (
+        "agent and patient of one verb exchanged in the premise when the hypothesis asserts the swapped "
+        "relation, else in the hypothesis, of an entailment pair (the reference paper's Algorithm 1); "
+        "label contradiction"
+    )
     Options = RoleOptions  # shuffle-sr's, less --sr-selection: the curation files judge hypothesis-first swaps
     refused_without = ()
     order = ORDERS[1]
     board_note = "premise side first, the paper's order"
     validity_file = ANNOTATIONS / "shuffle-sr-premise-validity.json"  # shuffle-sr's sample judged other rows
-    card_limitations = (*RoleShuffle.card_limitations,
-                        "shuffle-sr-premise follows the reference paper's order, but its premise swaps are kept "
-                        "only where the hypothesis restates the swapped relation (grounding): most of its rows "
-                        "swap the hypothesis, as Algorithm 1 does when the premise has no swap left, and those "
-                        "are shuffle-sr's rows; its side:premise slice is what differs from shuffle-sr.")
+    card_limitations = (
+        *RoleShuffle.card_limitations,
+        "shuffle-sr-premise follows the reference paper's order, but its premise swaps are kept "
+        "only where the hypothesis restates the swapped relation (grounding): most of its rows "
+        "swap the hypothesis, as Algorithm 1 does when the premise has no swap left, and those "
+        "are shuffle-sr's rows; its side:premise slice is what differs from shuffle-sr.",
+    )

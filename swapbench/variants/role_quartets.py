@@ -79,13 +79,49 @@ SOURCES = ("grounded", "written")
 CELLS = ("P'H", "PH'")  # the non-entailed pair of each row: the paper's Shuffle-SR cell, then its mirror
 # Verbs whose exchange leaves the pair neutral rather than contradictory: perceiving or addressing someone does
 # not exclude being perceived or addressed by them.
-COMMUNICATION_VERBS = frozenset(key(w) for w in (
-    "talk", "speak", "tell", "ask", "say", "call", "shout", "yell", "scream", "sing", "read", "show", "teach",
-    "answer", "address", "interview", "instruct", "greet", "wave", "signal", "point", "smile", "laugh", "listen",
-    "hear", "cheer", "applaud", "photograph", "film", "record", "entertain", "serenade", "lecture", "thank"))
+COMMUNICATION_VERBS = frozenset(
+    key(w)
+    for w in (
+        "talk",
+        "speak",
+        "tell",
+        "ask",
+        "say",
+        "call",
+        "shout",
+        "yell",
+        "scream",
+        "sing",
+        "read",
+        "show",
+        "teach",
+        "answer",
+        "address",
+        "interview",
+        "instruct",
+        "greet",
+        "wave",
+        "signal",
+        "point",
+        "smile",
+        "laugh",
+        "listen",
+        "hear",
+        "cheer",
+        "applaud",
+        "photograph",
+        "film",
+        "record",
+        "entertain",
+        "serenade",
+        "lecture",
+        "thank",
+    )
+)
 # shuffle-sr's verbs of perception, and those of looking into something
-PERCEIVING_VERBS = PERCEPTION_VERBS | frozenset(key(w) for w in ("examine", "inspect", "study", "check", "admire",
-                                                                 "observe", "ignore", "search"))
+PERCEIVING_VERBS = PERCEPTION_VERBS | frozenset(
+    key(w) for w in ("examine", "inspect", "study", "check", "admire", "observe", "ignore", "search")
+)
 NEUTRAL_VERBS = PERCEIVING_VERBS | COMMUNICATION_VERBS
 # Verb forms and auxiliaries that agree in number with their subject.
 AGREEING_TAGS = frozenset({"VBZ", "VBP"})
@@ -104,24 +140,24 @@ MAX_DISSENT = 1
 REASONS: dict[str, str] = {
     "no_premise_frame": "grounded: the premise has no verb with both an agent and a patient",
     "annotators_disagree": f"grounded: more than {MAX_DISSENT} of the source pair's annotators did not label it "
-                           "entailment (the hypothesis often adds what the premise does not state)",
+    "entailment (the hypothesis often adds what the premise does not state)",
     **{name: f"grounded: {why}" for name, why in GROUNDING.items()},
     **QUARTET_FILTER_DESCRIPTIONS,
     OVERLAP[0]: OVERLAP[1],
     **{f.name: f.description for f in FILTERS if f.name not in NOT_APPLICABLE},
     "symmetric_predicate": "the predicate is symmetric or reciprocal ('meet', 'hug', 'marry', 'play', 'pass'): "
-                           "exchanging agent and patient says the same thing, so no pair of the quartet is "
-                           "non-entailment",
+    "exchanging agent and patient says the same thing, so no pair of the quartet is "
+    "non-entailment",
     "pronoun_case": "a pronoun would change case with its role ('he pushes a man' -> 'a man pushes him'): the "
-                    "primed sentence would not be a permutation of its original's words",
+    "primed sentence would not be a permutation of its original's words",
     "agreement": "agent and patient differ in number and a verb agrees with its subject ('two men push a boy' -> "
-                 "'a boy push two men'): the exchange would need a repair, and the primed sentence would then not "
-                 "be a permutation",
+    "'a boy push two men'): the exchange would need a repair, and the primed sentence would then not "
+    "be a permutation",
     "not_a_permutation": "the primed sentence is not a permutation of its original's words (case of the first "
-                         "letter aside)",
+    "letter aside)",
     RETOKENIZED[0]: RETOKENIZED[1],
     "written_not_a_permutation": "written: the written hypothesis and its reversal are not permutations of each "
-                                 "other (a verb made to agree, a pronoun's case)",
+    "other (a verb made to agree, a pronoun's case)",
     "written_duplicate": "written: the relation of a quartet already made from the same premise",
     "no_pair_left": "written: the premise had more quartets than source pairs to carry them (one a pair)",
 }
@@ -144,13 +180,18 @@ class Quartet:
     capital_moved: bool  # a sentence's first word changed, so its capital moved to another word
 
 
-@VARIANTS.register("role-quartets", help="four pairs from one relation: (P,H) and (P',H') entailment, (P,H') and "
-                                        "(P',H) non-entailment, ' exchanging agent and patient by a permutation of "
-                                        "words; two rows a quartet (--srl)")
+@VARIANTS.register(
+    "role-quartets",
+    help="four pairs from one relation: (P,H) and (P',H') entailment, (P,H') and "
+    "(P',H) non-entailment, ' exchanging agent and patient by a permutation of "
+    "words; two rows a quartet (--srl)",
+)
 class RoleQuartets(RoleShuffle):
     name = "role-quartets"
-    description = ("a relation stated by premise and hypothesis, exchanged in either: (P,H), (P',H') entailment, "
-                   "(P,H'), (P',H) non-entailment; two rows a quartet, each a premise swap")
+    description = (
+        "a relation stated by premise and hypothesis, exchanged in either: (P,H), (P',H') entailment, "
+        "(P,H'), (P',H) non-entailment; two rows a quartet, each a premise swap"
+    )
     Options = RoleOptions
     refused_without = ()
     validity_file = ANNOTATIONS / "role-quartets-validity.json"
@@ -160,30 +201,43 @@ class RoleQuartets(RoleShuffle):
     several_rows_per_pair = True  # two rows a source pair, one of them not the source's pair
     column_descriptions = {
         "quartet_source": "role-quartets: where the relation came from: grounded (premise and hypothesis state "
-                          "it) or written (the hypothesis written from a premise frame)",
+        "it) or written (the hypothesis written from a premise frame)",
         "verb": "role-quartets: the premise frame's verb",
         "verb_index": "role-quartets: its token index in the premise",
         "agent": "role-quartets: the premise agent's text and token span [start, end)",
         "patient": "role-quartets: the premise patient's text and token span [start, end)",
         "labeler": "role-quartets: the role labeler that found the roles",
         "binary_label": "role-quartets: the perturbed pair's label in the binary view; always non-entailment (the "
-                        "original pair's is entailment)",
+        "original pair's is entailment)",
     }
     tag_descriptions = {
-        "cell": ("cell:C", "role-quartets: the row's perturbed pair: P'H (the paper's Shuffle-SR cell: the premise "
-                           "exchanged, original (P, H)) or PH' (original (P', H'))"),
-        "source": ("source:S", "role-quartets: grounded (the premise and the source hypothesis state the relation) "
-                               "or written (the hypothesis written from a premise frame)"),
+        "cell": (
+            "cell:C",
+            "role-quartets: the row's perturbed pair: P'H (the paper's Shuffle-SR cell: the premise "
+            "exchanged, original (P, H)) or PH' (original (P', H'))",
+        ),
+        "source": (
+            "source:S",
+            "role-quartets: grounded (the premise and the source hypothesis state the relation) "
+            "or written (the hypothesis written from a premise frame)",
+        ),
         "construction": ("construction:C", "role-quartets: the construction of the premise frame's clause"),
         "labeler": ("labeler:L", "role-quartets: the role labeler that found the roles"),
         "animacy": RoleShuffle.tag_descriptions["animacy"],
-        "verb-class": ("verb-class:V", "role-quartets: perception, communication (3-way label neutral) or action "
-                                       "(contradiction)"),
-        "capital-moved": ("capital-moved", "role-quartets: the first word changed with the exchange, so the "
-                                           "sentence's capital moved to another word (a cased tokenizer sees it)"),
+        "verb-class": (
+            "verb-class:V",
+            "role-quartets: perception, communication (3-way label neutral) or action (contradiction)",
+        ),
+        "capital-moved": (
+            "capital-moved",
+            "role-quartets: the first word changed with the exchange, so the "
+            "sentence's capital moved to another word (a cased tokenizer sees it)",
+        ),
     }
-    card_limitations = ("role-quartets' relations come from an automatic role labeler and its exchanges from rules: "
-                        "a misread frame gives a quartet whose labels do not hold (see its validity above).",)
+    card_limitations = (
+        "role-quartets' relations come from an automatic role labeler and its exchanges from rules: "
+        "a misread frame gives a quartet whose labels do not hold (see its validity above).",
+    )
 
     @classmethod
     def card_notes(cls, info) -> list[str]:
@@ -203,8 +257,9 @@ class RoleQuartets(RoleShuffle):
         self.written_reasons: Counter = Counter()
         for premise, group in by_premise.items():
             roles = self.roles.get(premises[premise])
-            grounded = {p.pair_id: q for p in group if p.label == "entailment"
-                        and (q := self._grounded(p, roles)) is not None}
+            grounded = {
+                p.pair_id: q for p in group if p.label == "entailment" and (q := self._grounded(p, roles)) is not None
+            }
             self.assigned.update(grounded)
             self._write(group, roles, list(grounded.values()))
 
@@ -238,8 +293,9 @@ class RoleQuartets(RoleShuffle):
             return None
         return quartet
 
-    def _grounded_quartet(self, pair: Pair, roles: RoleParse, frame: Frame, hypothesis: RoleParse | None
-                          ) -> tuple[Quartet | None, str | None]:
+    def _grounded_quartet(
+        self, pair: Pair, roles: RoleParse, frame: Frame, hypothesis: RoleParse | None
+    ) -> tuple[Quartet | None, str | None]:
         primed, reason = exchanged(roles, frame)
         if reason is None:
             reason = ground(roles, frame, "premise", hypothesis)
@@ -247,8 +303,9 @@ class RoleQuartets(RoleShuffle):
             reason = quartet_reason(primed)
         if reason is not None:
             return None, reason
-        if not self._tokenized_as_original(pair, "premise", roles) or \
-                not self._tokenized_as_original(pair, "hypothesis", hypothesis):
+        if not self._tokenized_as_original(pair, "premise", roles) or not self._tokenized_as_original(
+            pair, "hypothesis", hypothesis
+        ):
             return None, RETOKENIZED[0]
         reason = None
         for restated in restating_frames(roles, frame, hypothesis):
@@ -286,35 +343,69 @@ class RoleQuartets(RoleShuffle):
             return None
         roles, frame = q.roles, q.frame
         verb = key(roles.tokens[frame.verb])
-        verb_class = "perception" if verb in PERCEIVING_VERBS else \
-            "communication" if verb in COMMUNICATION_VERBS else "action"
+        verb_class = (
+            "perception" if verb in PERCEIVING_VERBS else "communication" if verb in COMMUNICATION_VERBS else "action"
+        )
         label = "neutral" if verb in NEUTRAL_VERBS else "contradiction"
-        tags = [f"source:{q.source}", f"construction:{q.construction}", f"labeler:{roles.labeler}",
-                animacy_tag(roles, frame.agent, frame.patient), f"verb-class:{verb_class}"]
+        tags = [
+            f"source:{q.source}",
+            f"construction:{q.construction}",
+            f"labeler:{roles.labeler}",
+            animacy_tag(roles, frame.agent, frame.patient),
+            f"verb-class:{verb_class}",
+        ]
         tags += ["capital-moved"] * q.capital_moved
-        extra = {"quartet_source": q.source, "verb": roles.tokens[frame.verb], "verb_index": frame.verb,
-                 "agent": _span(roles, frame.agent), "patient": _span(roles, frame.patient),
-                 "labeler": roles.labeler, "binary_label": BINARY_NAMES.index("non-entailment")}
-        return [Perturbed(premise=q.primed_premise, hypothesis=q.hypothesis, label=label, permutation=[],
-                          tags=[f"cell:{CELLS[0]}", *tags], extra=extra, original_premise=q.premise,
-                          original_hypothesis=q.hypothesis, original_label="entailment"),
-                Perturbed(premise=q.premise, hypothesis=q.primed_hypothesis, label=label, permutation=[],
-                          tags=[f"cell:{CELLS[1]}", *tags], extra=extra, original_premise=q.primed_premise,
-                          original_hypothesis=q.primed_hypothesis, original_label="entailment")]
+        extra = {
+            "quartet_source": q.source,
+            "verb": roles.tokens[frame.verb],
+            "verb_index": frame.verb,
+            "agent": _span(roles, frame.agent),
+            "patient": _span(roles, frame.patient),
+            "labeler": roles.labeler,
+            "binary_label": BINARY_NAMES.index("non-entailment"),
+        }
+        return [
+            Perturbed(
+                premise=q.primed_premise,
+                hypothesis=q.hypothesis,
+                label=label,
+                permutation=[],
+                tags=[f"cell:{CELLS[0]}", *tags],
+                extra=extra,
+                original_premise=q.premise,
+                original_hypothesis=q.hypothesis,
+                original_label="entailment",
+            ),
+            Perturbed(
+                premise=q.premise,
+                hypothesis=q.primed_hypothesis,
+                label=label,
+                permutation=[],
+                tags=[f"cell:{CELLS[1]}", *tags],
+                extra=extra,
+                original_premise=q.primed_premise,
+                original_hypothesis=q.primed_hypothesis,
+                original_label="entailment",
+            ),
+        ]
 
     def statistics(self) -> dict:
         c = self.counts
         by_source = Counter(q.source for q in self.assigned.values())
-        return {"labeler": self.srl,
-                "sentences_by_labeler": {k.split(":", 1)[1]: v for k, v in sorted(c.items())
-                                         if k.startswith("labeler:")},
-                "sentences_without_roles": c["sentences_without_roles"],
-                "entailment_pairs": c["entailment_pairs"], "candidates": c["candidates"],
-                "agreement_unknown": c["agreement_unknown"],
-                "quartets": len(self.assigned), "by_source": {s: by_source[s] for s in SOURCES},
-                "capital_moved": sum(q.capital_moved for q in self.assigned.values()),
-                "drop_reasons": dict(self.drop_reasons.most_common()),
-                "written_drop_reasons": dict(self.written_reasons.most_common()), "filters": REASONS}
+        return {
+            "labeler": self.srl,
+            "sentences_by_labeler": {k.split(":", 1)[1]: v for k, v in sorted(c.items()) if k.startswith("labeler:")},
+            "sentences_without_roles": c["sentences_without_roles"],
+            "entailment_pairs": c["entailment_pairs"],
+            "candidates": c["candidates"],
+            "agreement_unknown": c["agreement_unknown"],
+            "quartets": len(self.assigned),
+            "by_source": {s: by_source[s] for s in SOURCES},
+            "capital_moved": sum(q.capital_moved for q in self.assigned.values()),
+            "drop_reasons": dict(self.drop_reasons.most_common()),
+            "written_drop_reasons": dict(self.written_reasons.most_common()),
+            "filters": REASONS,
+        }
 
     def _tokenized_as_original(self, pair: Pair, side: str, roles: RoleParse | None) -> bool:
         return roles is not None and super()._tokenized_as_original(pair, side, roles)
@@ -328,8 +419,11 @@ def exchanged(parse: RoleParse, frame: Frame, prepositional: bool = False) -> tu
     `prepositional`: the patient follows a preposition that gives the relation its direction ("looks at")."""
     if overlaps(frame):
         return None, OVERLAP[0]
-    if key(parse.tokens[frame.verb]) in RECIPROCAL_VERBS and not prepositional and all(
-            animacy(parse, s) == ANIMATE for s in (frame.agent, frame.patient)):
+    if (
+        key(parse.tokens[frame.verb]) in RECIPROCAL_VERBS
+        and not prepositional
+        and all(animacy(parse, s) == ANIMATE for s in (frame.agent, frame.patient))
+    ):
         return None, "symmetric_predicate"  # between two beings; a thing played or passed is no partner
     swap = exchange(parse, frame)
     for f in FILTERS:
@@ -362,8 +456,7 @@ def _uncapitalised(tokens) -> list[str]:
     return [tokens[0][:1].lower() + tokens[0][1:], *tokens[1:]] if tokens else []
 
 
-def written_quartet(roles: RoleParse, frame: Frame, prepositional: bool = False
-                    ) -> tuple[Quartet | None, str | None]:
+def written_quartet(roles: RoleParse, frame: Frame, prepositional: bool = False) -> tuple[Quartet | None, str | None]:
     """The quartet of a premise frame with its hypothesis written from it, or the reason there is none."""
     written, reason = review_reversible(roles, frame, "premise", prepositional)
     if reason is not None:
@@ -377,11 +470,26 @@ def written_quartet(roles: RoleParse, frame: Frame, prepositional: bool = False
     return _quartet("written", roles, frame, primed, tuple(hypothesis), tuple(primed_hypothesis)), None
 
 
-def _quartet(source: str, roles: RoleParse, frame: Frame, primed: Swap, hypothesis: tuple[str, ...],
-             primed_hypothesis: tuple[str, ...]) -> Quartet:
+def _quartet(
+    source: str,
+    roles: RoleParse,
+    frame: Frame,
+    primed: Swap,
+    hypothesis: tuple[str, ...],
+    primed_hypothesis: tuple[str, ...],
+) -> Quartet:
     moved = sorted(roles.tokens) != sorted(primed.tokens) or sorted(hypothesis) != sorted(primed_hypothesis)
-    return Quartet(source, roles, frame, " ".join(roles.tokens), " ".join(primed.tokens), " ".join(hypothesis),
-                   " ".join(primed_hypothesis), primed.construction, moved)
+    return Quartet(
+        source,
+        roles,
+        frame,
+        " ".join(roles.tokens),
+        " ".join(primed.tokens),
+        " ".join(hypothesis),
+        " ".join(primed_hypothesis),
+        primed.construction,
+        moved,
+    )
 
 
 def _span(roles: RoleParse, span) -> dict:
@@ -391,22 +499,28 @@ def _span(roles: RoleParse, span) -> dict:
 def _card_lines(config) -> list[str]:
     x = config.extra
     sources = x.get("by_source", {})
-    lines = ["", f"Role labeler `{x.get('labeler')}`: {x['quartets']} quartets, two rows each "
-             f"({', '.join(f'{k} {v}' for k, v in sources.items())}); of {x.get('entailment_pairs', 0)} entailment "
-             f"pairs, {x.get('candidates', 0)} had a premise frame to exchange.", "",
-             "Each quartet is (P, H) and (P', H') entailment, (P, H') and (P', H) non-entailment, ' exchanging "
-             "agent and patient by a permutation of words. Its row tagged `cell:P'H` holds the original (P, H) and "
-             "the paper's Shuffle-SR cell (P', H); its row tagged `cell:PH'` the original (P', H') and (P, H'). A "
-             "model that ignores the premise or word order gets exactly half of the pairs and no quartet whole; "
-             "score it in the binary view (`binary_label`), and read quartet accuracy.", "",
-             "Grounded quartets: the reason that dropped the first pick of each entailment pair without one "
-             "(such a pair may still carry a written quartet):", "",
-             "| reason | dropped | why |", "|---|---:|---|"]
+    lines = [
+        "",
+        f"Role labeler `{x.get('labeler')}`: {x['quartets']} quartets, two rows each "
+        f"({', '.join(f'{k} {v}' for k, v in sources.items())}); of {x.get('entailment_pairs', 0)} entailment "
+        f"pairs, {x.get('candidates', 0)} had a premise frame to exchange.",
+        "",
+        "Each quartet is (P, H) and (P', H') entailment, (P, H') and (P', H) non-entailment, ' exchanging "
+        "agent and patient by a permutation of words. Its row tagged `cell:P'H` holds the original (P, H) and "
+        "the paper's Shuffle-SR cell (P', H); its row tagged `cell:PH'` the original (P', H') and (P, H'). A "
+        "model that ignores the premise or word order gets exactly half of the pairs and no quartet whole; "
+        "score it in the binary view (`binary_label`), and read quartet accuracy.",
+        "",
+        "Grounded quartets: the reason that dropped the first pick of each entailment pair without one "
+        "(such a pair may still carry a written quartet):",
+        "",
+        "| reason | dropped | why |",
+        "|---|---:|---|",
+    ]
     reasons, described = x.get("drop_reasons", {}), x.get("filters", {})
     for name, count in reasons.items():
         lines.append(f"| `{name}` | {count} | {described.get(name, 'no description recorded')} |")
-    lines += ["", "Written quartets (premise frames dropped for):", "", "| reason | dropped | why |",
-              "|---|---:|---|"]
+    lines += ["", "Written quartets (premise frames dropped for):", "", "| reason | dropped | why |", "|---|---:|---|"]
     for name, count in x.get("written_drop_reasons", {}).items():
         lines.append(f"| `{name}` | {count} | {described.get(name, 'no description recorded')} |")
     return lines

@@ -44,8 +44,11 @@ if TYPE_CHECKING:
 
 BINARY_NAMES = ["entailment", "non-entailment"]
 ORDERS = ("hypothesis-first", "premise-first")  # shuffle-sr's, then the reference paper's Algorithm 1
-RETOKENIZED = ("retokenized", "the role labeler tokenized the sentence otherwise than the original is rendered "
-               "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap")
+RETOKENIZED = (
+    "retokenized",
+    "the role labeler tokenized the sentence otherwise than the original is rendered "
+    "(e.g. spaCy roles on a ptb build): the swap would differ from the original by more than the swap",
+)
 
 
 # The validity of shuffle-sr's labels, as judged by people on a sample (written by `swapbench curate --measure`).
@@ -65,15 +68,22 @@ class RoleOptions(CommandOptions):
 
     srl: str = option("auto", metavar="LABELER", help="shuffle-sr's semantic-role labeler")
     # The configuration's name says the order now, so that a board never puts the two orders in one column.
-    sr_order: str | None = option(None, help="", removed="the configuration names the order: --variants shuffle-sr "
-                                                         "swaps the hypothesis first, --variants shuffle-sr-premise "
-                                                         "the premise first (the reference paper's Algorithm 1)")
+    sr_order: str | None = option(
+        None,
+        help="",
+        removed="the configuration names the order: --variants shuffle-sr "
+        "swaps the hypothesis first, --variants shuffle-sr-premise "
+        "the premise first (the reference paper's Algorithm 1)",
+    )
     spacy_model: str | None = option(None, help="the build's --spacy-model")
 
 
 class RoleShuffleOptions(RoleOptions):
-    sr_selection: Path | None = option(None, metavar="FILE", help="shuffle-sr keeps only the pairs accepted in this "
-                                                                  "file (written by `swapbench curate`)")
+    sr_selection: Path | None = option(
+        None,
+        metavar="FILE",
+        help="shuffle-sr keeps only the pairs accepted in this file (written by `swapbench curate`)",
+    )
 
 
 class RoleLabelings:
@@ -110,12 +120,16 @@ def read_validity(path: Path = VALIDITY) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-@VARIANTS.register("shuffle-sr", help="agent and patient of one verb exchanged in an entailment pair; label "
-                                     "contradiction (--srl, --sr-selection)")
+@VARIANTS.register(
+    "shuffle-sr",
+    help="agent and patient of one verb exchanged in an entailment pair; label contradiction (--srl, --sr-selection)",
+)
 class RoleShuffle(Variant):
     name = "shuffle-sr"
-    description = ("agent and patient of one verb exchanged in the hypothesis, else the premise when the hypothesis "
-                   "asserts the swapped relation, of an entailment pair; label contradiction")
+    description = (
+        "agent and patient of one verb exchanged in the hypothesis, else the premise when the hypothesis "
+        "asserts the swapped relation, of an entailment pair; label contradiction"
+    )
     Options = RoleShuffleOptions
     refused_without = ("sr_selection",)
     needs_docs = True  # the role labeler reads the Docs the spaCy parser made
@@ -134,28 +148,46 @@ class RoleShuffle(Variant):
         "side": ("side:S", "shuffle-sr: the roles were exchanged in the premise or the hypothesis"),
         "construction": ("construction:C", "shuffle-sr: the grammatical construction of the swapped clause"),
         "labeler": ("labeler:L", "shuffle-sr: the role labeler that found the roles"),
-        "animacy": ("animacy:A-P", "the animacy of the agent and the patient (" + ", ".join(ANIMACIES) + "), "
-                                   "read off their head nouns (roles/animacy.py): 'animate-animate' swaps who "
-                                   "did what to whom between two beings, 'animate-inanimate' can be told from "
-                                   "the hypothesis alone"),
-        "coordination": ("coordination", "shuffle-sr: the agent or the patient holds a coordination ('a man and a "
-                                         "woman')"),
+        "animacy": (
+            "animacy:A-P",
+            "the animacy of the agent and the patient (" + ", ".join(ANIMACIES) + "), "
+            "read off their head nouns (roles/animacy.py): 'animate-animate' swaps who "
+            "did what to whom between two beings, 'animate-inanimate' can be told from "
+            "the hypothesis alone",
+        ),
+        "coordination": (
+            "coordination",
+            "shuffle-sr: the agent or the patient holds a coordination ('a man and a woman')",
+        ),
         "pronoun-case": ("pronoun-case", "shuffle-sr: a pronoun changed case with its role ('he' / 'him')"),
-        "fallback": ("fallback", "shuffle-sr: not the first swap the algorithm picked, which a filter dropped, but a "
-                                 "later verb or the other sentence"),
+        "fallback": (
+            "fallback",
+            "shuffle-sr: not the first swap the algorithm picked, which a filter dropped, but a "
+            "later verb or the other sentence",
+        ),
     }
     order: ClassVar[str] = ORDERS[0]  # which sentence is tried first
     board_note: ClassVar[str] = "hypothesis side first, not the paper's order"
-    card_limitations = ("shuffle-sr's roles come from an automatic role labeler and its swaps from rules; its "
-                        "filters drop the swaps that most often go wrong, not all of them, so some of its "
-                        "contradiction labels are wrong (see its validity above).",)
+    card_limitations = (
+        "shuffle-sr's roles come from an automatic role labeler and its swaps from rules; its "
+        "filters drop the swaps that most often go wrong, not all of them, so some of its "
+        "contradiction labels are wrong (see its validity above).",
+    )
 
     @classmethod
     def options_model(cls) -> type[CommandOptions]:
         # --srl lists the labelers registered when the command line is made
         labelers = LABELERS.help_text()
-        return create_model(cls.Options.__name__, __base__=cls.Options, srl=(str, option(
-            "auto", metavar="LABELER", help=f"shuffle-sr's semantic-role labeler (default: auto): {labelers}")))
+        return create_model(
+            cls.Options.__name__,
+            __base__=cls.Options,
+            srl=(
+                str,
+                option(
+                    "auto", metavar="LABELER", help=f"shuffle-sr's semantic-role labeler (default: auto): {labelers}"
+                ),
+            ),
+        )
 
     @classmethod
     def create(cls, name: str, options: RoleOptions) -> RoleShuffle:
@@ -182,8 +214,10 @@ class RoleShuffle(Variant):
         if info.role_labeler:
             lines.append(f"- Role labeler of the role swaps: `--srl {info.role_labeler}`.")
         if info.sr_selection:
-            lines.append(f"- shuffle-sr kept only the swaps accepted in the curation file "
-                         f"`{Path(info.sr_selection.path).name}` ({info.sr_selection.sha256}).")
+            lines.append(
+                f"- shuffle-sr kept only the swaps accepted in the curation file "
+                f"`{Path(info.sr_selection.path).name}` ({info.sr_selection.sha256})."
+            )
         return lines
 
     @classmethod
@@ -193,8 +227,13 @@ class RoleShuffle(Variant):
             sections[f"Validity of {config.name}'s labels"] = validity_lines(config, validity)
         return sections
 
-    def __init__(self, srl: str = "auto", selection: Path | None = None, spacy_model: str | None = None,
-                 labeler: RoleLabeler | None = None):
+    def __init__(
+        self,
+        srl: str = "auto",
+        selection: Path | None = None,
+        spacy_model: str | None = None,
+        labeler: RoleLabeler | None = None,
+    ):
         self.srl = srl
         self.spacy_model = spacy_model
         self._labeler = labeler  # a ready labeler (tests pass one to share a loaded spaCy pipeline)
@@ -214,9 +253,15 @@ class RoleShuffle(Variant):
     def extra_features(self) -> dict[str, datasets.Feature]:
         import datasets
 
-        return {self.side_feature: datasets.Value("string"), "verb": datasets.Value("string"),
-                "verb_index": datasets.Value("int32"), "agent": span_feature(), "patient": span_feature(),
-                "labeler": datasets.Value("string"), "binary_label": datasets.ClassLabel(names=BINARY_NAMES)}
+        return {
+            self.side_feature: datasets.Value("string"),
+            "verb": datasets.Value("string"),
+            "verb_index": datasets.Value("int32"),
+            "agent": span_feature(),
+            "patient": span_feature(),
+            "labeler": datasets.Value("string"),
+            "binary_label": datasets.ClassLabel(names=BINARY_NAMES),
+        }
 
     def prepare(self, pairs: list[Pair], originals: dict[str, tuple[str, str]] | None = None) -> None:
         self.originals = originals or {}
@@ -237,12 +282,15 @@ class RoleShuffle(Variant):
         """The roles of `sentences` in self.roles, through the labeling shared with the build's other role
         configurations when they asked for the same sentences."""
         if self.srl in ("tree", "agree") and sentences and not any(s.tree for s in sentences):
-            raise SwapbenchError(f"--srl {self.srl} needs constituency trees (sentence1_parse, sentence2_parse) in the "
-                                 "source: use --srl spacy, or a local SNLI 1.0 file")
+            raise SwapbenchError(
+                f"--srl {self.srl} needs constituency trees (sentence1_parse, sentence2_parse) in the "
+                "source: use --srl spacy, or a local SNLI 1.0 file"
+            )
         # a labeler passed in (tests) is asked each time; a named one is shared between the variants of a build
         key = (self.srl, self.spacy_model, tuple(sentences)) if self._labeler is None else object()
         roles, self.spacy_pipeline = self.labelings.label(
-            key, sentences, lambda: self._labeler or make_labeler(self.srl, self.spacy_model))
+            key, sentences, lambda: self._labeler or make_labeler(self.srl, self.spacy_model)
+        )
         self.roles = dict(zip(sentences, roles))
         self.counts = Counter(sentences_without_roles=sum(r is None for r in self.roles.values()))
         self.counts.update(f"labeler:{r.labeler}" for r in self.roles.values() if r is not None)
@@ -256,8 +304,12 @@ class RoleShuffle(Variant):
         sides = [("premise", premise, hypothesis), ("hypothesis", hypothesis, premise)]
         if self.order == "hypothesis-first":
             sides.reverse()
-        candidates = [(side, roles, other, frame) for side, roles, other in sides
-                      if roles is not None for frame in swappable_frames(roles)]
+        candidates = [
+            (side, roles, other, frame)
+            for side, roles, other in sides
+            if roles is not None
+            for frame in swappable_frames(roles)
+        ]
         if not candidates:
             return None
         self.counts["candidates"] += 1
@@ -283,27 +335,44 @@ class RoleShuffle(Variant):
         self.counts["fallbacks"] += rank > 0
         return result
 
-    def _perturbed(self, pair: Pair, side: str, swap: Swap, premise: RoleParse | None,
-                   hypothesis: RoleParse | None, fallback: bool) -> Perturbed:
+    def _perturbed(
+        self, pair: Pair, side: str, swap: Swap, premise: RoleParse | None, hypothesis: RoleParse | None, fallback: bool
+    ) -> Perturbed:
         original_premise = " ".join(premise.tokens) if premise else pair.premise
         original_hypothesis = " ".join(hypothesis.tokens) if hypothesis else pair.hypothesis
         swapped = " ".join(swap.tokens)
         roles, frame = swap.parse, swap.frame
-        tags = [f"side:{side}", f"construction:{swap.construction}", f"labeler:{roles.labeler}",
-                animacy_tag(roles, frame.agent, frame.patient)]
+        tags = [
+            f"side:{side}",
+            f"construction:{swap.construction}",
+            f"labeler:{roles.labeler}",
+            animacy_tag(roles, frame.agent, frame.patient),
+        ]
         if any(roles.tags[i] == "CC" for s in (frame.agent, frame.patient) for i in range(s.start, s.end)):
             tags.append("coordination")
         if swap.pronoun_case:
             tags.append("pronoun-case")
         if fallback:
             tags.append("fallback")  # not Algorithm 1's first pick, which a filter dropped
-        extra = {"swapped_side": side, "verb": roles.tokens[frame.verb], "verb_index": frame.verb,
-                 "agent": _span(roles, frame.agent), "patient": _span(roles, frame.patient),
-                 "labeler": roles.labeler, "binary_label": BINARY_NAMES.index("non-entailment")}
-        return Perturbed(premise=swapped if side == "premise" else original_premise,
-                         hypothesis=swapped if side == "hypothesis" else original_hypothesis,
-                         label="contradiction", permutation=[], tags=tags, extra=extra,
-                         original_premise=original_premise, original_hypothesis=original_hypothesis)
+        extra = {
+            "swapped_side": side,
+            "verb": roles.tokens[frame.verb],
+            "verb_index": frame.verb,
+            "agent": _span(roles, frame.agent),
+            "patient": _span(roles, frame.patient),
+            "labeler": roles.labeler,
+            "binary_label": BINARY_NAMES.index("non-entailment"),
+        }
+        return Perturbed(
+            premise=swapped if side == "premise" else original_premise,
+            hypothesis=swapped if side == "hypothesis" else original_hypothesis,
+            label="contradiction",
+            permutation=[],
+            tags=tags,
+            extra=extra,
+            original_premise=original_premise,
+            original_hypothesis=original_hypothesis,
+        )
 
     def _tokenized_as_original(self, pair: Pair, side: str, roles: RoleParse) -> bool:
         """Whether the labeler's tokens are those of the original as the build renders it, so that the swapped
@@ -325,18 +394,27 @@ class RoleShuffle(Variant):
 
     def statistics(self) -> dict:
         c = self.counts
-        stats = {"labeler": self.srl, "order": self.order,
-                 "sentences_by_labeler": {k.split(":", 1)[1]: v for k, v in sorted(c.items())
-                                          if k.startswith("labeler:")},
-                 "sentences_without_roles": c["sentences_without_roles"],
-                 "entailment_pairs": c["entailment_pairs"], "candidates": c["candidates"],
-                 "filtered": c["filtered"], "final": c["final"], "fallbacks": c["fallbacks"],
-                 "drop_reasons": dict(self.drop_reasons.most_common()),
-                 "filters": {**FILTER_DESCRIPTIONS, **GROUNDING, RETOKENIZED[0]: RETOKENIZED[1]}}
+        stats = {
+            "labeler": self.srl,
+            "order": self.order,
+            "sentences_by_labeler": {k.split(":", 1)[1]: v for k, v in sorted(c.items()) if k.startswith("labeler:")},
+            "sentences_without_roles": c["sentences_without_roles"],
+            "entailment_pairs": c["entailment_pairs"],
+            "candidates": c["candidates"],
+            "filtered": c["filtered"],
+            "final": c["final"],
+            "fallbacks": c["fallbacks"],
+            "drop_reasons": dict(self.drop_reasons.most_common()),
+            "filters": {**FILTER_DESCRIPTIONS, **GROUNDING, RETOKENIZED[0]: RETOKENIZED[1]},
+        }
         if self.selection is not None:
-            stats["selection"] = {"file": public_path(self.selection_path), "decisions": len(self.selection),
-                                  "undecided": c["selection_undecided"], "rejected": c["selection_rejected"],
-                                  "stale": c["selection_stale"]}
+            stats["selection"] = {
+                "file": public_path(self.selection_path),
+                "decisions": len(self.selection),
+                "undecided": c["selection_undecided"],
+                "rejected": c["selection_rejected"],
+                "stale": c["selection_stale"],
+            }
         return stats
 
 
@@ -351,22 +429,34 @@ def _span(roles: RoleParse, span: Span) -> dict:
 def _filter_lines(config) -> list[str]:
     """Candidates, filtered and kept pairs, with each drop reason the build recorded."""
     x = config.extra
-    lines = ["", f"### Filters of `{config.name}`", "",
-             f"Role labeler `{x.get('labeler')}`: {x['candidates']} of {x.get('entailment_pairs', '?')} "
-             f"entailment pairs had a swappable verb (candidates); {x['filtered']} "
-             f"{'was' if x['filtered'] == 1 else 'were'} dropped by the filters; {x['final']} kept"
-             + (f", {x['fallbacks']} of them through a later verb or the other sentence when the first "
-                "swap was dropped" if x.get("fallbacks") else "") + "."]
+    lines = [
+        "",
+        f"### Filters of `{config.name}`",
+        "",
+        f"Role labeler `{x.get('labeler')}`: {x['candidates']} of {x.get('entailment_pairs', '?')} "
+        f"entailment pairs had a swappable verb (candidates); {x['filtered']} "
+        f"{'was' if x['filtered'] == 1 else 'were'} dropped by the filters; {x['final']} kept"
+        + (
+            f", {x['fallbacks']} of them through a later verb or the other sentence when the first swap was dropped"
+            if x.get("fallbacks")
+            else ""
+        )
+        + ".",
+    ]
     by_labeler = x.get("sentences_by_labeler") or {}
     if by_labeler:
-        lines.append("Sentences whose roles each labeler found: "
-                     + ", ".join(f"`{name}` {count}" for name, count in by_labeler.items())
-                     + (f"; {x['sentences_without_roles']} without roles" if x.get("sentences_without_roles")
-                        else "") + ".")
+        lines.append(
+            "Sentences whose roles each labeler found: "
+            + ", ".join(f"`{name}` {count}" for name, count in by_labeler.items())
+            + (f"; {x['sentences_without_roles']} without roles" if x.get("sentences_without_roles") else "")
+            + "."
+        )
     if x.get("selection"):
         sel = x["selection"]
-        lines.append(f"A curation file (`{Path(sel['file']).name}`) kept only accepted swaps: {sel['rejected']} "
-                     f"rejected, {sel['undecided']} undecided, {sel['stale']} judged on a different swap.")
+        lines.append(
+            f"A curation file (`{Path(sel['file']).name}`) kept only accepted swaps: {sel['rejected']} "
+            f"rejected, {sel['undecided']} undecided, {sel['stale']} judged on a different swap."
+        )
     reasons, described = x.get("drop_reasons", {}), x.get("filters", {})
     lines += ["", "| reason | dropped | why |", "|---|---:|---|"]
     for name in dict.fromkeys([*described, *reasons]):
@@ -376,15 +466,26 @@ def _filter_lines(config) -> list[str]:
 
 def validity_lines(config, validity: dict | None) -> list[str]:
     if validity is None:
-        return ["", "Validity was not measured for this build: no judged sample of its swaps was recorded, so "
-                "the share of its rows whose label holds is unknown."]
+        return [
+            "",
+            "Validity was not measured for this build: no judged sample of its swaps was recorded, so "
+            "the share of its rows whose label holds is unknown.",
+        ]
     # the file's own criterion where it states one (each configuration is judged by what its label claims)
-    valid = f"judged rows are valid ({validity['criterion']})" if validity.get("criterion") else \
-        "judged swaps are valid contradictions"
-    lines = ["", f"{validity['valid']} of {validity['judged']} {valid}: validity "
-             f"{validity['validity']:.3f} (95% interval {validity['low']:.3f} to {validity['high']:.3f}); "
-             f"measured with `{portable(validity['command'])}`."]
+    valid = (
+        f"judged rows are valid ({validity['criterion']})"
+        if validity.get("criterion")
+        else "judged swaps are valid contradictions"
+    )
+    lines = [
+        "",
+        f"{validity['valid']} of {validity['judged']} {valid}: validity "
+        f"{validity['validity']:.3f} (95% interval {validity['low']:.3f} to {validity['high']:.3f}); "
+        f"measured with `{portable(validity['command'])}`.",
+    ]
     if validity.get("build_fingerprint") != config.fingerprint:
-        lines.append(f"The sample was judged on a build whose {config.name} fingerprint is "
-                     f"{validity.get('build_fingerprint')}, not this one's ({config.fingerprint}).")
+        lines.append(
+            f"The sample was judged on a build whose {config.name} fingerprint is "
+            f"{validity.get('build_fingerprint')}, not this one's ({config.fingerprint})."
+        )
     return lines

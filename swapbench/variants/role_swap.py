@@ -39,9 +39,13 @@ def exchange(parse: RoleParse, frame: Frame) -> Swap:
     # (token, original index) so that the capital fix knows where the first word went
     moved_second = case_for_slot(parse, second, nominative=first.end <= frame.verb)
     moved_first = case_for_slot(parse, first, nominative=second.end <= frame.verb)
-    pieces = ([(tokens[i], i) for i in range(first.start)] + moved_second
-              + [(tokens[i], i) for i in range(first.end, second.start)] + moved_first
-              + [(tokens[i], i) for i in range(second.end, len(tokens))])
+    pieces = (
+        [(tokens[i], i) for i in range(first.start)]
+        + moved_second
+        + [(tokens[i], i) for i in range(first.end, second.start)]
+        + moved_first
+        + [(tokens[i], i) for i in range(second.end, len(tokens))]
+    )
     changed_case = any(word != tokens[i] for word, i in moved_first + moved_second)
     words = _fix_capital(parse, pieces)
     return Swap(parse, frame, tuple(words), changed_case, construction(parse, frame))
@@ -54,7 +58,7 @@ def construction(parse: RoleParse, frame: Frame) -> str:
         return "passive"
     if patient.end <= verb and parse.tags[verb] == "VBN":
         return "passive"
-    between = [w.lower() for w in parse.tokens[agent.end:verb]]
+    between = [w.lower() for w in parse.tokens[agent.end : verb]]
     if agent.end <= verb and any(w in RELATIVE_PRONOUNS for w in between):
         return "relative"
     if agent.end == verb and parse.tags[verb] in ("VBG", "VBN"):

@@ -28,8 +28,9 @@ MATCHED_TAG = f"matched:{MATCHED_SIZES[0]}-{MATCHED_SIZES[-1]}"
 MIN_WORDS, MAX_WORDS = 2, 64
 
 
-def shuffle_positions(positions: tuple[int, ...], folded: tuple[str, ...], permutation: list[int],
-                      rng: ExampleRandom) -> bool:
+def shuffle_positions(
+    positions: tuple[int, ...], folded: tuple[str, ...], permutation: list[int], rng: ExampleRandom
+) -> bool:
     """Shuffle the words at `positions` (`folded`: those words casefolded) among themselves, in `permutation`, a
     contraction's "n't" moving with its host, and the halves of a split word together (contractions.py); False if
     their order cannot change."""
@@ -50,8 +51,10 @@ def shuffle_positions(positions: tuple[int, ...], folded: tuple[str, ...], permu
 
 class ShuffleOptions(CommandOptions):
     shuffle_scope: Literal["all", "one"] = option(
-        DEFAULT_SCOPE, help="shuffle one constituent of N words in a premise, drawn at random among those whose "
-                            "order can change (one, as the paper did), or every one (all)")
+        DEFAULT_SCOPE,
+        help="shuffle one constituent of N words in a premise, drawn at random among those whose "
+        "order can change (one, as the paper did), or every one (all)",
+    )
 
 
 def changeable(parse: Parse, size: int) -> tuple:
@@ -66,15 +69,21 @@ def matched(parse: Parse) -> bool:
     return all(changeable(parse, size) for size in MATCHED_SIZES)
 
 
-MATCHED_DESCRIPTION = (MATCHED_TAG, f"shuffle-N and shuffle-random: the premise has a constituent of every size "
-                                    f"{', '.join(map(str, MATCHED_SIZES))} whose words can be reordered, so "
-                                    f"shuffle-{MATCHED_SIZES[0]} to -{MATCHED_SIZES[-1]} and shuffle-random all have "
-                                    "this pair: their slices under this tag compare the sizes on the same pairs")
+MATCHED_DESCRIPTION = (
+    MATCHED_TAG,
+    f"shuffle-N and shuffle-random: the premise has a constituent of every size "
+    f"{', '.join(map(str, MATCHED_SIZES))} whose words can be reordered, so "
+    f"shuffle-{MATCHED_SIZES[0]} to -{MATCHED_SIZES[-1]} and shuffle-random all have "
+    "this pair: their slices under this tag compare the sizes on the same pairs",
+)
 
 
-@VARIANTS.register("shuffle-N", pattern=r"shuffle-(0|[1-9][0-9]*)",
-                   help=f"words shuffled inside NP/VP/PP/ADVP/ADJP constituents of exactly N words "
-                        f"({MIN_WORDS} <= N <= {MAX_WORDS}; --shuffle-scope: every one or one)")
+@VARIANTS.register(
+    "shuffle-N",
+    pattern=r"shuffle-(0|[1-9][0-9]*)",
+    help=f"words shuffled inside NP/VP/PP/ADVP/ADJP constituents of exactly N words "
+    f"({MIN_WORDS} <= N <= {MAX_WORDS}; --shuffle-scope: every one or one)",
+)
 class ConstituencyShuffle(Variant):
     """shuffle-N: words move only among themselves inside NP/VP/PP/ADVP/ADJP constituents of exactly N words.
 
@@ -90,30 +99,44 @@ class ConstituencyShuffle(Variant):
         self.size = size
         self.scope = scope
         self.name = f"shuffle-{size}"
-        self.description = (f"words shuffled inside {'every' if scope == 'all' else 'one'} NP/VP/PP/ADVP/ADJP "
-                            f"constituent of exactly {size} words; label unchanged")
+        self.description = (
+            f"words shuffled inside {'every' if scope == 'all' else 'one'} NP/VP/PP/ADVP/ADJP "
+            f"constituent of exactly {size} words; label unchanged"
+        )
 
     Options = ShuffleOptions
     usage = f"shuffle-N ({MIN_WORDS} <= N <= {MAX_WORDS})"
     paper_settings = {"shuffle_scope": "scope"}
-    column_descriptions = {"moved_spans": "shuffle-N: the constituents whose words were shuffled, each with its "
-                                          "label (NP, VP, PP, ADVP, ADJP), token span [start, end) in "
-                                          "`premise_tokens` and text"}
+    column_descriptions = {
+        "moved_spans": "shuffle-N: the constituents whose words were shuffled, each with its "
+        "label (NP, VP, PP, ADVP, ADJP), token span [start, end) in "
+        "`premise_tokens` and text"
+    }
     tag_descriptions = {
-        "moved": ("moved:N", ("shuffle-N: N constituents were shuffled in the premise (constituents, not the "
-                              "tokens that the predictions' `moved` counts)")),
+        "moved": (
+            "moved:N",
+            (
+                "shuffle-N: N constituents were shuffled in the premise (constituents, not the "
+                "tokens that the predictions' `moved` counts)"
+            ),
+        ),
         "label": ("label:X", "shuffle-N: a constituent with label X (NP, VP, PP, ADVP, ADJP) was shuffled"),
-        "matched": MATCHED_DESCRIPTION}
-    card_limitations = ("Shuffled premises are often ungrammatical, and shuffles inside a constituent can keep or "
-                        "change the meaning; the label is carried over unchanged, so some shuffle-N labels are "
-                        "wrong.",)
+        "matched": MATCHED_DESCRIPTION,
+    }
+    card_limitations = (
+        "Shuffled premises are often ungrammatical, and shuffles inside a constituent can keep or "
+        "change the meaning; the label is carried over unchanged, so some shuffle-N labels are "
+        "wrong.",
+    )
 
     @classmethod
     def create(cls, name: str, options: ShuffleOptions) -> ConstituencyShuffle:
         size = int(VARIANTS.lookup(name)[1].group(1))
         if not MIN_WORDS <= size <= MAX_WORDS:
-            raise SwapbenchError(f"--variants: {name!r} asks for constituents of {size} words; a constituency "
-                                 f"shuffle takes constituents of at least {MIN_WORDS} words and at most {MAX_WORDS}")
+            raise SwapbenchError(
+                f"--variants: {name!r} asks for constituents of {size} words; a constituency "
+                f"shuffle takes constituents of at least {MIN_WORDS} words and at most {MAX_WORDS}"
+            )
         return cls(size, scope=options.shuffle_scope)
 
     @classmethod
@@ -123,20 +146,33 @@ class ConstituencyShuffle(Variant):
 
     @classmethod
     def card_notes(cls, info) -> list[str]:
-        how = ("every NP/VP/PP/ADVP/ADJP constituent of exactly N words" if info.shuffle_scope == "all" else
-               "one NP/VP/PP/ADVP/ADJP constituent of exactly N words, drawn among those whose words can be "
-               "reordered, as the paper did")
-        return [f"- Constituency shuffles move words inside {how} (`--shuffle-scope {info.shuffle_scope}`; "
-                f"`--shuffle-scope {'one' if info.shuffle_scope == 'all' else 'all'}` shuffles "
-                f"{'one' if info.shuffle_scope == 'all' else 'every one'}); punctuation never counts as a word and "
-                "stays in place. The shuffled order always differs from the original."]
+        how = (
+            "every NP/VP/PP/ADVP/ADJP constituent of exactly N words"
+            if info.shuffle_scope == "all"
+            else "one NP/VP/PP/ADVP/ADJP constituent of exactly N words, drawn among those whose words can be "
+            "reordered, as the paper did"
+        )
+        return [
+            f"- Constituency shuffles move words inside {how} (`--shuffle-scope {info.shuffle_scope}`; "
+            f"`--shuffle-scope {'one' if info.shuffle_scope == 'all' else 'all'}` shuffles "
+            f"{'one' if info.shuffle_scope == 'all' else 'every one'}); punctuation never counts as a word and "
+            "stays in place. The shuffled order always differs from the original."
+        ]
 
     @property
     def extra_features(self):
         import datasets  # (not at import: `swapbench build --help` imports the variants)
 
-        return {"moved_spans": [{"label": datasets.Value("string"), "start": datasets.Value("int32"),
-                                 "end": datasets.Value("int32"), "text": datasets.Value("string")}]}
+        return {
+            "moved_spans": [
+                {
+                    "label": datasets.Value("string"),
+                    "start": datasets.Value("int32"),
+                    "end": datasets.Value("int32"),
+                    "text": datasets.Value("string"),
+                }
+            ]
+        }
 
     def targets(self, parse: Parse) -> list[Constituent]:
         """The distinct word sets this variant may shuffle, outermost label first, in sentence order."""
@@ -165,9 +201,10 @@ class RandomShuffle(Variant):
 
     name = "shuffle-random"
     description = "all premise words shuffled, punctuation kept in place; label unchanged"
-    tag_descriptions = {"words": ("words:N", "shuffle-random: the premise's N words (punctuation excluded) were "
-                                             "shuffled"),
-                        "matched": MATCHED_DESCRIPTION}
+    tag_descriptions = {
+        "words": ("words:N", "shuffle-random: the premise's N words (punctuation excluded) were shuffled"),
+        "matched": MATCHED_DESCRIPTION,
+    }
 
     def apply(self, pair: Pair, parse: Parse, rng: ExampleRandom) -> Perturbed | None:
         positions = parse.word_positions
@@ -184,5 +221,6 @@ def _matched_tag(parse: Parse) -> list[str]:
 def _perturbed(pair: Pair, parse: Parse, permutation: list[int], tags: list[str], extra: dict | None = None):
     """A premise shuffle: hypothesis and label stay as they were."""
     tokens = parse.tokens
-    return Perturbed(" ".join([tokens[k] for k in permutation]), pair.hypothesis, pair.label, permutation, tags,
-                     extra or {})
+    return Perturbed(
+        " ".join([tokens[k] for k in permutation]), pair.hypothesis, pair.label, permutation, tags, extra or {}
+    )

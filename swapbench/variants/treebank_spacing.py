@@ -12,9 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-_CONTRACTIONS2 = [r"(?i)\b(can)\s(not)\b", r"(?i)\b(d)\s('ye)\b", r"(?i)\b(gim)\s(me)\b", r"(?i)\b(gon)\s(na)\b",
-                  r"(?i)\b(got)\s(ta)\b", r"(?i)\b(lem)\s(me)\b", r"(?i)\b(more)\s('n)\b",
-                  r"(?i)\b(wan)\s(na)(?=\s)"]
+_CONTRACTIONS2 = [
+    r"(?i)\b(can)\s(not)\b",
+    r"(?i)\b(d)\s('ye)\b",
+    r"(?i)\b(gim)\s(me)\b",
+    r"(?i)\b(gon)\s(na)\b",
+    r"(?i)\b(got)\s(ta)\b",
+    r"(?i)\b(lem)\s(me)\b",
+    r"(?i)\b(more)\s('n)\b",
+    r"(?i)\b(wan)\s(na)(?=\s)",
+]
 _CONTRACTIONS3 = [r"(?i) ('t)\s(is)\b", r"(?i) ('t)\s(was)\b"]
 _ENDING_QUOTES = [
     (r"([^' ])\s('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ", r"\1\2 "),
@@ -48,8 +55,7 @@ _STARTING_QUOTES = [
 
 _JOINED = [re.compile(p) for p in _CONTRACTIONS3 + _CONTRACTIONS2]  # each replaced by r"\1\2", in this order
 _BEFORE_STRIP = [(re.compile(p), s) for p, s in _ENDING_QUOTES]
-_AFTER_STRIP = [(re.compile(p), s) for p, s in [_DOUBLE_DASHES, *_PARENS_BRACKETS, *_PUNCTUATION,
-                                                 *_STARTING_QUOTES]]
+_AFTER_STRIP = [(re.compile(p), s) for p, s in [_DOUBLE_DASHES, *_PARENS_BRACKETS, *_PUNCTUATION, *_STARTING_QUOTES]]
 
 
 def detokenize(tokens: Sequence[str]) -> str:

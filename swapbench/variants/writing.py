@@ -60,7 +60,7 @@ def align(tokens: Sequence[str], text: str) -> list[tuple[int, int]] | None:
         while len(done) < len(target) and at < n:
             if text[at].isspace():
                 return None  # a token never spans white space
-            two = text[at:at + 2]
+            two = text[at : at + 2]
             if two in (OPENING, CLOSING):
                 done, at = done + QUOTE, at + 2
             else:
@@ -127,18 +127,30 @@ class Writing:
         if QUOTE in tokens or " ".join(tokens).split() != tokens:  # a quote, an empty token, or white space in one
             return None
         gaps = self.gaps.get
-        fused = frozenset(neighbours for neighbours, gap in self.gaps.items()
-                          if not gap and _is_word(neighbours[0]) and _is_word(neighbours[1]))
-        return Positions(tokens, [self.spelling.get(token, token) for token in tokens],
-                         [gaps(neighbours) for neighbours in zip(tokens, tokens[1:])],
-                         [_is_word(token) for token in tokens], fused)
+        fused = frozenset(
+            neighbours
+            for neighbours, gap in self.gaps.items()
+            if not gap and _is_word(neighbours[0]) and _is_word(neighbours[1])
+        )
+        return Positions(
+            tokens,
+            [self.spelling.get(token, token) for token in tokens],
+            [gaps(neighbours) for neighbours in zip(tokens, tokens[1:])],
+            [_is_word(token) for token in tokens],
+            fused,
+        )
 
     def write_order(self, positions: Positions, order: Sequence[int]) -> str:
         """write([positions.tokens[k] for k in order]), exactly, with fewer lookups: a permuted sentence keeps most
         of its neighbours, whose gap is read by position, and two words made neighbours are spaced unless the text
         fused them (write() finds the same: the learned gap, else spaced(), which spaces two words)."""
-        tokens, spelled, after, word, fused = (positions.tokens, positions.spelled, positions.after, positions.word,
-                                               positions.fused)
+        tokens, spelled, after, word, fused = (
+            positions.tokens,
+            positions.spelled,
+            positions.after,
+            positions.word,
+            positions.fused,
+        )
         gaps = self.gaps.get
         previous = order[0]
         parts = [spelled[previous]]

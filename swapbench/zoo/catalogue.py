@@ -18,24 +18,44 @@ class Declared(NamedTuple):
 
 BUILT_IN: dict[str, Declared] = {
     "none": Declared("no position information: the bag-of-words baseline", "none", "none"),
-    "learned_absolute": Declared("learned absolute embeddings, Devlin et al. 2019 (BERT)", "absolute", "learned",
-                                 ("max_position_embeddings",)),
-    "sinusoidal": Declared("sinusoidal absolute embeddings, Vaswani et al. 2017", "absolute", "sinusoidal",
-                           ("sinusoidal_base",)),
+    "learned_absolute": Declared(
+        "learned absolute embeddings, Devlin et al. 2019 (BERT)", "absolute", "learned", ("max_position_embeddings",)
+    ),
+    "sinusoidal": Declared(
+        "sinusoidal absolute embeddings, Vaswani et al. 2017", "absolute", "sinusoidal", ("sinusoidal_base",)
+    ),
     "rope": Declared("rotary embeddings, Su et al. 2021 (RoFormer)", "rotary", "rope", ("sinusoidal_base",)),
     "alibi": Declared("linear biases, Press et al. 2022 (ALiBi), symmetric for an encoder", "alibi", "alibi"),
-    "t5_bias": Declared("bucketed relative bias, Raffel et al. 2020 (T5)", "relative", "t5-buckets",
-                        ("t5_num_buckets", "t5_max_distance")),
-    "shaw": Declared("relative key embeddings clipped at k, Shaw et al. 2018", "relative", "relative_key",
-                     ("max_relative_distance",)),
-    "huang_m4": Declared("query-key-relative interaction, Huang et al. 2020, method 4", "relative",
-                         "relative_key_query", ("max_relative_distance",)),
-    "tisa": Declared("translation-invariant self-attention, Wennberg & Henter 2021", "relative", "tisa",
-                     ("tisa_kernels",)),
-    "tupe": Declared("untied positional attention, untied [CLS], Ke et al. 2021 (TUPE-A)", "absolute", "tupe",
-                     ("max_position_embeddings",)),
-    "attenuated": Declared("attenuated encoding, Chen et al. 2023, equation 8", "relative", "attenuated",
-                           ("attenuated_locality", "attenuated_symmetry", "attenuated_learnable")),
+    "t5_bias": Declared(
+        "bucketed relative bias, Raffel et al. 2020 (T5)",
+        "relative",
+        "t5-buckets",
+        ("t5_num_buckets", "t5_max_distance"),
+    ),
+    "shaw": Declared(
+        "relative key embeddings clipped at k, Shaw et al. 2018", "relative", "relative_key", ("max_relative_distance",)
+    ),
+    "huang_m4": Declared(
+        "query-key-relative interaction, Huang et al. 2020, method 4",
+        "relative",
+        "relative_key_query",
+        ("max_relative_distance",),
+    ),
+    "tisa": Declared(
+        "translation-invariant self-attention, Wennberg & Henter 2021", "relative", "tisa", ("tisa_kernels",)
+    ),
+    "tupe": Declared(
+        "untied positional attention, untied [CLS], Ke et al. 2021 (TUPE-A)",
+        "absolute",
+        "tupe",
+        ("max_position_embeddings",),
+    ),
+    "attenuated": Declared(
+        "attenuated encoding, Chen et al. 2023, equation 8",
+        "relative",
+        "attenuated",
+        ("attenuated_locality", "attenuated_symmetry", "attenuated_learnable"),
+    ),
 }
 
 

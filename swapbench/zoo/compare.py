@@ -45,14 +45,20 @@ Figure = Literal["changed", "delta", "non_entailment", "accuracy"]
 RESAMPLES = 4000
 LEVEL = 0.95
 ALPHA = 0.05  # a premise test's Holm-adjusted p-value must fall below it
-METHOD = ("bootstrap of the difference a - b of the mean over seeds: test pairs resampled by premise cluster from "
-          "the pairs' outcomes, one draw for both sides, and seeds resampled within each side; percentile interval, "
-          "bootstrap p-value of no difference (two-sided; one-sided for the premise-blind controls), Holm-adjusted "
-          "within each report table's family")
+METHOD = (
+    "bootstrap of the difference a - b of the mean over seeds: test pairs resampled by premise cluster from "
+    "the pairs' outcomes, one draw for both sides, and seeds resampled within each side; percentile interval, "
+    "bootstrap p-value of no difference (two-sided; one-sided for the premise-blind controls), Holm-adjusted "
+    "within each report table's family"
+)
 # What a figure is of one pair: the prediction changed; correct on the perturbed minus on the original pair; the
 # perturbed pair predicted non-entailment; correct on the original pair.
-FIGURE_WORDS = {"changed": "predictions changed", "delta": "Δ accuracy",
-                "non_entailment": "swaps predicted non-entailment", "accuracy": "accuracy on the originals"}
+FIGURE_WORDS = {
+    "changed": "predictions changed",
+    "delta": "Δ accuracy",
+    "non_entailment": "swaps predicted non-entailment",
+    "accuracy": "accuracy on the originals",
+}
 PREMISE_FAMILY = "premise-blind controls"
 ROLE_TRAINING_FAMILY = "role-swap training"
 
@@ -65,14 +71,17 @@ def references_family(setup: str) -> str:
 class Side(Strict):
     setup: str
     encoding: str
-    hypothesis_only: bool = Field(False, description="the encoding's premise-blind control: trained and scored on "
-                                                     "the hypotheses alone")
+    hypothesis_only: bool = Field(
+        False, description="the encoding's premise-blind control: trained and scored on the hypotheses alone"
+    )
 
 
 class Comparison(Strict):
-    figure: Figure = Field(description="changed: share of predictions a perturbation changes; delta: Δ accuracy; "
-                                       "non_entailment: share of perturbed pairs predicted non-entailment; "
-                                       "accuracy: accuracy on the original pairs")
+    figure: Figure = Field(
+        description="changed: share of predictions a perturbation changes; delta: Δ accuracy; "
+        "non_entailment: share of perturbed pairs predicted non-entailment; "
+        "accuracy: accuracy on the original pairs"
+    )
     configuration: str
     a: Side
     b: Side
@@ -81,14 +90,19 @@ class Comparison(Strict):
     high: float
     p_value: float = Field(ge=0, le=1, description="bootstrap p-value of no difference, unadjusted")
     alternative: Literal["two-sided", "greater"] = Field(
-        "two-sided", description="greater: one-sided, the alternative that a exceeds b (the premise-blind controls)")
-    family: str | None = Field(None, description="the report table whose tests are adjusted together; null in "
-                                                 "summaries made before families")
-    p_holm: float | None = Field(None, ge=0, le=1, description="p_value Holm-adjusted over the family; null in "
-                                                               "summaries made before families")
-    paired: bool = Field(description="true when the pairs were drawn once for both sides from their outcomes (every "
-                                     "comparison made now); false only in summaries made before, which drew each "
-                                     "model's pairs from its counts, apart")
+        "two-sided", description="greater: one-sided, the alternative that a exceeds b (the premise-blind controls)"
+    )
+    family: str | None = Field(
+        None, description="the report table whose tests are adjusted together; null in summaries made before families"
+    )
+    p_holm: float | None = Field(
+        None, ge=0, le=1, description="p_value Holm-adjusted over the family; null in summaries made before families"
+    )
+    paired: bool = Field(
+        description="true when the pairs were drawn once for both sides from their outcomes (every "
+        "comparison made now); false only in summaries made before, which drew each "
+        "model's pairs from its counts, apart"
+    )
     resamples: int
 
     @property
@@ -128,10 +142,16 @@ def pair_outcomes(rows) -> tuple[dict[str, str], dict[str, list[int]]]:
     codes, clusters = {}, {}
     for name, mine in by_configuration.items():
         mine = sorted(mine, key=lambda r: r.pair_id)
-        codes[name] = "".join(format(CORRECT_ORIGINAL * (r.prediction_original == r.gold_original)
-                                     + CORRECT_PERTURBED * (r.prediction_perturbed == r.gold)
-                                     + CHANGED * (r.prediction_original != r.prediction_perturbed)
-                                     + NON_ENTAILMENT * (r.prediction_perturbed != "entailment"), "x") for r in mine)
+        codes[name] = "".join(
+            format(
+                CORRECT_ORIGINAL * (r.prediction_original == r.gold_original)
+                + CORRECT_PERTURBED * (r.prediction_perturbed == r.gold)
+                + CHANGED * (r.prediction_original != r.prediction_perturbed)
+                + NON_ENTAILMENT * (r.prediction_perturbed != "entailment"),
+                "x",
+            )
+            for r in mine
+        )
         numbers: dict[str, int] = {}
         clusters[name] = [numbers.setdefault(r.cluster, len(numbers)) for r in mine]
     return codes, clusters
@@ -160,13 +180,21 @@ def from_rows(rows, figure: Figure) -> Outcomes:
 
 def comparison_rng(a: Side, b: Side, figure: str, configuration: str) -> np.random.Generator:
     """A generator per comparison, so that each depends on neither the order nor the others computed."""
-    name = "\x00".join([a.setup, a.encoding, b.setup, b.encoding, figure, configuration]
-                       + ["hypothesis-only"] * (a.hypothesis_only + 2 * b.hypothesis_only))
+    name = "\x00".join(
+        [a.setup, a.encoding, b.setup, b.encoding, figure, configuration]
+        + ["hypothesis-only"] * (a.hypothesis_only + 2 * b.hypothesis_only)
+    )
     return np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little"))
 
 
-def compare(a: Sequence[Outcomes], b: Sequence[Outcomes], rng: np.random.Generator,
-            resamples: int = RESAMPLES, level: float = LEVEL, alternative: str = "two-sided") -> dict:
+def compare(
+    a: Sequence[Outcomes],
+    b: Sequence[Outcomes],
+    rng: np.random.Generator,
+    resamples: int = RESAMPLES,
+    level: float = LEVEL,
+    alternative: str = "two-sided",
+) -> dict:
     """The difference of the means over seeds, a - b, its bootstrap interval and p-value (module docstring); the
     fields of a Comparison but its names. Every model must have scored the same pairs, in the same clusters."""
     runs = [*a, *b]
@@ -177,7 +205,7 @@ def compare(a: Sequence[Outcomes], b: Sequence[Outcomes], rng: np.random.Generat
     # one draw of the premises for every model of both sides
     weights = rng.multinomial(k, np.full(k, 1 / k), size=resamples)[:, cluster].astype(float)
     drawn = [weights @ o.values / weights.sum(axis=1) for o in runs]
-    sides = [np.stack(drawn[:len(a)], axis=1), np.stack(drawn[len(a):], axis=1)]
+    sides = [np.stack(drawn[: len(a)], axis=1), np.stack(drawn[len(a) :], axis=1)]
     means = []
     for side in sides:  # seeds with replacement, within the side
         seeds = rng.integers(side.shape[1], size=side.shape)
@@ -191,8 +219,15 @@ def compare(a: Sequence[Outcomes], b: Sequence[Outcomes], rng: np.random.Generat
     else:
         p_value = min(1.0, 2 * (1 + min(below, above)) / (1 + resamples))
     difference = float(np.mean([o.value for o in a]) - np.mean([o.value for o in b]))
-    return {"difference": difference, "low": float(low), "high": float(high), "p_value": p_value, "paired": True,
-            "resamples": resamples, "alternative": alternative}
+    return {
+        "difference": difference,
+        "low": float(low),
+        "high": float(high),
+        "p_value": p_value,
+        "paired": True,
+        "resamples": resamples,
+        "alternative": alternative,
+    }
 
 
 def outcomes_of(results, run, clusters: dict[str, list[int]] | None) -> dict[tuple[str, str], Outcomes]:
@@ -231,8 +266,11 @@ def planned(encodings: dict[str, list[str]]) -> list[tuple[Side, Side]]:
                     plan.append((Side(setup=setup, encoding=name), Side(setup=setup, encoding=reference)))
         base = setup.removesuffix(ROLE_SWAPS)
         if setup.endswith(ROLE_SWAPS) and base in encodings:
-            plan += [(Side(setup=setup, encoding=name), Side(setup=base, encoding=name))
-                     for name in names if name in encodings[base]]
+            plan += [
+                (Side(setup=setup, encoding=name), Side(setup=base, encoding=name))
+                for name in names
+                if name in encodings[base]
+            ]
     return plan
 
 
@@ -243,7 +281,8 @@ def tabled(a: Side, b: Side, shuffle: str, role: str | None) -> tuple[str, list[
     configuration."""
     if a.setup == b.setup:
         return references_family(a.setup), [("changed", shuffle)] + ([("changed", role)] if role else []) + [
-            ("delta", shuffle)]
+            ("delta", shuffle)
+        ]
     return ROLE_TRAINING_FAMILY, [("non_entailment", role), ("changed", role)] if role else []
 
 
@@ -259,20 +298,31 @@ def adjusted(found: list[Comparison]) -> list[Comparison]:
     return out
 
 
-def comparisons(outcomes: dict[tuple[str, str], list[dict[tuple[str, str], Outcomes]]], shuffle: str,
-                role: str | None, controls: dict[tuple[str, str], list[dict[tuple[str, str], Outcomes]]] | None = None,
-                resamples: int = RESAMPLES) -> list[Comparison]:
+def comparisons(
+    outcomes: dict[tuple[str, str], list[dict[tuple[str, str], Outcomes]]],
+    shuffle: str,
+    role: str | None,
+    controls: dict[tuple[str, str], list[dict[tuple[str, str], Outcomes]]] | None = None,
+    resamples: int = RESAMPLES,
+) -> list[Comparison]:
     """The report's comparisons, Holm-adjusted within each family: every planned comparison on the cells its table
     shows (`outcomes[(setup, encoding)]` holds one outcomes_of per seed; `shuffle` is the configuration of the
     accuracy and the shuffle columns, `role` the first role configuration), then each encoding against its
     premise-blind control (`controls`, the same keys) on accuracy on the shuffle's originals, one-sided. A
     comparison is made only where every seed of both sides has the pairs' outcomes."""
-    def made(a: Side, b: Side, runs_a, runs_b, figure: str, configuration: str, family: str,
-             alternative: str = "two-sided") -> None:
+
+    def made(
+        a: Side, b: Side, runs_a, runs_b, figure: str, configuration: str, family: str, alternative: str = "two-sided"
+    ) -> None:
         key = figure, configuration
         if runs_a and runs_b and all(key in run for run in [*runs_a, *runs_b]):
-            fields = compare([run[key] for run in runs_a], [run[key] for run in runs_b],
-                             comparison_rng(a, b, figure, configuration), resamples, alternative=alternative)
+            fields = compare(
+                [run[key] for run in runs_a],
+                [run[key] for run in runs_b],
+                comparison_rng(a, b, figure, configuration),
+                resamples,
+                alternative=alternative,
+            )
             found.append(Comparison(figure=figure, configuration=configuration, a=a, b=b, family=family, **fields))
 
     encodings: dict[str, list[str]] = {}
@@ -285,15 +335,24 @@ def comparisons(outcomes: dict[tuple[str, str], list[dict[tuple[str, str], Outco
             made(a, b, outcomes[a.setup, a.encoding], outcomes[b.setup, b.encoding], figure, configuration, family)
     for (setup, name), runs in outcomes.items():
         control = Side(setup=setup, encoding=name, hypothesis_only=True)
-        made(Side(setup=setup, encoding=name), control, runs, (controls or {}).get((setup, name)), "accuracy",
-             shuffle, PREMISE_FAMILY, alternative="greater")
+        made(
+            Side(setup=setup, encoding=name),
+            control,
+            runs,
+            (controls or {}).get((setup, name)),
+            "accuracy",
+            shuffle,
+            PREMISE_FAMILY,
+            alternative="greater",
+        )
     return adjusted(found)
 
 
 def premise_test(found: Sequence[Comparison], setup: str, encoding: str) -> Comparison | None:
     """The encoding's test against its premise-blind control among `found`, if one was made."""
-    return next((c for c in found if c.family == PREMISE_FAMILY and (c.a.setup, c.a.encoding) == (setup, encoding)),
-                None)
+    return next(
+        (c for c in found if c.family == PREMISE_FAMILY and (c.a.setup, c.a.encoding) == (setup, encoding)), None
+    )
 
 
 def reads_premise(found: Sequence[Comparison], setup: str, encoding: str) -> bool:

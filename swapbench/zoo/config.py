@@ -54,19 +54,18 @@ FIELD_DEFAULTS = {name: default for name, (_, default) in FIELDS.items()}
 def check_architecture(config) -> None:
     """ValueError when the fields do not make a model; each encoding checks its own (Encoding.check)."""
     if config.position_encoding not in ENCODINGS:
-        raise ValueError(f"position_encoding {config.position_encoding!r} is not one of "
-                         f"{', '.join(ENCODINGS.names())}")
+        raise ValueError(f"position_encoding {config.position_encoding!r} is not one of {', '.join(ENCODINGS.names())}")
     if config.hidden_size % config.num_attention_heads:
-        raise ValueError(f"hidden_size {config.hidden_size} is not a multiple of num_attention_heads "
-                         f"{config.num_attention_heads}")
+        raise ValueError(
+            f"hidden_size {config.hidden_size} is not a multiple of num_attention_heads {config.num_attention_heads}"
+        )
     encoding = encoding_of(config)
     encoding.positions.check(config)
     encoding.scores.check(config)
     if config.max_relative_distance < 1:
         raise ValueError(f"max_relative_distance must be at least 1, got {config.max_relative_distance}")
     if config.t5_num_buckets < 4 or config.t5_num_buckets % 2 or config.t5_max_distance <= config.t5_num_buckets // 4:
-        raise ValueError("t5_num_buckets must be even and at least 4, and t5_max_distance larger than a "
-                         "quarter of it")
+        raise ValueError("t5_num_buckets must be even and at least 4, and t5_max_distance larger than a quarter of it")
     if config.tisa_kernels < 1:
         raise ValueError(f"tisa_kernels must be at least 1, got {config.tisa_kernels}")
     if not config.attenuated_locality > 0:
@@ -82,10 +81,21 @@ if PreTrainedConfig is not None:
 
     # The class statement, with the fields of FIELDS: transformers makes it a dataclass, @strict checks the types
     # and runs validate_architecture on every instance.
-    ZooConfig = strict(type("ZooConfig", (PreTrainedConfig,), {
-        "__module__": __name__, "__qualname__": "ZooConfig", "__doc__": DESCRIPTION, "model_type": MODEL_TYPE,
-        "__annotations__": {name: kind for name, (kind, _) in FIELDS.items()}, **FIELD_DEFAULTS,
-        "validate_architecture": validate_architecture}))
+    ZooConfig = strict(
+        type(
+            "ZooConfig",
+            (PreTrainedConfig,),
+            {
+                "__module__": __name__,
+                "__qualname__": "ZooConfig",
+                "__doc__": DESCRIPTION,
+                "model_type": MODEL_TYPE,
+                "__annotations__": {name: kind for name, (kind, _) in FIELDS.items()},
+                **FIELD_DEFAULTS,
+                "validate_architecture": validate_architecture,
+            },
+        )
+    )
 else:
     from transformers import PretrainedConfig
 
@@ -125,11 +135,15 @@ def parse_encoding_option(text: str) -> tuple[str, bool | int | float]:
     try:
         return key, int(value) if isinstance(default, int) else float(value)
     except ValueError as err:
-        raise ValueError(f"{key} takes a{'n integer' if isinstance(default, int) else ' number'}, "
-                         f"got {value!r}") from err
+        raise ValueError(
+            f"{key} takes a{'n integer' if isinstance(default, int) else ' number'}, got {value!r}"
+        ) from err
 
 
 def positional_encoding_fields(config: ZooConfig) -> dict[str, object]:
     """The config fields that define the encoding, with their values: the evidence of a results file."""
-    return {"model_type": config.model_type, "position_encoding": config.position_encoding,
-            **{key: getattr(config, key) for key in encoding_of(config).fields}}
+    return {
+        "model_type": config.model_type,
+        "position_encoding": config.position_encoding,
+        **{key: getattr(config, key) for key in encoding_of(config).fields},
+    }

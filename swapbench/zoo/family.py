@@ -13,5 +13,9 @@ def read_zoo(r: ConfigReading):
     if name not in ENCODINGS:
         return None  # the generic fields, then "unknown"
     encoding = ENCODINGS.get(name)
-    return r.info(encoding.family, encoding.kind, ("position_encoding", *encoding.fields),
-                  f"swapbench zoo encoder: {encoding.paper}")
+    return r.info(
+        encoding.family,
+        encoding.kind,
+        ("position_encoding", *encoding.fields),
+        f"swapbench zoo encoder: {encoding.paper}",
+    )

@@ -26,16 +26,28 @@ def _panel(axes, summary, configuration: str, colours) -> None:
         low = [100 * (s.mean - s.low) if s and s.low is not None else 0.0 for s in spreads]
         high = [100 * (s.high - s.mean) if s and s.high is not None else 0.0 for s in spreads]
         chance = ["//" if name in rows and rows[name].at_chance else None for name in encodings]
-        axes.bar(offset, means, width, yerr=[low, high], capsize=2, label=setup, color=colours(k), alpha=0.85,
-                 hatch=chance, edgecolor=["white" if hatch else "none" for hatch in chance], linewidth=0)
+        axes.bar(
+            offset,
+            means,
+            width,
+            yerr=[low, high],
+            capsize=2,
+            label=setup,
+            color=colours(k),
+            alpha=0.85,
+            hatch=chance,
+            edgecolor=["white" if hatch else "none" for hatch in chance],
+            linewidth=0,
+        )
         for position, s in zip(offset, spreads):
             if s:
                 axes.scatter([position] * len(s.values), [100 * v for v in s.values], s=5, color="black", zorder=3)
     axes.set_xticks(x, encodings, rotation=30, ha="right")
     axes.set_ylabel("% predictions changed")
     axes.set_ylim(bottom=0)
-    axes.set_title(configuration + (" (gold label changes too)" if configuration in summary.relabelled else ""),
-                   fontsize=10)
+    axes.set_title(
+        configuration + (" (gold label changes too)" if configuration in summary.relabelled else ""), fontsize=10
+    )
     axes.grid(axis="y", alpha=0.3)
 
 
@@ -48,13 +60,16 @@ def plot_sensitivity(summary, path: Path) -> Path:
     degenerate, models = summary.at_chance()
     if models and degenerate == models:
         return _all_at_chance(summary, path, plt)
-    configurations = [c for c in summary.configurations
-                      if any(c in e.changed for e in summary.encodings)]
+    configurations = [c for c in summary.configurations if any(c in e.changed for e in summary.encodings)]
     # Constrained layout makes room for the suptitle above the first panel and the legend below the last, so
     # neither covers a bar.
-    figure, axes = plt.subplots(len(configurations), 1, figsize=(max(9.0, 0.9 * len(summary.of(summary.setups[0]))),
-                                                                  2.6 * len(configurations) + 1.4),
-                                squeeze=False, layout="constrained")
+    figure, axes = plt.subplots(
+        len(configurations),
+        1,
+        figsize=(max(9.0, 0.9 * len(summary.of(summary.setups[0]))), 2.6 * len(configurations) + 1.4),
+        squeeze=False,
+        layout="constrained",
+    )
     colours = plt.get_cmap("tab10")
     for axis, configuration in zip(axes[:, 0], configurations):
         _panel(axis, summary, configuration, colours)
@@ -64,11 +79,21 @@ def plot_sensitivity(summary, path: Path) -> Path:
 
         handles.append(Patch(facecolor="lightgrey", hatch="//", edgecolor="white"))
         labels.append(f"hatched: a seed at chance ({degenerate} of {models} models)")
-    figure.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize=9,
-                  title="set-up", title_fontsize=9)
+    figure.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=min(len(labels), 4),
+        fontsize=9,
+        title="set-up",
+        title_fontsize=9,
+    )
     seeds = ", ".join(map(str, summary.seeds))
-    figure.suptitle(f"Positional-encoding zoo: order sensitivity on {summary.split}\n(mean over seeds {seeds}; "
-                    "whiskers: 95% interval over seeds, cut to [0, 100]; dots: seeds)", fontsize=11)
+    figure.suptitle(
+        f"Positional-encoding zoo: order sensitivity on {summary.split}\n(mean over seeds {seeds}; "
+        "whiskers: 95% interval over seeds, cut to [0, 100]; dots: seeds)",
+        fontsize=11,
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)
@@ -79,13 +104,21 @@ def _all_at_chance(summary, path: Path, plt) -> Path:
     """The figure of a zoo whose every model is at chance: what happened, and no bars."""
     _, models = summary.at_chance()
     figure = plt.figure(figsize=(9.0, 3.2))
-    figure.text(0.5, 0.5, f"Every model of this zoo run is at chance ({models} of {models}, by swapbench eval's "
-                          f"check on {summary.split}):\nno order sensitivity is drawn, since a model that learnt "
-                          "nothing shows no order sensitivity worth reading.\n"
-                          "Train longer or on more pairs (see zoo.json's recipe), then run the zoo again.",
-                ha="center", va="center", wrap=True, fontsize=10)
-    figure.suptitle(f"Positional-encoding zoo: order sensitivity on {summary.split}: every model at chance",
-                    fontsize=11)
+    figure.text(
+        0.5,
+        0.5,
+        f"Every model of this zoo run is at chance ({models} of {models}, by swapbench eval's "
+        f"check on {summary.split}):\nno order sensitivity is drawn, since a model that learnt "
+        "nothing shows no order sensitivity worth reading.\n"
+        "Train longer or on more pairs (see zoo.json's recipe), then run the zoo again.",
+        ha="center",
+        va="center",
+        wrap=True,
+        fontsize=10,
+    )
+    figure.suptitle(
+        f"Positional-encoding zoo: order sensitivity on {summary.split}: every model at chance", fontsize=11
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)

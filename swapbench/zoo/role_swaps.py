@@ -31,13 +31,15 @@ class RoleSwapRecord(BaseModel):
     entailment_pairs: int = Field(description="entailment pairs of the training data they were made from")
     labeler: str = Field(description="the role labeler (`swapbench build --srl`)")
     label: str = Field(description="the label the swapped pairs were given")
-    source_fingerprint: str = Field(description="fingerprint of the pairs the swaps were made from: the training "
-                                                "pairs' (train.fingerprint)")
+    source_fingerprint: str = Field(
+        description="fingerprint of the pairs the swaps were made from: the training pairs' (train.fingerprint)"
+    )
     fingerprint: str = Field(description="fingerprint of the swapped pairs")
     scored_dataset: str | None = Field(description="fingerprint of the scored dataset they were checked against")
     shared_pair_ids: int = Field(description="swaps whose source pairID is scored (always 0: refused otherwise)")
-    shared_premises: int = Field(description="swaps whose premise, before or after the swap, is a scored premise "
-                                             "(always 0: refused otherwise)")
+    shared_premises: int = Field(
+        description="swaps whose premise, before or after the swap, is a scored premise (always 0: refused otherwise)"
+    )
 
 
 _MADE: dict[tuple[str, str], tuple[list[Pair], int]] = {}  # one run trains many encoders on the same pairs
@@ -56,27 +58,47 @@ def role_swaps(train: list[Pair], scored: ScoredPairs | None) -> tuple[list[Pair
         for pair in train:
             perturbed = variant.apply(pair, None, example_rng(0, pair.pair_id, variant.name))
             if perturbed is not None:
-                swaps.append(replace(pair, pair_id=pair.pair_id + SWAP_SUFFIX, premise=perturbed.premise,
-                                     hypothesis=perturbed.hypothesis, label=perturbed.label, premise_parse=None,
-                                     hypothesis_parse=None))
+                swaps.append(
+                    replace(
+                        pair,
+                        pair_id=pair.pair_id + SWAP_SUFFIX,
+                        premise=perturbed.premise,
+                        hypothesis=perturbed.hypothesis,
+                        label=perturbed.label,
+                        premise_parse=None,
+                        hypothesis_parse=None,
+                    )
+                )
         _MADE[key] = swaps, sum(p.label == "entailment" for p in train)
     swaps, entailment = _MADE[key]
     if not swaps:
-        raise SwapbenchError(f"role swaps: none of the {entailment} entailment training pairs has a verb whose agent "
-                             "and patient could be swapped")
+        raise SwapbenchError(
+            f"role swaps: none of the {entailment} entailment training pairs has a verb whose agent "
+            "and patient could be swapped"
+        )
     ids = premises = 0
     if scored is not None:
         ids = sum(s.pair_id.removesuffix(SWAP_SUFFIX) in scored.pair_ids for s in swaps)
         originals = {p.pair_id: p for p in train}
-        premises = sum(scored.holds_premise(s.premise)
-                       or scored.holds_premise(originals[s.pair_id.removesuffix(SWAP_SUFFIX)].premise)
-                       for s in swaps)
+        premises = sum(
+            scored.holds_premise(s.premise)
+            or scored.holds_premise(originals[s.pair_id.removesuffix(SWAP_SUFFIX)].premise)
+            for s in swaps
+        )
         if ids or premises:
-            raise SwapbenchError(f"role swaps: {ids} swapped pairs share a pairID and {premises} a premise with the "
-                                 f"scored data ({scored.path}); they must come from the training split alone")
-    record = RoleSwapRecord(n=len(swaps), entailment_pairs=entailment, labeler=LABELER, label=swaps[0].label,
-                            source_fingerprint=source,
-                            fingerprint=describe(swaps, "", "", None, held_out=False).fingerprint,
-                            scored_dataset=scored.dataset if scored else None, shared_pair_ids=ids,
-                            shared_premises=premises)
+            raise SwapbenchError(
+                f"role swaps: {ids} swapped pairs share a pairID and {premises} a premise with the "
+                f"scored data ({scored.path}); they must come from the training split alone"
+            )
+    record = RoleSwapRecord(
+        n=len(swaps),
+        entailment_pairs=entailment,
+        labeler=LABELER,
+        label=swaps[0].label,
+        source_fingerprint=source,
+        fingerprint=describe(swaps, "", "", None, held_out=False).fingerprint,
+        scored_dataset=scored.dataset if scored else None,
+        shared_pair_ids=ids,
+        shared_premises=premises,
+    )
     return swaps, record

@@ -68,28 +68,44 @@ def same_encoding_settings(folder: Path, encoding: str, recipe: ZooRecipe) -> bo
     from .config import ZooConfig, positional_encoding_fields
     from .train import zoo_config
 
-    expected = zoo_config(encoding, recipe.architecture, max_length=recipe.training.max_length, vocab_size=1,
-                          options=recipe.encoding_options)
+    expected = zoo_config(
+        encoding,
+        recipe.architecture,
+        max_length=recipe.training.max_length,
+        vocab_size=1,
+        options=recipe.encoding_options,
+    )
     saved = ZooConfig.from_pretrained(folder)
     return positional_encoding_fields(saved) == positional_encoding_fields(expected)
 
 
-def checkpoint_for(encoding: str, recipe: ZooRecipe, work: Path, *, scored, device: str | None,
-                   progress: bool) -> tuple[Path, TrainingRecord, bool]:
+def checkpoint_for(
+    encoding: str, recipe: ZooRecipe, work: Path, *, scored, device: str | None, progress: bool
+) -> tuple[Path, TrainingRecord, bool]:
     """The checkpoint of this encoding and recipe: reused from `work` when it was trained with exactly this
     recipe, encoding settings and scored data, else trained now. Returns (folder, record, reused)."""
-    folder = work / "checkpoints" / setup_name(recipe) / (f"{encoding}-seed{recipe.training.seed}"
-                                                          + (HYPOTHESIS_ONLY_SUFFIX if recipe.hypothesis_only else ""))
+    folder = (
+        work
+        / "checkpoints"
+        / setup_name(recipe)
+        / (f"{encoding}-seed{recipe.training.seed}" + (HYPOTHESIS_ONLY_SUFFIX if recipe.hypothesis_only else ""))
+    )
     record = read_record(folder)
-    if (record is not None and record.encoding == encoding and record.recipe == recipe
-            and record.data_overlap is not None and record.data_overlap.scored_dataset == scored.dataset
-            and same_encoding_settings(folder, encoding, recipe)):
+    if (
+        record is not None
+        and record.encoding == encoding
+        and record.recipe == recipe
+        and record.data_overlap is not None
+        and record.data_overlap.scored_dataset == scored.dataset
+        and same_encoding_settings(folder, encoding, recipe)
+    ):
         logger.info(f"Reusing {folder}")
         return folder, record, True
     record = train_encoder(encoding, recipe, folder, scored=scored, device=device, progress=progress)
     if record is None:
-        raise SwapbenchError("`swapbench zoo run` runs in one process; train on several GPUs with "
-                             "`torchrun ... swapbench zoo train`")
+        raise SwapbenchError(
+            "`swapbench zoo run` runs in one process; train on several GPUs with `torchrun ... swapbench zoo train`"
+        )
     return folder, record, False
 
 
@@ -107,11 +123,16 @@ class ZooScorer(ClassifierScorer):
         train_seconds = 0.0 if self.reused else self.record.train_seconds
         # Its labels are those of the zoo's training, whatever names the saved config gives them.
         labels = replace(prepared.loaded.labels, source="fine-tuned")
-        return replace(prepared, loaded=replace(prepared.loaded, labels=labels),
-                       fine_tuning=zoo_training(self.record, self.checkpoint, self.reused),
-                       train_seconds=train_seconds, earlier_seconds=train_seconds,
-                       name=f"swapbench-zoo/{self.record.encoding}" + ("" if setup == PLAIN else f"@{setup}")
-                       + (HYPOTHESIS_ONLY_SUFFIX if self.record.recipe.hypothesis_only else ""))
+        return replace(
+            prepared,
+            loaded=replace(prepared.loaded, labels=labels),
+            fine_tuning=zoo_training(self.record, self.checkpoint, self.reused),
+            train_seconds=train_seconds,
+            earlier_seconds=train_seconds,
+            name=f"swapbench-zoo/{self.record.encoding}"
+            + ("" if setup == PLAIN else f"@{setup}")
+            + (HYPOTHESIS_ONLY_SUFFIX if self.record.recipe.hypothesis_only else ""),
+        )
 
 
 def run_zoo(options: ZooRunOptions) -> ZooSummary:
@@ -129,8 +150,9 @@ def run_zoo(options: ZooRunOptions) -> ZooSummary:
 
     unknown = [e for e in options.encodings if e not in ENCODINGS]
     if unknown:
-        raise SwapbenchError(f"unknown encoding(s) {', '.join(unknown)}: expected some of "
-                             f"{', '.join(ENCODINGS.names())}")
+        raise SwapbenchError(
+            f"unknown encoding(s) {', '.join(unknown)}: expected some of {', '.join(ENCODINGS.names())}"
+        )
     if not options.encodings:
         raise SwapbenchError("--encodings: no encoding given")
     if not options.seeds:
@@ -149,27 +171,50 @@ def run_zoo(options: ZooRunOptions) -> ZooSummary:
     def scored_seed(setup: str, encoding: str, recipe: ZooRecipe) -> tuple[SeedRun, object, int]:
         """Train (or reuse) and score one encoding, set-up and seed; its results file, its outcomes kept."""
         nonlocal clusters
-        checkpoint, record, reused = checkpoint_for(encoding, recipe, options.work, scored=scored,
-                                                    device=options.device, progress=options.progress)
+        checkpoint, record, reused = checkpoint_for(
+            encoding, recipe, options.work, scored=scored, device=options.device, progress=options.progress
+        )
         control = recipe.hypothesis_only
-        where = Path(setup) / encoding / (
-            f"seed-{recipe.training.seed}" + (HYPOTHESIS_ONLY_SUFFIX if control else "") + ".json")
-        results, results_path = evaluate(eval_options_model()(
-            model=str(checkpoint), data=options.data, configs=options.configs, limit=options.limit,
-            max_length=max_length, device=options.device, seed=recipe.training.seed, bootstrap=options.bootstrap,
-            probe=not control, probe_words=options.probe_words, probe_length=max_length, progress=options.progress,
-            hypothesis_only=control, output=options.work / "results" / where, command=options.command),
-            scorer=ZooScorer(record, checkpoint, reused))
+        where = (
+            Path(setup)
+            / encoding
+            / (f"seed-{recipe.training.seed}" + (HYPOTHESIS_ONLY_SUFFIX if control else "") + ".json")
+        )
+        results, results_path = evaluate(
+            eval_options_model()(
+                model=str(checkpoint),
+                data=options.data,
+                configs=options.configs,
+                limit=options.limit,
+                max_length=max_length,
+                device=options.device,
+                seed=recipe.training.seed,
+                bootstrap=options.bootstrap,
+                probe=not control,
+                probe_words=options.probe_words,
+                probe_length=max_length,
+                progress=options.progress,
+                hypothesis_only=control,
+                output=options.work / "results" / where,
+                command=options.command,
+            ),
+            scorer=ZooScorer(record, checkpoint, reused),
+        )
         replace_files({out / where: portable(results.model_dump_json(indent=2), keep=2) + "\n"})
         rows = read_predictions(predictions_path(results_path))
         # the predictions stay in --work; zoo.json keeps each pair's outcome for the paired comparisons
         outcomes, clusters = pair_outcomes(rows)
         timings = results.provenance.timings
-        run = SeedRun(seed=recipe.training.seed, results=str(where),
-                      best_validation_accuracy=record.best_validation_accuracy,
-                      train_seconds=0.0 if reused else record.train_seconds,
-                      eval_seconds=timings.total - timings.fine_tuning, **probe_figures(results),
-                      changed=order_sensitivity(rows), outcomes=outcomes)
+        run = SeedRun(
+            seed=recipe.training.seed,
+            results=str(where),
+            best_validation_accuracy=record.best_validation_accuracy,
+            train_seconds=0.0 if reused else record.train_seconds,
+            eval_seconds=timings.total - timings.fine_tuning,
+            **probe_figures(results),
+            changed=order_sensitivity(rows),
+            outcomes=outcomes,
+        )
         return run, results, record.parameters
 
     for setup, setup_recipe in recipes.items():
@@ -187,24 +232,45 @@ def run_zoo(options: ZooRunOptions) -> ZooSummary:
             if blind:
                 controls.append(summarize_encoding(encoding, setup, parameters, blind))
                 read_controls.append([results for _, results in blind])
-            logger.info(f"{setup} {encoding}: " + ", ".join(f"{c} changed {100 * s.mean:.1f}%"
-                                                           for c, s in summaries[-1].changed.items())
-                        + (f"; accuracy {100 * summaries[-1].accuracy.mean:.1f}%, premise-blind control "
-                           f"{100 * controls[-1].accuracy.mean:.1f}%" if blind else ""))
+            logger.info(
+                f"{setup} {encoding}: "
+                + ", ".join(f"{c} changed {100 * s.mean:.1f}%" for c, s in summaries[-1].changed.items())
+                + (
+                    f"; accuracy {100 * summaries[-1].accuracy.mean:.1f}%, premise-blind control "
+                    f"{100 * controls[-1].accuracy.mean:.1f}%"
+                    if blind
+                    else ""
+                )
+            )
     commit, _ = git_state()
     last = every[-1]
     summary = ZooSummary(
-        recipe=options.recipe, setups=setups, seeds=options.seeds, data=options.data, split=last.dataset.split,
-        limit=options.limit, dataset_fingerprint=last.dataset.fingerprint, configurations=list(last.results),
+        recipe=options.recipe,
+        setups=setups,
+        seeds=options.seeds,
+        data=options.data,
+        split=last.dataset.split,
+        limit=options.limit,
+        dataset_fingerprint=last.dataset.fingerprint,
+        configurations=list(last.results),
         accuracy_configuration=largest_configuration(last),
-        relabelled=relabelled(last), encodings=summaries,
-        wall_seconds=round(time.perf_counter() - began, 1), device=last.provenance.device,
-        device_name=device_name(torch.device(last.provenance.device)), torch_threads=torch.get_num_threads(),
-        swapbench_version=__version__, git_commit=commit, started_at=started_at, command=options.command,
-        runs=run_records(every + [r for files in read_controls for r in files]), clusters=clusters,
+        relabelled=relabelled(last),
+        encodings=summaries,
+        wall_seconds=round(time.perf_counter() - began, 1),
+        device=last.provenance.device,
+        device_name=device_name(torch.device(last.provenance.device)),
+        torch_threads=torch.get_num_threads(),
+        swapbench_version=__version__,
+        git_commit=commit,
+        started_at=started_at,
+        command=options.command,
+        runs=run_records(every + [r for files in read_controls for r in files]),
+        clusters=clusters,
         controls=controls,
-        comparisons=compare_encodings(summaries, read, clusters, largest_configuration(last), relabelled(last),
-                                      controls, read_controls))
+        comparisons=compare_encodings(
+            summaries, read, clusters, largest_configuration(last), relabelled(last), controls, read_controls
+        ),
+    )
     write_report(summary, out, also={out / SUMMARY_FILE: portable(summary.model_dump_json(indent=2), keep=2) + "\n"})
     return summary
 

@@ -26,8 +26,7 @@ class Ratios:
     logits: float
 
 
-def initial_scales(architecture, *, max_length: int = 128, seed: int = 0,
-                   vocab_size: int = 30522) -> dict[str, Ratios]:
+def initial_scales(architecture, *, max_length: int = 128, seed: int = 0, vocab_size: int = 30522) -> dict[str, Ratios]:
     from .encodings.base import LayerScores
     from .modeling import ZooModel
     from .train import zoo_config

@@ -15,11 +15,13 @@ ROLE_SWAPS = "role-swaps"
 
 
 def parse_setup(text: str) -> tuple[str, bool]:
-    """"minilm+role-swaps" -> ("minilm", True); the token embeddings come first, role swaps after a "+"."""
+    """ "minilm+role-swaps" -> ("minilm", True); the token embeddings come first, role swaps after a "+"."""
     embeddings, _, rest = text.strip().partition("+")
     if embeddings == ROLE_SWAPS and not rest:
         embeddings, rest = PLAIN, ROLE_SWAPS
     if embeddings not in CHOICES or rest not in ("", ROLE_SWAPS):
-        raise SwapbenchError(f"--setups: {text!r} is not a set-up: expected one of {', '.join(CHOICES)}, each "
-                             f"optionally followed by +{ROLE_SWAPS}")
+        raise SwapbenchError(
+            f"--setups: {text!r} is not a set-up: expected one of {', '.join(CHOICES)}, each "
+            f"optionally followed by +{ROLE_SWAPS}"
+        )
     return embeddings, bool(rest)

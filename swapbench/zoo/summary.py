@@ -33,9 +33,12 @@ LEVEL = 0.95
 class Spread(Strict):
     mean: float
     sd: float | None = Field(description="sample standard deviation over seeds; null for one seed")
-    low: float | None = Field(None, description="95% interval of the mean over seeds (Student's t, cut to the "
-                                                "figure's range: [0, 1] for a share, [-1, 1] for a Δ); null for one "
-                                                "seed")
+    low: float | None = Field(
+        None,
+        description="95% interval of the mean over seeds (Student's t, cut to the "
+        "figure's range: [0, 1] for a share, [-1, 1] for a Δ); null for one "
+        "seed",
+    )
     high: float | None = None
     values: list[float] = Field(description="one value per seed, in the order of `seeds`")
 
@@ -47,20 +50,29 @@ class SeedRun(Strict):
     train_seconds: float = Field(description="training wall time (0 when the checkpoint was reused)")
     eval_seconds: float = Field(description="swapbench eval wall time: probe and scoring")
     locality: float | None = Field(description="the paper's locality of the probe")
-    symmetry: float | None = Field(description="the paper's symmetry of the probe (min-max scaled rows: nearly on or "
-                                               "off, so it cannot order encodings)")
+    symmetry: float | None = Field(
+        description="the paper's symmetry of the probe (min-max scaled rows: nearly on or "
+        "off, so it cannot order encodings)"
+    )
     degree_symmetry: float | None = Field(  # a figure of the probe added later: null in runs made before it
-        default=None, description="the probe's symmetry that measures degree (model.probe.degree_symmetry); null "
-                                  "when the results file predates it")
+        default=None,
+        description="the probe's symmetry that measures degree (model.probe.degree_symmetry); null "
+        "when the results file predates it",
+    )
     relative_locality: float | None = Field(  # added with degree_symmetry
-        default=None, description="the probe's locality relative to the uniform baseline of its mask "
-                                  "(model.probe.relative_locality); null when the results file predates it")
-    changed: dict[str, float] = Field(default_factory=dict,
-                                      description="share of pairs whose prediction changes, per configuration")
+        default=None,
+        description="the probe's locality relative to the uniform baseline of its mask "
+        "(model.probe.relative_locality); null when the results file predates it",
+    )
+    changed: dict[str, float] = Field(
+        default_factory=dict, description="share of pairs whose prediction changes, per configuration"
+    )
     outcomes: dict[str, str] | None = Field(
-        default=None, description="each pair's outcome per configuration, in pair_id order, one hexadecimal digit a "
-                                  "pair (swapbench.zoo.compare.pair_outcomes), which the paired comparisons draw "
-                                  "from; null in runs summarised before it was kept")
+        default=None,
+        description="each pair's outcome per configuration, in pair_id order, one hexadecimal digit a "
+        "pair (swapbench.zoo.compare.pair_outcomes), which the paired comparisons draw "
+        "from; null in runs summarised before it was kept",
+    )
 
 
 class ZooRunRecord(Strict):
@@ -68,8 +80,10 @@ class ZooRunRecord(Strict):
     records it."""
 
     command: list[str]
-    git_commits: list[str | None] = Field(description="the commits its results files were made at, in order: more "
-                                                      "than one when the checkout moved while it ran")
+    git_commits: list[str | None] = Field(
+        description="the commits its results files were made at, in order: more "
+        "than one when the checkout moved while it ran"
+    )
     started_at: datetime = Field(description="when its first results file was started")
     results: int = Field(description="results files (encoding, set-up and seed) it made")
 
@@ -83,26 +97,36 @@ class EncodingSummary(Strict):
     parameters: dict[str, int] = Field(description="total, positional (the encoding's own), non_embedding")
     runs: list[SeedRun]
     accuracy: Spread = Field(description="accuracy on the original pairs of the largest configuration")
-    changed: dict[str, Spread] = Field(default_factory=dict,
-                                       description="the primary metric: share of pairs whose predicted label "
-                                                   "changes under the perturbation, per configuration")
+    changed: dict[str, Spread] = Field(
+        default_factory=dict,
+        description="the primary metric: share of pairs whose predicted label "
+        "changes under the perturbation, per configuration",
+    )
     discordant: dict[str, Spread] = Field(
-        default_factory=dict, description="share of pairs whose correctness flips (right on one side, wrong on the "
-                                          "other: McNemar's discordant pairs), per configuration")
+        default_factory=dict,
+        description="share of pairs whose correctness flips (right on one side, wrong on the "
+        "other: McNemar's discordant pairs), per configuration",
+    )
     delta: dict[str, Spread] = Field(description="Δ accuracy (perturbed - original, a fraction) per configuration")
     non_entailment: dict[str, Spread] = Field(
-        default_factory=dict, description="share of perturbed pairs predicted not-entailment, for the configurations "
-                                          "that report it (shuffle-sr)")
+        default_factory=dict,
+        description="share of perturbed pairs predicted not-entailment, for the configurations "
+        "that report it (shuffle-sr)",
+    )
     at_chance: list[int] = Field(
-        default_factory=list, description="the seeds whose model `swapbench eval` found at chance (its results' "
-                                          "health, judged against the majority class of the whole split's originals, "
-                                          "whatever --limit scored)")
+        default_factory=list,
+        description="the seeds whose model `swapbench eval` found at chance (its results' "
+        "health, judged against the majority class of the whole split's originals, "
+        "whatever --limit scored)",
+    )
 
 
 class ZooSummary(Strict):
     kind: str = Field("swapbench-zoo", description="marks a zoo run")
-    recipe: ZooRecipe = Field(description="the recipe shared by every encoding (its training seed is replaced "
-                                          "by each of `seeds`, its options by each of `setups`)")
+    recipe: ZooRecipe = Field(
+        description="the recipe shared by every encoding (its training seed is replaced "
+        "by each of `seeds`, its options by each of `setups`)"
+    )
     setups: list[str] = Field(default_factory=lambda: ["random"], description="the set-ups run")
     seeds: list[int]
     data: str = Field(description="the benchmark scored (a `swapbench build` folder or Hub id)")
@@ -111,9 +135,10 @@ class ZooSummary(Strict):
     dataset_fingerprint: str
     configurations: list[str]
     accuracy_configuration: str = Field(description="the configuration whose original pairs give `accuracy`")
-    relabelled: list[str] = Field(default_factory=list,
-                                  description="configurations whose perturbation changes the gold label "
-                                              "(shuffle-sr), plotted apart")
+    relabelled: list[str] = Field(
+        default_factory=list,
+        description="configurations whose perturbation changes the gold label (shuffle-sr), plotted apart",
+    )
     encodings: list[EncodingSummary]
     wall_seconds: float = Field(description="the whole run, training and scoring; after a merge, the longest run")
     device: str
@@ -123,21 +148,29 @@ class ZooSummary(Strict):
     git_commit: str | None
     started_at: datetime
     command: list[str]
-    runs: list[ZooRunRecord] = Field(default_factory=list,
-                                     description="every zoo run whose results files are here, oldest first: one, or "
-                                                 "several joined by `swapbench zoo report --merge`")
+    runs: list[ZooRunRecord] = Field(
+        default_factory=list,
+        description="every zoo run whose results files are here, oldest first: one, or "
+        "several joined by `swapbench zoo report --merge`",
+    )
     clusters: dict[str, list[int]] | None = Field(
-        default=None, description="the premise cluster of each pair, per configuration, in the order of the runs' "
-                                  "outcomes (every run scored the same rows); null when the runs keep no outcomes")
+        default=None,
+        description="the premise cluster of each pair, per configuration, in the order of the runs' "
+        "outcomes (every run scored the same rows); null when the runs keep no outcomes",
+    )
     controls: list[EncodingSummary] = Field(
-        default_factory=list, description="the premise-blind controls: each encoding of each set-up trained and "
-                                          "scored on the hypotheses alone, same recipe and seeds; empty in runs "
-                                          "made without them (or before them)")
+        default_factory=list,
+        description="the premise-blind controls: each encoding of each set-up trained and "
+        "scored on the hypotheses alone, same recipe and seeds; empty in runs "
+        "made without them (or before them)",
+    )
     comparisons: list[Comparison] = Field(
-        default_factory=list, description="paired comparisons of encodings, of set-ups with and without role "
-                                          "swaps, and of each encoding with its premise-blind control, resampling "
-                                          "test pairs (by premise, once for both sides) and seeds together, "
-                                          "Holm-adjusted within each family (swapbench.zoo.compare)")
+        default_factory=list,
+        description="paired comparisons of encodings, of set-ups with and without role "
+        "swaps, and of each encoding with its premise-blind control, resampling "
+        "test pairs (by premise, once for both sides) and seeds together, "
+        "Holm-adjusted within each family (swapbench.zoo.compare)",
+    )
     comparisons_method: str = Field(default=METHOD, description="how the comparisons were made")
 
     def of(self, setup: str) -> list[EncodingSummary]:
@@ -186,28 +219,42 @@ def order_sensitivity(rows) -> dict[str, float]:
     for row in rows:
         totals[row.configuration] = totals.get(row.configuration, 0) + 1
         changed[row.configuration] = changed.get(row.configuration, 0) + (
-            row.prediction_original != row.prediction_perturbed)
+            row.prediction_original != row.prediction_perturbed
+        )
     return {name: changed[name] / totals[name] for name in totals}
 
 
-def summarize_encoding(encoding: str, setup: str, parameters: dict[str, int],
-                       runs: list[tuple[SeedRun, EvalResults]]) -> EncodingSummary:
+def summarize_encoding(
+    encoding: str, setup: str, parameters: dict[str, int], runs: list[tuple[SeedRun, EvalResults]]
+) -> EncodingSummary:
     runs = [(run.model_copy(update=probe_figures(r)), r) for run, r in runs]
     first = runs[0][1]
     configurations = list(first.results)
     largest = largest_configuration(first)
     declared = ENCODINGS.get(encoding)
     return EncodingSummary(
-        encoding=encoding, setup=setup, paper=declared.paper, family=declared.family, kind=declared.kind,
-        parameters=parameters, runs=[run for run, _ in runs],
+        encoding=encoding,
+        setup=setup,
+        paper=declared.paper,
+        family=declared.family,
+        kind=declared.kind,
+        parameters=parameters,
+        runs=[run for run, _ in runs],
         accuracy=spread([r.results[largest].accuracy_original for _, r in runs]),
-        changed={c: spread([run.changed[c] for run, _ in runs]) for c in configurations
-                 if all(c in run.changed for run, _ in runs)},
+        changed={
+            c: spread([run.changed[c] for run, _ in runs])
+            for c in configurations
+            if all(c in run.changed for run, _ in runs)
+        },
         discordant={c: spread([discordant_fraction(r, c) for _, r in runs]) for c in configurations},
         delta={c: spread([r.results[c].delta for _, r in runs], DELTA) for c in configurations},
-        non_entailment={c: spread([r.results[c].non_entailment_rate for _, r in runs]) for c in configurations
-                        if all(r.results[c].non_entailment_rate is not None for _, r in runs)},
-        at_chance=[run.seed for run, r in runs if r.health.at_chance])
+        non_entailment={
+            c: spread([r.results[c].non_entailment_rate for _, r in runs])
+            for c in configurations
+            if all(r.results[c].non_entailment_rate is not None for _, r in runs)
+        },
+        at_chance=[run.seed for run, r in runs if r.health.at_chance],
+    )
 
 
 PROBE_FIGURES = ("locality", "symmetry", "degree_symmetry", "relative_locality")
@@ -234,6 +281,7 @@ def discordant_fraction(results: EvalResults, configuration: str) -> float:
 def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     """The summary recomputed from the results files it lists (in `folder`) and the per-seed figures it keeps,
     e.g. after this module learnt a new figure."""
+
     def summarized(listed: list[EncodingSummary]) -> tuple[list[EncodingSummary], list, list[list[EvalResults]]]:
         encodings, every, read = [], [], []
         for encoding in listed:
@@ -247,28 +295,49 @@ def refresh_summary(summary: ZooSummary, folder: Path) -> ZooSummary:
     if not every:
         raise SwapbenchError(f"{folder / SUMMARY_FILE} lists no run")
     controls, every_control, read_controls = summarized(summary.controls)
-    return summary.model_copy(update={
-        "encodings": encodings, "controls": controls, "relabelled": relabelled(every[-1]),
-        "runs": run_records(every + every_control),
-        "comparisons": compare_encodings(encodings, read, summary.clusters, summary.accuracy_configuration,
-                                         relabelled(every[-1]), controls, read_controls),
-        "comparisons_method": METHOD})
+    return summary.model_copy(
+        update={
+            "encodings": encodings,
+            "controls": controls,
+            "relabelled": relabelled(every[-1]),
+            "runs": run_records(every + every_control),
+            "comparisons": compare_encodings(
+                encodings,
+                read,
+                summary.clusters,
+                summary.accuracy_configuration,
+                relabelled(every[-1]),
+                controls,
+                read_controls,
+            ),
+            "comparisons_method": METHOD,
+        }
+    )
 
 
-def compare_encodings(encodings: list[EncodingSummary], results: list[list[EvalResults]],
-                      clusters: dict[str, list[int]] | None, shuffle: str, relabelled_names: list[str],
-                      controls: list[EncodingSummary] = (), control_results: list[list[EvalResults]] = ()
-                      ) -> list[Comparison]:
+def compare_encodings(
+    encodings: list[EncodingSummary],
+    results: list[list[EvalResults]],
+    clusters: dict[str, list[int]] | None,
+    shuffle: str,
+    relabelled_names: list[str],
+    controls: list[EncodingSummary] = (),
+    control_results: list[list[EvalResults]] = (),
+) -> list[Comparison]:
     """The paired comparisons (swapbench.zoo.compare) of these encodings, whose seeds' results files are
     `results`, in the order of their runs, and of each with its premise-blind control among `controls` (results
     `control_results`). `shuffle`: the configuration of accuracy and of the shuffle columns; `relabelled_names`:
     the role configurations, the first of which the tables show."""
-    def outcomes(listed, files_of):
-        return {(e.setup, e.encoding): [outcomes_of(r, run, clusters) for run, r in zip(e.runs, files)]
-                for e, files in zip(listed, files_of)}
 
-    return comparisons(outcomes(encodings, results), shuffle, (relabelled_names or [None])[0],
-                       outcomes(controls, control_results))
+    def outcomes(listed, files_of):
+        return {
+            (e.setup, e.encoding): [outcomes_of(r, run, clusters) for run, r in zip(e.runs, files)]
+            for e, files in zip(listed, files_of)
+        }
+
+    return comparisons(
+        outcomes(encodings, results), shuffle, (relabelled_names or [None])[0], outcomes(controls, control_results)
+    )
 
 
 def run_records(results) -> list[ZooRunRecord]:
@@ -278,8 +347,12 @@ def run_records(results) -> list[ZooRunRecord]:
         command = tuple(r.provenance.command)
         record = found.get(command)
         if record is None:
-            found[command] = ZooRunRecord(command=list(command), git_commits=[r.provenance.git_commit],
-                                          started_at=r.provenance.started_at, results=1)
+            found[command] = ZooRunRecord(
+                command=list(command),
+                git_commits=[r.provenance.git_commit],
+                started_at=r.provenance.started_at,
+                results=1,
+            )
         else:
             record.results += 1
             if r.provenance.git_commit not in record.git_commits:
@@ -296,8 +369,12 @@ def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> Zo
     wall, clusters = summary.wall_seconds, summary.clusters
     for other_folder in others:
         other = read_summary(other_folder)
-        same = (other.seeds == summary.seeds and other.dataset_fingerprint == summary.dataset_fingerprint
-                and other.limit == summary.limit and other.recipe == summary.recipe)
+        same = (
+            other.seeds == summary.seeds
+            and other.dataset_fingerprint == summary.dataset_fingerprint
+            and other.limit == summary.limit
+            and other.recipe == summary.recipe
+        )
         if not same:
             raise SwapbenchError(f"{other_folder}: another recipe, seeds or dataset than {folder}; not merged")
         if clusters and other.clusters and clusters != other.clusters:
@@ -322,8 +399,15 @@ def merge_summaries(summary: ZooSummary, folder: Path, others: list[Path]) -> Zo
     order = {name: i for i, name in enumerate(ENCODINGS.names())}
     encodings.sort(key=lambda e: (setups.index(e.setup), order.get(e.encoding, len(order))))
     controls.sort(key=lambda e: (setups.index(e.setup), order.get(e.encoding, len(order))))
-    return summary.model_copy(update={"encodings": encodings, "controls": controls, "setups": setups,
-                                      "wall_seconds": wall, "clusters": clusters})
+    return summary.model_copy(
+        update={
+            "encodings": encodings,
+            "controls": controls,
+            "setups": setups,
+            "wall_seconds": wall,
+            "clusters": clusters,
+        }
+    )
 
 
 def read_summary(folder: Path) -> ZooSummary:

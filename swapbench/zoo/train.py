@@ -68,8 +68,7 @@ class ZooRecipe(Strict):
 
     architecture: Architecture = Field(default_factory=Architecture)
     training: Recipe = Field(description="optimiser, schedule, batch, epochs, seed: swapbench eval's Recipe type")
-    tokenizer: str = Field(description=f"tokenizer folder or Hub id; {MINILM!r}: MiniLM's WordPiece from that "
-                                       "package")
+    tokenizer: str = Field(description=f"tokenizer folder or Hub id; {MINILM!r}: MiniLM's WordPiece from that package")
     train_source: str | None = Field(None, description="SNLI file, folder or Hub id of the training pairs")
     train_split: str = "train"
     train_limit: int | None = None
@@ -78,42 +77,81 @@ class ZooRecipe(Strict):
     val_limit: int | None = None
     val_holdout: int | None = Field(None, description="hold this many training pairs out as validation instead")
     encoding_options: dict[str, bool | int | float] = Field(
-        default_factory=dict, description="ZooConfig fields that tune the encodings (swapbench.zoo.config."
-                                          "encoding_fields()), for every encoding of the run; the rest keep their "
-                                          "defaults")
+        default_factory=dict,
+        description="ZooConfig fields that tune the encodings (swapbench.zoo.config."
+        "encoding_fields()), for every encoding of the run; the rest keep their "
+        "defaults",
+    )
     token_embeddings: Literal["random", "minilm", "minilm-frozen"] = Field(
-        "random", description="initial token embeddings: random, or MiniLM's pretrained ones trained further or "
-                              "frozen (swapbench.zoo.embeddings)")
-    role_swaps: bool = Field(False, description="add role swaps of the training pairs' entailment pairs, labelled "
-                                                "contradiction (swapbench.zoo.role_swaps)")
-    hypothesis_only: bool = Field(False, description="the premise-blind control: trained, validated and scored on "
-                                                     "the hypotheses alone, the premise removed from every input")
+        "random",
+        description="initial token embeddings: random, or MiniLM's pretrained ones trained further or "
+        "frozen (swapbench.zoo.embeddings)",
+    )
+    role_swaps: bool = Field(
+        False,
+        description="add role swaps of the training pairs' entailment pairs, labelled "
+        "contradiction (swapbench.zoo.role_swaps)",
+    )
+    hypothesis_only: bool = Field(
+        False,
+        description="the premise-blind control: trained, validated and scored on "
+        "the hypotheses alone, the premise removed from every input",
+    )
 
     def variant_name(self) -> str:
         """The options that change the training data or the starting point, as a name suffix ("" for none)."""
-        parts = ([self.token_embeddings] if self.token_embeddings != "random" else []) + \
-            (["role-swaps"] if self.role_swaps else [])
+        parts = ([self.token_embeddings] if self.token_embeddings != "random" else []) + (
+            ["role-swaps"] if self.role_swaps else []
+        )
         return "+".join(parts)
 
     def data_choice(self) -> DataChoice:
-        return DataChoice(train_source=self.train_source, train_split=self.train_split, train_limit=self.train_limit,
-                          val_source=self.val_source, val_split=self.val_split, val_limit=self.val_limit,
-                          val_holdout=self.val_holdout)
+        return DataChoice(
+            train_source=self.train_source,
+            train_split=self.train_split,
+            train_limit=self.train_limit,
+            val_source=self.val_source,
+            val_split=self.val_split,
+            val_limit=self.val_limit,
+            val_holdout=self.val_holdout,
+        )
 
 
-def zoo_recipe(*, tokenizer: str | None = None, seed: int = 0, epochs: int = 3, learning_rate: float = 1e-3,
-               batch_size: int = 32, max_length: int = 128, warmup_ratio: float = 0.1, weight_decay: float = 0.01,
-               architecture: Architecture | None = None, **data) -> ZooRecipe:
+def zoo_recipe(
+    *,
+    tokenizer: str | None = None,
+    seed: int = 0,
+    epochs: int = 3,
+    learning_rate: float = 1e-3,
+    batch_size: int = 32,
+    max_length: int = 128,
+    warmup_ratio: float = 0.1,
+    weight_decay: float = 0.01,
+    architecture: Architecture | None = None,
+    **data,
+) -> ZooRecipe:
     """The zoo's recipe: AdamW with linear warm-up and decay, from scratch, best epoch on validation accuracy.
 
     The learning rate is that of training a small encoder from scratch (1e-3), not of fine-tuning (2e-5).
     """
-    training = Recipe(max_length=max_length, optimizer="adamw_torch", learning_rate=learning_rate,
-                      lr_scheduler="linear", warmup_ratio=warmup_ratio, weight_decay=weight_decay,
-                      batch_size=batch_size, epochs=epochs, seed=seed,
-                      best_by="validation accuracy, checked after every epoch")
-    return ZooRecipe(architecture=architecture or Architecture(), training=training, tokenizer=tokenizer or MINILM,
-                     **{k: v for k, v in data.items() if v is not None})
+    training = Recipe(
+        max_length=max_length,
+        optimizer="adamw_torch",
+        learning_rate=learning_rate,
+        lr_scheduler="linear",
+        warmup_ratio=warmup_ratio,
+        weight_decay=weight_decay,
+        batch_size=batch_size,
+        epochs=epochs,
+        seed=seed,
+        best_by="validation accuracy, checked after every epoch",
+    )
+    return ZooRecipe(
+        architecture=architecture or Architecture(),
+        training=training,
+        tokenizer=tokenizer or MINILM,
+        **{k: v for k, v in data.items() if v is not None},
+    )
 
 
 class TrainingRecord(Strict):
@@ -127,8 +165,9 @@ class TrainingRecord(Strict):
     train: TrainingData
     validation: TrainingData
     role_swaps: RoleSwapRecord | None = Field(None, description="the role swaps added to the training pairs")
-    data_overlap: OverlapCheck | None = Field(None, description="the check of the training and validation pairs "
-                                                                "against the scored data, when they were given")
+    data_overlap: OverlapCheck | None = Field(
+        None, description="the check of the training and validation pairs against the scored data, when they were given"
+    )
     best_epoch: int
     best_validation_accuracy: float = Field(ge=0, le=1)
     history: list[EpochLog]
@@ -137,26 +176,43 @@ class TrainingRecord(Strict):
     device: str
 
 
-def zoo_config(encoding: str, architecture: Architecture, *, max_length: int, vocab_size: int,
-               pad_token_id: int = 0, options: dict | None = None):
+def zoo_config(
+    encoding: str,
+    architecture: Architecture,
+    *,
+    max_length: int,
+    vocab_size: int,
+    pad_token_id: int = 0,
+    options: dict | None = None,
+):
     """The encoder's config for SNLI's three labels; learned positions (learned_absolute, tupe) up to max_length;
     `options` set encoding fields (encoding_fields())."""
     from .config import ZooConfig, encoding_fields
 
     unknown = set(options or {}) - set(encoding_fields())
     if unknown:
-        raise SwapbenchError(f"not an encoding option: {', '.join(sorted(unknown))} "
-                             f"(options: {', '.join(encoding_fields())})")
+        raise SwapbenchError(
+            f"not an encoding option: {', '.join(sorted(unknown))} (options: {', '.join(encoding_fields())})"
+        )
 
     id2label = dict(enumerate(LABEL_NAMES))
     try:
-        return ZooConfig(vocab_size=vocab_size, hidden_size=architecture.hidden,
-                         num_hidden_layers=architecture.layers, num_attention_heads=architecture.heads,
-                         intermediate_size=architecture.intermediate, hidden_dropout_prob=architecture.dropout,
-                         attention_probs_dropout_prob=architecture.dropout,
-                         max_position_embeddings=max_length, pad_token_id=pad_token_id, position_encoding=encoding,
-                         num_labels=len(LABEL_NAMES), id2label=id2label,
-                         label2id={n: i for i, n in id2label.items()}, **(options or {}))
+        return ZooConfig(
+            vocab_size=vocab_size,
+            hidden_size=architecture.hidden,
+            num_hidden_layers=architecture.layers,
+            num_attention_heads=architecture.heads,
+            intermediate_size=architecture.intermediate,
+            hidden_dropout_prob=architecture.dropout,
+            attention_probs_dropout_prob=architecture.dropout,
+            max_position_embeddings=max_length,
+            pad_token_id=pad_token_id,
+            position_encoding=encoding,
+            num_labels=len(LABEL_NAMES),
+            id2label=id2label,
+            label2id={n: i for i, n in id2label.items()},
+            **(options or {}),
+        )
     except StrictDataclassError as err:  # the config's own checks (validate_architecture)
         raise SwapbenchError(f"invalid zoo encoder settings: {err.__cause__ or err}") from err
 
@@ -166,9 +222,16 @@ def read_record(folder: Path) -> TrainingRecord | None:
     return TrainingRecord.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: ScoredPairs | None = None,
-                  device: str | None = None, progress: bool = True,
-                  overwrite: bool = False) -> TrainingRecord | None:
+def train_encoder(
+    encoding: str,
+    recipe: ZooRecipe,
+    out: Path,
+    *,
+    scored: ScoredPairs | None = None,
+    device: str | None = None,
+    progress: bool = True,
+    overwrite: bool = False,
+) -> TrainingRecord | None:
     """Train the zoo encoder with `encoding` from scratch and save it to `out`; returns its record (None on the
     non-main processes of a distributed run). `scored`: the benchmark's pairs, which no training or validation
     pair may share a pairID or premise with. `out` may hold an earlier checkpoint, else nothing unless
@@ -183,20 +246,27 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
     training = recipe.training
     processes = world_size()
     if training.batch_size % processes:
-        raise SwapbenchError(f"--train-batch-size {training.batch_size} does not split evenly over {processes} "
-                             "processes")
-    train_pairs, train_info, val_pairs, val_info = load_training_data(recipe.data_choice(), training.seed,
-                                                                      warn=logger.warning,
-                                                                      scored=scored)
+        raise SwapbenchError(
+            f"--train-batch-size {training.batch_size} does not split evenly over {processes} processes"
+        )
+    train_pairs, train_info, val_pairs, val_info = load_training_data(
+        recipe.data_choice(), training.seed, warn=logger.warning, scored=scored
+    )
     overlap = None
     if scored is not None:
         train_pairs, train_info, val_pairs, val_info, overlap = separate_from_scored(
-            train_pairs, train_info, val_pairs, val_info, scored)
+            train_pairs, train_info, val_pairs, val_info, scored
+        )
     swaps, swap_record = role_swaps(train_pairs, scored) if recipe.role_swaps else ([], None)
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_path(recipe.tokenizer))
-    config = zoo_config(encoding, recipe.architecture, max_length=training.max_length,
-                        vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id,
-                        options=recipe.encoding_options)
+    config = zoo_config(
+        encoding,
+        recipe.architecture,
+        max_length=training.max_length,
+        vocab_size=len(tokenizer),
+        pad_token_id=tokenizer.pad_token_id,
+        options=recipe.encoding_options,
+    )
     table = None
     if recipe.token_embeddings != "random":
         from .embeddings import pretrained_table
@@ -217,25 +287,47 @@ def train_encoder(encoding: str, recipe: ZooRecipe, out: Path, *, scored: Scored
     work = Path(out).resolve().with_name(f".{Path(out).name}.work")
     on = torch.device("cpu" if use_cpu else "cuda" if torch.cuda.is_available() else "mps")
     # bf16 autocast on a GPU that has it, as before (the zoo's record does not name it)
-    trainer = snli_trainer(model_init, tokenizer, training.model_copy(update={"precision": "bfloat16-autocast"})
-                           if bf16 else training, train_pairs + swaps, val_pairs, work, on, progress,
-                           Console(stderr=True, soft_wrap=True), eval_batch_size=128, description="training",
-                           hypothesis_only=recipe.hypothesis_only)
+    trainer = snli_trainer(
+        model_init,
+        tokenizer,
+        training.model_copy(update={"precision": "bfloat16-autocast"}) if bf16 else training,
+        train_pairs + swaps,
+        val_pairs,
+        work,
+        on,
+        progress,
+        Console(stderr=True, soft_wrap=True),
+        eval_batch_size=128,
+        description="training",
+        hypothesis_only=recipe.hypothesis_only,
+    )
     added = f" and {len(swaps)} role swaps of its entailment pairs" if swaps else ""
-    logger.info(f"Training the zoo encoder with {encoding} positions on {train_info.n} "
-                f"{'hypotheses alone (premise-blind control)' if recipe.hypothesis_only else 'pairs'} "
-                f"({train_info.source}, {train_info.split}){added}; validation: {val_info.n} pairs; seed "
-                f"{training.seed}" + (f"; token embeddings: {recipe.token_embeddings}" if table is not None else ""))
+    logger.info(
+        f"Training the zoo encoder with {encoding} positions on {train_info.n} "
+        f"{'hypotheses alone (premise-blind control)' if recipe.hypothesis_only else 'pairs'} "
+        f"({train_info.source}, {train_info.split}){added}; validation: {val_info.n} pairs; seed "
+        f"{training.seed}" + (f"; token embeddings: {recipe.token_embeddings}" if table is not None else "")
+    )
     started = time.perf_counter()
     trainer.train()
     history = epoch_history(trainer.state.log_history)
     best = max(history, key=lambda e: e.validation_accuracy)  # what load_best_model_at_end kept (first of ties)
     record = TrainingRecord(
-        encoding=encoding, paper=ENCODINGS.get(encoding).paper, recipe=recipe,
-        parameters=count_parameters(trainer.model), train=train_info, validation=val_info, role_swaps=swap_record,
-        data_overlap=overlap, best_epoch=best.epoch, best_validation_accuracy=best.validation_accuracy,
-        history=history, train_seconds=round(time.perf_counter() - started, 3), devices=processes,
-        device=str(trainer.args.device))
+        encoding=encoding,
+        paper=ENCODINGS.get(encoding).paper,
+        recipe=recipe,
+        parameters=count_parameters(trainer.model),
+        train=train_info,
+        validation=val_info,
+        role_swaps=swap_record,
+        data_overlap=overlap,
+        best_epoch=best.epoch,
+        best_validation_accuracy=best.validation_accuracy,
+        history=history,
+        train_seconds=round(time.perf_counter() - started, 3),
+        devices=processes,
+        device=str(trainer.args.device),
+    )
     if trainer.is_world_process_zero():
         with atomic_directory(Path(out), marker=RECORD_FILE, overwrite=overwrite) as staging:
             trainer.model.save_pretrained(staging)
@@ -252,15 +344,33 @@ def zoo_training(record: TrainingRecord, checkpoint: Path, reused: bool) -> Fine
     """A zoo checkpoint's training, in the results schema's terms: trained from scratch, from the zoo's model
     type; the whole zoo recipe (architecture, tokenizer, options) is in the cache key and in swapbench_zoo.json."""
     # hypothesis_only enters the key only when set: the keys of the zoo's other checkpoints stay what they were
-    recipe = record.recipe.model_dump(mode="json",
-                                      exclude=None if record.recipe.hypothesis_only else {"hypothesis_only"})
-    identity = json.dumps({"encoding": record.encoding, "recipe": recipe,
-                           "train": record.train.fingerprint, "validation": record.validation.fingerprint},
-                          sort_keys=True)
+    recipe = record.recipe.model_dump(
+        mode="json", exclude=None if record.recipe.hypothesis_only else {"hypothesis_only"}
+    )
+    identity = json.dumps(
+        {
+            "encoding": record.encoding,
+            "recipe": recipe,
+            "train": record.train.fingerprint,
+            "validation": record.validation.fingerprint,
+        },
+        sort_keys=True,
+    )
     return FineTuningInfo(
-        base_model=MODEL_TYPE, base_revision=None, recipe=record.recipe.training, train=record.train,
-        validation=record.validation, best_epoch=record.best_epoch,
-        best_validation_accuracy=record.best_validation_accuracy, history=record.history,
-        cache_key=hashlib.sha256(identity.encode()).hexdigest(), checkpoint=str(checkpoint), reused=reused,
-        train_seconds=record.train_seconds, devices=record.devices, from_scratch=True,
-        data_overlap=record.data_overlap, hypothesis_only=record.recipe.hypothesis_only)
+        base_model=MODEL_TYPE,
+        base_revision=None,
+        recipe=record.recipe.training,
+        train=record.train,
+        validation=record.validation,
+        best_epoch=record.best_epoch,
+        best_validation_accuracy=record.best_validation_accuracy,
+        history=record.history,
+        cache_key=hashlib.sha256(identity.encode()).hexdigest(),
+        checkpoint=str(checkpoint),
+        reused=reused,
+        train_seconds=record.train_seconds,
+        devices=record.devices,
+        from_scratch=True,
+        data_overlap=record.data_overlap,
+        hypothesis_only=record.recipe.hypothesis_only,
+    )

@@ -8,9 +8,11 @@ import sys
 
 
 def imported_after(argv: list[str]) -> list[str]:
-    script = ("import sys\nfrom swapbench.commands.main import make_parser\n"
-              f"make_parser({argv!r})\n"
-              "print(*[m for m in ('torch', 'transformers', 'datasets', 'spacy', 'nltk') if m in sys.modules])")
+    script = (
+        "import sys\nfrom swapbench.commands.main import make_parser\n"
+        f"make_parser({argv!r})\n"
+        "print(*[m for m in ('torch', 'transformers', 'datasets', 'spacy', 'nltk') if m in sys.modules])"
+    )
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
 
 

@@ -27,11 +27,12 @@ def make_help():
     spec.loader.exec_module(module)
     return module
 
+
 # A user's source, declared by a plugin: `build --help` lists it (the registry loads the plugin).
 PLUGIN = toy_source_module("ToyNLI, a source a plugin added")
 
 # Every argv of `words`' help in one process: each one's output, whether the file answered, what was imported.
-HELPS = '''
+HELPS = """
 import contextlib, io, json, sys
 {prelude}
 from swapbench.commands import help_texts
@@ -48,7 +49,7 @@ for argv in {argvs!r}:
     out[" ".join(argv)] = [code, quick, text.getvalue()]
 heavy = [m for m in ("pydantic", "swapbench.core.command_options", "importlib.metadata") if m in sys.modules]
 print(json.dumps({{"helps": out, "imported": heavy}}))
-'''
+"""
 
 
 def helps(argvs: list[list[str]], prelude: str = "", pythonpath: Path | None = None, **env: str) -> dict:
@@ -57,16 +58,23 @@ def helps(argvs: list[list[str]], prelude: str = "", pythonpath: Path | None = N
     environ.update(COLUMNS="90", **env)
     if pythonpath is not None:
         environ["PYTHONPATH"] = f"{pythonpath}{os.pathsep}{REPO}"
-    done = subprocess.run([sys.executable, "-c", HELPS.format(prelude=prelude, argvs=argvs)], capture_output=True,
-                          text=True, cwd=REPO, env=environ, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", HELPS.format(prelude=prelude, argvs=argvs)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=environ,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
 
 def test_the_committed_file_is_what_the_parsers_make_now():
     """In a fresh process, without plugins, as scripts/make_help.py makes it: nothing registered by other tests."""
-    done = subprocess.run([sys.executable, "scripts/make_help.py", "--check"], capture_output=True, text=True,
-                          cwd=REPO, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "scripts/make_help.py", "--check"], capture_output=True, text=True, cwd=REPO, timeout=300
+    )
     assert done.returncode == 0, f"{done.stdout}{done.stderr}"  # names `python scripts/make_help.py`
 
 
@@ -95,8 +103,15 @@ def test_a_plain_help_answers_from_the_file_with_the_real_parsers_text_and_no_py
 
 
 def test_any_other_argv_takes_the_real_parser():
-    done = helps([["eval", "--epochs", "x", "--help"], ["eval", "MODEL", "--help"], ["zoo", "bogus", "--help"],
-                  ["--help"], ["eval", "--help", "MODEL"]])
+    done = helps(
+        [
+            ["eval", "--epochs", "x", "--help"],
+            ["eval", "MODEL", "--help"],
+            ["zoo", "bogus", "--help"],
+            ["--help"],
+            ["eval", "--help", "MODEL"],
+        ]
+    )
     assert [answered for _, answered, _ in done["helps"].values()] == [False] * 5
     assert done["helps"]["eval --epochs x --help"][0] == 2  # the argument error, as before
     assert done["helps"]["eval MODEL --help"][0] == 0 and "pydantic" in done["imported"]
@@ -144,5 +159,6 @@ def test_only_entry_points_of_swapbench_groups_count_as_plugins(tmp_path, monkey
     write_distribution(tmp_path / "site", "[console_scripts]\ntoynli = toynli_plugin:main\n")
     assert not help_texts.plugins_installed()
     (tmp_path / "site" / "toynli_plugin-0.1.dist-info" / "entry_points.txt").write_text(
-        "[console_scripts]\ntoynli = toynli_plugin:main\n\n[swapbench.variants]\nmine = toynli_plugin\n")
+        "[console_scripts]\ntoynli = toynli_plugin:main\n\n[swapbench.variants]\nmine = toynli_plugin\n"
+    )
     assert help_texts.plugins_installed()

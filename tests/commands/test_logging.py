@@ -19,8 +19,9 @@ DEBUG = "Parser: "  # DEBUG: the build's parser and variants
 
 
 def build(fixtures, out, *flags: str) -> int:
-    return main(["build", "--source", str(fixtures), "--out", str(out), "--no-cache", "--variants", "shuffle-3",
-                 *flags])
+    return main(
+        ["build", "--source", str(fixtures), "--out", str(out), "--no-cache", "--variants", "shuffle-3", *flags]
+    )
 
 
 def test_a_command_says_its_info_messages_on_stderr_and_its_output_on_stdout(fixtures, tmp_path, capsys):
@@ -72,8 +73,10 @@ def test_the_command_lines_handler_goes_when_main_returns(fixtures, tmp_path):
 
 def test_the_library_installs_no_handler():
     """`import swapbench.api`: a NullHandler on "swapbench" and nothing else, the root logger untouched."""
-    code = ("import logging, swapbench.api\n"
-            "s = logging.getLogger('swapbench')\n"
-            "print([type(h).__name__ for h in s.handlers], s.level, logging.getLogger().handlers)")
+    code = (
+        "import logging, swapbench.api\n"
+        "s = logging.getLogger('swapbench')\n"
+        "print([type(h).__name__ for h in s.handlers], s.level, logging.getLogger().handlers)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["['NullHandler']", "0", "[]"]

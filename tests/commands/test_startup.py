@@ -19,21 +19,36 @@ HEAVY = ("torch", "transformers", "datasets", "pandas", "matplotlib")
 HELP_FREE = (*HEAVY, "pydantic", "swapbench.core.command_options", "importlib.metadata")
 
 # One argument error per command, refused by argparse (a value of the wrong type, or a required one missing).
-BAD_ARGUMENTS = {"build": ["--seed", "x"], "probe": ["MODEL", "--out", "o", "--words", "x"],
-                 "eval": ["--epochs", "x", "MODEL"], "suite": [], "leak": ["--bogus"], "curate": ["--bogus"],
-                 "submit": [], "leaderboard": ["--bogus"], "zoo": ["params", "--layers", "x"]}
+BAD_ARGUMENTS = {
+    "build": ["--seed", "x"],
+    "probe": ["MODEL", "--out", "o", "--words", "x"],
+    "eval": ["--epochs", "x", "MODEL"],
+    "suite": [],
+    "leak": ["--bogus"],
+    "curate": ["--bogus"],
+    "submit": [],
+    "leaderboard": ["--bogus"],
+    "zoo": ["params", "--layers", "x"],
+}
 # The zoo's own commands, each with a bad argument.
-ZOO_BAD_ARGUMENTS = {"train": ["bogus-encoding", "--out", "o"], "run": ["--encodings", "bogus"],
-                     "params": ["--layers", "x"], "scales": ["--seed", "x"], "report": []}
+ZOO_BAD_ARGUMENTS = {
+    "train": ["bogus-encoding", "--out", "o"],
+    "run": ["--encodings", "bogus"],
+    "params": ["--layers", "x"],
+    "scales": ["--seed", "x"],
+    "report": [],
+}
 
 
 def imported(argv: list[str], modules: tuple[str, ...] = HEAVY) -> tuple[int, list[str]]:
     """The exit code of `swapbench ARGV` in a fresh process, and which of `modules` it imported. Plugins are on, as
     for a user: --help looks for them without importlib.metadata (an installed one makes it take the real parser,
     and pydantic)."""
-    script = ("import sys\nfrom swapbench.commands.main import main\n"
-              f"try:\n    code = main({argv!r})\nexcept SystemExit as exit:\n    code = exit.code\n"
-              f"print(code, *[m for m in {modules!r} if m in sys.modules], file=sys.__stderr__)")
+    script = (
+        "import sys\nfrom swapbench.commands.main import main\n"
+        f"try:\n    code = main({argv!r})\nexcept SystemExit as exit:\n    code = exit.code\n"
+        f"print(code, *[m for m in {modules!r} if m in sys.modules], file=sys.__stderr__)"
+    )
     environ = {k: v for k, v in os.environ.items() if k != "SWAPBENCH_NO_PLUGINS"}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=environ)
     code, *heavy = done.stderr.strip().splitlines()[-1].split()
@@ -66,10 +81,9 @@ def test_the_zoo_lists_every_registered_encoding_as_declared():
     from swapbench.core.registry import ENCODINGS
     from swapbench.zoo import catalogue, encodings  # noqa: F401
 
-    assert ENCODINGS.names()[:len(catalogue.BUILT_IN)] == list(catalogue.BUILT_IN)
+    assert ENCODINGS.names()[: len(catalogue.BUILT_IN)] == list(catalogue.BUILT_IN)
     for entry in ENCODINGS:
-        assert catalogue.listed()[entry.name] == (entry.help, entry.value.family, entry.value.kind,
-                                                  entry.value.fields)
+        assert catalogue.listed()[entry.name] == (entry.help, entry.value.family, entry.value.kind, entry.value.fields)
 
 
 def test_version_is_the_installed_distributions():

@@ -24,8 +24,9 @@ def said(capsys) -> str:
 
 
 def score(model: Path, dataset: Path, output: Path, *extra: str) -> int:
-    return main(["eval", str(model), "--data", str(dataset), "--output", str(output), "--no-probe", "--no-progress",
-                 *extra])
+    return main(
+        ["eval", str(model), "--data", str(dataset), "--output", str(output), "--no-probe", "--no-progress", *extra]
+    )
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, a folder that takes no new file")
@@ -33,8 +34,10 @@ def test_an_output_whose_folder_cannot_be_made_names_that_folder(tmp_path, datas
     model = save_classifier(tmp_path / "model", NLI)
     assert score(model, dataset, Path("/proc/nope/x.json")) == 2
     text = said(capsys)
-    assert ("cannot write /proc/nope/x.json (--output): its folder /proc/nope does not exist and cannot be made: "
-            "/proc takes no new file or folder") in text
+    assert (
+        "cannot write /proc/nope/x.json (--output): its folder /proc/nope does not exist and cannot be made: "
+        "/proc takes no new file or folder"
+    ) in text
     assert "/proc: No such file" not in text
 
 
@@ -55,12 +58,27 @@ def test_training_on_the_scored_split_is_said_before_the_validation_overlap(tmp_
     test_rows = (fixtures / "snli_1.0_test.jsonl").read_text()
     (folder / "snli_1.0_test.jsonl").write_text(test_rows)
     premise = json.loads(test_rows.splitlines()[0])["sentence1"]
-    (folder / "snli_1.0_dev.jsonl").write_text(json.dumps(
-        {"gold_label": "neutral", "pairID": "dev0", "sentence1": premise, "sentence2": "Two boys read near water."})
-        + "\n")
+    (folder / "snli_1.0_dev.jsonl").write_text(
+        json.dumps(
+            {"gold_label": "neutral", "pairID": "dev0", "sentence1": premise, "sentence2": "Two boys read near water."}
+        )
+        + "\n"
+    )
     base = save_base(tmp_path / "base")
-    assert score(base, dataset, tmp_path / "r.json", "--train-source", str(folder), "--train-split", "test",
-                 "--cache-dir", str(tmp_path / "cache")) == 2
+    assert (
+        score(
+            base,
+            dataset,
+            tmp_path / "r.json",
+            "--train-source",
+            str(folder),
+            "--train-split",
+            "test",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        )
+        == 2
+    )
     text = said(capsys)
     assert "you are training on the scored split: the training pairs (" in text
     assert "the validation pairs" not in text
@@ -70,10 +88,12 @@ def test_training_on_the_scored_split_is_said_before_the_validation_overlap(tmp_
 def test_every_mistaken_entry_of_a_suite_is_listed(tmp_path, dataset, capsys):
     model = save_classifier(tmp_path / "model", NLI)
     suite = tmp_path / "suite.yaml"
-    suite.write_text(f"data: {dataset}\nmodels:\n"
-                     f"  - model: {model}\n    options: {{eval_batch_size: 0}}\n"
-                     f"  - model: {model}\n    seeds: [1, 2]\n    options: {{probe_words: -1}}\n"
-                     f"  - model: {model}\n    mode: prompt\n    options: {{label_map: '0=entailment'}}\n")
+    suite.write_text(
+        f"data: {dataset}\nmodels:\n"
+        f"  - model: {model}\n    options: {{eval_batch_size: 0}}\n"
+        f"  - model: {model}\n    seeds: [1, 2]\n    options: {{probe_words: -1}}\n"
+        f"  - model: {model}\n    mode: prompt\n    options: {{label_map: '0=entailment'}}\n"
+    )
     assert main(["suite", str(suite), "--out", str(tmp_path / "out")]) == 2
     text = said(capsys)
     assert f"{suite}:4: models.0 ({model}): --eval-batch-size: 0 is out of range" in text
@@ -87,24 +107,49 @@ def test_a_label_map_that_leaves_an_output_out_names_it(tmp_path, dataset, capsy
     model = save_classifier(tmp_path / "model", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
     assert score(model, dataset, tmp_path / "r.json", "--label-map", "0=entailment,1=neutral") == 2
     text = said(capsys)
-    assert ("--label-map names no NLI label for output 2: the model has 3 outputs (0=LABEL_0, 1=LABEL_1, "
-            "2=LABEL_2), and each needs one") in text
+    assert (
+        "--label-map names no NLI label for output 2: the model has 3 outputs (0=LABEL_0, 1=LABEL_1, "
+        "2=LABEL_2), and each needs one"
+    ) in text
     assert "None" not in text
 
 
 def test_a_split_the_build_does_not_hold_lists_those_it_holds(tmp_path, dataset, capsys):
     model = save_classifier(tmp_path / "model", NLI)
     assert score(model, dataset, tmp_path / "r.json", "--split", "train") == 2
-    assert ("the folder holds no 'train' split, only 'test': give --split test, or leave --split out to score the "
-            "split it was built from") in said(capsys)
+    assert (
+        "the folder holds no 'train' split, only 'test': give --split test, or leave --split out to score the "
+        "split it was built from"
+    ) in said(capsys)
 
 
 def test_an_encoding_option_that_tunes_none_of_the_encodings_is_refused(tmp_path, dataset, capsys):
-    assert main(["zoo", "run", "--data", str(dataset), "--out", str(tmp_path / "out"), "--work", str(tmp_path / "w"),
-                 "--encoding-option", "attenuated_locality=0.5", "--encodings", "rope"]) == 2
-    assert ("--encoding-option attenuated_locality=0.5 tunes none of the encodings trained (rope): "
-            "attenuated_locality is a setting of attenuated") in said(capsys)
-    assert main(["zoo", "train", "alibi", "--out", str(tmp_path / "ckpt"), "--encoding-option",
-                 "sinusoidal_base=500"]) == 2
+    assert (
+        main(
+            [
+                "zoo",
+                "run",
+                "--data",
+                str(dataset),
+                "--out",
+                str(tmp_path / "out"),
+                "--work",
+                str(tmp_path / "w"),
+                "--encoding-option",
+                "attenuated_locality=0.5",
+                "--encodings",
+                "rope",
+            ]
+        )
+        == 2
+    )
+    assert (
+        "--encoding-option attenuated_locality=0.5 tunes none of the encodings trained (rope): "
+        "attenuated_locality is a setting of attenuated"
+    ) in said(capsys)
+    assert (
+        main(["zoo", "train", "alibi", "--out", str(tmp_path / "ckpt"), "--encoding-option", "sinusoidal_base=500"])
+        == 2
+    )
     assert "sinusoidal_base is a setting of sinusoidal and rope" in said(capsys)
     assert not (tmp_path / "out").exists() and not (tmp_path / "ckpt").exists()

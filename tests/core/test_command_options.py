@@ -57,8 +57,11 @@ def test_a_bound_is_checked_on_both_paths_and_named_as_the_option(parser, capsys
 
 
 def test_unknown_and_missing_keywords_are_refused_by_name():
-    with pytest.raises(SwapbenchError, match=r"^unknown option wordz \(did you mean words\?\): expected one of "
-                                             r"model, words, .*; or named as a flag: no_probe$"):
+    with pytest.raises(
+        SwapbenchError,
+        match=r"^unknown option wordz \(did you mean words\?\): expected one of "
+        r"model, words, .*; or named as a flag: no_probe$",
+    ):
         Toy.from_keywords(model="m", wordz=1)
     with pytest.raises(SwapbenchError, match=r"^unknown options no_prob \(did you mean no_probe\?\), zzz: "):
         Toy.from_keywords(model="m", zzz=1, no_prob=True)

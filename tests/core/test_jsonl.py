@@ -14,11 +14,14 @@ def test_objects_come_with_their_line_numbers_blank_lines_skipped():
     assert list(read_objects(text, "f.jsonl")) == [(1, {"a": 1}), (4, {"a": 2})]
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"a": ', r"f.jsonl:3: broken JSON: Expecting value \(column 7\)"),
-    ("[1, 2]", r"f.jsonl:3: expected a JSON object"),
-    ("null", r"f.jsonl:3: expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"a": ', r"f.jsonl:3: broken JSON: Expecting value \(column 7\)"),
+        ("[1, 2]", r"f.jsonl:3: expected a JSON object"),
+        ("null", r"f.jsonl:3: expected a JSON object"),
+    ],
+)
 def test_a_bad_line_is_named_by_file_and_line(line, message):
     with pytest.raises(InputError, match=message):
         list(read_objects(f'{{"a": 1}}\n\n{line}\n', "f.jsonl"))
@@ -36,6 +39,7 @@ def test_only_a_line_feed_ends_a_line_and_text_round_trips(tmp_path):
 def test_a_bad_predictions_line_is_named_by_file_and_line(tmp_path):
     path = tmp_path / "r.predictions.jsonl"
     path.write_text('{"pair_id": "1"}\n', encoding="utf-8")
-    with pytest.raises(InputError,
-                       match=r"r.predictions.jsonl:1: not a PredictionRow: configuration: Field required; gold: Field"):
+    with pytest.raises(
+        InputError, match=r"r.predictions.jsonl:1: not a PredictionRow: configuration: Field required; gold: Field"
+    ):
         read_predictions(path)

@@ -24,9 +24,12 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
 PYTHON = sys.executable
 
-GOOD_MODULE = '''
+GOOD_MODULE = (
+    '''
 """A user's source: the hand-written SNLI-format fixture pairs, declared as a corpus of its own."""
-''' + toy_source_module("ToyNLI, a source added by a plugin") + '''
+'''
+    + toy_source_module("ToyNLI, a source added by a plugin")
+    + '''
 CALLS = []
 
 
@@ -34,6 +37,7 @@ def register():
     """The callable form of an entry point: called once per registry that loads its group."""
     CALLS.append("register")
 '''
+)
 
 
 SCORER_MODULE = '''
@@ -57,9 +61,12 @@ class DepthScorer(Scorer):
 
 def write_package(root: Path, name: str, module: str, body: str, entry_points: dict[str, dict[str, str]]) -> Path:
     root.mkdir(parents=True)
-    groups = "\n".join(f'[project.entry-points."{group}"]\n' + "\n".join(f'{k} = "{v}"' for k, v in points.items())
-                       for group, points in entry_points.items())
-    (root / "pyproject.toml").write_text(textwrap.dedent(f"""\
+    groups = "\n".join(
+        f'[project.entry-points."{group}"]\n' + "\n".join(f'{k} = "{v}"' for k, v in points.items())
+        for group, points in entry_points.items()
+    )
+    (root / "pyproject.toml").write_text(
+        textwrap.dedent(f"""\
         [build-system]
         requires = ["setuptools"]
         build-backend = "setuptools.build_meta"
@@ -71,15 +78,34 @@ def write_package(root: Path, name: str, module: str, body: str, entry_points: d
         [tool.setuptools]
         py-modules = ["{module}"]
 
-        """) + groups + "\n")
+        """)
+        + groups
+        + "\n"
+    )
     (root / f"{module}.py").write_text(body)
     return root
 
 
 def pip_install(package: Path, target: Path) -> Path:
-    done = subprocess.run([PYTHON, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-                           "--target", str(target), str(package)], capture_output=True, text=True, timeout=300,
-                          cwd=package)
+    done = subprocess.run(
+        [
+            PYTHON,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(target),
+            str(package),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=package,
+    )
     assert done.returncode == 0, done.stderr
     return target
 
@@ -87,26 +113,38 @@ def pip_install(package: Path, target: Path) -> Path:
 @pytest.fixture(scope="module")
 def good(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("good")
-    package = write_package(root / "src", "toynli-swapbench-plugin", "toynli_plugin", GOOD_MODULE,
-                            {"swapbench.sources": {"toynli": "toynli_plugin"},
-                             "swapbench.plugin_test": {"toy": "toynli_plugin:register"}})
+    package = write_package(
+        root / "src",
+        "toynli-swapbench-plugin",
+        "toynli_plugin",
+        GOOD_MODULE,
+        {"swapbench.sources": {"toynli": "toynli_plugin"}, "swapbench.plugin_test": {"toy": "toynli_plugin:register"}},
+    )
     return pip_install(package, root / "site")
 
 
 @pytest.fixture(scope="module")
 def broken(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("broken")
-    package = write_package(root / "src", "broken-swapbench-plugin", "broken_plugin",
-                            "import swapbench_dependency_never_installed  # noqa: F401\n",
-                            {"swapbench.sources": {"brokennli": "broken_plugin"}})
+    package = write_package(
+        root / "src",
+        "broken-swapbench-plugin",
+        "broken_plugin",
+        "import swapbench_dependency_never_installed  # noqa: F401\n",
+        {"swapbench.sources": {"brokennli": "broken_plugin"}},
+    )
     return pip_install(package, root / "site")
 
 
 def swapbench(site: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     environ = {k: v for k, v in os.environ.items() if k != "SWAPBENCH_NO_PLUGINS"}
-    return subprocess.run([PYTHON, "-m", "swapbench", *args], capture_output=True, text=True, timeout=600,
-                          env={**environ, "PYTHONPATH": f"{site}{os.pathsep}{REPO}", "COLUMNS": "200",
-                               "NO_COLOR": "1", **(env or {})})
+    return subprocess.run(
+        [PYTHON, "-m", "swapbench", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**environ, "PYTHONPATH": f"{site}{os.pathsep}{REPO}", "COLUMNS": "200", "NO_COLOR": "1", **(env or {})},
+    )
 
 
 def one_line(text: str) -> str:
@@ -119,8 +157,20 @@ def test_a_plugin_source_is_listed_and_built_from(good, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "toynli: ToyNLI, a source added by a plugin" in one_line(done.stdout)
     out = tmp_path / "toy"
-    done = swapbench(good, "build", "--source", "toynli", "--split", "test", "--out", str(out), "--no-cache",
-                     "--variants", "shuffle-3", env={"TOYNLI_DIR": str(FIXTURES)})
+    done = swapbench(
+        good,
+        "build",
+        "--source",
+        "toynli",
+        "--split",
+        "test",
+        "--out",
+        str(out),
+        "--no-cache",
+        "--variants",
+        "shuffle-3",
+        env={"TOYNLI_DIR": str(FIXTURES)},
+    )
     assert done.returncode == 0, done.stderr
     assert '"source_name": "toynli"' in (out / "build_info.json").read_text()
     assert "https://example.org/toynli" in (out / "README.md").read_text()  # the card reads the plugin's declaration
@@ -129,8 +179,13 @@ def test_a_plugin_source_is_listed_and_built_from(good, tmp_path):
 @pytest.fixture(scope="module")
 def scorer_plugin(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("scorer")
-    package = write_package(root / "src", "toydepth-swapbench-plugin", "toydepth_plugin", SCORER_MODULE,
-                            {"swapbench.scorers": {"toy-depth": "toydepth_plugin"}})
+    package = write_package(
+        root / "src",
+        "toydepth-swapbench-plugin",
+        "toydepth_plugin",
+        SCORER_MODULE,
+        {"swapbench.scorers": {"toy-depth": "toydepth_plugin"}},
+    )
     return pip_install(package, root / "site")
 
 
@@ -140,8 +195,10 @@ def test_a_plugin_scorer_s_own_option_is_eval_s(scorer_plugin, tmp_path):
     assert done.returncode == 0, done.stderr
     text = one_line(done.stdout)
     assert "toy-depth: a scoring mode added by a plugin" in text
-    assert ("toy depth (--mode toy-depth): --toy-depth TOY_DEPTH how deep the toy mode looks, a plugin's option "
-            "(default: 2)") in text
+    assert (
+        "toy depth (--mode toy-depth): --toy-depth TOY_DEPTH how deep the toy mode looks, a plugin's option "
+        "(default: 2)"
+    ) in text
     # Its bounds are the command line's, and another mode refuses it by its flag before anything is loaded.
     done = swapbench(scorer_plugin, "eval", "some/model", "--mode", "toy-depth", "--toy-depth", "10")
     assert done.returncode == 2 and "argument --toy-depth: 10 is out of range" in one_line(done.stderr)
@@ -155,9 +212,11 @@ def test_a_broken_plugin_is_named_without_a_traceback(broken):
     done = swapbench(broken, "build", "--help")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     message = one_line(done.stderr)
-    assert ("error: plugin 'brokennli' (broken_plugin) of broken-swapbench-plugin 0.1, entry point group "
-            "swapbench.sources failed to load: ModuleNotFoundError: No module named "
-            "'swapbench_dependency_never_installed'") in message
+    assert (
+        "error: plugin 'brokennli' (broken_plugin) of broken-swapbench-plugin 0.1, entry point group "
+        "swapbench.sources failed to load: ModuleNotFoundError: No module named "
+        "'swapbench_dependency_never_installed'"
+    ) in message
     assert "SWAPBENCH_NO_PLUGINS=1" in message
     # The way past it that the message names works.
     done = swapbench(broken, "build", "--help", env={"SWAPBENCH_NO_PLUGINS": "1"})
@@ -189,12 +248,20 @@ def test_a_registry_loads_its_group_once_and_lazily(good, monkeypatch, forgets_t
 
 @pytest.mark.integration
 def test_an_entry_point_naming_neither_module_nor_callable_is_refused(tmp_path, monkeypatch):
-    package = write_package(tmp_path / "src", "odd-swapbench-plugin", "odd_plugin", "VALUE = 3\n",
-                            {"swapbench.odd_test": {"odd": "odd_plugin:VALUE"}})
+    package = write_package(
+        tmp_path / "src",
+        "odd-swapbench-plugin",
+        "odd_plugin",
+        "VALUE = 3\n",
+        {"swapbench.odd_test": {"odd": "odd_plugin:VALUE"}},
+    )
     monkeypatch.delenv("SWAPBENCH_NO_PLUGINS", raising=False)
     monkeypatch.syspath_prepend(str(pip_install(package, tmp_path / "site")))
-    with pytest.raises(PluginError, match=r"plugin 'odd' \(odd_plugin:VALUE\) of odd-swapbench-plugin 0.1.*"
-                                          r"TypeError: it names a int, neither a module nor a callable"):
+    with pytest.raises(
+        PluginError,
+        match=r"plugin 'odd' \(odd_plugin:VALUE\) of odd-swapbench-plugin 0.1.*"
+        r"TypeError: it names a int, neither a module nor a callable",
+    ):
         Registry("odd", group="swapbench.odd_test").names()
 
 

@@ -44,12 +44,14 @@ def run(terminal: bool, batches: list[tuple[float, int]], **settings) -> list[st
 def test_a_log_gets_a_plain_line_every_30_seconds_with_the_pace_and_the_time_left():
     lines = run(False, [(1.0, 100)] + [(10.0, 50)] * 18)  # a cached first chunk, then 5 pairs a second
     steady = [line for line in lines if " in all" not in line]
-    assert steady == ["scoring: 250 of 1,000 pairs (25%), 5 pairs a second, 31 s so far, about 2 min left",
-                      "scoring: 400 of 1,000 pairs (40%), 5 pairs a second, 1 min so far, about 2 min left",
-                      "scoring: 550 of 1,000 pairs (55%), 5 pairs a second, 2 min so far, about 2 min left",
-                      "scoring: 700 of 1,000 pairs (70%), 5 pairs a second, 2 min so far, about 1 min left",
-                      "scoring: 850 of 1,000 pairs (85%), 5 pairs a second, 3 min so far, about 30 s left",
-                      "scoring: 1,000 of 1,000 pairs (100%), 5 pairs a second, 3 min so far"]
+    assert steady == [
+        "scoring: 250 of 1,000 pairs (25%), 5 pairs a second, 31 s so far, about 2 min left",
+        "scoring: 400 of 1,000 pairs (40%), 5 pairs a second, 1 min so far, about 2 min left",
+        "scoring: 550 of 1,000 pairs (55%), 5 pairs a second, 2 min so far, about 2 min left",
+        "scoring: 700 of 1,000 pairs (70%), 5 pairs a second, 2 min so far, about 1 min left",
+        "scoring: 850 of 1,000 pairs (85%), 5 pairs a second, 3 min so far, about 30 s left",
+        "scoring: 1,000 of 1,000 pairs (100%), 5 pairs a second, 3 min so far",
+    ]
 
 
 def test_the_estimate_is_said_once_from_the_pace_after_the_first_batch_on_a_terminal_too():
@@ -57,8 +59,7 @@ def test_the_estimate_is_said_once_from_the_pace_after_the_first_batch_on_a_term
     for terminal in (True, False):
         said = [line for line in run(terminal, batches) if " in all" in line]
         # measured over 10 s after the first batch (0.5 s), 450 pairs left at 5 a second: 100.5 s in all
-        assert said == [("scoring: about 2 min in all, measured 5 pairs a second over 50 pairs after the first "
-                         "batch")]
+        assert said == [("scoring: about 2 min in all, measured 5 pairs a second over 50 pairs after the first batch")]
     terminal_lines = run(True, batches)
     assert all(" in all" in line for line in terminal_lines)  # the bar says the rest
 
@@ -86,15 +87,38 @@ def test_eval_says_what_it_scores_before_it_starts_then_times_it_in_a_log(tmp_pa
     monkeypatch.setattr(progress_module, "ESTIMATE_SECONDS", 0.0)
     model = save_classifier(tmp_path / "model", {0: "entailment", 1: "neutral", 2: "contradiction"})
     capfd.readouterr()
-    assert main(["eval", str(model), "--data", str(dataset), "--output", str(tmp_path / "r.json"), "--no-probe",
-                 "--eval-batch-size", "2", "--dtype", "float32", "--bootstrap", "100"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(model),
+                "--data",
+                str(dataset),
+                "--output",
+                str(tmp_path / "r.json"),
+                "--no-probe",
+                "--eval-batch-size",
+                "2",
+                "--dtype",
+                "float32",
+                "--bootstrap",
+                "100",
+            ]
+        )
+        == 0
+    )
     out, err = capfd.readouterr()
     text = " ".join(err.split())
-    cost = text.index("Scoring 19 distinct pairs: 7 originals and the perturbed pairs each configuration adds "
-                      "(shuffle-3 5, shuffle-random 7); --configs scores fewer configurations, --limit N the first "
-                      "N rows of each")
-    estimate = re.search(r"scoring: about \d+ s in all, measured [0-9.,]+ pairs a second over \d+ pairs after the "
-                         r"first batch", text)
+    cost = text.index(
+        "Scoring 19 distinct pairs: 7 originals and the perturbed pairs each configuration adds "
+        "(shuffle-3 5, shuffle-random 7); --configs scores fewer configurations, --limit N the first "
+        "N rows of each"
+    )
+    estimate = re.search(
+        r"scoring: about \d+ s in all, measured [0-9.,]+ pairs a second over \d+ pairs after the "
+        r"first batch",
+        text,
+    )
     assert estimate and cost < estimate.start() < text.index("Wrote ")
     lines = [line for line in err.splitlines() if re.fullmatch(r"scoring: \d+ of 19 pairs \(\d+%\), .*", line)]
     assert len(lines) >= 3 and "scoring:" not in out  # a line each batch here; stdout holds the table alone

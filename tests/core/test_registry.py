@@ -58,11 +58,17 @@ def test_a_registry_refuses_what_it_does_not_hold_naming_the_entry():
     either.add("factory", lambda: Made())
     with pytest.raises(RegistrationError, match=r"source 'wrong': registered the class .*Made, but a source is a Base"):
         instances.add("wrong", Made)
-    with pytest.raises(RegistrationError, match=r"scorer 'wrong': registered a Made \(.*\), but a scorer is a "
-                                                 r"subclass of Base"):
+    with pytest.raises(
+        RegistrationError,
+        match=r"scorer 'wrong': registered a Made \(.*\), but a scorer is a "
+        r"subclass of Base",
+    ):
         classes.add("wrong", Made())
-    with pytest.raises(RegistrationError, match=r"registered the class builtins.int, but a variant is a subclass of "
-                                                 r"Base or a function that makes a Base"):
+    with pytest.raises(
+        RegistrationError,
+        match=r"registered the class builtins.int, but a variant is a subclass of "
+        r"Base or a function that makes a Base",
+    ):
         either.register("wrong")(int)
     with pytest.raises(RegistrationError, match=r"registered a str \('shuffle'\)"):
         either.add("wrong", "shuffle")

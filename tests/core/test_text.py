@@ -17,8 +17,14 @@ def test_a_path_of_this_machine_keeps_its_last_components_and_nothing_else_chang
 
 
 def test_a_json_text_keeps_every_byte_but_the_paths_in_its_strings():
-    record = {"model": "/home/me/m", "runs": [{"command": ["swapbench", "--data", "/home/me/d"]}], "n": 2,
-              "p": 1.5e-05, "none": None, "hub": "owner/name"}
+    record = {
+        "model": "/home/me/m",
+        "runs": [{"command": ["swapbench", "--data", "/home/me/d"]}],
+        "n": 2,
+        "p": 1.5e-05,
+        "none": None,
+        "hub": "owner/name",
+    }
     cut = portable(json.dumps(record, indent=2), keep=2)
     assert json.loads(cut) == {**record, "model": "…/me/m", "runs": [{"command": ["swapbench", "--data", "…/me/d"]}]}
     text = json.dumps({"model": "owner/name", "p": 1.5e-05})

@@ -31,10 +31,14 @@ def test_a_warmup_ratio_is_a_ratio_of_the_steps(tmp_path):
 
 def test_steps_and_log_lines():
     assert optimisation_steps(549_367, 32, 3) == 51_504 and optimisation_steps(64, 32, 1) == 2
-    assert describe_log({"loss": 0.69314, "grad_norm": 3.0, "learning_rate": 1.5e-05, "epoch": 1.0}) == \
-        "epoch 1: loss 0.6931, learning rate 1.5e-05"
-    assert describe_log({"eval_loss": 0.5, "eval_accuracy": 0.8421, "eval_runtime": 3.2, "epoch": 2.0}) == \
-        "epoch 2: validation loss 0.5, validation accuracy 84.2%"
+    assert (
+        describe_log({"loss": 0.69314, "grad_norm": 3.0, "learning_rate": 1.5e-05, "epoch": 1.0})
+        == "epoch 1: loss 0.6931, learning rate 1.5e-05"
+    )
+    assert (
+        describe_log({"eval_loss": 0.5, "eval_accuracy": 0.8421, "eval_runtime": 3.2, "epoch": 2.0})
+        == "epoch 2: validation loss 0.5, validation accuracy 84.2%"
+    )
     assert describe_log({"train_runtime": 10.0, "epoch": 3.0}) is None
 
 
@@ -53,15 +57,18 @@ def hub_cache(root: Path, repo: str, files: dict[str, str]) -> Path:
 def test_the_hub_commit_of_a_model_is_recorded(tmp_path):
     """Read from a cache as the Hub leaves it, offline: the commit comes out on transformers 4 (the config's
     _commit_hash) and 5 (where that is None) alike, for the default branch and for a named revision."""
-    config = BertConfig(vocab_size=10, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-                        intermediate_size=8).to_json_string()
+    config = BertConfig(
+        vocab_size=10, hidden_size=8, num_hidden_layers=1, num_attention_heads=1, intermediate_size=8
+    ).to_json_string()
     cache = hub_cache(tmp_path / "hub", "someone/tiny-bert", {"config.json": config})
-    script = ("from swapbench.models.loading import load_config, model_revision\n"
-              "from swapbench.core.hub_access import hub_commit\n"
-              "config = load_config('someone/tiny-bert')\n"
-              "print(model_revision('someone/tiny-bert', config))\n"
-              "print(model_revision('someone/tiny-bert', load_config('someone/tiny-bert', 'main'), 'main'))\n"
-              "print(hub_commit('someone/absent'))\n")
+    script = (
+        "from swapbench.models.loading import load_config, model_revision\n"
+        "from swapbench.core.hub_access import hub_commit\n"
+        "config = load_config('someone/tiny-bert')\n"
+        "print(model_revision('someone/tiny-bert', config))\n"
+        "print(model_revision('someone/tiny-bert', load_config('someone/tiny-bert', 'main'), 'main'))\n"
+        "print(hub_commit('someone/absent'))\n"
+    )
     env = {**os.environ, "HF_HUB_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

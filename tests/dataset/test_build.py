@@ -68,8 +68,13 @@ def test_card_and_build_info_describe_the_build(built):
         assert config.fingerprint == fingerprint.content_fingerprint(rows.to_dict())
         assert f"| `{config.name}` | {config.rows} | {config.not_applicable} |" in card
         # how far its shuffles move words, from its rows' permutations, in build_info.json and in the card
-        shifts = [(sum(abs(k - p) for k, p in enumerate(row["permutation"])),
-                   sum(k != p for k, p in enumerate(row["permutation"]))) for row in rows]
+        shifts = [
+            (
+                sum(abs(k - p) for k, p in enumerate(row["permutation"])),
+                sum(k != p for k, p in enumerate(row["permutation"])),
+            )
+            for row in rows
+        ]
         moved = config.displacement
         assert moved.rows == config.rows
         assert moved.distance.mean == pytest.approx(sum(d for d, _ in shifts) / len(shifts), abs=1e-4)
@@ -84,8 +89,13 @@ def test_card_and_build_info_describe_the_build(built):
 def test_the_content_fingerprint_is_the_documented_json_lines():
     import hashlib
 
-    columns = {"pair_id": ["1", "2\u2028"], "label": [0, 2], "premise": ['Quote " and \\ slash', "Ünï 😀\n"],
-               "tags": [["x"], []], "binary_label": [None, True]}
+    columns = {
+        "pair_id": ["1", "2\u2028"],
+        "label": [0, 2],
+        "premise": ['Quote " and \\ slash', "Ünï 😀\n"],
+        "tags": [["x"], []],
+        "binary_label": [None, True],
+    }
     names = ["pair_id", "premise", "label", "binary_label"]  # FINGERPRINT_COLUMNS order; tags are not in it
     lines = [json.dumps(["swapbench-content-2", *names], ensure_ascii=False)]
     lines += [json.dumps([columns[n][i] for n in names], ensure_ascii=False) for i in range(2)]
@@ -101,6 +111,7 @@ def test_same_seed_same_output_regardless_of_pair_order(tmp_path, fixtures):
     forward = build(build_options(source=str(fixtures), out=tmp_path / "a", **options))[0]
     backward = build(build_options(source=str(tmp_path / "reversed"), out=tmp_path / "b", **options))[0]
     other_seed = build(build_options(source=str(fixtures), out=tmp_path / "c", seed=1, **options))[0]
+
     def by_id(folder, config):
         return {r["pair_id"]: r["premise"] for r in load(folder, config)}
 
@@ -182,8 +193,15 @@ def test_ptb_parser_needs_supplied_trees(tmp_path, fixtures, capsys):
 
 
 def test_spacy_backend_builds_and_measures_agreement(tmp_path, fixtures):
-    out, info = build(build_options(source=str(fixtures), out=tmp_path / "spacy", parser="spacy",
-                                    cache_dir=tmp_path / "cache", variants=["shuffle-3", "shuffle-random"]))
+    out, info = build(
+        build_options(
+            source=str(fixtures),
+            out=tmp_path / "spacy",
+            parser="spacy",
+            cache_dir=tmp_path / "cache",
+            variants=["shuffle-3", "shuffle-random"],
+        )
+    )
     assert info.parser == "spacy" and info.parser_agreement["sentences"] == 5
     assert 0 < info.parser_agreement["precision"] <= 1 and 0 < info.parser_agreement["recall"] <= 1
     assert "Parser agreement" in (out / "README.md").read_text()
@@ -198,8 +216,9 @@ def test_hub_push_reads_configurations_from_the_card(built):
 
 
 def test_full_snli_test_split_with_supplied_trees(tmp_path, shared_snli):
-    out, info = build(build_options(source=str(shared_snli), split="test", out=tmp_path / "snli", parser="ptb",
-                                    variants=CONFIGS))
+    out, info = build(
+        build_options(source=str(shared_snli), split="test", out=tmp_path / "snli", parser="ptb", variants=CONFIGS)
+    )
     assert (info.rows_read, info.dropped_no_gold, info.pairs, info.unique_premises) == (10000, 176, 9824, 3323)
     counts = {c.name: c.rows for c in info.configs}
     assert counts["shuffle-random"] == 9824
@@ -208,8 +227,7 @@ def test_full_snli_test_split_with_supplied_trees(tmp_path, shared_snli):
     # every configuration has (the matched slice)
     distances = [c.displacement.distance.mean for c in info.configs]
     assert distances[0] < distances[1] < distances[2] < distances[3]
-    assert [c.displacement.moved.mean for c in info.configs] == sorted(c.displacement.moved.mean
-                                                                       for c in info.configs)
+    assert [c.displacement.moved.mean for c in info.configs] == sorted(c.displacement.moved.mean for c in info.configs)
     assert {c.tag_counts["matched:3-5"] for c in info.configs} == {4210}
     from swapbench.parsing.ptb import PTBParser
     from swapbench.sources import load_split as load_snli
@@ -252,17 +270,24 @@ def test_a_folder_rebuilt_in_place_loads_the_new_rows(tmp_path, fixtures):
     assert load(out, "shuffle-random")["premise"] != first
 
 
-def test_a_default_variant_that_applies_to_no_pair_is_left_out_and_a_named_one_is_refused(tmp_path, fixtures,
-                                                                                             caplog):
+def test_a_default_variant_that_applies_to_no_pair_is_left_out_and_a_named_one_is_refused(tmp_path, fixtures, caplog):
     caplog.set_level(logging.INFO, logger="swapbench")
     # The fixture's pair IDs are none of the hand decisions that shuffle-sr-validated keeps, and its sentences have
     # no frame between two beings for shuffle-sr-reversible.
     out, info = build(build_options(source=str(fixtures), out=tmp_path / "default", use_cache=False))
     names = [c.name for c in info.configs]
     assert "shuffle-sr-validated" not in names and {"shuffle-3", "shuffle-random", "shuffle-sr"} <= set(names)
-    assert ("Left out shuffle-sr-validated, shuffle-sr-reversible, role-quartets: no pair read applies to them."
-            in caplog.messages)
+    assert (
+        "Left out shuffle-sr-validated, shuffle-sr-reversible, role-quartets: no pair read applies to them."
+        in caplog.messages
+    )
     with pytest.raises(SwapbenchError, match="shuffle-sr-validated would have no rows"):
-        build(build_options(source=str(fixtures), out=tmp_path / "named", use_cache=False,
-                            variants=["shuffle-random", "shuffle-sr-validated"]))
+        build(
+            build_options(
+                source=str(fixtures),
+                out=tmp_path / "named",
+                use_cache=False,
+                variants=["shuffle-random", "shuffle-sr-validated"],
+            )
+        )
     assert not (tmp_path / "named").exists()

@@ -31,8 +31,14 @@ class Reverse(Variant):
         permutation = list(range(len(parse.tokens)))[::-1]
         if permutation == sorted(permutation):
             return None
-        return Perturbed(" ".join(parse.tokens[k] for k in permutation), pair.hypothesis, pair.label, permutation,
-                         ["toy"], {"reversed_words": len(parse.word_positions)})
+        return Perturbed(
+            " ".join(parse.tokens[k] for k in permutation),
+            pair.hypothesis,
+            pair.label,
+            permutation,
+            ["toy"],
+            {"reversed_words": len(parse.word_positions)},
+        )
 
 
 @pytest.fixture
@@ -47,8 +53,23 @@ def test_a_variant_registered_by_a_test_module_is_in_the_help_and_builds(toy_var
         main(["build", "--help"])
     assert "toy-reverse: the premise read backwards (a test's toy)" in " ".join(capsys.readouterr().out.split())
     out = tmp_path / "data"
-    assert main(["build", "--source", str(fixtures), "--out", str(out), "--no-cache", "--parser", "ptb",
-                 "--variants", f"{toy_variant},shuffle-random"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(fixtures),
+                "--out",
+                str(out),
+                "--no-cache",
+                "--parser",
+                "ptb",
+                "--variants",
+                f"{toy_variant},shuffle-random",
+            ]
+        )
+        == 0
+    )
     rows = datasets.load_dataset(str(out), toy_variant, split="test")
     assert len(rows) == 7 and set(rows["variant"]) == {toy_variant}
     first = rows[0]
@@ -58,8 +79,10 @@ def test_a_variant_registered_by_a_test_module_is_in_the_help_and_builds(toy_var
 
 
 def test_unknown_variants_are_refused_with_what_there_is(toy_variant):
-    assert expected() == ("expected shuffle-N (2 <= N <= 64), shuffle-random, shuffle-sr, shuffle-sr-premise, "
-                          "shuffle-sr-validated, shuffle-sr-reversible, role-quartets, unlu or toy-reverse")
+    assert expected() == (
+        "expected shuffle-N (2 <= N <= 64), shuffle-random, shuffle-sr, shuffle-sr-premise, "
+        "shuffle-sr-validated, shuffle-sr-reversible, role-quartets, unlu or toy-reverse"
+    )
     with pytest.raises(SwapbenchError, match=r"--variants: unknown variant 'shuffle-x': expected shuffle-N"):
         make_variant("shuffle-x")
     with pytest.raises(SwapbenchError, match="constituents of 1 words"):
@@ -77,8 +100,23 @@ def test_a_variant_whose_rows_lack_a_declared_column_is_refused(fixtures, tmp_pa
 
     VARIANTS.add(Careless.name, lambda name, **options: Careless())
     try:
-        assert main(["build", "--source", str(fixtures), "--out", str(tmp_path / "o"), "--no-cache",
-                     "--parser", "ptb", "--variants", Careless.name]) == 2
+        assert (
+            main(
+                [
+                    "build",
+                    "--source",
+                    str(fixtures),
+                    "--out",
+                    str(tmp_path / "o"),
+                    "--no-cache",
+                    "--parser",
+                    "ptb",
+                    "--variants",
+                    Careless.name,
+                ]
+            )
+            == 2
+        )
     finally:
         VARIANTS.remove(Careless.name)
     assert not (tmp_path / "o").exists()

@@ -15,8 +15,10 @@ from swapbench.commands.main import main
 @pytest.fixture
 def built(tmp_path):
     out = tmp_path / "data"
-    assert main(["build", "--source", str(FIXTURES / "snli_roles.jsonl"), "--out", str(out),
-                 "--variants", "shuffle-sr"]) == 0
+    assert (
+        main(["build", "--source", str(FIXTURES / "snli_roles.jsonl"), "--out", str(out), "--variants", "shuffle-sr"])
+        == 0
+    )
     return out
 
 
@@ -52,8 +54,22 @@ def test_curate_records_decisions_resumes_and_feeds_the_build(built, tmp_path, m
     assert "In the file: 2 accepted, 1 rejected" in screen
 
     out = tmp_path / "selected"
-    assert main(["build", "--source", str(FIXTURES / "snli_roles.jsonl"), "--out", str(out),
-                 "--variants", "shuffle-sr", "--sr-selection", str(selection)]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(FIXTURES / "snli_roles.jsonl"),
+                "--out",
+                str(out),
+                "--variants",
+                "shuffle-sr",
+                "--sr-selection",
+                str(selection),
+            ]
+        )
+        == 0
+    )
     kept = pq.read_table(next((out / "shuffle-sr").glob("*.parquet"))).column("pair_id").to_pylist()
     assert sorted(kept) == ["rl1#0r1e", "rl6#0r1e"]
 
@@ -64,8 +80,10 @@ def test_curate_without_text_records_ids_sides_and_decisions_only(built, tmp_pat
     monkeypatch.setattr("sys.stdin", io.StringIO("a\nr\n"))
     assert main(["curate", str(built), "--selection", str(selection), "--without-text"]) == 0
     records = [json.loads(line) for line in selection.read_text().splitlines()]
-    assert records == [{"pair_id": "rl1#0r1e", "decision": "accept", "side": "hypothesis"},
-                       {"pair_id": "rl2#0r1e", "decision": "reject", "side": "hypothesis"}]
+    assert records == [
+        {"pair_id": "rl1#0r1e", "decision": "accept", "side": "hypothesis"},
+        {"pair_id": "rl2#0r1e", "decision": "reject", "side": "hypothesis"},
+    ]
     # a rerun asks only about the swap without a decision
     monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
     assert main(["curate", str(built), "--selection", str(selection), "--without-text"]) == 0
@@ -82,8 +100,10 @@ def test_a_selection_record_is_checked_with_file_and_line(tmp_path):
     from swapbench.core.selection import read_selection
 
     path = tmp_path / "s.jsonl"
-    path.write_text('{"pair_id": "a", "decision": "accept", "side": "hypothesis"}\n'
-                    '{"pair_id": "b", "decision": "accept", "side": "both"}\n')
+    path.write_text(
+        '{"pair_id": "a", "decision": "accept", "side": "hypothesis"}\n'
+        '{"pair_id": "b", "decision": "accept", "side": "both"}\n'
+    )
     with pytest.raises(InputError, match=r"s.jsonl:2: side must be premise or hypothesis"):
         read_selection(path)
     path.write_text('{"pair_id": "a", "decision": "accept", "premise": "A ball kicks a boy ."}\n')
@@ -125,8 +145,12 @@ def test_the_committed_decisions_hold_no_text():
     # role-quartets' judgement is per quartet (its two rows share the pair ID): an invalid one says why, in words of
     # the judge's own
     quartets = _json.loads((root / "role-quartets-validity.json").read_text())
-    assert quartets["valid"] == sum(s["valid"] for s in quartets["sample"]) == \
-        sum(v["valid"] for v in quartets["by_source"].values())
+    assert (
+        quartets["valid"]
+        == sum(s["valid"] for s in quartets["sample"])
+        == sum(v["valid"] for v in quartets["by_source"].values())
+    )
     assert len({s["pair_id"] for s in quartets["sample"]}) == quartets["judged"] >= 100
-    assert all(set(s) == {"pair_id", "source", "valid"} | ({"why"} if not s["valid"] else set())
-               for s in quartets["sample"])
+    assert all(
+        set(s) == {"pair_id", "source", "valid"} | ({"why"} if not s["valid"] else set()) for s in quartets["sample"]
+    )

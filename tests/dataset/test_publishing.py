@@ -34,9 +34,14 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def run_cli(*args, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "swapbench.commands.main", *map(str, args)], capture_output=True,
-                          text=True, env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}, cwd=cwd,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "swapbench.commands.main", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})},
+        cwd=cwd,
+        timeout=600,
+    )
 
 
 def one_line(text: str) -> str:
@@ -50,8 +55,9 @@ def built(tmp_path_factory):
     source = root / "snli"
     shutil.copytree(FIXTURES, source)
     out = root / "out" / "snli-test"
-    done = run_cli("build", "--source", source / "snli_1.0_test.jsonl", "--out", out, "--no-cache",
-                   "--variants", ",".join(CONFIGS))
+    done = run_cli(
+        "build", "--source", source / "snli_1.0_test.jsonl", "--out", out, "--no-cache", "--variants", ",".join(CONFIGS)
+    )
     assert done.returncode == 0, done.stderr
     return out
 
@@ -67,6 +73,7 @@ def card_of(folder: Path) -> str:
 
 
 # ---- the card ---------------------------------------------------------------------------------------------------
+
 
 def test_card_metadata_is_a_hub_dataset_card(built):
     card = DatasetCard.load(built / "README.md", repo_type="dataset")
@@ -85,10 +92,29 @@ def test_card_metadata_is_a_hub_dataset_card(built):
 
 # The keys the Hub documents for a dataset card's metadata (huggingface_hub's DatasetCardData and the dataset card
 # template): `datasets` writes dataset_info with these alone, so any other key is lost when a card is rewritten.
-CARD_KEYS = {"pretty_name", "license", "language", "size_categories", "source_datasets", "task_categories",
-             "task_ids", "tags", "configs", "dataset_info", "annotations_creators", "language_creators",
-             "multilinguality", "paperswithcode_id", "license_name", "license_link", "license_details",
-             "train_eval_index", "extra_gated_prompt", "extra_gated_fields", "viewer"}
+CARD_KEYS = {
+    "pretty_name",
+    "license",
+    "language",
+    "size_categories",
+    "source_datasets",
+    "task_categories",
+    "task_ids",
+    "tags",
+    "configs",
+    "dataset_info",
+    "annotations_creators",
+    "language_creators",
+    "multilinguality",
+    "paperswithcode_id",
+    "license_name",
+    "license_link",
+    "license_details",
+    "train_eval_index",
+    "extra_gated_prompt",
+    "extra_gated_fields",
+    "viewer",
+}
 DATASET_INFO_KEYS = {"config_name", "features", "splits", "download_size", "dataset_size"}
 CONFIG_KEYS = {"config_name", "data_files", "data_dir", "default"}
 
@@ -115,8 +141,18 @@ def test_a_folder_rebuilt_in_place_is_read_anew_by_datasets(tmp_path):
     out = tmp_path / "snli-test"
     rows = {}
     for seed in (0, 1):
-        done = run_cli("build", "--source", FIXTURES / "snli_1.0_test.jsonl", "--out", out, "--no-cache",
-                       "--variants", "shuffle-random", "--seed", seed)
+        done = run_cli(
+            "build",
+            "--source",
+            FIXTURES / "snli_1.0_test.jsonl",
+            "--out",
+            out,
+            "--no-cache",
+            "--variants",
+            "shuffle-random",
+            "--seed",
+            seed,
+        )
         assert done.returncode == 0, done.stderr
         rows[seed] = datasets.load_dataset(str(out), "shuffle-random", split="test")["premise"]
     assert rows[0] != rows[1]
@@ -144,24 +180,42 @@ def test_card_lists_each_configuration_with_its_count(built):
     info = BuildInfo.model_validate_json((built / BUILD_INFO).read_text())
     for config in info.configs:
         assert f"| `{config.name}` | {config.rows} | {config.not_applicable} | {config.description} |" in card
-    assert [(c.name, c.rows) for c in info.configs] == [("shuffle-3", 5), ("shuffle-4", 1), ("shuffle-5", 3),
-                                                        ("shuffle-random", 7)]
+    assert [(c.name, c.rows) for c in info.configs] == [
+        ("shuffle-3", 5),
+        ("shuffle-4", 1),
+        ("shuffle-5", 3),
+        ("shuffle-random", 7),
+    ]
 
 
 def test_words_tags_sort_as_numbers(built):
     card = card_of(built)
     [line] = [line for line in card.splitlines() if line.startswith("- `shuffle-random`: ")]
-    assert line == ("- `shuffle-random`: `matched:3-5` 1, `words:2` 1, `words:5` 1, `words:9` 3, `words:10` 1, "
-                    "`words:14` 1")
-    assert sorted(["words:10", "words:9", "moved:2", "label:NP"], key=tag_sort_key) == \
-        ["label:NP", "moved:2", "words:9", "words:10"]
+    assert line == (
+        "- `shuffle-random`: `matched:3-5` 1, `words:2` 1, `words:5` 1, `words:9` 3, `words:10` 1, `words:14` 1"
+    )
+    assert sorted(["words:10", "words:9", "moved:2", "label:NP"], key=tag_sort_key) == [
+        "label:NP",
+        "moved:2",
+        "words:9",
+        "words:10",
+    ]
 
 
 def test_card_has_example_fields_tags_build_limitations_licence_citation(built):
     card = card_of(built)
     sections = [line for line in card.splitlines() if line.startswith("## ")]
-    assert sections == ["## Configurations", "## How far words move", "## Example", "## Fields", "## Slice tags",
-                        "## How the data were built", "## Limitations", "## License", "## Citation"]
+    assert sections == [
+        "## Configurations",
+        "## How far words move",
+        "## Example",
+        "## Fields",
+        "## Slice tags",
+        "## How the data were built",
+        "## Limitations",
+        "## License",
+        "## Citation",
+    ]
     example = json.loads(card.split("```json\n", 1)[1].split("\n```", 1)[0])
     first = datasets.load_dataset(str(built), "shuffle-3", split="test")[0]
     assert example["pair_id"] == first["pair_id"] == "fx1a#1r1e" and example["label"] == "entailment"
@@ -178,13 +232,27 @@ def test_card_has_example_fields_tags_build_limitations_licence_citation(built):
 def sr_build(info: BuildInfo) -> tuple[BuildInfo, dict]:
     """The fixture build with a shuffle-sr configuration whose statistics name a drop reason the card has no
     description for, as a build with new filters would."""
-    sr = ConfigInfo(name="shuffle-sr", description="agent and patient exchanged", rows=3, not_applicable=4,
-                    fingerprint="sha256:" + "ab" * 32, tag_counts={"side:premise": 2, "side:hypothesis": 1,
-                                                                   "labeler:ptb": 3, "fallback": 1},
-                    extra={"labeler": "agree", "entailment_pairs": 5, "candidates": 4, "filtered": 1, "final": 3,
-                           "fallbacks": 1, "drop_reasons": {"ungrounded_patient": 1, "overlap": 0},
-                           "filters": {"overlap": "the agent and the patient overlap",
-                                       "ungrounded_agent": "the agent is no noun of the tree"}})
+    sr = ConfigInfo(
+        name="shuffle-sr",
+        description="agent and patient exchanged",
+        rows=3,
+        not_applicable=4,
+        fingerprint="sha256:" + "ab" * 32,
+        tag_counts={"side:premise": 2, "side:hypothesis": 1, "labeler:ptb": 3, "fallback": 1},
+        extra={
+            "labeler": "agree",
+            "entailment_pairs": 5,
+            "candidates": 4,
+            "filtered": 1,
+            "final": 3,
+            "fallbacks": 1,
+            "drop_reasons": {"ungrounded_patient": 1, "overlap": 0},
+            "filters": {
+                "overlap": "the agent and the patient overlap",
+                "ungrounded_agent": "the agent is no noun of the tree",
+            },
+        },
+    )
     info = info.model_copy(update={"configs": [*info.configs, sr], "role_labeler": "agree"})
     features = {c.name: {**common_features()} for c in info.configs}
     return info, features
@@ -203,13 +271,22 @@ def test_card_renders_every_drop_reason_the_build_records(built):
 
 def test_card_reports_the_measured_validity(built, tmp_path):
     info, features = sr_build(BuildInfo.model_validate_json((built / BUILD_INFO).read_text()))
-    validity = {"judged": 200, "valid": 171, "validity": 0.855, "low": 0.799, "high": 0.898,
-                "command": "swapbench curate --measure", "build_fingerprint": "sha256:" + "ab" * 32}
+    validity = {
+        "judged": 200,
+        "valid": 171,
+        "validity": 0.855,
+        "low": 0.799,
+        "high": 0.898,
+        "command": "swapbench curate --measure",
+        "build_fingerprint": "sha256:" + "ab" * 32,
+    }
     path = tmp_path / "shuffle-sr-validity.json"
     path.write_text(json.dumps(validity))
     card = str(render_card(info, features, validity={"shuffle-sr": read_validity(path)}))
-    assert ("171 of 200 judged swaps are valid contradictions: validity 0.855 (95% interval 0.799 to 0.898); "
-            "measured with `swapbench curate --measure`.") in card
+    assert (
+        "171 of 200 judged swaps are valid contradictions: validity 0.855 (95% interval 0.799 to 0.898); "
+        "measured with `swapbench curate --measure`."
+    ) in card
     assert "judged on a build whose" not in card
     other = str(render_card(info, features, validity={"shuffle-sr": {**validity, "build_fingerprint": "sha256:00"}}))
     assert "The sample was judged on a build whose shuffle-sr fingerprint is sha256:00" in other
@@ -227,16 +304,33 @@ def leaks_record(tmp_path: Path, figures: dict[str, tuple[float, float, float, s
     data = TrainingData(source="snli_1.0", split="dev", fingerprint="sha256:cd", n=9842, limit=None, held_out=False)
     configurations = {
         name: ConfigurationLeak(
-            fingerprint=fingerprint, n=200, clusters=150, swapped_non_entailment=0.2 + leak,
-            original_non_entailment=0.2, leak=leak, p_value=0.01,
+            fingerprint=fingerprint,
+            n=200,
+            clusters=150,
+            swapped_non_entailment=0.2 + leak,
+            original_non_entailment=0.2,
+            leak=leak,
+            p_value=0.01,
             leak_ci=ConfidenceInterval(low=low, high=high, level=0.95, method="bootstrap", resamples=100),
-            verdict=verdict(low, high))
-        for name, (leak, low, high, fingerprint) in figures.items()}
+            verdict=verdict(low, high),
+        )
+        for name, (leak, low, high, fingerprint) in figures.items()
+    }
     record = HypothesisOnlyLeaks(
-        model="sentence-transformers/all-MiniLM-L6-v2", base_revision="abc", recipe=reference_recipe(), train=data,
-        validation=data, validation_accuracy=0.612, dataset="…/snli-test", dataset_fingerprint="sha256:ef",
-        results_sha256="00", eval_command=["swapbench", "eval", "m", "--hypothesis-only"],
-        command=["swapbench", "leak", "results.json"], margin=0.05, configurations=configurations)
+        model="sentence-transformers/all-MiniLM-L6-v2",
+        base_revision="abc",
+        recipe=reference_recipe(),
+        train=data,
+        validation=data,
+        validation_accuracy=0.612,
+        dataset="…/snli-test",
+        dataset_fingerprint="sha256:ef",
+        results_sha256="00",
+        eval_command=["swapbench", "eval", "m", "--hypothesis-only"],
+        command=["swapbench", "leak", "results.json"],
+        margin=0.05,
+        configurations=configurations,
+    )
     path = tmp_path / "hypothesis-only.json"
     path.write_text(record.model_dump_json())
     return read_leaks(path)
@@ -258,8 +352,10 @@ def test_card_says_which_role_configuration_leaks_to_a_hypothesis_only_model(bui
     leaking = leaks_record(tmp_path, {"shuffle-sr": (0.62, 0.55, 0.69, fingerprint)})
     card = str(render_card(info, features, leaks=leaking))
     assert "| `shuffle-sr` | 200 | 20.0 | 82.0 | +62.0 | [+55.0, +69.0] | leaks |" in card
-    assert ("- `shuffle-sr` leaks: the hypotheses alone tell its swaps from their originals (+62.0 points): its "
-            "swaps look less entailed") in card
+    assert (
+        "- `shuffle-sr` leaks: the hypotheses alone tell its swaps from their originals (+62.0 points): its "
+        "swaps look less entailed"
+    ) in card
     below = leaks_record(tmp_path, {"shuffle-sr": (-0.11, -0.14, -0.08, fingerprint)})
     assert "(-11.0 points): its swaps look more entailed" in str(render_card(info, features, leaks=below))
     assert "defeats its purpose" not in card and "measured on a build whose" not in card
@@ -276,8 +372,11 @@ def test_card_says_which_role_configuration_leaks_to_a_hypothesis_only_model(bui
     assert "`shuffle-sr` was measured on a build whose fingerprint is sha256:00, not this one's" in card
     wide = leaks_record(tmp_path, {"shuffle-sr": (0.04, -0.03, 0.11, fingerprint)})
     assert "`shuffle-sr` is not shown to sit near chance" in str(render_card(info, features, leaks=wide))
-    assert "| `shuffle-sr` | | | | | | not measured |" in str(render_card(
-        info, features, leaks=leaks_record(tmp_path, {"shuffle-sr-validated": (0.5, 0.4, 0.6, fingerprint)})))
+    assert "| `shuffle-sr` | | | | | | not measured |" in str(
+        render_card(
+            info, features, leaks=leaks_record(tmp_path, {"shuffle-sr-validated": (0.5, 0.4, 0.6, fingerprint)})
+        )
+    )
 
 
 def test_card_gives_the_plausibility_baseline_beside_the_classifier(built, tmp_path):
@@ -294,17 +393,33 @@ def test_card_gives_the_plausibility_baseline_beside_the_classifier(built, tmp_p
     def figures(n, identical, original, perturbed, low, high):
         compared = n - identical
         return PlausibilityFigures(
-            fingerprint="sha256:00", n=n, identical=identical, compared=compared, clusters=compared,
-            prefers_original=original, prefers_perturbed=perturbed, prefers_original_other=original,
+            fingerprint="sha256:00",
+            n=n,
+            identical=identical,
+            compared=compared,
+            clusters=compared,
+            prefers_original=original,
+            prefers_perturbed=perturbed,
+            prefers_original_other=original,
             share=original / compared if compared else None,
-            share_ci=interval(0.67, 0.82) if compared else None, p_value=1e-9 if compared else 1.0,
-            binomial_p_value=1e-9 if compared else 1.0, leak=(original - perturbed) / n, leak_ci=interval(low, high),
-            verdict=verdict(low, high))
+            share_ci=interval(0.67, 0.82) if compared else None,
+            p_value=1e-9 if compared else 1.0,
+            binomial_p_value=1e-9 if compared else 1.0,
+            leak=(original - perturbed) / n,
+            leak_ci=interval(low, high),
+            verdict=verdict(low, high),
+        )
 
     baseline = PlausibilityBaseline(
-        model="…/SmolLM2.gguf", revision="sha256:11", score="sum", text="each hypothesis alone", dataset="d",
-        dataset_fingerprint="sha256:22", command=["swapbench", "leak"],
-        configurations={"shuffle-sr": figures(144, 0, 108, 36, 0.35, 0.64)})
+        model="…/SmolLM2.gguf",
+        revision="sha256:11",
+        score="sum",
+        text="each hypothesis alone",
+        dataset="d",
+        dataset_fingerprint="sha256:22",
+        command=["swapbench", "leak"],
+        configurations={"shuffle-sr": figures(144, 0, 108, 36, 0.35, 0.64)},
+    )
     card = str(render_card(info, features, leaks={**leaks, "plausibility": baseline.model_dump(mode="json")}))
     assert "| `shuffle-sr` | 144 | 144 | 75.0 | [67.0, 82.0] | 1e-09 | +50.0 | leaks |" in card
     assert "`…/SmolLM2.gguf`" in card
@@ -319,26 +434,36 @@ def test_write_card_writes_what_render_card_makes(built, tmp_path):
     info = BuildInfo.model_validate_json((folder / BUILD_INFO).read_text())
     (folder / "README.md").unlink()
     features = {name: datasets.load_dataset(str(built), name, split="test").features for name in CONFIGS}
-    write_card(folder, info, features, validity={"shuffle-sr": tmp_path / "absent.json"},
-               leaks=tmp_path / "absent.json")
+    write_card(
+        folder, info, features, validity={"shuffle-sr": tmp_path / "absent.json"}, leaks=tmp_path / "absent.json"
+    )
     assert card_of(folder) == card_of(built)
 
 
 # ---- publishing -------------------------------------------------------------------------------------------------
+
 
 def test_the_commit_holds_card_build_info_and_parquet_files(built):
     files = data_files(built)
     assert files[0].startswith("shuffle-3/test-") and len(set(files)) == len(CONFIGS)
     assert published_files(built) == ["README.md", BUILD_INFO, *files]
     # an earlier build's files: shuffle-4 as now, shuffle-3 of other content, a configuration no longer built
-    existing = [".gitattributes", "README.md", "notes.md", "shuffle-3/test-00000-of-00001.parquet", files[1],
-                "shuffle-9/test-00000-of-00001.parquet", "default/train/0000.parquet"]
+    existing = [
+        ".gitattributes",
+        "README.md",
+        "notes.md",
+        "shuffle-3/test-00000-of-00001.parquet",
+        files[1],
+        "shuffle-9/test-00000-of-00001.parquet",
+        "default/train/0000.parquet",
+    ]
     operations = commit_operations(built, "someone/probes", existing)
     assert [(type(op).__name__, op.path_in_repo) for op in operations] == [
         *[("CommitOperationAdd", path) for path in ["README.md", BUILD_INFO, *files]],
         ("CommitOperationDelete", "default/train/0000.parquet"),
         ("CommitOperationDelete", "shuffle-3/test-00000-of-00001.parquet"),
-        ("CommitOperationDelete", "shuffle-9/test-00000-of-00001.parquet")]
+        ("CommitOperationDelete", "shuffle-9/test-00000-of-00001.parquet"),
+    ]
     adds = [op for op in operations if isinstance(op, CommitOperationAdd)]
     card = adds[0].path_or_fileobj.decode()
     assert 'datasets.load_dataset("someone/probes", "shuffle-3", split="test")' in card
@@ -363,8 +488,14 @@ def hub(tmp_path):
 
 
 def hub_env(hub: FakeHub, tmp_path: Path) -> dict:
-    return {"HF_ENDPOINT": hub.url, "HF_TOKEN": "hf_test", "HF_HOME": str(tmp_path / "hf-home"),
-            "HF_HUB_OFFLINE": "0", "HF_DATASETS_OFFLINE": "0", "HF_HUB_DISABLE_TELEMETRY": "1"}
+    return {
+        "HF_ENDPOINT": hub.url,
+        "HF_TOKEN": "hf_test",
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_OFFLINE": "0",
+        "HF_DATASETS_OFFLINE": "0",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+    }
 
 
 def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path, monkeypatch):
@@ -381,8 +512,9 @@ def test_a_push_replaces_an_earlier_build_in_one_commit(hub, built, tmp_path, mo
     oid = push_folder(built, "someone/probes", api=api)
     repo = hub.repos["someone/probes"]
     assert len(repo.commits) == before + 1 and repo.head.oid == oid
-    assert sorted(repo.head.files) == sorted([".gitattributes", "notes.md", "README.md", BUILD_INFO,
-                                              *data_files(built)])
+    assert sorted(repo.head.files) == sorted(
+        [".gitattributes", "notes.md", "README.md", BUILD_INFO, *data_files(built)]
+    )
     assert repo.head.summary.endswith(f"build: {', '.join(CONFIGS)} (test)")
 
 
@@ -404,15 +536,27 @@ def classifier(tmp_path_factory):
 
 
 def evaluate(model: Path, data: str, output: Path, env: dict) -> subprocess.CompletedProcess:
-    return run_cli("eval", model, "--data", data, "--output", output, "--no-progress", "--no-probe",
-                   "--bootstrap", "200", env=env)
+    return run_cli(
+        "eval", model, "--data", data, "--output", output, "--no-progress", "--no-probe", "--bootstrap", "200", env=env
+    )
 
 
 def test_push_is_one_commit_and_eval_of_the_hub_dataset_verifies_it(hub, tmp_path, classifier):
     env = hub_env(hub, tmp_path)
     out = tmp_path / "snli-test"
-    done = run_cli("build", "--source", FIXTURES, "--out", out, "--no-cache", "--variants", ",".join(CONFIGS),
-                   "--push-to-hub", "someone/probes", env=env)
+    done = run_cli(
+        "build",
+        "--source",
+        FIXTURES,
+        "--out",
+        out,
+        "--no-cache",
+        "--variants",
+        ",".join(CONFIGS),
+        "--push-to-hub",
+        "someone/probes",
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     commits = [r for r in hub.requests if r.startswith("POST /api/datasets/someone/probes/commit/")]
     assert commits == ["POST /api/datasets/someone/probes/commit/main"]
@@ -440,7 +584,8 @@ def test_push_is_one_commit_and_eval_of_the_hub_dataset_verifies_it(hub, tmp_pat
 
 
 def test_a_hub_dataset_without_build_info_is_scored_loudly_unverified_and_refused_by_submit(
-        hub, tmp_path, classifier, built):
+    hub, tmp_path, classifier, built
+):
     env = hub_env(hub, tmp_path)
     hub.create("someone/bare")
     files = {p: (built / p).read_bytes() for p in ["README.md", *data_files(built)]}
@@ -448,8 +593,10 @@ def test_a_hub_dataset_without_build_info_is_scored_loudly_unverified_and_refuse
     results_path = tmp_path / "results.json"
     scored = evaluate(classifier, "someone/bare", results_path, env)
     assert scored.returncode == 0, scored.stderr
-    assert (f"warning: the data of {', '.join(CONFIGS)} are unverified: there is no build_info.json in the Hub "
-            f"dataset someone/bare at commit {commit.oid}") in one_line(scored.stderr)
+    assert (
+        f"warning: the data of {', '.join(CONFIGS)} are unverified: there is no build_info.json in the Hub "
+        f"dataset someone/bare at commit {commit.oid}"
+    ) in one_line(scored.stderr)
     results = EvalResults.model_validate_json(results_path.read_text())
     assert results.dataset.revision == commit.oid and results.dataset.build is None
     assert [c.verified for c in results.dataset.configurations] == [False] * len(CONFIGS)
@@ -458,8 +605,10 @@ def test_a_hub_dataset_without_build_info_is_scored_loudly_unverified_and_refuse
     assert run_cli("leaderboard", "--board", board, "--set-reference", built).returncode == 0
     submitted = run_cli("submit", results_path, "--board", board)
     assert submitted.returncode == 1
-    assert (f"dataset.configurations.0.verified: the shuffle-3 data were unverified when scored: the Hub dataset "
-            f"someone/bare at commit {commit.oid} had no build_info.json listing them") in one_line(submitted.stdout)
+    assert (
+        f"dataset.configurations.0.verified: the shuffle-3 data were unverified when scored: the Hub dataset "
+        f"someone/bare at commit {commit.oid} had no build_info.json listing them"
+    ) in one_line(submitted.stdout)
 
 
 def test_a_build_info_that_cannot_be_read_stops_eval(hub, tmp_path, classifier, built):
@@ -483,8 +632,9 @@ def edited(parquet: Path) -> bytes:
     table = pq.read_table(parquet)
     premises = table.column("premise").to_pylist()
     premises[0] = premises[0].replace("man", "woman", 1)
-    table = table.set_column(table.schema.get_field_index("premise"), "premise",
-                             pa.array(premises, table.schema.field("premise").type))
+    table = table.set_column(
+        table.schema.get_field_index("premise"), "premise", pa.array(premises, table.schema.field("premise").type)
+    )
     buffer = io.BytesIO()
     pq.write_table(table, buffer)
     return buffer.getvalue()
@@ -503,7 +653,10 @@ def test_a_hub_dataset_changed_after_its_build_is_refused(hub, tmp_path, classif
     hub.commit("someone/probes", files, [], "a build, then an edit")
     scored = evaluate(classifier, "someone/probes", tmp_path / "results.json", env)
     assert scored.returncode != 0 and "Traceback" not in scored.stderr
-    expected = ("configuration 'shuffle-3' of someone/probes differs from what build_info.json records"
-                if edit == "content" else "cannot load configuration 'shuffle-4', split 'test' of someone/probes")
+    expected = (
+        "configuration 'shuffle-3' of someone/probes differs from what build_info.json records"
+        if edit == "content"
+        else "cannot load configuration 'shuffle-4', split 'test' of someone/probes"
+    )
     assert expected in one_line(scored.stderr)
     assert not (tmp_path / "results.json").exists()

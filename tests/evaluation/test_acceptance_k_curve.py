@@ -26,20 +26,38 @@ def unlu_reference(rows: list[PredictionRow]) -> dict:
     Max Accuracy is the share of `exists`, Correct > Random Percentage that of is_correct_gt_random, and
     {mode}_cor_mean the mean cor_mean over the pairs of that mode with `exists`."""
     records = []
-    frame = pd.DataFrame([{"seed": r.seed, "pair_id": r.pair_id, "permutation": r.permutation, "gold": r.gold,
-                           "prediction_original": r.prediction_original,
-                           "prediction_perturbed": r.prediction_perturbed} for r in rows])
+    frame = pd.DataFrame(
+        [
+            {
+                "seed": r.seed,
+                "pair_id": r.pair_id,
+                "permutation": r.permutation,
+                "gold": r.gold,
+                "prediction_original": r.prediction_original,
+                "prediction_perturbed": r.prediction_perturbed,
+            }
+            for r in rows
+        ]
+    )
     for (_, pair_id), group in frame.groupby(["seed", "pair_id"], dropna=False):
         gold = group.gold.iloc[0]
         rand_labels = list(group.sort_values("permutation").prediction_perturbed)
         exists = gold in rand_labels
         cor_mean = rand_labels.count(gold) / len(rand_labels) if exists else 0
-        records.append({"uid": pair_id, "exists": exists, "cor_mean": cor_mean,
-                        "is_correct_gt_random": cor_mean > (1 / 3),
-                        "pred_mode": "orig_correct" if group.prediction_original.iloc[0] == gold else "flipped"})
+        records.append(
+            {
+                "uid": pair_id,
+                "exists": exists,
+                "cor_mean": cor_mean,
+                "is_correct_gt_random": cor_mean > (1 / 3),
+                "pred_mode": "orig_correct" if group.prediction_original.iloc[0] == gold else "flipped",
+            }
+        )
     out = pd.DataFrame(records)
-    figures = {"omega_max": len(out[out.exists]) / len(out),
-               "omega_rand": len(out[out.is_correct_gt_random]) / len(out)}
+    figures = {
+        "omega_max": len(out[out.exists]) / len(out),
+        "omega_rand": len(out[out.is_correct_gt_random]) / len(out),
+    }
     for mode, name in (("orig_correct", "p_c"), ("flipped", "p_f")):
         chosen = out[(out.pred_mode == mode) & out.exists]
         figures[name] = chosen.cor_mean.mean() if len(chosen) else None  # pandas: NaN; UNLU printed nan
@@ -58,10 +76,19 @@ def random_rows(pairs: int, k: int, seed: int = 0) -> list[PredictionRow]:
         original = gold if rng.random() < 0.7 else LABELS[(p + 1) % 3]
         for k_index in range(k):
             right = rng.random() < rate
-            rows.append(PredictionRow(
-                pair_id=f"p{p}", configuration="unlu", gold=gold, gold_original=gold, prediction_original=original,
-                prediction_perturbed=gold if right else LABELS[(p + 1 + k_index % 2) % 3], cluster=f"c{p // 3}",
-                tags=[], permutation=k_index))
+            rows.append(
+                PredictionRow(
+                    pair_id=f"p{p}",
+                    configuration="unlu",
+                    gold=gold,
+                    gold_original=gold,
+                    prediction_original=original,
+                    prediction_perturbed=gold if right else LABELS[(p + 1 + k_index % 2) % 3],
+                    cluster=f"c{p // 3}",
+                    tags=[],
+                    permutation=k_index,
+                )
+            )
     rng.shuffle(rows)  # a predictions file's rows need not come permutation by permutation
     return rows
 
@@ -111,8 +138,9 @@ def test_a_curve_that_skips_a_k_is_refused(rows):
 def test_the_terminal_and_the_api_show_k_and_the_conditioning_counts(rows, tmp_path):
     from swapbench.results.schema import EvalResults
 
-    result = configuration_result(rows, label_view="3-way", non_entailment_view=False, seed=0, resamples=100,
-                                  k_curve=True)
+    result = configuration_result(
+        rows, label_view="3-way", non_entailment_view=False, seed=0, resamples=100, k_curve=True
+    )
     acceptance = result.permutation_acceptance
     results = EvalResults.model_construct(results={"unlu": result})
     console = Console(width=200, record=True)
@@ -132,7 +160,10 @@ def test_the_terminal_and_the_api_show_k_and_the_conditioning_counts(rows, tmp_p
 
     frame = Evaluated(results, tmp_path / "r.json").configurations.set_index("configuration")
     assert frame.loc["unlu", ["permutations", "p_c_pairs", "p_f_pairs"]].tolist() == [
-        10, acceptance.p_c_pairs, acceptance.p_f_pairs]
+        10,
+        acceptance.p_c_pairs,
+        acceptance.p_f_pairs,
+    ]
     curve = Evaluated(results, tmp_path / "r.json").k_curve
     assert curve.permutations.tolist() == list(range(2, 11))
     assert curve.p_f.tolist() == [pytest.approx(p.p_f) for p in acceptance.k_curve]

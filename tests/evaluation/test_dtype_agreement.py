@@ -38,8 +38,24 @@ def models(tmp_path_factory):
 
 
 def run_eval(model, data, output, *extra) -> EvalResults:
-    assert main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-                 "--bootstrap", "100", *extra]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(model),
+                "--data",
+                str(data),
+                "--output",
+                str(output),
+                "--no-progress",
+                "--no-probe",
+                "--bootstrap",
+                "100",
+                *extra,
+            ]
+        )
+        == 0
+    )
     return EvalResults.model_validate_json(output.read_text())
 
 
@@ -51,13 +67,16 @@ def test_a_bfloat16_run_on_the_cpu_records_its_agreement_with_float32(models, da
     assert (agreement.dtype, agreement.reference_dtype, agreement.not_measured) == ("bfloat16", "float32", None)
     # the same count from the model loaded in each dtype by transformers itself
     tokenizer = AutoTokenizer.from_pretrained(models["bert"])
-    loaded = [AutoModelForSequenceClassification.from_pretrained(models["bert"], **dtype_argument(dtype)).eval()
-              for dtype in (torch.bfloat16, torch.float32)]
+    loaded = [
+        AutoModelForSequenceClassification.from_pretrained(models["bert"], **dtype_argument(dtype)).eval()
+        for dtype in (torch.bfloat16, torch.float32)
+    ]
     labels = [predict(model, tokenizer, pairs).predictions for model in loaded]
     assert agreement.agreeing == int((labels[0] == labels[1]).sum())
     assert agreement.fraction == agreement.agreeing / agreement.pairs
-    assert (f"bfloat16 against float32: {agreement.agreeing} of {agreement.pairs} sampled distinct pairs get the "
-            "same label") in capsys.readouterr().err
+    assert (
+        f"bfloat16 against float32: {agreement.agreeing} of {agreement.pairs} sampled distinct pairs get the same label"
+    ) in capsys.readouterr().err
     assert results.provenance.dtype == "bfloat16"
 
 
@@ -68,8 +87,19 @@ def test_a_float32_run_records_null(models, dataset, tmp_path, capsys):
 
 
 def test_a_prompted_bfloat16_run_records_its_agreement_too(models, dataset, tmp_path):
-    results = run_eval(models["gpt2"], dataset, tmp_path / "prompt.json", "--mode", "prompt", "--device", "cpu",
-                       "--dtype", "bfloat16", "--calibration", "contextual")
+    results = run_eval(
+        models["gpt2"],
+        dataset,
+        tmp_path / "prompt.json",
+        "--mode",
+        "prompt",
+        "--device",
+        "cpu",
+        "--dtype",
+        "bfloat16",
+        "--calibration",
+        "contextual",
+    )
     agreement = results.provenance.scoring.dtype_agreement
     assert agreement.pairs == results.provenance.scoring.unique_pairs and agreement.not_measured is None
     assert 0 <= agreement.agreeing <= agreement.pairs
@@ -124,10 +154,16 @@ def test_the_counts_are_of_the_sampled_pairs():
     assert dtype_agreement(Reference(), run_of(torch.float32), None, pairs, ours) is None
 
 
-@pytest.mark.parametrize("error, why", [
-    (NotMeasured("the model is spread over devices"), "the model is spread over devices"),
-    (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"),
-     "the float32 copy of the model ran out of memory")])
+@pytest.mark.parametrize(
+    "error, why",
+    [
+        (NotMeasured("the model is spread over devices"), "the model is spread over devices"),
+        (
+            RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"),
+            "the float32 copy of the model ran out of memory",
+        ),
+    ],
+)
 def test_what_cannot_be_measured_is_recorded_null_with_why(error, why, caplog):
     caplog.set_level(logging.INFO, logger="swapbench")
     agreement = dtype_agreement(Reference(error=error), run_of(torch.float16), None, [("p", "h")], [0])
@@ -144,8 +180,7 @@ def test_other_errors_are_not_hidden():
 def test_the_schema_refuses_counts_that_do_not_add_up():
     good = dict(dtype="bfloat16", sample="all", pairs=10, agreeing=9, fraction=0.9)
     DtypeAgreement(**good)
-    for change in ({"agreeing": 11, "fraction": 1.1}, {"fraction": 0.8}, {"agreeing": None},
-                   {"not_measured": "why"}):
+    for change in ({"agreeing": 11, "fraction": 1.1}, {"fraction": 0.8}, {"agreeing": None}, {"not_measured": "why"}):
         with pytest.raises(ValidationError):
             DtypeAgreement(**{**good, **change})
     DtypeAgreement(dtype="float16", sample="all", pairs=None, agreeing=None, fraction=None, not_measured="why")

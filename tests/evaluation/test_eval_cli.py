@@ -37,8 +37,14 @@ def models(tmp_path_factory):
     root = tmp_path_factory.mktemp("models")
     return {
         "bert": save_classifier(root / "bert", NLI),
-        "deberta": save_classifier(root / "deberta", NLI, config_class=DebertaV2Config, relative_attention=True,
-                                   position_biased_input=False, pos_att_type=["p2c", "c2p"]),
+        "deberta": save_classifier(
+            root / "deberta",
+            NLI,
+            config_class=DebertaV2Config,
+            relative_attention=True,
+            position_biased_input=False,
+            pos_att_type=["p2c", "c2p"],
+        ),
         "roformer": save_classifier(root / "roformer", NLI, config_class=RoFormerConfig),
         # The bias fixes the prediction to output 0, whatever that output means.
         "contradiction-first": save_classifier(root / "cfirst", CONTRADICTION_FIRST, bias=[4.0, 0.0, 0.0]),
@@ -49,8 +55,20 @@ def models(tmp_path_factory):
 
 
 def evaluate(model, data, output, *extra: str) -> tuple[int, EvalResults | None]:
-    rc = main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress",
-               "--bootstrap", str(BOOTSTRAP), *extra])
+    rc = main(
+        [
+            "eval",
+            str(model),
+            "--data",
+            str(data),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--bootstrap",
+            str(BOOTSTRAP),
+            *extra,
+        ]
+    )
     return rc, (EvalResults.model_validate_json(output.read_text()) if rc == 0 else None)
 
 
@@ -80,22 +98,29 @@ def recompute(rows: list[dict], configuration: str) -> dict:
     observed = abs(sum(sums.values()))
     flips = list(itertools.product((-1, 1), repeat=len(sums)))
     p_value = sum(abs(sum(e * s for e, s in zip(signs, sums.values()))) >= observed for signs in flips) / len(flips)
-    return {"n": n, "accuracy_original": sum(right_o) / n, "accuracy_perturbed": sum(right_p) / n,
-            "original_only": b, "perturbed_only": c, "p_value": p_value, "clusters": len(sums),
-            "non_entailment": sum(r["prediction_perturbed"] != "entailment" for r in mine) / n}
+    return {
+        "n": n,
+        "accuracy_original": sum(right_o) / n,
+        "accuracy_perturbed": sum(right_p) / n,
+        "original_only": b,
+        "perturbed_only": c,
+        "p_value": p_value,
+        "clusters": len(sums),
+        "non_entailment": sum(r["prediction_perturbed"] != "entailment" for r in mine) / n,
+    }
 
 
 @pytest.mark.parametrize("name, family", [("bert", "absolute"), ("deberta", "relative"), ("roformer", "rotary")])
 def test_end_to_end_results_validate_and_equal_a_recomputation(name, family, models, dataset, tmp_path, capsys):
-    rc, results = evaluate(models[name], dataset, tmp_path / "results.json", "--probe-words", "5",
-                           "--probe-length", "16")
+    rc, results = evaluate(
+        models[name], dataset, tmp_path / "results.json", "--probe-words", "5", "--probe-length", "16"
+    )
     assert rc == 0
     assert list(results.results) == CONFIGS
     assert results.model.positional_encoding.family == family
     assert 0 <= results.model.probe.locality <= 1 and len(results.model.probe.per_layer) == 2
     probe = results.model.probe  # swapbench's figures beside the paper's, for the average and each layer
-    assert probe.relative_locality is not None and all(layer.relative_locality is not None
-                                                       for layer in probe.per_layer)
+    assert probe.relative_locality is not None and all(layer.relative_locality is not None for layer in probe.per_layer)
     assert (probe.degree_symmetry is None) == bool(probe.flat)
     assert results.model.fine_tuned is False and results.model.label_map_source == "config"
     assert results.model.pair_template is None  # an encoder keeps its tokenizer's own pair template
@@ -109,8 +134,10 @@ def test_end_to_end_results_validate_and_equal_a_recomputation(name, family, mod
         assert figures.n == expected["n"]
         assert figures.accuracy_original == pytest.approx(expected["accuracy_original"], abs=1e-12)
         assert figures.accuracy_perturbed == pytest.approx(expected["accuracy_perturbed"], abs=1e-12)
-        assert (figures.mcnemar.original_only, figures.mcnemar.perturbed_only) == \
-            (expected["original_only"], expected["perturbed_only"])
+        assert (figures.mcnemar.original_only, figures.mcnemar.perturbed_only) == (
+            expected["original_only"],
+            expected["perturbed_only"],
+        )
         assert figures.mcnemar.p_value == pytest.approx(expected["p_value"], rel=1e-12)
         assert figures.clusters == expected["clusters"]
         if config == "shuffle-sr":
@@ -118,9 +145,13 @@ def test_end_to_end_results_validate_and_equal_a_recomputation(name, family, mod
         else:
             assert figures.non_entailment_rate is None
         # ... and the interval too, from the rows of the file and the recorded seed.
-        again = configuration_result([r for r in read_predictions(predictions) if r.configuration == config],
-                                     label_view="3-way", non_entailment_view=config == "shuffle-sr",
-                                     seed=results.provenance.seeds.bootstrap, resamples=BOOTSTRAP)
+        again = configuration_result(
+            [r for r in read_predictions(predictions) if r.configuration == config],
+            label_view="3-way",
+            non_entailment_view=config == "shuffle-sr",
+            seed=results.provenance.seeds.bootstrap,
+            resamples=BOOTSTRAP,
+        )
         assert again == figures
 
     assert results.provenance.scoring.unique_pairs < results.provenance.scoring.pairs  # originals scored once
@@ -137,8 +168,9 @@ def test_a_random_model_gives_informative_figures(models, dataset, tmp_path):
     assert len({r.prediction_original for r in rows} | {r.prediction_perturbed for r in rows}) > 1
 
 
-@pytest.mark.parametrize("name, predicted", [("contradiction-first", "contradiction"),
-                                             ("entailment-first", "entailment")])
+@pytest.mark.parametrize(
+    "name, predicted", [("contradiction-first", "contradiction"), ("entailment-first", "entailment")]
+)
 def test_label_order_is_honoured(name, predicted, models, dataset, tmp_path):
     _, results = evaluate(models[name], dataset, tmp_path / "r.json", "--no-probe")
     rows = read_predictions(tmp_path / results.predictions.path)
@@ -156,8 +188,14 @@ def test_unmappable_model_is_refused_unless_label_map_is_given(models, dataset, 
     assert rc == 2
     assert "Give the mapping with --label-map" in unwrapped(capsys.readouterr().err)
     assert not (tmp_path / "r.json").exists()
-    rc, results = evaluate(models["unmappable"], dataset, tmp_path / "r.json", "--no-probe",
-                           "--label-map", "LABEL_0=neutral,LABEL_1=contradiction,LABEL_2=entailment")
+    rc, results = evaluate(
+        models["unmappable"],
+        dataset,
+        tmp_path / "r.json",
+        "--no-probe",
+        "--label-map",
+        "LABEL_0=neutral,LABEL_1=contradiction,LABEL_2=entailment",
+    )
     assert rc == 0
     assert results.model.label_names == ["neutral", "contradiction", "entailment"]
     assert results.model.label_map_source == "--label-map"
@@ -175,8 +213,9 @@ def test_two_label_model_is_scored_on_the_binary_view(models, dataset, tmp_path)
 
 
 def test_configs_and_limit(models, dataset, tmp_path):
-    _, results = evaluate(models["bert"], dataset, tmp_path / "r.json", "--no-probe", "--configs", "shuffle-random",
-                          "--limit", "2")
+    _, results = evaluate(
+        models["bert"], dataset, tmp_path / "r.json", "--no-probe", "--configs", "shuffle-random", "--limit", "2"
+    )
     assert list(results.results) == ["shuffle-random"]
     assert results.results["shuffle-random"].n == 2
     assert results.results["shuffle-random"].displacement.rows == 2  # of the rows scored, not of the build
@@ -223,8 +262,11 @@ def test_schema_rejects_inconsistent_files(models, dataset, tmp_path):
 
 
 def test_every_key_of_the_schema_is_described():
-    models = [v for v in vars(schema).values()
-              if isinstance(v, type) and issubclass(v, BaseModel) and v.__module__ == schema.__name__]
+    models = [
+        v
+        for v in vars(schema).values()
+        if isinstance(v, type) and issubclass(v, BaseModel) and v.__module__ == schema.__name__
+    ]
     assert len(models) > 15
     for model in models:
         for name, field in model.model_fields.items():
@@ -235,8 +277,9 @@ def test_a_model_at_chance_is_flagged_in_the_file_and_in_words(models, dataset, 
     # "entailment-first" answers entailment to everything: collapsed, and no better than the majority class.
     _, results = evaluate(models["entailment-first"], dataset, tmp_path / "r.json", "--no-probe")
     assert results.health.at_chance
-    assert any("of the predictions scored (originals and perturbed pairs) are entailment" in r
-               for r in results.health.reasons)
+    assert any(
+        "of the predictions scored (originals and perturbed pairs) are entailment" in r for r in results.health.reasons
+    )
     out = unwrapped(capsys.readouterr().out)
     assert "WARNING: This model is at chance: its figures are not a result to report" in out
     assert main(["submit", "--check", str(tmp_path / "r.json")]) == 1
@@ -269,7 +312,8 @@ def test_slices_are_in_the_file_the_predictions_and_the_slices_table(models, dat
             tagged = [r for r in mine if tag in r.tags]
             assert s.n == len(tagged) and s.small  # a fixture of 8 pairs: every slice is too small to read
             assert s.accuracy_original == pytest.approx(
-                sum(r.prediction_original == r.gold_original for r in tagged) / len(tagged))
+                sum(r.prediction_original == r.gold_original for r in tagged) / len(tagged)
+            )
         assert_holm_adjusted(figures)
     out = capsys.readouterr().out
     assert "Slices of shuffle-3 (exploratory)" in out and "too small" in out and "p adj" in out
@@ -279,9 +323,14 @@ def test_slices_are_in_the_file_the_predictions_and_the_slices_table(models, dat
 def assert_holm_adjusted(figures) -> None:
     """Every slice test of a configuration carries Holm's adjustment over all of them, computed here from its
     definition: the i-th smallest of m p-values times m - i + 1, the running maximum of those, cut at 1."""
-    tests = [test for tag in sorted(figures.slices) for test in
-             (figures.slices[tag].mcnemar, *([figures.slices[tag].role_sensitivity.test]
-                                             if figures.slices[tag].role_sensitivity else []))]
+    tests = [
+        test
+        for tag in sorted(figures.slices)
+        for test in (
+            figures.slices[tag].mcnemar,
+            *([figures.slices[tag].role_sensitivity.test] if figures.slices[tag].role_sensitivity else []),
+        )
+    ]
     ranked = sorted(tests, key=lambda t: t.p_value)
     running = 0.0
     for i, test in enumerate(ranked):
@@ -301,11 +350,19 @@ def test_the_slices_tables_fit_a_terminal_and_sort_numbers_as_numbers():
     # 40 premises of 3 pairs each, tagged words:2 .. words:21 and one long tag; a correct prediction flips on
     # every seventh pair.
     labels = ["entailment", "neutral", "contradiction"]
-    rows = [PredictionRow(pair_id=f"p{i}", configuration="shuffle-random", gold=labels[i % 3],
-                          gold_original=labels[i % 3], prediction_original=labels[i % 3],
-                          prediction_perturbed=labels[(i + (i % 7 == 0)) % 3], cluster=f"c{i // 3}",
-                          tags=[f"words:{2 + (i // 3) % 20}", "construction:participial-modifier"])
-            for i in range(120)]
+    rows = [
+        PredictionRow(
+            pair_id=f"p{i}",
+            configuration="shuffle-random",
+            gold=labels[i % 3],
+            gold_original=labels[i % 3],
+            prediction_original=labels[i % 3],
+            prediction_perturbed=labels[(i + (i % 7 == 0)) % 3],
+            cluster=f"c{i // 3}",
+            tags=[f"words:{2 + (i // 3) % 20}", "construction:participial-modifier"],
+        )
+        for i in range(120)
+    ]
     result = configuration_result(rows, label_view="3-way", non_entailment_view=False, seed=0, resamples=200)
     results = SimpleNamespace(results={"shuffle-random": result})
     console = Console(width=80, record=True, file=io.StringIO(), color_system=None)

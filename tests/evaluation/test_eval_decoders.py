@@ -35,13 +35,24 @@ from swapbench.probing.metrics import CAUSAL_NOTE
 from swapbench.results.schema import EvalResults
 from swapbench.sources import Pair
 
-PAIRS = [("A man runs in the park.", "A man runs"), ("A dog sleeps.", "Some people eat outside."),
-         ("The girl reads a book in the city while two boys play music.", "A girl reads."),
-         ("Two children walk near the beach.", "A child sits"), ("A woman sings.", "A woman sings in the street.")] * 3
+PAIRS = [
+    ("A man runs in the park.", "A man runs"),
+    ("A dog sleeps.", "Some people eat outside."),
+    ("The girl reads a book in the city while two boys play music.", "A girl reads."),
+    ("Two children walk near the beach.", "A child sits"),
+    ("A woman sings.", "A woman sings in the street."),
+] * 3
 
 
-@pytest.mark.parametrize("kind, family, kind_of", [("gpt2", "absolute", "learned"), ("llama", "rotary", "rope"),
-                                                   ("bloom", "alibi", "alibi"), ("nope", "none", "none")])
+@pytest.mark.parametrize(
+    "kind, family, kind_of",
+    [
+        ("gpt2", "absolute", "learned"),
+        ("llama", "rotary", "rope"),
+        ("bloom", "alibi", "alibi"),
+        ("nope", "none", "none"),
+    ],
+)
 def test_decoder_families_and_architecture(kind, family, kind_of):
     config = decoder_config(kind, 100)
     info = read_positional_encoding(config)
@@ -51,6 +62,7 @@ def test_decoder_families_and_architecture(kind, family, kind_of):
 
 def test_encoders_stay_encoders():
     from transformers import BertConfig, T5Config
+
     assert architecture_kind(BertConfig()) == "encoder"
     assert architecture_kind(T5Config()) == "encoder-decoder"
 
@@ -144,16 +156,25 @@ def pair(i: int, premise: str) -> Pair:
 def test_few_shot_examples_never_come_from_the_scored_pairs():
     pool = [pair(i, f"Premise {i}.") for i in range(20)]
     scored_premises = frozenset(f"Premise {i}." for i in range(10))
-    drawn, set_apart = draw_shots(pool, 5, seed=3, scored_ids=frozenset(), scored_premises=scored_premises,
-                                  premise_key=lambda t: t, where="pool")
+    drawn, set_apart = draw_shots(
+        pool, 5, seed=3, scored_ids=frozenset(), scored_premises=scored_premises, premise_key=lambda t: t, where="pool"
+    )
     assert set_apart == 10 and len(drawn) == 5
     assert all(p.premise not in scored_premises for p in drawn)
-    again, _ = draw_shots(pool, 5, seed=3, scored_ids=frozenset(), scored_premises=scored_premises,
-                          premise_key=lambda t: t, where="pool")
+    again, _ = draw_shots(
+        pool, 5, seed=3, scored_ids=frozenset(), scored_premises=scored_premises, premise_key=lambda t: t, where="pool"
+    )
     assert again == drawn  # the seed decides
     with pytest.raises(SwapbenchError, match="shares 1 pairIDs with the scored data"):
-        draw_shots(pool, 2, seed=0, scored_ids=frozenset({"p4"}), scored_premises=frozenset(),
-                   premise_key=lambda t: t, where="pool")
+        draw_shots(
+            pool,
+            2,
+            seed=0,
+            scored_ids=frozenset({"p4"}),
+            scored_premises=frozenset(),
+            premise_key=lambda t: t,
+            where="pool",
+        )
 
 
 def test_probe_under_a_causal_mask_has_null_symmetry_and_a_left_decay(lms):
@@ -174,8 +195,13 @@ def test_encoder_probe_keeps_its_symmetry(tmp_path):
     from eval_models import save_classifier
 
     folder = save_classifier(tmp_path / "bert", LABELS)
-    result = probe_model(AutoModel.from_pretrained(folder, attn_implementation="eager"),
-                         AutoTokenizer.from_pretrained(folder), n_words=4, length=12, progress=False)
+    result = probe_model(
+        AutoModel.from_pretrained(folder, attn_implementation="eager"),
+        AutoTokenizer.from_pretrained(folder),
+        n_words=4,
+        length=12,
+        progress=False,
+    )
     assert not result.causal and result.symmetry is not None and result.left_decay is not None
 
 
@@ -183,10 +209,14 @@ def test_probe_cli_writes_the_offset_profile_for_a_decoder(lms, tmp_path):
     out = tmp_path / "probe"
     assert main(["probe", str(lms["gpt2"]), "--out", str(out), "--words", "4", "--length", "12"]) == 0
     import json
+
     data = json.loads((out / "probe.json").read_text())
     assert data["symmetry"] is None and data["causal"] is True
-    assert {p.name for p in out.iterdir()} >= {"positional_attention.png", "positional_attention_layers.png",
-                                               "positional_attention_offsets.png"}
+    assert {p.name for p in out.iterdir()} >= {
+        "positional_attention.png",
+        "positional_attention_layers.png",
+        "positional_attention_offsets.png",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -195,19 +225,47 @@ def dataset(build_fixture_dataset):
 
 
 def run_eval(model, data, output, *extra):
-    rc = main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--bootstrap",
-               "200", *extra])
+    rc = main(
+        [
+            "eval",
+            str(model),
+            "--data",
+            str(data),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--bootstrap",
+            "200",
+            *extra,
+        ]
+    )
     return EvalResults.model_validate_json(output.read_text()) if rc == 0 else None
 
 
 def test_cli_prompted_few_shot_end_to_end_and_cache_keyed_by_template(lms, dataset, tmp_path, capsys):
     train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
-    common = ["--mode", "prompt", "--shots", "2", "--train-source", str(train), "--cache-dir", str(tmp_path / "c"),
-              "--probe-words", "4", "--probe-length", "12"]
+    common = [
+        "--mode",
+        "prompt",
+        "--shots",
+        "2",
+        "--train-source",
+        str(train),
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--probe-words",
+        "4",
+        "--probe-length",
+        "12",
+    ]
     first = run_eval(lms["gpt2"], dataset, tmp_path / "a.json", *common)
     model = first.model
     assert (model.architecture_kind, model.mode, model.prompt.shots, model.prompt.reused) == (
-        "decoder", "prompted", 2, False)
+        "decoder",
+        "prompted",
+        2,
+        False,
+    )
     assert model.prompt.template == DEFAULT_TEMPLATE and model.prompt.verbalizers["neutral"] == " Neither"
     assert len(model.prompt.examples) == 2 and all(e.startswith("train") for e in model.prompt.examples)
     assert model.prompt.example_source.split == "train"
@@ -230,8 +288,23 @@ def test_cli_refuses_the_scored_split_as_the_few_shot_pool(lms, dataset, tmp_pat
     from pathlib import Path
 
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
-    assert run_eval(lms["gpt2"], dataset, tmp_path / "a.json", "--mode", "prompt", "--shots", "1",
-                    "--train-source", str(fixtures), "--train-split", "test", "--no-probe") is None
+    assert (
+        run_eval(
+            lms["gpt2"],
+            dataset,
+            tmp_path / "a.json",
+            "--mode",
+            "prompt",
+            "--shots",
+            "1",
+            "--train-source",
+            str(fixtures),
+            "--train-split",
+            "test",
+            "--no-probe",
+        )
+        is None
+    )
     assert "shares" in " ".join(capsys.readouterr().err.split())
 
 
@@ -243,16 +316,32 @@ def test_cli_refuses_prompting_an_encoder_and_a_bad_template(lms, dataset, tmp_p
     assert "decoder-only" in " ".join(capsys.readouterr().err.split())
     bad = tmp_path / "bad.txt"
     bad.write_text("{premise} and {context}")
-    assert run_eval(lms["gpt2"], dataset, tmp_path / "b.json", "--mode", "prompt", "--no-probe", "--template",
-                    str(bad)) is None
+    assert (
+        run_eval(lms["gpt2"], dataset, tmp_path / "b.json", "--mode", "prompt", "--no-probe", "--template", str(bad))
+        is None
+    )
     assert "{context}" in " ".join(capsys.readouterr().err.split())
 
 
 def test_cli_fine_tunes_a_decoder_with_a_head_on_its_last_token(dataset, tmp_path):
     base = save_decoder(tmp_path / "gpt2-base", "gpt2", head="base", padding_side="left")
     train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
-    results = run_eval(base, dataset, tmp_path / "r.json", "--train-source", str(train), "--val-holdout", "8",
-                       "--epochs", "1", "--train-batch-size", "8", "--cache-dir", str(tmp_path / "cache"), "--no-probe")
+    results = run_eval(
+        base,
+        dataset,
+        tmp_path / "r.json",
+        "--train-source",
+        str(train),
+        "--val-holdout",
+        "8",
+        "--epochs",
+        "1",
+        "--train-batch-size",
+        "8",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--no-probe",
+    )
     model = results.model
     assert (model.architecture_kind, model.mode, model.fine_tuned) == ("decoder", "fine-tuned", True)
     assert model.architecture == "GPT2ForSequenceClassification"
@@ -266,8 +355,11 @@ def test_the_schema_allows_a_null_symmetry_only_under_a_causal_mask_with_its_rea
 
     settings = ProbeSettings(n_words=4, length=12, seed=0, add_special_tokens=False)
     ProbeInfo(locality=0.4, symmetry=None, per_layer=[], settings=settings, causal=True, symmetry_note="causal")
-    for wrong in (dict(symmetry=None, causal=True), dict(symmetry=0.5, causal=True, symmetry_note="x"),
-                  dict(symmetry=None, causal=False, symmetry_note="x")):
+    for wrong in (
+        dict(symmetry=None, causal=True),
+        dict(symmetry=0.5, causal=True, symmetry_note="x"),
+        dict(symmetry=None, causal=False, symmetry_note="x"),
+    ):
         with pytest.raises(ValidationError):
             ProbeInfo(locality=0.4, per_layer=[], settings=settings, **wrong)
 
@@ -287,23 +379,42 @@ def test_probe_and_eval_name_a_local_model_by_the_same_revision(lms):
 def test_the_other_decoder_families_by_config():
     from transformers import GPTNeoXConfig, MistralConfig, MptConfig, OPTConfig, Qwen2Config
 
-    expected = [(Qwen2Config(), "rotary"), (MistralConfig(), "rotary"), (GPTNeoXConfig(), "rotary"),
-                (OPTConfig(), "absolute"), (MptConfig(), "alibi")]
+    expected = [
+        (Qwen2Config(), "rotary"),
+        (MistralConfig(), "rotary"),
+        (GPTNeoXConfig(), "rotary"),
+        (OPTConfig(), "absolute"),
+        (MptConfig(), "alibi"),
+    ]
     for config, family in expected:
         assert (read_positional_encoding(config).family, architecture_kind(config)) == (family, "decoder")
     no_alibi = MptConfig(attn_config={"alibi": False})
     from swapbench.models.positional import unimplemented_positional_encoding
+
     assert "always adds ALiBi" in unimplemented_positional_encoding(no_alibi)
 
 
 def test_cli_prompts_are_cut_to_max_length_when_it_is_given(lms, dataset, tmp_path, capsys):
-    whole = run_eval(lms["gpt2"], dataset, tmp_path / "a.json", "--mode", "prompt", "--no-probe",
-                     "--cache-dir", str(tmp_path / "c"))
-    assert whole.provenance.scoring.max_length == model_max_tokens(
-        AutoModelForCausalLM.from_pretrained(lms["gpt2"])) and whole.provenance.scoring.truncated == 0
+    whole = run_eval(
+        lms["gpt2"], dataset, tmp_path / "a.json", "--mode", "prompt", "--no-probe", "--cache-dir", str(tmp_path / "c")
+    )
+    assert (
+        whole.provenance.scoring.max_length == model_max_tokens(AutoModelForCausalLM.from_pretrained(lms["gpt2"]))
+        and whole.provenance.scoring.truncated == 0
+    )
     capsys.readouterr()
-    cut = run_eval(lms["gpt2"], dataset, tmp_path / "b.json", "--mode", "prompt", "--no-probe", "--max-length", "12",
-                   "--cache-dir", str(tmp_path / "c"))
+    cut = run_eval(
+        lms["gpt2"],
+        dataset,
+        tmp_path / "b.json",
+        "--mode",
+        "prompt",
+        "--no-probe",
+        "--max-length",
+        "12",
+        "--cache-dir",
+        str(tmp_path / "c"),
+    )
     assert cut.provenance.scoring.max_length == 12 and cut.provenance.scoring.truncated > 0
     assert cut.model.prompt.cache_key != whole.model.prompt.cache_key  # other prompts, other scores
     said = " ".join(capsys.readouterr().err.split())

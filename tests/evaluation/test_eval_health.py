@@ -15,31 +15,45 @@ SPLIT = {f"p{i}": g for i, g in enumerate(GOLD)}  # the whole split's originals,
 ROLE = ("shuffle-sr",)
 
 
-def rows(predictions: list[str], gold: list[str] = GOLD, configurations=("shuffle-3", "shuffle-random"),
-         perturbed: list[str] | None = None):
+def rows(
+    predictions: list[str],
+    gold: list[str] = GOLD,
+    configurations=("shuffle-3", "shuffle-random"),
+    perturbed: list[str] | None = None,
+):
     """The same pairs in every configuration, as eval lays them out. A role configuration's originals are
     entailment pairs and its swaps contradiction."""
     out = []
     for config in configurations:
         role = config in ROLE
         for i, (g, p) in enumerate(zip(gold, predictions)):
-            out.append(PredictionRow(
-                pair_id=f"p{i}", configuration=config, gold="contradiction" if role else g,
-                gold_original="entailment" if role else g, prediction_original=p,
-                prediction_perturbed=(perturbed or predictions)[i], cluster=f"c{i // 3}", tags=[]))
+            out.append(
+                PredictionRow(
+                    pair_id=f"p{i}",
+                    configuration=config,
+                    gold="contradiction" if role else g,
+                    gold_original="entailment" if role else g,
+                    prediction_original=p,
+                    prediction_perturbed=(perturbed or predictions)[i],
+                    cluster=f"c{i // 3}",
+                    tags=[],
+                )
+            )
     return out
 
 
 def health_of(scored_rows, fine_tuning=None, split=SPLIT, classes=3):
     keeping = sorted({r.configuration for r in scored_rows} - set(ROLE))
-    return model_health(scored_rows, fine_tuning, classes, split_gold=split, split_from="test split",
-                        label_keeping=keeping)
+    return model_health(
+        scored_rows, fine_tuning, classes, split_gold=split, split_from="test split", label_keeping=keeping
+    )
 
 
 class Tuning:  # the part of FineTuningInfo the check reads
     def __init__(self, *losses):
-        self.history = [EpochLog(epoch=i + 1, train_loss=loss, validation_accuracy=0.4)
-                        for i, loss in enumerate(losses)]
+        self.history = [
+            EpochLog(epoch=i + 1, train_loss=loss, validation_accuracy=0.4) for i, loss in enumerate(losses)
+        ]
 
 
 def test_a_model_well_above_the_majority_class_is_healthy():
@@ -57,8 +71,10 @@ def test_an_accuracy_not_clearly_above_the_majority_class_is_flagged():
     health = health_of(rows(predictions))
     assert health.at_chance
     [reason] = health.reasons
-    assert reason.startswith("original accuracy 40.0% on 60 pairs is not above chance: the majority-class rate of "
-                             "the whole split is 33.3%, and a binomial test against 40.0% gives p = ")
+    assert reason.startswith(
+        "original accuracy 40.0% on 60 pairs is not above chance: the majority-class rate of "
+        "the whole split is 33.3%, and a binomial test against 40.0% gives p = "
+    )
     assert health.checks == ["accuracy above chance", "predictions not collapsed"]  # no training to check
 
 
@@ -69,16 +85,27 @@ def test_the_majority_rate_is_the_whole_splits_not_that_of_the_originals_scored(
     scored = {f"p{i}": g for i, g in list(split.items())[:300]}
     right = [g if i % 2 == 0 else "neutral" if g != "neutral" else "entailment" for i, g in enumerate(scored.values())]
     shuffle_rows = rows(right, gold=list(scored.values()), configurations=("shuffle-random",))
-    role_rows = [PredictionRow(pair_id=f"r{i}", configuration="shuffle-sr", gold="contradiction",
-                               gold_original="entailment", prediction_original="neutral",
-                               prediction_perturbed="neutral", cluster=f"r{i}", tags=[]) for i in range(300)]
+    role_rows = [
+        PredictionRow(
+            pair_id=f"r{i}",
+            configuration="shuffle-sr",
+            gold="contradiction",
+            gold_original="entailment",
+            prediction_original="neutral",
+            prediction_perturbed="neutral",
+            cluster=f"r{i}",
+            tags=[],
+        )
+        for i in range(300)
+    ]
     health = health_of(shuffle_rows + role_rows, split=split)
     assert health.accuracy_original == pytest.approx(0.5) and health.majority_rate == pytest.approx(1 / 3)
     assert not health.at_chance, health.reasons
 
 
-@pytest.mark.parametrize("configurations", [("shuffle-3", "shuffle-random"), ("shuffle-sr",),
-                                            ("shuffle-3", "shuffle-sr")])
+@pytest.mark.parametrize(
+    "configurations", [("shuffle-3", "shuffle-random"), ("shuffle-sr",), ("shuffle-3", "shuffle-sr")]
+)
 def test_a_constant_model_is_flagged_whatever_configurations_were_scored(configurations):
     health = health_of(rows(["contradiction"] * 60, configurations=configurations))
     assert health.at_chance
@@ -98,8 +125,7 @@ def test_without_a_label_keeping_configuration_the_accuracy_check_says_it_did_no
 def test_a_fine_tuning_loss_that_never_left_chance_is_flagged():
     predictions = GOLD[:54] + ["neutral"] * 6
     health = health_of(rows(predictions), Tuning(1.1000, 1.0955, 1.0940))
-    assert health.reasons == [f"the fine-tuning loss never left chance (lowest 1.094, chance ln 3 = "
-                              f"{math.log(3):.3f})"]
+    assert health.reasons == [f"the fine-tuning loss never left chance (lowest 1.094, chance ln 3 = {math.log(3):.3f})"]
     assert not health_of(rows(predictions), Tuning(1.10, 1.05)).at_chance
 
 

@@ -40,8 +40,11 @@ RESAMPLES = 500
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
-    out, _ = build(build_options(source=str(SOURCE), out=tmp_path_factory.mktemp("quartets") / "out",
-                                 variants=[NAME, OTHER], use_cache=False))
+    out, _ = build(
+        build_options(
+            source=str(SOURCE), out=tmp_path_factory.mktemp("quartets") / "out", variants=[NAME, OTHER], use_cache=False
+        )
+    )
     return out
 
 
@@ -59,8 +62,14 @@ def save_bert(folder: Path, zero_positions: bool, seed: int) -> Path:
     table zeroed its [CLS] output depends on the multiset of (word, segment) alone."""
     tokenizer = bert_tokenizer(SPECIALS + fixture_words() + list(".,"), do_lower_case=True, model_max_length=160)
     tokenizer.save_pretrained(folder)
-    config = BertConfig(vocab_size=len(tokenizer), num_labels=3, id2label=NLI, label2id={v: k for k, v in NLI.items()},
-                        pad_token_id=0, **SMALL)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        num_labels=3,
+        id2label=NLI,
+        label2id={v: k for k, v in NLI.items()},
+        pad_token_id=0,
+        **SMALL,
+    )
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         model = AutoModelForSequenceClassification.from_config(config)
@@ -75,20 +84,35 @@ def run_eval(root: Path, data: Path, zero_positions: bool, seed: int, capsys):
     output = root / "results.json"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_DATASETS_CACHE", str(root / "hf-datasets"))
-        assert main(["eval", str(save_bert(root / "bert", zero_positions, seed)), "--data", str(data), "--output",
-                     str(output), "--no-probe", "--no-progress", "--bootstrap", str(RESAMPLES)]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    str(save_bert(root / "bert", zero_positions, seed)),
+                    "--data",
+                    str(data),
+                    "--output",
+                    str(output),
+                    "--no-probe",
+                    "--no-progress",
+                    "--bootstrap",
+                    str(RESAMPLES),
+                ]
+            )
+            == 0
+        )
     terminal = capsys.readouterr().out
     results = EvalResults.model_validate_json(output.read_text(encoding="utf-8"))
     return results, read_predictions(predictions_path(output), results.predictions), output, terminal
 
 
-def test_the_results_file_holds_the_figures_its_predictions_give_and_the_board_recomputes_them(
-        data, tmp_path, capsys):
+def test_the_results_file_holds_the_figures_its_predictions_give_and_the_board_recomputes_them(data, tmp_path, capsys):
     results, rows, output, _ = run_eval(tmp_path, data, zero_positions=False, seed=5, capsys=capsys)
     found = results.results[NAME].quartets
     mine = [row for row in rows if row.configuration == NAME]
-    again = quartet_figures(quartets_from_rows(mine), bootstrap_rng(results.provenance.seeds.bootstrap, NAME,
-                                                                     figure=QUARTETS), RESAMPLES)
+    again = quartet_figures(
+        quartets_from_rows(mine), bootstrap_rng(results.provenance.seeds.bootstrap, NAME, figure=QUARTETS), RESAMPLES
+    )
     assert found == again and found.quartets == len(built_rows(data)) // 2
     assert 0 < found.pair_accuracy < 1 and found.pair_accuracy != 0.5  # a model that sees order: no exact null
     assert results.results[OTHER].quartets is None
@@ -99,8 +123,13 @@ def test_the_results_file_holds_the_figures_its_predictions_give_and_the_board_r
     # every figure of the block, edited alone, is caught by its key
     figures = results.model_dump()["results"][NAME]["quartets"]
     keys = [(key, None) for key, value in figures.items() if isinstance(value, (int, float))]
-    keys += [(key, part) for key, value in figures.items() if isinstance(value, dict) for part in value
-             if isinstance(value[part], (int, float)) and part not in ("level", "resamples")]
+    keys += [
+        (key, part)
+        for key, value in figures.items()
+        if isinstance(value, dict)
+        for part in value
+        if isinstance(value[part], (int, float)) and part not in ("level", "resamples")
+    ]
     for key, part in keys:
         copy = results.model_copy(deep=True)
         block = copy.results[NAME].quartets
@@ -114,8 +143,9 @@ def test_the_results_file_holds_the_figures_its_predictions_give_and_the_board_r
         assert where in {p.where for p in recompute_problems(copy, rows)}, where
     # a flipped answer on a cell moves the figures: the board refuses the file
     first = next(row for row in rows if row.configuration == NAME)
-    other = next(label for label in NLI.values() if (label == "entailment") != (first.prediction_perturbed
-                                                                                   == "entailment"))
+    other = next(
+        label for label in NLI.values() if (label == "entailment") != (first.prediction_perturbed == "entailment")
+    )
     flipped = [first.model_copy(update={"prediction_perturbed": other}) if row is first else row for row in rows]
     assert f"results.{NAME}.quartets.pair_accuracy" in {p.where for p in recompute_problems(results, flipped)}
     board_of_quartets(data, output, results)
@@ -134,13 +164,17 @@ def board_of_quartets(data: Path, output: Path, results: EvalResults) -> None:
     assert board.relabelled == [NAME]
     role_columns = [c for c in board.columns if c.config == NAME]
     assert [c.header.split(";")[0] for c in role_columns][:3] == [
-        "Quartet accuracy (role-quartets)", "Pair accuracy (role-quartets)", "Role sensitivity (role-quartets"]
+        "Quartet accuracy (role-quartets)",
+        "Pair accuracy (role-quartets)",
+        "Role sensitivity (role-quartets",
+    ]
     found = results.results[NAME].quartets
     [row] = board.rows
     quartet, pair = role_columns[:2]
     assert (row.values[quartet.key], row.values[pair.key]) == (found.quartet_accuracy, found.pair_accuracy)
-    assert interval_text(row, quartet) == (f"[{percent(found.quartet_accuracy_ci.low)}, "
-                                           f"{percent(found.quartet_accuracy_ci.high)}], n {found.quartets}")
+    assert interval_text(row, quartet) == (
+        f"[{percent(found.quartet_accuracy_ci.low)}, {percent(found.quartet_accuracy_ci.high)}], n {found.quartets}"
+    )
     _, groups = column_groups(board)
     [roles] = [g for g in groups if g.key == "roles"]
     assert {c.key for c in roles.columns} >= {quartet.key, pair.key} and roles.shown
@@ -175,7 +209,7 @@ def test_an_order_blind_bert_scores_exactly_chance_in_the_file_the_terminal_and_
     # Shuffle-SR cell and its control.
     flat = " ".join(terminal.split())
     assert "Role quartets" in terminal and "chance" in flat and "Shuffle-SR" in flat
-    table = terminal[terminal.index("Role quartets"):].splitlines()
+    table = terminal[terminal.index("Role quartets") :].splitlines()
     start = next(i for i, line in enumerate(table) if line.strip().startswith(NAME))
     assert table[start].split()[1:] == ["quartets", "(clusters)", str(found.quartets), f"({found.clusters})"]
     # figure, value, its interval (two words), chance
@@ -183,8 +217,13 @@ def test_an_order_blind_bert_scores_exactly_chance_in_the_file_the_terminal_and_
     assert table[start + 2].split() == ["quartet", "%", "0.0", "[0.0,", "0.0]", "0.0"]
     # the order-blind model answers (P', H) as (P, H): its Shuffle-SR cell is exactly its chance there
     assert found.cells["P'H"] == pytest.approx(1 - found.cells["PH"], abs=1e-12)
-    assert table[start + 3].split() == ["P'H", "%", "(Shuffle-SR)", percent(found.cells["P'H"]),
-                                        percent(1 - found.cells["PH"])]
+    assert table[start + 3].split() == [
+        "P'H",
+        "%",
+        "(Shuffle-SR)",
+        percent(found.cells["P'H"]),
+        percent(1 - found.cells["PH"]),
+    ]
     assert table[start + 4].split() == ["PH", "%", "(its", "control)", percent(found.cells["PH"])]
 
     frame = Evaluated(results, output).configurations.set_index("configuration")
@@ -201,18 +240,32 @@ E, N = "entailment", "neutral"
 
 def quartet_rows(pair_id: str, answers: tuple[str, str, str, str], seed: int | None = None) -> list[PredictionRow]:
     """The two rows of a quartet answered (PH, P'H', PH', P'H), clustered by its premise as eval clusters them."""
+
     def row(tag, original, perturbed):
-        return PredictionRow(pair_id=pair_id, configuration=NAME, gold="non-entailment", gold_original=E,
-                             prediction_original=original, prediction_perturbed=perturbed, cluster=pair_id,
-                             tags=[tag], seed=seed)
+        return PredictionRow(
+            pair_id=pair_id,
+            configuration=NAME,
+            gold="non-entailment",
+            gold_original=E,
+            prediction_original=original,
+            prediction_perturbed=perturbed,
+            cluster=pair_id,
+            tags=[tag],
+            seed=seed,
+        )
+
     ph, ph_primed_both, p_h_primed, p_primed_h = answers
     return [row("cell:P'H", ph, p_primed_h), row("cell:PH'", ph_primed_both, p_h_primed)]
 
 
 def test_a_multi_seed_run_and_a_limit_that_cuts_quartets():
     right, wrong = (E, E, N, N), (E, E, E, E)
-    seeds = [row for seed, answers in ((0, (right, wrong)), (1, (right, right)))
-             for pair_id, a in zip("ab", answers) for row in quartet_rows(pair_id, a, seed)]
+    seeds = [
+        row
+        for seed, answers in ((0, (right, wrong)), (1, (right, right)))
+        for pair_id, a in zip("ab", answers)
+        for row in quartet_rows(pair_id, a, seed)
+    ]
     result = configuration_result(seeds, label_view="binary", non_entailment_view=True, seed=0, resamples=200)
     q = result.quartets
     assert (q.quartets, q.seeds, q.clusters) == (2, 2, 2) and result.seeds == 2
@@ -221,20 +274,33 @@ def test_a_multi_seed_run_and_a_limit_that_cuts_quartets():
     ConfigurationResult.model_validate(result.model_dump())
     # eval --limit 3: one quartet whole, one cut in half and left out; --limit 1: none whole, no figures
     one = quartet_rows("a", right) + quartet_rows("b", wrong)
-    assert configuration_result(one[:3], label_view="binary", non_entailment_view=True, seed=0,
-                                resamples=200).quartets.quartets == 1
-    assert configuration_result(one[:1], label_view="binary", non_entailment_view=True, seed=0,
-                                resamples=200).quartets is None
+    assert (
+        configuration_result(
+            one[:3], label_view="binary", non_entailment_view=True, seed=0, resamples=200
+        ).quartets.quartets
+        == 1
+    )
+    assert (
+        configuration_result(one[:1], label_view="binary", non_entailment_view=True, seed=0, resamples=200).quartets
+        is None
+    )
 
 
 def test_a_quartet_block_that_does_not_add_up_is_refused():
-    result = configuration_result(quartet_rows("a", (E, E, N, E)) + quartet_rows("b", (E, N, N, N)),
-                                  label_view="binary", non_entailment_view=True, seed=0, resamples=200)
+    result = configuration_result(
+        quartet_rows("a", (E, E, N, E)) + quartet_rows("b", (E, N, N, N)),
+        label_view="binary",
+        non_entailment_view=True,
+        seed=0,
+        resamples=200,
+    )
     dumped = result.model_dump()
-    for edit, message in ((lambda q: q.update(pair_accuracy=q["pair_accuracy"] + 0.1), "mean of the cells"),
-                          (lambda q: q["cells"].update({"P'H": 1.0}), "mean of the cells"),
-                          (lambda q: q.update(chance={"pair_accuracy": 0.25, "quartet_accuracy": 0.0}), "chance"),
-                          (lambda q: q.update(seeds=2), "seeds")):
+    for edit, message in (
+        (lambda q: q.update(pair_accuracy=q["pair_accuracy"] + 0.1), "mean of the cells"),
+        (lambda q: q["cells"].update({"P'H": 1.0}), "mean of the cells"),
+        (lambda q: q.update(chance={"pair_accuracy": 0.25, "quartet_accuracy": 0.0}), "chance"),
+        (lambda q: q.update(seeds=2), "seeds"),
+    ):
         copy = json.loads(json.dumps(dumped))
         edit(copy["quartets"])
         with pytest.raises(ValueError, match=message):
@@ -276,9 +342,35 @@ def test_a_run_over_two_seeds_gives_each_seed_s_quartet_figures_and_their_spread
     output = tmp_path / "seeds.json"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-datasets"))
-        assert main(["eval", str(base), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-                     "--train-source", str(train), "--val-holdout", "8", "--epochs", "1", "--train-batch-size", "8",
-                     "--cache-dir", str(tmp_path / "cache"), "--bootstrap", "200", "--seeds", "0,1"]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    str(base),
+                    "--data",
+                    str(data),
+                    "--output",
+                    str(output),
+                    "--no-progress",
+                    "--no-probe",
+                    "--train-source",
+                    str(train),
+                    "--val-holdout",
+                    "8",
+                    "--epochs",
+                    "1",
+                    "--train-batch-size",
+                    "8",
+                    "--cache-dir",
+                    str(tmp_path / "cache"),
+                    "--bootstrap",
+                    "200",
+                    "--seeds",
+                    "0,1",
+                ]
+            )
+            == 0
+        )
     results = EvalResults.model_validate_json(output.read_text(encoding="utf-8"))
     rows = read_predictions(predictions_path(output), results.predictions)
     mean = results.results[NAME].quartets
@@ -287,7 +379,8 @@ def test_a_run_over_two_seeds_gives_each_seed_s_quartet_figures_and_their_spread
     for run in variance.runs:
         mine = [row for row in rows if row.configuration == NAME and row.seed == run.seed]
         assert run.results[NAME].quartets == quartet_figures(
-            quartets_from_rows(mine), bootstrap_rng(results.provenance.seeds.bootstrap, NAME, figure=QUARTETS), 200)
+            quartets_from_rows(mine), bootstrap_rng(results.provenance.seeds.bootstrap, NAME, figure=QUARTETS), 200
+        )
         assert run.results[OTHER].quartets is None
     spread = variance.spread[NAME]
     assert spread.quartet_accuracy.mean == pytest.approx(mean.quartet_accuracy, abs=1e-12)
@@ -295,10 +388,14 @@ def test_a_run_over_two_seeds_gives_each_seed_s_quartet_figures_and_their_spread
     assert variance.spread[OTHER].quartet_accuracy is None
     assert recompute_problems(results, rows) == []
     edited = results.model_copy(deep=True)
-    object.__setattr__(edited.seed_variance.runs[1].results[NAME].quartets, "pair_accuracy",
-                       edited.seed_variance.runs[1].results[NAME].quartets.pair_accuracy + 0.001)
+    object.__setattr__(
+        edited.seed_variance.runs[1].results[NAME].quartets,
+        "pair_accuracy",
+        edited.seed_variance.runs[1].results[NAME].quartets.pair_accuracy + 0.001,
+    )
     assert f"seed_variance.runs.1.results.{NAME}.quartets.pair_accuracy" in {
-        p.where for p in recompute_problems(edited, rows)}
+        p.where for p in recompute_problems(edited, rows)
+    }
 
     console = Console(record=True, width=200)
     print_table(results, console)

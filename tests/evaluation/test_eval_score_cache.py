@@ -56,8 +56,6 @@ def info_logged(caplog):
     log_info(caplog)
 
 
-
-
 @pytest.fixture(scope="module")
 def dataset(build_fixture_dataset):
     return build_fixture_dataset(CONFIGS)
@@ -75,11 +73,18 @@ def distinct(dataset, configs=None) -> int:
 def run(model, dataset, output, scorer=None, **options):
     # float32: the pairs each run scores are counted, and --dtype auto on a CPU with AMX would score them again in
     # float32 whenever a random model's bf16 labels fall short of the agreement it needs
-    options = {"probe": False, "progress": False, "bootstrap": 500, "eval_batch_size": BATCH, "dtype": "float32",
-               **options}
+    options = {
+        "probe": False,
+        "progress": False,
+        "bootstrap": 500,
+        "eval_batch_size": BATCH,
+        "dtype": "float32",
+        **options,
+    }
     scorer = scorer or Counting()
-    results, path = evaluate(eval_options_model()(model=str(model), data=str(dataset), output=output, **options),
-                             scorer=scorer)
+    results, path = evaluate(
+        eval_options_model()(model=str(model), data=str(dataset), output=output, **options), scorer=scorer
+    )
     return scorer.pairs, results, path
 
 
@@ -144,7 +149,8 @@ def entry(cache_dir) -> os.PathLike:
 
 
 def test_a_damaged_scores_cache_is_set_aside_with_a_warning_and_everything_scored_again(
-        model, dataset, tmp_path, caplog):
+    model, dataset, tmp_path, caplog
+):
     cache_dir, total = tmp_path / "cache", distinct(dataset)
     _, first, _ = run(model, dataset, tmp_path / "first.json", cache_dir=cache_dir)
     path = entry(cache_dir)
@@ -177,12 +183,20 @@ def base(tmp_path):
 
 
 def fine_tune(model, train, dataset, output, scorer=None, **options):
-    return run(model, dataset, output, scorer=scorer, train_source=str(train), val_holdout=8, epochs=1,
-               train_batch_size=8, **options)
+    return run(
+        model,
+        dataset,
+        output,
+        scorer=scorer,
+        train_source=str(train),
+        val_holdout=8,
+        epochs=1,
+        train_batch_size=8,
+        **options,
+    )
 
 
-def test_a_relative_and_an_absolute_path_find_the_same_fine_tuning_and_scores(base, dataset, tmp_path,
-                                                                               monkeypatch):
+def test_a_relative_and_an_absolute_path_find_the_same_fine_tuning_and_scores(base, dataset, tmp_path, monkeypatch):
     model, train = base
     _, first, _ = fine_tune(model, train, dataset, tmp_path / "first.json")
     assert not first.model.fine_tuning.reused

@@ -29,8 +29,16 @@ def random_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
 
 def one_by_one(model, tokenizer, pairs, max_length=128) -> np.ndarray:
     with torch.inference_mode():
-        return np.array([int(model(**tokenizer(p, h, truncation=True, max_length=max_length,
-                                               return_tensors="pt")).logits.argmax()) for p, h in pairs])
+        return np.array(
+            [
+                int(
+                    model(
+                        **tokenizer(p, h, truncation=True, max_length=max_length, return_tensors="pt")
+                    ).logits.argmax()
+                )
+                for p, h in pairs
+            ]
+        )
 
 
 def test_batched_predictions_equal_unbatched_ones_in_input_order(tiny):
@@ -110,13 +118,30 @@ def test_other_runtime_errors_are_not_mistaken_for_out_of_memory(tiny):
 def test_originals_shared_by_configurations_are_scored_once():
     def config(name, originals, perturbed):
         n = len(originals)
-        return Configuration(name=name, pair_ids=[str(i) for i in range(n)], originals=originals,
-                             perturbed=perturbed, gold=["neutral"] * n, gold_original=["neutral"] * n,
-                             tags=[[] for _ in range(n)], non_entailment_view=False, rows=n, fingerprint="",
-                             verified=False)
+        return Configuration(
+            name=name,
+            pair_ids=[str(i) for i in range(n)],
+            originals=originals,
+            perturbed=perturbed,
+            gold=["neutral"] * n,
+            gold_original=["neutral"] * n,
+            tags=[[] for _ in range(n)],
+            non_entailment_view=False,
+            rows=n,
+            fingerprint="",
+            verified=False,
+        )
 
     shared = [("a b c", "h1"), ("d e f", "h2")]
-    benchmark = Benchmark(path="x", revision=None, split="test", build_info=None, limit=None, configurations=[
-        config("shuffle-3", shared, [("b a c", "h1"), ("e d f", "h2")]),
-        config("shuffle-random", shared, [("c b a", "h1"), ("e d f", "h2")])])
+    benchmark = Benchmark(
+        path="x",
+        revision=None,
+        split="test",
+        build_info=None,
+        limit=None,
+        configurations=[
+            config("shuffle-3", shared, [("b a c", "h1"), ("e d f", "h2")]),
+            config("shuffle-random", shared, [("c b a", "h1"), ("e d f", "h2")]),
+        ],
+    )
     assert distinct_pairs(benchmark) == [*shared, ("b a c", "h1"), ("e d f", "h2"), ("c b a", "h1")]

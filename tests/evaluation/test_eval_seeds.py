@@ -35,17 +35,45 @@ def two_seeds(tmp_path_factory, dataset):
     train = write_training_file(root / "snli" / "snli_1.0_train.jsonl", "train")
 
     def evaluate(output, *extra) -> EvalResults:
-        argv = ["eval", str(base), "--data", str(dataset), "--output", str(output), "--no-progress", "--no-probe",
-                "--train-source", str(train), "--val-holdout", "8", "--epochs", "1", "--train-batch-size", "8",
-                "--cache-dir", str(root / "cache"), "--bootstrap", "500", *extra]
+        argv = [
+            "eval",
+            str(base),
+            "--data",
+            str(dataset),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--no-probe",
+            "--train-source",
+            str(train),
+            "--val-holdout",
+            "8",
+            "--epochs",
+            "1",
+            "--train-batch-size",
+            "8",
+            "--cache-dir",
+            str(root / "cache"),
+            "--bootstrap",
+            "500",
+            *extra,
+        ]
         with pytest.MonkeyPatch.context() as patch:  # as the autouse private_cache does, for this module's runs
             patch.setenv("HF_DATASETS_CACHE", str(root / "hf-datasets"))
             assert main(argv) == 0
         return EvalResults.model_validate_json(output.read_text())
 
     path = root / "seeds.json"
-    return SimpleNamespace(results=evaluate(path, "--seeds", "0,1"), path=path, evaluate=evaluate, root=root,
-                           cache=root / "cache", base=base, train=train, data=dataset)
+    return SimpleNamespace(
+        results=evaluate(path, "--seeds", "0,1"),
+        path=path,
+        evaluate=evaluate,
+        root=root,
+        cache=root / "cache",
+        base=base,
+        train=train,
+        data=dataset,
+    )
 
 
 def test_two_seeds_fine_tune_two_cached_checkpoints_and_report_each_seed_s_figures(two_seeds, tmp_path):
@@ -81,8 +109,9 @@ def test_two_seeds_fine_tune_two_cached_checkpoints_and_report_each_seed_s_figur
         assert figures.accuracy_original == variance.runs[1].results[name].accuracy_original
     written = json.loads((tmp_path / "seed-1.json").read_text())  # a one-seed file reads as before
     assert written["seed_variance"] is None
-    assert not any("seeds" in figures for result in written["results"].values()
-                   for figures in [result, *result["slices"].values()])
+    assert not any(
+        "seeds" in figures for result in written["results"].values() for figures in [result, *result["slices"].values()]
+    )
     assert '"seed"' not in predictions_path(tmp_path / "seed-1.json").read_text()
 
 
@@ -96,8 +125,13 @@ def test_the_predictions_file_holds_every_seed_s_rows_and_gives_back_every_figur
         by_configuration.setdefault(row.configuration, []).append(row)
     resamples = results.results["shuffle-3"].delta_ci.resamples
     for name, config_rows in by_configuration.items():
-        again = configuration_result(config_rows, label_view=results.model.label_view,
-                                     non_entailment_view=name == ROLE, seed=0, resamples=resamples)
+        again = configuration_result(
+            config_rows,
+            label_view=results.model.label_view,
+            non_entailment_view=name == ROLE,
+            seed=0,
+            resamples=resamples,
+        )
         assert again == results.results[name]
         for run in results.seed_variance.runs:
             mine = [row for row in config_rows if row.seed == run.seed]
@@ -121,9 +155,20 @@ def test_the_table_shows_the_mean_with_the_seeds_spread_and_each_seed(two_seeds)
 def test_the_api_takes_seeds_and_gives_each_seed_s_figures(two_seeds, tmp_path):
     import swapbench
 
-    run = swapbench.evaluate(two_seeds.base, two_seeds.data, output=tmp_path / "api.json", seeds=[0, 1],
-                             no_probe=True, no_progress=True, train_source=two_seeds.train, val_holdout=8, epochs=1,
-                             train_batch_size=8, cache_dir=two_seeds.cache, bootstrap=500)
+    run = swapbench.evaluate(
+        two_seeds.base,
+        two_seeds.data,
+        output=tmp_path / "api.json",
+        seeds=[0, 1],
+        no_probe=True,
+        no_progress=True,
+        train_source=two_seeds.train,
+        val_holdout=8,
+        epochs=1,
+        train_batch_size=8,
+        cache_dir=two_seeds.cache,
+        bootstrap=500,
+    )
     assert all(r.fine_tuning.reused for r in run.results.seed_variance.runs)  # both checkpoints cached
     assert run.results.results == two_seeds.results.results
     frame = run.seeds

@@ -27,13 +27,16 @@ def singletons(b: int, c: int):
     return paired_figures(np.array([1] * b + [0] * c + [1], bool), np.array([0] * b + [1] * c + [1], bool))
 
 
-@pytest.mark.parametrize("b, c, expected", [
-    (10, 2, 2 * (1 + 12 + 66) / 4096),  # 2 P(X <= 2), X ~ Bin(12, 1/2)
-    (2, 10, 2 * (1 + 12 + 66) / 4096),  # two-sided: symmetric
-    (0, 5, 2 / 32),
-    (3, 3, 1.0),  # capped at 1
-    (0, 0, 1.0),  # no discordant pairs: no evidence
-])
+@pytest.mark.parametrize(
+    "b, c, expected",
+    [
+        (10, 2, 2 * (1 + 12 + 66) / 4096),  # 2 P(X <= 2), X ~ Bin(12, 1/2)
+        (2, 10, 2 * (1 + 12 + 66) / 4096),  # two-sided: symmetric
+        (0, 5, 2 / 32),
+        (3, 3, 1.0),  # capped at 1
+        (0, 0, 1.0),  # no discordant pairs: no evidence
+    ],
+)
 def test_with_one_pair_per_cluster_the_test_is_the_exact_mcnemar_test(b, c, expected):
     assert clustered_mcnemar(singletons(b, c)) == pytest.approx(expected, rel=1e-12)
 
@@ -41,15 +44,18 @@ def test_with_one_pair_per_cluster_the_test_is_the_exact_mcnemar_test(b, c, expe
 def test_with_one_pair_per_cluster_the_test_agrees_with_scipy_on_large_counts():
     stats = pytest.importorskip("scipy.stats")
     for b, c in [(120, 95), (400, 310), (1500, 1)]:
-        assert clustered_mcnemar(singletons(b, c)) == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue,
-                                                                    rel=1e-9, abs=1e-300)
+        assert clustered_mcnemar(singletons(b, c)) == pytest.approx(
+            stats.binomtest(b, b + c, 0.5).pvalue, rel=1e-9, abs=1e-300
+        )
 
 
 def brute_force_p(sums: list[int]) -> float:
     """P(|sum e_c s_c| >= |sum s_c|) over all 2^K sign vectors, enumerated."""
     observed = abs(sum(sums))
-    hits = sum(abs(sum(e * s for e, s in zip(signs, sums))) >= observed
-               for signs in itertools.product((-1, 1), repeat=len(sums)))
+    hits = sum(
+        abs(sum(e * s for e, s in zip(signs, sums))) >= observed
+        for signs in itertools.product((-1, 1), repeat=len(sums))
+    )
     return hits / 2 ** len(sums)
 
 
@@ -81,6 +87,7 @@ def clustered_null_data(rng, clusters: int, size: int = 3, noise: float = 0.0):
     """Pairs in clusters of `size` that share their fate, under the null: original and perturbed are drawn alike
     and independently, so that the perturbation changes nothing on average, while the pairs of a cluster are
     all right or all wrong together, unless `noise` redraws a pair on its own."""
+
     def draw():
         shared = np.repeat(rng.random(clusters) < 0.6, size)
         return np.where(rng.random(clusters * size) < noise, rng.random(clusters * size) < 0.6, shared)
@@ -121,8 +128,9 @@ def test_bootstrap_interval_matches_resampling_pairs_when_every_cluster_has_one_
     perturbed = np.where(data_rng.random(300) < 0.2, ~original, original)
     figures = paired_figures(original, perturbed)
     fast = bootstrap_delta_ci(figures, np.random.default_rng(2), resamples=20_000)
-    slow = naive_bootstrap(original.astype(float), perturbed.astype(float), np.arange(300),
-                           np.random.default_rng(3), 20_000)
+    slow = naive_bootstrap(
+        original.astype(float), perturbed.astype(float), np.arange(300), np.random.default_rng(3), 20_000
+    )
     # Same distribution, different draws: the 2.5% and 97.5% quantiles agree to about one example in 300.
     assert fast == pytest.approx(tuple(slow), abs=1.5 / 300)
     assert fast[0] < figures.delta < fast[1]
@@ -137,8 +145,7 @@ def test_bootstrap_interval_matches_resampling_clusters_of_unequal_size():
     original = rng.random(len(clusters)) < 0.8
     perturbed = np.where(np.repeat(rng.random(150) < 0.25, np.bincount(clusters)), ~original, original)
     fast = bootstrap_delta_ci(paired_figures(original, perturbed, clusters), np.random.default_rng(6), 20_000)
-    slow = naive_bootstrap(original.astype(float), perturbed.astype(float), clusters, np.random.default_rng(7),
-                           5_000)
+    slow = naive_bootstrap(original.astype(float), perturbed.astype(float), clusters, np.random.default_rng(7), 5_000)
     assert fast == pytest.approx(tuple(slow), abs=2 / len(clusters))
 
 
@@ -151,8 +158,9 @@ def test_the_clustered_interval_is_wider_on_clustered_data():
 
 
 def test_bootstrap_is_reproducible_from_its_generator_and_degenerate_when_nothing_flips():
-    figures = paired_figures(np.array([1, 0, 1, 1] * 25, bool), np.array([0, 0, 1, 1] * 25, bool),
-                             clusters=np.repeat(np.arange(50), 2))
+    figures = paired_figures(
+        np.array([1, 0, 1, 1] * 25, bool), np.array([0, 0, 1, 1] * 25, bool), clusters=np.repeat(np.arange(50), 2)
+    )
     first = bootstrap_delta_ci(figures, np.random.default_rng(7))
     assert first == bootstrap_delta_ci(figures, np.random.default_rng(7))
     same = paired_figures(np.array([1, 0, 1]), np.array([1, 0, 1]))

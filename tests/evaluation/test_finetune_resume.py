@@ -23,8 +23,9 @@ from swapbench.evaluation.scored_data import ScoredPairs
 CPU = torch.device("cpu")
 NOTHING_SCORED = ScoredPairs(dataset="sha256:" + "0" * 64, path="scored", pair_ids=frozenset(), premises=frozenset())
 # 39 training pairs in batches of 8: 5 steps an epoch, 15 in all; validation after each epoch (steps 5 and 10).
-RECIPE = reference_recipe(learning_rate=1e-3, batch_size=8, epochs=3, max_length=32, precision="float32",
-                          batch_order="length-grouped")
+RECIPE = reference_recipe(
+    learning_rate=1e-3, batch_size=8, epochs=3, max_length=32, precision="float32", batch_order="length-grouped"
+)
 EVERY_3 = CheckpointEvery(steps=3, minutes=None)
 
 
@@ -68,10 +69,21 @@ def tune(inputs, cache: Path, every=EVERY_3, callbacks=(), recipe=RECIPE, out: i
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     try:
-        tuned = finetune(str(base), revision=None, recipe=recipe, scored=NOTHING_SCORED, cache_dir=cache,
-                         device=CPU, dtype=torch.float32, data=DataChoice(train_source=str(train), val_holdout=8),
-                         progress=False, console=Console(file=out, width=400), precision="float32",
-                         checkpoint_every=every, callbacks=callbacks)
+        tuned = finetune(
+            str(base),
+            revision=None,
+            recipe=recipe,
+            scored=NOTHING_SCORED,
+            cache_dir=cache,
+            device=CPU,
+            dtype=torch.float32,
+            data=DataChoice(train_source=str(train), val_holdout=8),
+            progress=False,
+            console=Console(file=out, width=400),
+            precision="float32",
+            checkpoint_every=every,
+            callbacks=callbacks,
+        )
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
@@ -122,7 +134,7 @@ def test_a_fine_tune_stopped_and_resumed_ends_with_the_same_weights(inputs, unin
     resumed_epoch = saved // 5
     losses, whole_losses = [e.train_loss for e in info.history], [e.train_loss for e in whole.history]
     assert losses[:resumed_epoch] == whole_losses[:resumed_epoch]
-    assert losses[resumed_epoch + 1:] == whole_losses[resumed_epoch + 1:]
+    assert losses[resumed_epoch + 1 :] == whole_losses[resumed_epoch + 1 :]
 
 
 def stopped_state(inputs, cache: Path) -> Path:

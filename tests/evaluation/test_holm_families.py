@@ -15,11 +15,19 @@ LABELS = ["entailment", "neutral", "contradiction"]
 
 def role_rows(n: int = 240) -> list[PredictionRow]:
     """A role configuration's rows over three slice tags, answers varied so that every test has its own p."""
-    return [PredictionRow(pair_id=f"p{i}", configuration="roles", gold="contradiction", gold_original="entailment",
-                          prediction_original=LABELS[i % 3], prediction_perturbed=LABELS[(i + (i % (3 + i % 4) == 0))
-                                                                                         % 3],
-                          cluster=f"c{i // 3}", tags=[f"side:{i % 2}", f"construction:{'ab'[i % 5 == 0]}"])
-            for i in range(n)]
+    return [
+        PredictionRow(
+            pair_id=f"p{i}",
+            configuration="roles",
+            gold="contradiction",
+            gold_original="entailment",
+            prediction_original=LABELS[i % 3],
+            prediction_perturbed=LABELS[(i + (i % (3 + i % 4) == 0)) % 3],
+            cluster=f"c{i // 3}",
+            tags=[f"side:{i % 2}", f"construction:{'ab'[i % 5 == 0]}"],
+        )
+        for i in range(n)
+    ]
 
 
 def families(result: ConfigurationResult):
@@ -39,8 +47,9 @@ def test_each_metric_is_adjusted_in_its_own_family():
 
 
 def test_a_file_written_before_keeps_its_one_family():
-    result = configuration_result(role_rows(), label_view="3-way", non_entailment_view=True, seed=0, resamples=50,
-                                  holm_families=None)
+    result = configuration_result(
+        role_rows(), label_view="3-way", non_entailment_view=True, seed=0, resamples=50, holm_families=None
+    )
     deltas, roles = families(result)
     tests = [t for pair in zip(deltas, roles) for t in pair]  # slice_tests' order: each slice's Δ, then its role
     assert result.holm_families is None and "holm_families" not in result.model_dump()

@@ -32,8 +32,16 @@ def test_the_tokenizer_gets_the_hypothesis_alone_in_training_and_scoring(tmp_pat
     premise_words = {"man", "guitar", "beach"}
     assert premise_words <= set(tokenizer.get_vocab())  # else the check below would pass for want of words
 
-    pair = Pair(pair_id="p1", premise=PREMISE, hypothesis=HYPOTHESIS, label="entailment", premise_parse=None,
-                hypothesis_parse=None, path="fixture", line=1)
+    pair = Pair(
+        pair_id="p1",
+        premise=PREMISE,
+        hypothesis=HYPOTHESIS,
+        label="entailment",
+        premise_parse=None,
+        hypothesis_parse=None,
+        path="fixture",
+        line=1,
+    )
     [whole] = encode_pairs(tokenizer, [pair], 128)
     [alone] = encode_pairs(tokenizer, [pair], 128, hypothesis_only=True)
     assert premise_words <= words_seen(tokenizer, whole["input_ids"])
@@ -60,9 +68,19 @@ def test_the_checkpoint_of_the_hypotheses_alone_is_cached_apart():
 
 def rows(pairs: list[tuple[str, str]], configuration: str = "shuffle-sr") -> list[PredictionRow]:
     """Prediction rows from (original, swapped) predictions, three pairs to a premise."""
-    return [PredictionRow(pair_id=f"p{i}", configuration=configuration, gold="contradiction",
-                          gold_original="entailment", prediction_original=original, prediction_perturbed=swapped,
-                          cluster=f"c{i // 3}", tags=[]) for i, (original, swapped) in enumerate(pairs)]
+    return [
+        PredictionRow(
+            pair_id=f"p{i}",
+            configuration=configuration,
+            gold="contradiction",
+            gold_original="entailment",
+            prediction_original=original,
+            prediction_perturbed=swapped,
+            cluster=f"c{i // 3}",
+            tags=[],
+        )
+        for i, (original, swapped) in enumerate(pairs)
+    ]
 
 
 def leak(pairs: list[tuple[str, str]]):
@@ -93,9 +111,31 @@ def dataset(build_fixture_dataset):
 
 
 def evaluate(base, train, data, cache, output, *extra):
-    return main(["eval", str(base), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-                 "--train-source", str(train), "--val-holdout", "8", "--epochs", "1", "--train-batch-size", "8",
-                 "--bootstrap", "500", "--cache-dir", str(cache), *extra])
+    return main(
+        [
+            "eval",
+            str(base),
+            "--data",
+            str(data),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--no-probe",
+            "--train-source",
+            str(train),
+            "--val-holdout",
+            "8",
+            "--epochs",
+            "1",
+            "--train-batch-size",
+            "8",
+            "--bootstrap",
+            "500",
+            "--cache-dir",
+            str(cache),
+            *extra,
+        ]
+    )
 
 
 def test_a_hypothesis_only_eval_is_recorded_refused_by_the_board_and_measured_by_leak(tmp_path, dataset, capsys):
@@ -117,8 +157,21 @@ def test_a_hypothesis_only_eval_is_recorded_refused_by_the_board_and_measured_by
     # The checkpoint is not scored on whole pairs by its folder.
     key = alone.model.fine_tuning.cache_key[:16]
     [checkpoint] = [p for p in (cache / "finetuned").iterdir() if p.name.endswith(key)]
-    assert main(["eval", str(checkpoint), "--data", str(dataset),
-                 "--output", str(tmp_path / "r.json"), "--no-probe", "--no-progress"]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                str(checkpoint),
+                "--data",
+                str(dataset),
+                "--output",
+                str(tmp_path / "r.json"),
+                "--no-probe",
+                "--no-progress",
+            ]
+        )
+        == 2
+    )
     assert "trained on the hypotheses alone" in " ".join(capsys.readouterr().err.split())
 
     board = tmp_path / "board"
@@ -153,8 +206,21 @@ def test_a_hypothesis_only_eval_is_recorded_refused_by_the_board_and_measured_by
     assert alone.dataset.path.startswith("…")  # the results file names the benchmark as published: give --data
     assert main(["leak", str(tmp_path / "alone.json"), "--plausibility", str(lm), "--output", str(out)]) == 2
     assert "give the benchmark's folder with --data" in " ".join(capsys.readouterr().err.split())
-    assert main(["leak", str(tmp_path / "alone.json"), "--plausibility", str(lm), "--data", str(dataset),
-                 "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "leak",
+                str(tmp_path / "alone.json"),
+                "--plausibility",
+                str(lm),
+                "--data",
+                str(dataset),
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     beside = HypothesisOnlyLeaks.model_validate_json(out.read_text())
     assert beside.configurations == leaks.configurations and list(beside.plausibility.configurations) == ["shuffle-sr"]
     assert beside.plausibility.configurations["shuffle-sr"].fingerprint == figure.fingerprint
@@ -169,11 +235,39 @@ def test_the_prompt_mode_and_a_classifier_used_as_is_refuse_it(tmp_path, dataset
     from eval_models import save_classifier
 
     classifier = save_classifier(tmp_path / "clf", {0: "entailment", 1: "neutral", 2: "contradiction"})
-    assert main(["eval", str(classifier), "--data", str(dataset), "--output", str(tmp_path / "r.json"),
-                 "--no-probe", "--hypothesis-only"]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                str(classifier),
+                "--data",
+                str(dataset),
+                "--output",
+                str(tmp_path / "r.json"),
+                "--no-probe",
+                "--hypothesis-only",
+            ]
+        )
+        == 2
+    )
     assert "--hypothesis-only would be ignored" in " ".join(capsys.readouterr().err.split())
-    assert main(["eval", str(classifier), "--data", str(dataset), "--output", str(tmp_path / "r.json"),
-                 "--no-probe", "--mode", "prompt", "--hypothesis-only"]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                str(classifier),
+                "--data",
+                str(dataset),
+                "--output",
+                str(tmp_path / "r.json"),
+                "--no-probe",
+                "--mode",
+                "prompt",
+                "--hypothesis-only",
+            ]
+        )
+        == 2
+    )
     assert "--hypothesis-only is for --mode classifier" in " ".join(capsys.readouterr().err.split())
 
 

@@ -34,10 +34,20 @@ def shuffled_rows(flip, pairs: int = 600, seed: int = 0) -> list[PredictionRow]:
         distance = int(rng.integers(2, 41))
         original = LABELS[i % 3]
         perturbed = LABELS[(i + 1) % 3] if flip(distance, rng) else original
-        rows.append(PredictionRow(pair_id=f"p{i}", configuration="shuffle-3", gold=LABELS[i % 3],
-                                  gold_original=LABELS[i % 3], prediction_original=original,
-                                  prediction_perturbed=perturbed, cluster=f"premise{i // 3}", tags=["moved:1"],
-                                  distance=distance, moved=3))
+        rows.append(
+            PredictionRow(
+                pair_id=f"p{i}",
+                configuration="shuffle-3",
+                gold=LABELS[i % 3],
+                gold_original=LABELS[i % 3],
+                prediction_original=original,
+                prediction_perturbed=perturbed,
+                cluster=f"premise{i // 3}",
+                tags=["moved:1"],
+                distance=distance,
+                moved=3,
+            )
+        )
     return rows
 
 
@@ -71,11 +81,17 @@ def test_the_bins_of_hand_made_rows():
     rows = shuffled_rows(lambda distance, rng: False, pairs=4)
     for row, distance, changed in zip(rows, (2, 3, 4, 70), (False, True, False, True)):
         row.distance = distance
-        row.prediction_perturbed = "neutral" if changed and row.prediction_original != "neutral" else (
-            "entailment" if changed else row.prediction_original)
+        row.prediction_perturbed = (
+            "neutral"
+            if changed and row.prediction_original != "neutral"
+            else ("entailment" if changed else row.prediction_original)
+        )
     found = curve(rows, resamples=200)
     assert [(b.distance_min, b.distance_max, b.rows, b.changed) for b in found.bins] == [
-        (0, 2, 1, 0.0), (3, 4, 2, 0.5), (65, None, 1, 1.0)]
+        (0, 2, 1, 0.0),
+        (3, 4, 2, 0.5),
+        (65, None, 1, 1.0),
+    ]
     assert (found.rows, found.clusters) == (4, 2)
 
 
@@ -129,7 +145,8 @@ def with_curves(blind: bool = False) -> EvalResults:
     edited = results.model_copy(deep=True)
     edited.results["shuffle-3"].locality = curve(shuffled_rows(lambda distance, rng: False), resamples=200)
     edited.results["shuffle-5"].locality = curve(
-        shuffled_rows(lambda distance, rng: rng.random() < distance / 50), resamples=200)
+        shuffled_rows(lambda distance, rng: rng.random() < distance / 50), resamples=200
+    )
     return EvalResults.model_validate(edited.model_dump())
 
 
@@ -138,8 +155,11 @@ def test_the_terminal_shows_each_curve_and_its_verdict():
     print_table(with_curves(), console)
     text = console.export_text()
     assert "Locality" in text and "slope = 0: changes do not grow with displacement" in " ".join(text.split())
-    lines = {line.split()[0]: line for line in text.splitlines() if line.split()[:1] in (["shuffle-3"], ["shuffle-5"])
-             and ("gradient" in line)}
+    lines = {
+        line.split()[0]: line
+        for line in text.splitlines()
+        if line.split()[:1] in (["shuffle-3"], ["shuffle-5"]) and ("gradient" in line)
+    }
     assert lines["shuffle-3"].rstrip().endswith("no gradient")
     assert lines["shuffle-5"].rstrip().endswith("gradient") and "no gradient" not in lines["shuffle-5"]
     narrow = Console(width=80, record=True, file=io.StringIO(), color_system=None)
@@ -170,10 +190,13 @@ def test_the_interval_resamples_premises_not_rows():
     rng = np.random.default_rng(1)
     for start in range(0, 600, 10):
         distance, flip = int(rng.integers(2, 41)), bool(rng.random() < 0.5)
-        for row in rows[start:start + 10]:
+        for row in rows[start : start + 10]:
             row.cluster, row.distance = f"premise{start}", distance
-            row.prediction_perturbed = "neutral" if flip and row.prediction_original != "neutral" else (
-                "entailment" if flip else row.prediction_original)
+            row.prediction_perturbed = (
+                "neutral"
+                if flip and row.prediction_original != "neutral"
+                else ("entailment" if flip else row.prediction_original)
+            )
     clustered = curve(rows).slope_ci
     for i, row in enumerate(rows):
         row.cluster = f"row{i}"

@@ -33,11 +33,19 @@ def rows_of(pairs: dict[str, tuple[str, bool, list[bool]]]) -> list[PredictionRo
     rows = []
     for pair_id, (cluster, original, permutations) in pairs.items():
         for k, right in enumerate(permutations):
-            rows.append(PredictionRow(
-                pair_id=pair_id, configuration="unlu", gold="entailment", gold_original="entailment",
-                prediction_original="entailment" if original else "neutral",
-                prediction_perturbed="entailment" if right else "contradiction", cluster=cluster, tags=[],
-                permutation=k))
+            rows.append(
+                PredictionRow(
+                    pair_id=pair_id,
+                    configuration="unlu",
+                    gold="entailment",
+                    gold_original="entailment",
+                    prediction_original="entailment" if original else "neutral",
+                    prediction_perturbed="entailment" if right else "contradiction",
+                    cluster=cluster,
+                    tags=[],
+                    permutation=k,
+                )
+            )
     return rows
 
 
@@ -47,9 +55,13 @@ def rows_of(pairs: dict[str, tuple[str, bool, list[bool]]]) -> list[PredictionRo
 #   C: original wrong, none right: counts in neither P^c nor P^f
 #   D: original wrong, 3 of 3: share 1
 #   E: original right, none right: left out of P^c (UNLU averages over pairs with some correct permutation)
-HAND = {"A": ("a", True, [True, True, False]), "B": ("b", True, [False, True, False]),
-        "C": ("c", False, [False, False, False]), "D": ("c", False, [True, True, True]),
-        "E": ("d", True, [False, False, False])}
+HAND = {
+    "A": ("a", True, [True, True, False]),
+    "B": ("b", True, [False, True, False]),
+    "C": ("c", False, [False, False, False]),
+    "D": ("c", False, [True, True, True]),
+    "E": ("d", True, [False, False, False]),
+}
 
 
 def test_the_four_metrics_of_hand_made_predictions():
@@ -114,25 +126,38 @@ def test_a_configuration_of_permutations_carries_its_acceptance_and_the_others_n
     assert result.permutation_acceptance.omega_rand.value == pytest.approx(0.4)
     assert result.n == 15  # every permutation is a row of Δ, paired with its original
     plain = [r.model_copy(update={"permutation": None}) for r in rows[:3]]
-    assert configuration_result(plain, label_view="3-way", non_entailment_view=False, seed=0,
-                                resamples=100).permutation_acceptance is None
+    assert (
+        configuration_result(
+            plain, label_view="3-way", non_entailment_view=False, seed=0, resamples=100
+        ).permutation_acceptance
+        is None
+    )
 
 
 # ---- an order-blind model, end to end ----------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def order_blind(tmp_path_factory):
     """A random BERT whose position table is zero, with an uncased word-level tokenizer that knows every word of the
     fixture: its output depends on the multiset of (word, segment) alone, so no permutation of a sentence's words
     changes what it says."""
-    text = " ".join(" ".join((row["sentence1"], row["sentence2"]))
-                    for row in map(json.loads, (FIXTURES / "snli_1.0_test.jsonl").open()))
+    text = " ".join(
+        " ".join((row["sentence1"], row["sentence2"]))
+        for row in map(json.loads, (FIXTURES / "snli_1.0_test.jsonl").open())
+    )
     words = sorted(set(re.findall(r"[a-z]+", text.lower())))
     folder = tmp_path_factory.mktemp("models") / "order-blind"
     tokenizer = bert_tokenizer(SPECIALS + words + list(".,'\"-"), do_lower_case=True, model_max_length=160)
     tokenizer.save_pretrained(folder)
-    config = BertConfig(vocab_size=len(tokenizer), num_labels=3, id2label=NLI, label2id={v: k for k, v in NLI.items()},
-                        pad_token_id=0, **SMALL)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        num_labels=3,
+        id2label=NLI,
+        label2id={v: k for k, v in NLI.items()},
+        pad_token_id=0,
+        **SMALL,
+    )
     with torch.random.fork_rng():
         torch.manual_seed(3)
         model = AutoModelForSequenceClassification.from_config(config)
@@ -144,15 +169,45 @@ def order_blind(tmp_path_factory):
 
 def test_an_order_blind_model_accepts_every_permutation_as_it_accepts_the_original(order_blind, tmp_path, capsys):
     data, output = tmp_path / "data", tmp_path / "results.json"
-    assert main(["build", "--source", str(FIXTURES), "--out", str(data), "--no-cache", "--variants", "unlu",
-                 "--unlu-permutations", "3"]) == 0
-    assert main(["eval", str(order_blind), "--data", str(data), "--output", str(output), "--no-probe",
-                 "--no-progress", "--bootstrap", "200", "--k-curve"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(FIXTURES),
+                "--out",
+                str(data),
+                "--no-cache",
+                "--variants",
+                "unlu",
+                "--unlu-permutations",
+                "3",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "eval",
+                str(order_blind),
+                "--data",
+                str(data),
+                "--output",
+                str(output),
+                "--no-probe",
+                "--no-progress",
+                "--bootstrap",
+                "200",
+                "--k-curve",
+            ]
+        )
+        == 0
+    )
     results = EvalResults.model_validate_json(output.read_text(encoding="utf-8"))
     figures = results.results["unlu"]
     predictions = read_predictions(tmp_path / results.predictions.path)
-    assert {(r.pair_id, r.permutation) for r in predictions} == {(r.pair_id, k) for r in predictions
-                                                                for k in range(3)}
+    assert {(r.pair_id, r.permutation) for r in predictions} == {(r.pair_id, k) for r in predictions for k in range(3)}
     assert all(r.prediction_perturbed == r.prediction_original for r in predictions)
     acceptance = figures.permutation_acceptance
     assert figures.delta == 0.0 and acceptance.permutations == 3
@@ -170,8 +225,9 @@ def test_an_order_blind_model_accepts_every_permutation_as_it_accepts_the_origin
     assert recompute_problems(results, predictions) == []
     told = results.model_copy(deep=True)
     told.results["unlu"].permutation_acceptance.k_curve[0].omega_rand += 0.25
-    assert [p.where for p in recompute_problems(told, predictions)] == ["results.unlu.permutation_acceptance.k_curve.0"
-                                                                          ".omega_rand"]
+    assert [p.where for p in recompute_problems(told, predictions)] == [
+        "results.unlu.permutation_acceptance.k_curve.0.omega_rand"
+    ]
 
     frame = Evaluated(results, output).configurations.set_index("configuration")
     assert frame.loc["unlu", "omega_max"] == acceptance.omega_max.value
@@ -179,5 +235,6 @@ def test_an_order_blind_model_accepts_every_permutation_as_it_accepts_the_origin
     row = make_row(Stored(path=output, results=results, migrated=[]), "unlu")
     columns = make_columns(["unlu"], [], [row])
     assert [c.key for c in columns if c.key.startswith(("omega", "p_"))] == [
-        acceptance_key(k, "unlu") for k in ("omega_max", "omega_rand", "p_c", "p_f")]
+        acceptance_key(k, "unlu") for k in ("omega_max", "omega_rand", "p_c", "p_f")
+    ]
     assert row.values[acceptance_key("omega_max", "unlu")] == acceptance.omega_max.value

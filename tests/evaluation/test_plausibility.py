@@ -28,16 +28,23 @@ from swapbench.models.loading import prepare_tokenizer
 from swapbench.results.hypothesis_only import PlausibilityBaseline
 
 # Written for these tests: an original hypothesis and its role reversal, each with a premise.
-REVERSALS = [("A girl feeds her dog in a garden.", "A girl feeds a dog.", "A dog feeds a girl."),
-             ("A man walks a dog down a street.", "A man walks a dog.", "A dog walks a man."),
-             ("A boy reads to his sister.", "The boy reads to the girl.", "The girl reads to the boy."),
-             ("A woman carries a child up the stairs.", "A woman carries a child.", "A child carries a woman."),
-             ("Two men play chess in a park.", "A man plays with a man.", "A man plays with a man.")]
+REVERSALS = [
+    ("A girl feeds her dog in a garden.", "A girl feeds a dog.", "A dog feeds a girl."),
+    ("A man walks a dog down a street.", "A man walks a dog.", "A dog walks a man."),
+    ("A boy reads to his sister.", "The boy reads to the girl.", "The girl reads to the boy."),
+    ("A woman carries a child up the stairs.", "A woman carries a child.", "A child carries a woman."),
+    ("Two men play chess in a park.", "A man plays with a man.", "A man plays with a man."),
+]
 
 
 def rows_of(triples, name: str = "shuffle-sr") -> RoleRows:
-    return RoleRows(name=name, fingerprint="sha256:fixture", premises=[p for p, _, _ in triples],
-                    originals=[h for _, h, _ in triples], perturbed=[s for _, _, s in triples])
+    return RoleRows(
+        name=name,
+        fingerprint="sha256:fixture",
+        premises=[p for p, _, _ in triples],
+        originals=[h for _, h, _ in triples],
+        perturbed=[s for _, _, s in triples],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +87,12 @@ def test_the_baseline_prefers_the_hypothesis_the_model_finds_more_probable(gpt2)
 
 
 def test_rows_with_the_same_hypothesis_are_at_chance_by_construction_and_not_scored():
-    premise_swaps = [("A heron chases a weasel.", "A heron chases a weasel.", "A heron chases a weasel."),
-                     ("A weasel chases a heron.", "A weasel chases a heron.", "A weasel chases a heron."),
-                     # white space and the final stop aside, the same text as scored
-                     ("An old man holds a red kite.", "an old man  holds a red kite", "an old man holds a red kite.")]
+    premise_swaps = [
+        ("A heron chases a weasel.", "A heron chases a weasel.", "A heron chases a weasel."),
+        ("A weasel chases a heron.", "A weasel chases a heron.", "A weasel chases a heron."),
+        # white space and the final stop aside, the same text as scored
+        ("An old man holds a red kite.", "an old man  holds a red kite", "an old man holds a red kite."),
+    ]
     rows = rows_of(premise_swaps, "role-quartets")
     assert figure_texts([rows]) == []
     figures = baseline_figures(rows, {}, "sum", resamples=200)
@@ -147,8 +156,9 @@ def test_smollm2_prefers_the_plausible_reading_of_handwritten_reversals():
     from swapbench.models.loading import load_causal_lm, load_config
 
     folder, name = str(path.parent), path.name
-    loaded = load_causal_lm(folder, load_config(folder, gguf_file=name), device=torch.device("cpu"),
-                            dtype=torch.float32, gguf_file=name)
+    loaded = load_causal_lm(
+        folder, load_config(folder, gguf_file=name), device=torch.device("cpu"), dtype=torch.float32, gguf_file=name
+    )
     rows = rows_of(REVERSALS)
     texts = figure_texts([rows])
     values = hypothesis_scores(loaded.model, loaded.tokenizer, texts)

@@ -40,10 +40,18 @@ def dataset(build_fixture_dataset):
 
 def run(model, dataset, output, cache, **options):
     scorer = Counting()
-    options = {"progress": False, "bootstrap": 50, "dtype": "float32", "probe_words": 3, "probe_length": 12,
-               "cache_dir": cache, **options}
-    results, _ = evaluate(eval_options_model()(model=str(model), data=str(dataset), output=output, **options),
-                          scorer=scorer)
+    options = {
+        "progress": False,
+        "bootstrap": 50,
+        "dtype": "float32",
+        "probe_words": 3,
+        "probe_length": 12,
+        "cache_dir": cache,
+        **options,
+    }
+    results, _ = evaluate(
+        eval_options_model()(model=str(model), data=str(dataset), output=output, **options), scorer=scorer
+    )
     return scorer.forwards, results
 
 

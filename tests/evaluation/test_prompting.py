@@ -41,8 +41,7 @@ from swapbench.sources import Pair
 
 
 def pool(size: int = 30) -> list[Pair]:
-    return [Pair(f"t{i}", f"Premise {i}.", "A man runs.", LABEL_NAMES[i % 3], None, None, "x", i)
-            for i in range(size)]
+    return [Pair(f"t{i}", f"Premise {i}.", "A man runs.", LABEL_NAMES[i % 3], None, None, "x", i) for i in range(size)]
 
 
 def shots(k: int, seed: int) -> list[Pair]:
@@ -57,8 +56,10 @@ def test_shots_hold_every_label_at_k_3_over_20_seeds_and_the_remainder_is_drawn(
         assert len({p.label for p in shots(2, seed)}) == 2
         assert shots(7, seed) == shots(7, seed)  # the seed decides
     # the label left over at k = 4 varies with the seed, and the order is not in blocks of a label
-    assert len({next(label for label, n in Counter(p.label for p in shots(4, s)).items() if n == 2)
-                for s in range(20)}) == 3
+    assert (
+        len({next(label for label, n in Counter(p.label for p in shots(4, s)).items() if n == 2) for s in range(20)})
+        == 3
+    )
     assert len({tuple(p.label for p in shots(3, s)) for s in range(20)}) > 1
 
 
@@ -88,17 +89,22 @@ def test_mean_per_token_on_a_decoder_is_the_naive_loop_divided_by_the_token_coun
     folder = save_decoder(tmp_path / "gpt2", "gpt2")
     tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(folder))
     model = AutoModelForCausalLM.from_pretrained(folder).eval()
-    spec = PromptSpec("{premise}\nQuestion: {hypothesis}\nAnswer:",
-                      parse_verbalizers("entailment=Yes,neutral=Not sure,contradiction=No"), normalization="mean")
+    spec = PromptSpec(
+        "{premise}\nQuestion: {hypothesis}\nAnswer:",
+        parse_verbalizers("entailment=Yes,neutral=Not sure,contradiction=No"),
+        normalization="mean",
+    )
     pairs = [("A man runs in the park.", "A man runs"), ("A dog sleeps.", "A dog plays")]
     encoded = encode_prompts(tokenizer, [render(spec, p, h) for p, h in pairs], spec, None)
     lengths = [len(c) for c in encoded.continuations[0]]
     assert lengths[1] > lengths[0]  # "Not sure" has more tokens than "Yes"
-    mean = verbalizer_scores(score_prompts(model, tokenizer, encoded, batch_size=2).loglik, token_counts(encoded),
-                             "mean")
+    mean = verbalizer_scores(
+        score_prompts(model, tokenizer, encoded, batch_size=2).loglik, token_counts(encoded), "mean"
+    )
     naive = score_naive(model, tokenizer, encoded).loglik
-    np.testing.assert_allclose(mean, naive / np.array([[len(c) for c in cs] for cs in encoded.continuations]),
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        mean, naive / np.array([[len(c) for c in cs] for cs in encoded.continuations]), atol=1e-4
+    )
 
 
 def test_contextual_calibration_and_pmi_change_the_prediction_in_a_constructed_case():
@@ -129,8 +135,12 @@ def test_templates_come_from_the_registry_with_their_own_verbalizers():
     mnli, based = prompt_specs(["mnli", "based-on"], None, None, 0, 0, "mean")
     assert (mnli.name, mnli.verbalizers["neutral"]) == ("mnli", " Neither")
     assert (based.name, based.verbalizers["neutral"]) == ("based-on", " Maybe")
-    assert prompt_specs(["based-on"], None, "entailment=A,neutral=B,contradiction=C", 0, 0,
-                        "sum")[0].verbalizers["neutral"] == " B"
+    assert (
+        prompt_specs(["based-on"], None, "entailment=A,neutral=B,contradiction=C", 0, 0, "sum")[0].verbalizers[
+            "neutral"
+        ]
+        == " B"
+    )
     with pytest.raises(SwapbenchError, match="unknown prompt template"):
         prompt_specs(["nope"], None, None, 0, 0, "mean")
 
@@ -146,8 +156,23 @@ def dataset(build_fixture_dataset):
 
 
 def run_eval(model, data, output, *extra):
-    rc = main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--bootstrap",
-               "200", "--no-probe", "--mode", "prompt", *extra])
+    rc = main(
+        [
+            "eval",
+            str(model),
+            "--data",
+            str(data),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--bootstrap",
+            "200",
+            "--no-probe",
+            "--mode",
+            "prompt",
+            *extra,
+        ]
+    )
     return EvalResults.model_validate_json(output.read_text()) if rc == 0 else None
 
 
@@ -158,8 +183,10 @@ def test_two_templates_give_two_accuracies_and_a_spread_the_first_the_headline(g
     prompt = both.model.prompt
     assert [t.name for t in prompt.templates] == ["mnli", "based-on"] and prompt.headline_template == "mnli"
     first, second = (t.results["shuffle-3"] for t in prompt.templates)
-    assert (first.accuracy_original, first.delta) == (both.results["shuffle-3"].accuracy_original,
-                                                      both.results["shuffle-3"].delta)
+    assert (first.accuracy_original, first.delta) == (
+        both.results["shuffle-3"].accuracy_original,
+        both.results["shuffle-3"].delta,
+    )
     spread = prompt.spread["shuffle-3"].accuracy_original
     assert spread.low == min(first.accuracy_original, second.accuracy_original)
     assert spread.high == max(first.accuracy_original, second.accuracy_original)
@@ -173,11 +200,25 @@ def test_two_templates_give_two_accuracies_and_a_spread_the_first_the_headline(g
 
 def test_calibration_is_recorded_and_scored_without_the_pair(gpt2, dataset, tmp_path):
     train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
-    results = run_eval(gpt2, dataset, tmp_path / "c.json", "--calibration", "contextual", "--shots", "3",
-                       "--train-source", str(train), "--verbalizer-score", "sum")
+    results = run_eval(
+        gpt2,
+        dataset,
+        tmp_path / "c.json",
+        "--calibration",
+        "contextual",
+        "--shots",
+        "3",
+        "--train-source",
+        str(train),
+        "--verbalizer-score",
+        "sum",
+    )
     prompt = results.model.prompt
     assert (prompt.calibration, prompt.calibration_inputs, prompt.score_normalization) == (
-        "contextual", list(CONTENT_FREE), "sum")
+        "contextual",
+        list(CONTENT_FREE),
+        "sum",
+    )
     assert "balanced by label" in prompt.shot_draw and len(prompt.examples) == 3
     pmi = run_eval(gpt2, dataset, tmp_path / "p.json", "--calibration", "pmi", "--templates", "justified")
     assert (pmi.model.prompt.calibration, pmi.model.prompt.calibration_inputs) == ("pmi", ["Yes, no, or maybe?"])
@@ -209,7 +250,8 @@ def test_a_llama_like_tokenizer_that_starts_each_text_with_bos_has_no_pair_templ
     tokenizer = AutoTokenizer.from_pretrained(gpt2)
     bos = (tokenizer.bos_token, tokenizer.bos_token_id)
     tokenizer.backend_tokenizer.post_processor = TemplateProcessing(  # LlamaTokenizerFast's: bos $A (bos $B)
-        single=f"{bos[0]} $A", pair=f"{bos[0]} $A {bos[0]} $B", special_tokens=[bos])
+        single=f"{bos[0]} $A", pair=f"{bos[0]} $A {bos[0]} $B", special_tokens=[bos]
+    )
     assert tokenizer("A dog.")["input_ids"][0] == bos[1]
     assert pair_template(tokenizer) == PAIR_TEMPLATE
 
@@ -223,11 +265,12 @@ def test_the_join_keys_a_decoders_fine_tuning_and_leaves_an_encoders_key_as_it_w
     decoder = training_pair_template(str(save_decoder(tmp_path / "gpt2-base", "gpt2", head="base")), None)
     assert (encoder, decoder) == (None, PAIR_TEMPLATE)
     # the recipe as it was then (random batches, the single-tensor AdamW, float32)
-    then = REFERENCE_RECIPE.model_copy(update={"optimizer": "adamw_torch", "batch_order": "random",
-                                               "precision": "float32"})
+    then = REFERENCE_RECIPE.model_copy(
+        update={"optimizer": "adamw_torch", "batch_order": "random", "precision": "float32"}
+    )
     key = cache_key("sentence-transformers/all-MiniLM-L6-v2", "c" * 40, then, train, val, joined_by=encoder)
     # the key this encoder's checkpoint had before pairs were ever joined: its cached fine-tuning is still found
     assert key == "ccb5c7a993a47b14e3c91b7afd0a076d9be1b7919cfc1a8c77c21041eedb2289"
     assert cache_key("gpt2", "c" * 40, REFERENCE_RECIPE, train, val, joined_by=decoder) != cache_key(
-        "gpt2", "c" * 40, REFERENCE_RECIPE, train, val)
-
+        "gpt2", "c" * 40, REFERENCE_RECIPE, train, val
+    )

@@ -27,19 +27,28 @@ from swapbench.models.loading import prepare_tokenizer
 from swapbench.sources import Pair
 
 # Written for these tests.
-PAIRS = [("A dog runs in the park.", "An animal is outside."),
-         ("A woman reads a long book on the train.", "Nobody is reading."),
-         ("Two children play chess.", "The children are siblings."),
-         ("A man cooks dinner.", "A man is cooking."),
-         ("The old car is red.", "The car is blue and new and very fast."),
-         ("Birds sing.", "Some birds are singing loudly in the morning."),
-         ("A dog runs in the park.", "A cat sleeps."),  # a premise shared three times: run once per batch
-         ("A dog runs in the park.", "The dog is fast.")]
-SHOTS = [Pair(pair_id=f"shot{i}", premise=p, hypothesis=h, label=label, premise_parse="", hypothesis_parse="",
-              path="", line=i)
-         for i, (p, h, label) in enumerate([("A cat sleeps.", "An animal rests.", "entailment"),
-                                            ("A boy swims.", "The boy is dry.", "contradiction"),
-                                            ("A girl sings.", "The girl is happy.", "neutral")])]
+PAIRS = [
+    ("A dog runs in the park.", "An animal is outside."),
+    ("A woman reads a long book on the train.", "Nobody is reading."),
+    ("Two children play chess.", "The children are siblings."),
+    ("A man cooks dinner.", "A man is cooking."),
+    ("The old car is red.", "The car is blue and new and very fast."),
+    ("Birds sing.", "Some birds are singing loudly in the morning."),
+    ("A dog runs in the park.", "A cat sleeps."),  # a premise shared three times: run once per batch
+    ("A dog runs in the park.", "The dog is fast."),
+]
+SHOTS = [
+    Pair(
+        pair_id=f"shot{i}", premise=p, hypothesis=h, label=label, premise_parse="", hypothesis_parse="", path="", line=i
+    )
+    for i, (p, h, label) in enumerate(
+        [
+            ("A cat sleeps.", "An animal rests.", "entailment"),
+            ("A boy swims.", "The boy is dry.", "contradiction"),
+            ("A girl sings.", "The girl is happy.", "neutral"),
+        ]
+    )
+]
 # One verbalizer of one token, two of several: both the first-token and the later-token reads are exercised.
 VERBALIZERS = {"entailment": " True", "neutral": " Not sure", "contradiction": " Maybe not"}
 
@@ -80,8 +89,9 @@ def test_the_split_head_and_the_shared_examples_score_as_the_plain_path_and_the_
     assert ungrouped.forwards == plain.forwards + (shots > 0)  # the shared examples: one forward for the run
     # the three prompts of one premise and another in a batch: the premise runs once, in a pass of its own
     one_premise = [i for i, (p, _) in enumerate(PAIRS) if p == PAIRS[0][0]] + [3]
-    subset = prompts.__class__([prompts.prefixes[i] for i in one_premise],
-                               [prompts.continuations[i] for i in one_premise], 0)
+    subset = prompts.__class__(
+        [prompts.prefixes[i] for i in one_premise], [prompts.continuations[i] for i in one_premise], 0
+    )
     grouped = score_prompts(model, tokenizer, subset, batch_size=4)
     alone = score_prompts(model, tokenizer, subset, batch_size=4, group=False)
     assert grouped.forwards == alone.forwards + 1
@@ -121,6 +131,7 @@ def test_shared_start_leaves_every_prompt_its_last_token_and_ignores_a_short_one
 
 # ---- the dequantized-weights cache of a GGUF checkpoint ----------------------------------------------------------
 
+
 def dense_load(folder, name, calls):
     """load_dense of a stand-in GGUF file (any bytes: the cache is keyed by its sha256), whose dequantization
     is a tiny Llama drawn from a seed, counted in `calls`."""
@@ -134,8 +145,15 @@ def dense_load(folder, name, calls):
             torch.manual_seed(0)
             return AutoModelForCausalLM.from_config(decoder_config("llama", 64)), {"missing_keys": []}
 
-    return load_dense(AutoModelForCausalLM, str(folder), name, None, torch.float32, dequantize,
-                      lambda cached: AutoModelForCausalLM.from_pretrained(cached, output_loading_info=True))
+    return load_dense(
+        AutoModelForCausalLM,
+        str(folder),
+        name,
+        None,
+        torch.float32,
+        dequantize,
+        lambda cached: AutoModelForCausalLM.from_pretrained(cached, output_loading_info=True),
+    )
 
 
 def test_a_second_load_reads_the_cache_and_a_corrupted_cache_is_made_again(tmp_path, caplog):
@@ -170,6 +188,9 @@ def test_another_file_or_dtype_is_another_cache(tmp_path):
 
     (tmp_path / "a.gguf").write_bytes(b"one")
     (tmp_path / "b.gguf").write_bytes(b"two")
-    folders = {dense_cache_folder(tmp_path / name, dtype, "AutoModelForCausalLM")
-               for name in ("a.gguf", "b.gguf") for dtype in (torch.float32, torch.bfloat16)}
+    folders = {
+        dense_cache_folder(tmp_path / name, dtype, "AutoModelForCausalLM")
+        for name in ("a.gguf", "b.gguf")
+        for dtype in (torch.float32, torch.bfloat16)
+    }
     assert len(folders) == 4

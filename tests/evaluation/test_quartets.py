@@ -21,11 +21,20 @@ E, N = "entailment", "neutral"
 
 def rows_of(pair_id: str, answers: dict[str, str], cluster: str = "c", seed: int | None = None) -> list[PredictionRow]:
     """The two rows of a quartet whose cells were answered `answers` (CELLS -> label)."""
+
     def row(tag, original, perturbed, row_cluster):
-        return PredictionRow(pair_id=pair_id, configuration="role-quartets", gold="non-entailment",
-                             gold_original=E, prediction_original=answers[original],
-                             prediction_perturbed=answers[perturbed], cluster=row_cluster, tags=[tag, "source:x"],
-                             seed=seed)
+        return PredictionRow(
+            pair_id=pair_id,
+            configuration="role-quartets",
+            gold="non-entailment",
+            gold_original=E,
+            prediction_original=answers[original],
+            prediction_perturbed=answers[perturbed],
+            cluster=row_cluster,
+            tags=[tag, "source:x"],
+            seed=seed,
+        )
+
     return [row("cell:P'H", "PH", "P'H", cluster), row("cell:PH'", "P'H'", "PH'", cluster + "-primed")]
 
 
@@ -53,20 +62,24 @@ def test_rows_make_quartets_keyed_by_pair_and_clustered_by_the_source_premise():
 
 
 def test_pair_and_quartet_accuracy_with_their_chance_levels():
-    quartets = quartets_from_rows(rows_of("a", RIGHT, "p1") + rows_of("b", ALL_ENTAILMENT, "p2")
-                                  + rows_of("c", WRONG, "p3"))
+    quartets = quartets_from_rows(
+        rows_of("a", RIGHT, "p1") + rows_of("b", ALL_ENTAILMENT, "p2") + rows_of("c", WRONG, "p3")
+    )
     figures = quartet_figures(quartets, rng(), resamples=500)
     assert (figures.quartets, figures.clusters, figures.seeds) == (3, 3, 1)
     assert figures.pair_accuracy == pytest.approx(6 / 12) and figures.quartet_accuracy == pytest.approx(1 / 3)
     assert figures.cells == {"PH": 2 / 3, "P'H'": 2 / 3, "PH'": 1 / 3, "P'H": 1 / 3}
     assert figures.shuffle_sr == figures.cells["P'H"]
     assert figures.chance == CHANCE == {"pair_accuracy": 0.5, "quartet_accuracy": 0.0}
-    for ci, value in ((figures.pair_accuracy_ci, figures.pair_accuracy),
-                      (figures.quartet_accuracy_ci, figures.quartet_accuracy)):
+    for ci, value in (
+        (figures.pair_accuracy_ci, figures.pair_accuracy),
+        (figures.quartet_accuracy_ci, figures.quartet_accuracy),
+    ):
         assert ci.low <= value <= ci.high and ci.method == CI_METHOD and ci.resamples == 500
     # a constant answer is right on the two entailed pairs of every quartet, and on no quartet whole
-    constant = quartet_figures(quartets_from_rows(rows_of("a", ALL_ENTAILMENT) + rows_of("b", ALL_ENTAILMENT, "q")),
-                               rng(), resamples=100)
+    constant = quartet_figures(
+        quartets_from_rows(rows_of("a", ALL_ENTAILMENT) + rows_of("b", ALL_ENTAILMENT, "q")), rng(), resamples=100
+    )
     assert (constant.pair_accuracy, constant.quartet_accuracy) == (0.5, 0.0)
     assert (constant.quartet_accuracy_ci.low, constant.quartet_accuracy_ci.high) == (0.0, 0.0)
 
@@ -82,15 +95,18 @@ def test_the_interval_is_clustered_by_premise():
 
 
 def test_several_seeds_are_averaged_and_must_hold_the_same_quartets():
-    rows = rows_of("a", RIGHT, "p1", seed=1) + rows_of("b", WRONG, "p2", seed=1) \
-        + rows_of("a", RIGHT, "p1", seed=2) + rows_of("b", RIGHT, "p2", seed=2)
+    rows = (
+        rows_of("a", RIGHT, "p1", seed=1)
+        + rows_of("b", WRONG, "p2", seed=1)
+        + rows_of("a", RIGHT, "p1", seed=2)
+        + rows_of("b", RIGHT, "p2", seed=2)
+    )
     figures = quartet_figures(quartets_from_rows(rows), rng(), resamples=200)
     assert (figures.quartets, figures.seeds) == (2, 2)
     assert figures.quartet_accuracy == 0.75 and figures.pair_accuracy == 0.75
     assert figures.quartet_accuracy_ci.method == SEED_CI_METHOD
     with pytest.raises(ValueError, match="same quartets"):
-        quartet_figures(quartets_from_rows(rows[:4] + rows_of("c", RIGHT, seed=2) + rows_of("a", RIGHT, seed=2)),
-                        rng())
+        quartet_figures(quartets_from_rows(rows[:4] + rows_of("c", RIGHT, seed=2) + rows_of("a", RIGHT, seed=2)), rng())
     with pytest.raises(ValueError, match="no whole quartet"):
         quartet_figures([], rng())
 

@@ -16,8 +16,16 @@ from swapbench.results.schema import PredictionRow
 
 
 def row(config: str, i: int, gold: str, before: str, after: str) -> PredictionRow:
-    return PredictionRow(pair_id=f"{config}-{i}", configuration=config, gold=gold, gold_original=gold,
-                         prediction_original=before, prediction_perturbed=after, cluster=f"c{i // 2}", tags=[])
+    return PredictionRow(
+        pair_id=f"{config}-{i}",
+        configuration=config,
+        gold=gold,
+        gold_original=gold,
+        prediction_original=before,
+        prediction_perturbed=after,
+        cluster=f"c{i // 2}",
+        tags=[],
+    )
 
 
 def shuffled(config: str = "shuffle-random") -> list[PredictionRow]:
@@ -29,10 +37,19 @@ def shuffled(config: str = "shuffle-random") -> list[PredictionRow]:
 
 
 def swapped() -> list[PredictionRow]:
-    return [PredictionRow(pair_id=f"s{i}", configuration="shuffle-sr", gold="contradiction",
-                          gold_original="entailment", prediction_original="entailment",
-                          prediction_perturbed="neutral" if i % 2 else "entailment", cluster=f"c{i}", tags=[])
-            for i in range(30)]
+    return [
+        PredictionRow(
+            pair_id=f"s{i}",
+            configuration="shuffle-sr",
+            gold="contradiction",
+            gold_original="entailment",
+            prediction_original="entailment",
+            prediction_perturbed="neutral" if i % 2 else "entailment",
+            cluster=f"c{i}",
+            tags=[],
+        )
+        for i in range(30)
+    ]
 
 
 def test_the_control_is_the_role_score_of_the_reordered_entailment_pairs():
@@ -50,14 +67,19 @@ def test_the_control_is_the_role_score_of_the_reordered_entailment_pairs():
 
 def test_no_control_without_a_role_configuration_or_a_reordering_one():
     assert role_free_controls({"shuffle-random": shuffled()}, {"shuffle-sr"}, seed=0, resamples=50) is None
-    assert role_free_controls({"shuffle-sr": swapped(), "shuffle-3": shuffled("shuffle-3")}, {"shuffle-sr"},
-                              seed=0, resamples=50) is None
+    assert (
+        role_free_controls(
+            {"shuffle-sr": swapped(), "shuffle-3": shuffled("shuffle-3")}, {"shuffle-sr"}, seed=0, resamples=50
+        )
+        is None
+    )
 
 
 def test_the_terminal_shows_the_control_beside_the_role_figures():
     result = configuration_result(swapped(), label_view="3-way", non_entailment_view=True, seed=0, resamples=200)
-    controls = role_free_controls({"shuffle-sr": swapped(), "shuffle-random": shuffled()}, {"shuffle-sr"}, seed=0,
-                                  resamples=200)
+    controls = role_free_controls(
+        {"shuffle-sr": swapped(), "shuffle-random": shuffled()}, {"shuffle-sr"}, seed=0, resamples=200
+    )
     results = SimpleNamespace(results={"shuffle-sr": result}, seed_variance=None, role_free_controls=controls)
     console = Console(width=120, record=True, file=io.StringIO(), color_system=None)
     console.print(role_table(results))

@@ -34,6 +34,7 @@ NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
 # ---- the statistics ----------------------------------------------------------------------------------------------
 
+
 def test_a_model_that_flips_every_swap_scores_one_with_a_degenerate_interval_and_a_tiny_p_value():
     clusters = [f"c{i // 2}" for i in range(40)]  # 20 premises of two pairs each
     figures = role_figures(np.zeros(40, bool), np.ones(40, bool), clusters)
@@ -50,11 +51,22 @@ def test_a_role_blind_model_scores_zero_with_p_one_whatever_its_prior():
         assert bootstrap_delta_ci(figures, np.random.default_rng(0), 200) == (0.0, 0.0)
 
 
-def rows(original: list[str], perturbed: list[str], clusters: list[str], gold: str = "contradiction"
-         ) -> list[PredictionRow]:
-    return [PredictionRow(pair_id=f"p{i}", configuration="roles", gold=gold, gold_original="entailment",
-                          prediction_original=o, prediction_perturbed=p, cluster=c, tags=[f"side:{i % 2}"])
-            for i, (o, p, c) in enumerate(zip(original, perturbed, clusters))]
+def rows(
+    original: list[str], perturbed: list[str], clusters: list[str], gold: str = "contradiction"
+) -> list[PredictionRow]:
+    return [
+        PredictionRow(
+            pair_id=f"p{i}",
+            configuration="roles",
+            gold=gold,
+            gold_original="entailment",
+            prediction_original=o,
+            prediction_perturbed=p,
+            cluster=c,
+            tags=[f"side:{i % 2}"],
+        )
+        for i, (o, p, c) in enumerate(zip(original, perturbed, clusters))
+    ]
 
 
 def test_the_figures_of_a_role_configuration_equal_an_enumeration_of_the_role_blind_null():
@@ -63,15 +75,17 @@ def test_the_figures_of_a_role_configuration_equal_an_enumeration_of_the_role_bl
     original = ["entailment", "neutral", "entailment", "contradiction", "entailment", "entailment", "neutral"]
     perturbed = ["contradiction", "neutral", "neutral", "entailment", "entailment", "contradiction", "neutral"]
     clusters = ["a", "a", "b", "b", "c", "d", "e"]
-    result = configuration_result(rows(original, perturbed, clusters), label_view="3-way", non_entailment_view=True,
-                                  seed=0, resamples=300)
+    result = configuration_result(
+        rows(original, perturbed, clusters), label_view="3-way", non_entailment_view=True, seed=0, resamples=300
+    )
     d = [(p != "entailment") - (o != "entailment") for o, p in zip(original, perturbed)]
     sums = {}
     for c, value in zip(clusters, d):
         sums[c] = sums.get(c, 0) + value
     flips = list(itertools.product((-1, 1), repeat=len(sums)))
-    expected_p = sum(abs(sum(e * s for e, s in zip(signs, sums.values()))) >= abs(sum(d))
-                     for signs in flips) / len(flips)
+    expected_p = sum(abs(sum(e * s for e, s in zip(signs, sums.values()))) >= abs(sum(d)) for signs in flips) / len(
+        flips
+    )
     role = result.role_sensitivity
     assert role.value == pytest.approx(sum(d) / len(d), abs=1e-12)
     assert role.non_entailment_original == pytest.approx(3 / 7)
@@ -85,25 +99,39 @@ def test_the_figures_of_a_role_configuration_equal_an_enumeration_of_the_role_bl
     assert all(s.role_sensitivity is not None for s in result.slices.values())
 
     # A model that flips every swap scores 1 (the board's 100 points), in the 3-way and the binary view.
-    for view, answer, gold in (("3-way", "contradiction", "contradiction"),
-                               ("binary", "non-entailment", "non-entailment")):
-        flipped = configuration_result(rows(["entailment"] * 7, [answer] * 7, clusters, gold), label_view=view,
-                                       non_entailment_view=True, seed=0, resamples=300)
+    for view, answer, gold in (
+        ("3-way", "contradiction", "contradiction"),
+        ("binary", "non-entailment", "non-entailment"),
+    ):
+        flipped = configuration_result(
+            rows(["entailment"] * 7, [answer] * 7, clusters, gold),
+            label_view=view,
+            non_entailment_view=True,
+            seed=0,
+            resamples=300,
+        )
         assert flipped.role_sensitivity.value == 1.0 and flipped.delta == 0.0
         assert (flipped.role_sensitivity.ci.low, flipped.role_sensitivity.ci.high) == (1.0, 1.0)
 
     # A configuration that swaps no roles has none.
-    plain = configuration_result(rows(original, perturbed, clusters, "entailment"), label_view="3-way",
-                                 non_entailment_view=False, seed=0, resamples=300)
+    plain = configuration_result(
+        rows(original, perturbed, clusters, "entailment"),
+        label_view="3-way",
+        non_entailment_view=False,
+        seed=0,
+        resamples=300,
+    )
     assert plain.role_sensitivity is None and all(s.role_sensitivity is None for s in plain.slices.values())
 
 
 # ---- an order-blind model, end to end ----------------------------------------------------------------------------
 
+
 def role_variants() -> list[str]:
     """Every registered configuration that swaps roles: those whose rows carry a binary label."""
-    return [name for name in VARIANTS.names()
-            if name in VARIANTS and "binary_label" in make_variant(name).extra_features]
+    return [
+        name for name in VARIANTS.names() if name in VARIANTS and "binary_label" in make_variant(name).extra_features
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -134,8 +162,14 @@ def order_blind(tmp_path_factory):
     folder = tmp_path_factory.mktemp("models") / "order-blind"
     tokenizer = bert_tokenizer(SPECIALS + fixture_words() + list(".,"), do_lower_case=True, model_max_length=160)
     tokenizer.save_pretrained(folder)
-    config = BertConfig(vocab_size=len(tokenizer), num_labels=3, id2label=NLI, label2id={v: k for k, v in NLI.items()},
-                        pad_token_id=0, **SMALL)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        num_labels=3,
+        id2label=NLI,
+        label2id={v: k for k, v in NLI.items()},
+        pad_token_id=0,
+        **SMALL,
+    )
     with torch.random.fork_rng():
         torch.manual_seed(7)  # its answers: entailment on two pairs, neutral on one (a Δ of -67 points)
         model = AutoModelForSequenceClassification.from_config(config)
@@ -146,13 +180,30 @@ def order_blind(tmp_path_factory):
 
 
 def test_an_order_blind_model_is_role_blind_on_every_role_configuration_whatever_its_delta(
-        role_data, order_blind, tmp_path, capsys):
+    role_data, order_blind, tmp_path, capsys
+):
     folder, tokenizer = order_blind
     deltas = []
     for name, data in role_data.items():
         output = tmp_path / f"{name}.json"
-        assert main(["eval", str(folder), "--data", str(data), "--output", str(output), "--no-probe",
-                     "--no-progress", "--bootstrap", "500", "--slices"]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    str(folder),
+                    "--data",
+                    str(data),
+                    "--output",
+                    str(output),
+                    "--no-probe",
+                    "--no-progress",
+                    "--bootstrap",
+                    "500",
+                    "--slices",
+                ]
+            )
+            == 0
+        )
         results = EvalResults.model_validate_json(output.read_text(encoding="utf-8"))
         figures = results.results[name]
         predictions = read_predictions(tmp_path / results.predictions.path)
@@ -174,7 +225,7 @@ def test_an_order_blind_model_is_role_blind_on_every_role_configuration_whatever
 
         # The terminal's role table gives it beside Δ; the API's DataFrames hold it.
         out = capsys.readouterr().out
-        line = next(line for line in out[out.index("Role sensitivity"):].splitlines() if line.strip().startswith(name))
+        line = next(line for line in out[out.index("Role sensitivity") :].splitlines() if line.strip().startswith(name))
         # config, n, clusters, non-entailment before and after, role, its interval (two words), p, Δ
         cells = line.split()
         assert (cells[5], cells[6:8], cells[8], cells[9]) == ("0.0", ["[0.0,", "0.0]"], "1", points(figures.delta))
@@ -190,8 +241,10 @@ def pairs_of(data, name: str):
     import datasets
 
     table = datasets.load_dataset(str(data), name, split="test")
-    return (list(zip(table["premise"], table["hypothesis"])),
-            list(zip(table["original_premise"], table["original_hypothesis"])))
+    return (
+        list(zip(table["premise"], table["hypothesis"])),
+        list(zip(table["original_premise"], table["original_hypothesis"])),
+    )
 
 
 def test_the_role_tables_fit_a_terminal():
@@ -203,13 +256,23 @@ def test_the_role_tables_fit_a_terminal():
     from swapbench.evaluation.report import role_table, slices_tables
 
     labels = ["entailment", "neutral", "contradiction"]
-    answers = [PredictionRow(pair_id=f"p{i}", configuration="a-long-role-configuration", gold="contradiction",
-                             gold_original="entailment", prediction_original=labels[i % 3],
-                             prediction_perturbed=labels[(i + (i % 7 == 0)) % 3], cluster=f"c{i // 3}",
-                             tags=["construction:participial-modifier", "side:hypothesis"]) for i in range(1200)]
+    answers = [
+        PredictionRow(
+            pair_id=f"p{i}",
+            configuration="a-long-role-configuration",
+            gold="contradiction",
+            gold_original="entailment",
+            prediction_original=labels[i % 3],
+            prediction_perturbed=labels[(i + (i % 7 == 0)) % 3],
+            cluster=f"c{i // 3}",
+            tags=["construction:participial-modifier", "side:hypothesis"],
+        )
+        for i in range(1200)
+    ]
     result = configuration_result(answers, label_view="3-way", non_entailment_view=True, seed=0, resamples=200)
-    results = SimpleNamespace(results={"a-long-role-configuration": result}, seed_variance=None,
-                              role_free_controls=None)
+    results = SimpleNamespace(
+        results={"a-long-role-configuration": result}, seed_variance=None, role_free_controls=None
+    )
     console = Console(width=80, record=True, file=io.StringIO(), color_system=None)
     for table in [role_table(results), *slices_tables(results)]:
         console.print(table)

@@ -47,8 +47,9 @@ class WordOverlap(Scorer):
         from swapbench.models.loading import load_classifier, load_config, map_labels, model_revision
 
         config = load_config(run.options.model)
-        loaded = load_classifier(run.options.model, config, map_labels(config, None), device=run.device,
-                                 dtype=run.dtype)
+        loaded = load_classifier(
+            run.options.model, config, map_labels(config, None), device=run.device, dtype=run.dtype
+        )
         return Prepared(loaded, model_revision(run.options.model, config), name=f"toy/{Path(run.options.model).name}")
 
     def score(self, run, prepared, pairs, progress) -> Scores:
@@ -56,14 +57,25 @@ class WordOverlap(Scorer):
         predictions = [names.index(toy_label(p, h)) for p, h in pairs]
         progress(len(pairs))
         long = sum(len(words(p)) + len(words(h)) > WORD_LIMIT for p, h in pairs)
-        return Scores(predictions=predictions, truncated=long, batch_size=len(pairs), seconds=0.0,
-                      max_tokens=WORD_LIMIT, forwards=0,
-                      truncation=f"longer than the toy's {WORD_LIMIT} words and were counted all the same")
+        return Scores(
+            predictions=predictions,
+            truncated=long,
+            batch_size=len(pairs),
+            seconds=0.0,
+            max_tokens=WORD_LIMIT,
+            forwards=0,
+            truncation=f"longer than the toy's {WORD_LIMIT} words and were counted all the same",
+        )
 
 
 class ShareOptions(CommandOptions):
-    toy_share: float = option(0.5, gt=0, lt=1, group="toy (--mode toy-share)",
-                              help="the share of the hypothesis' words that the premise must hold for entailment")
+    toy_share: float = option(
+        0.5,
+        gt=0,
+        lt=1,
+        group="toy (--mode toy-share)",
+        help="the share of the hypothesis' words that the premise must hold for entailment",
+    )
 
 
 class WordShare(WordOverlap):
@@ -77,8 +89,14 @@ class WordShare(WordOverlap):
         self.received.append(run.options.toy_share)
         names = prepared.loaded.labels.names
         progress(len(pairs))
-        return Scores(predictions=[names.index(toy_label(p, h, run.options.toy_share)) for p, h in pairs],
-                      truncated=0, batch_size=len(pairs), seconds=0.0, max_tokens=WORD_LIMIT, truncation="")
+        return Scores(
+            predictions=[names.index(toy_label(p, h, run.options.toy_share)) for p, h in pairs],
+            truncated=0,
+            batch_size=len(pairs),
+            seconds=0.0,
+            max_tokens=WORD_LIMIT,
+            truncation="",
+        )
 
 
 @pytest.fixture
@@ -111,8 +129,21 @@ def bert(tmp_path_factory):
 
 
 def run_eval(model, data, output, *extra: str) -> int:
-    return main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-                 "--bootstrap", "100", *extra])
+    return main(
+        [
+            "eval",
+            str(model),
+            "--data",
+            str(data),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--no-probe",
+            "--bootstrap",
+            "100",
+            *extra,
+        ]
+    )
 
 
 def test_eval_with_a_registered_toy_mode_records_what_the_toy_scored(toy, bert, dataset, tmp_path, capsys):
@@ -136,14 +167,22 @@ def test_eval_with_a_registered_toy_mode_records_what_the_toy_scored(toy, bert, 
     long = sum(len(words(p)) + len(words(h)) > WORD_LIMIT for p, h in distinct)
     assert 0 < long < len(distinct)  # the fixture has pairs on both sides of the limit
     assert (scoring.unique_pairs, scoring.max_length, scoring.truncated, scoring.forward_passes) == (
-        len(distinct), WORD_LIMIT, long, 0)
+        len(distinct),
+        WORD_LIMIT,
+        long,
+        0,
+    )
     err = " ".join(capsys.readouterr().err.split())
     assert f"{long} of {len(distinct)} distinct pairs are longer than the toy's {WORD_LIMIT} words" in err
 
 
 def test_a_mode_refuses_the_options_another_mode_owns(toy, bert, dataset, tmp_path, capsys):
-    assert run_eval(bert, dataset, tmp_path / "a.json", "--mode", "toy", "--shots", "2", "--template",
-                    str(tmp_path / "t.txt")) != 0
+    assert (
+        run_eval(
+            bert, dataset, tmp_path / "a.json", "--mode", "toy", "--shots", "2", "--template", str(tmp_path / "t.txt")
+        )
+        != 0
+    )
     assert "--template and --shots are for --mode prompt, not --mode toy" in " ".join(capsys.readouterr().err.split())
     assert run_eval(bert, dataset, tmp_path / "b.json", "--mode", "prompt", "--finetune") != 0
     assert "--finetune is for --mode classifier, not --mode prompt" in " ".join(capsys.readouterr().err.split())
@@ -154,20 +193,25 @@ def test_a_mode_owns_its_options_as_a_variant_does(toy_share, bert, dataset, tmp
     with pytest.raises(SystemExit):
         main(["eval", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert ("toy (--mode toy-share): --toy-share TOY_SHARE the share of the hypothesis' words that the premise must "
-            "hold for entailment (default: 0.5)") in text
+    assert (
+        "toy (--mode toy-share): --toy-share TOY_SHARE the share of the hypothesis' words that the premise must "
+        "hold for entailment (default: 0.5)"
+    ) in text
     # The command line takes it, and the mode reads it: its labels are those of that share.
     output = tmp_path / "share.json"
     assert run_eval(bert, dataset, output, "--mode", "toy-share", "--toy-share", "0.9") == 0
     assert WordShare.received == [0.9]
     benchmark = open_benchmark(str(dataset))
-    expected = {(config.name, pair_id): (toy_label(*original, 0.9), toy_label(*perturbed, 0.9))
-                for config in benchmark.configurations
-                for pair_id, original, perturbed in zip(config.pair_ids, config.originals, config.perturbed)}
+    expected = {
+        (config.name, pair_id): (toy_label(*original, 0.9), toy_label(*perturbed, 0.9))
+        for config in benchmark.configurations
+        for pair_id, original, perturbed in zip(config.pair_ids, config.originals, config.perturbed)
+    }
     rows = read_predictions(predictions_path(output))
     assert {(r.configuration, r.pair_id): (r.prediction_original, r.prediction_perturbed) for r in rows} == expected
-    assert any(toy_label(*pair) != toy_label(*pair, 0.9) for config in benchmark.configurations
-               for pair in config.originals)  # the share given made a difference
+    assert any(
+        toy_label(*pair) != toy_label(*pair, 0.9) for config in benchmark.configurations for pair in config.originals
+    )  # the share given made a difference
     # Its bounds are checked on both paths, and another mode refuses it, naming its flag.
     with pytest.raises(SystemExit):
         run_eval(bert, dataset, tmp_path / "a.json", "--mode", "toy-share", "--toy-share", "1")

@@ -79,8 +79,9 @@ def test_eval_runs_each_distinct_pair_once_every_configuration_together(bert, da
     assert len(pairs) == len(set(pairs)) < rows  # the originals recur across configurations: scored once
     _, model, tokenizer = bert
     calls = []
-    hook = model.register_forward_pre_hook(lambda _, args, kwargs: calls.append(len(kwargs["input_ids"])),
-                                           with_kwargs=True)
+    hook = model.register_forward_pre_hook(
+        lambda _, args, kwargs: calls.append(len(kwargs["input_ids"])), with_kwargs=True
+    )
     try:
         scored = predict(model, tokenizer, pairs, batch_size=4)
     finally:
@@ -101,8 +102,26 @@ def dataset(build_fixture_dataset):
 
 
 def run_eval(model, data, output, *extra) -> EvalResults:
-    assert main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-                 "--bootstrap", "100", "--device", "cpu", *extra]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(model),
+                "--data",
+                str(data),
+                "--output",
+                str(output),
+                "--no-progress",
+                "--no-probe",
+                "--bootstrap",
+                "100",
+                "--device",
+                "cpu",
+                *extra,
+            ]
+        )
+        == 0
+    )
     return EvalResults.model_validate_json(output.read_text())
 
 

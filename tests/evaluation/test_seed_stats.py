@@ -50,8 +50,9 @@ def test_seeds_that_disagree_widely_widen_the_interval_beyond_any_one_seed_s():
     assert both[0] < np.mean(deltas) < both[1]
 
 
-def rows(seed: int | None, correct_original, correct_perturbed, non_entailment_view: bool = False
-         ) -> list[PredictionRow]:
+def rows(
+    seed: int | None, correct_original, correct_perturbed, non_entailment_view: bool = False
+) -> list[PredictionRow]:
     """Prediction rows of one seed over the same PAIRS pairs; a role configuration's gold labels when asked."""
     found = []
     for i, (right_before, right_after) in enumerate(zip(correct_original, correct_perturbed)):
@@ -59,22 +60,36 @@ def rows(seed: int | None, correct_original, correct_perturbed, non_entailment_v
         other = "contradiction" if not non_entailment_view else None
         before = gold_original if right_before else (other or "non-entailment")
         after = gold if right_after else (other or "entailment")
-        found.append(PredictionRow(pair_id=f"p{i}", configuration="toy", gold=gold, gold_original=gold_original,
-                                   prediction_original=before, prediction_perturbed=after,
-                                   cluster=f"c{i % CLUSTERS}", tags=[f"half:{i % 2}"], seed=seed))
+        found.append(
+            PredictionRow(
+                pair_id=f"p{i}",
+                configuration="toy",
+                gold=gold,
+                gold_original=gold_original,
+                prediction_original=before,
+                prediction_perturbed=after,
+                cluster=f"c{i % CLUSTERS}",
+                tags=[f"half:{i % 2}"],
+                seed=seed,
+            )
+        )
     return found
 
 
 @pytest.mark.parametrize("role", [False, True], ids=["word order", "role swap"])
 def test_the_mean_over_seeds_is_the_mean_of_each_seed_s_figures(role):
     rng = np.random.default_rng(5)
-    seeds = {0: rows(0, *outcomes(rng, 0.8, 0.7), non_entailment_view=role),
-             7: rows(7, *outcomes(rng, 0.6, 0.65), non_entailment_view=role)}
+    seeds = {
+        0: rows(0, *outcomes(rng, 0.8, 0.7), non_entailment_view=role),
+        7: rows(7, *outcomes(rng, 0.6, 0.65), non_entailment_view=role),
+    }
     pooled = [row for seed_rows in seeds.values() for row in seed_rows]
     labels = "binary" if role else "3-way"
     mean = configuration_result(pooled, label_view=labels, non_entailment_view=role, seed=0, resamples=2000)
-    each = [configuration_result(seed_rows, label_view=labels, non_entailment_view=role, seed=0, resamples=2000)
-            for seed_rows in seeds.values()]
+    each = [
+        configuration_result(seed_rows, label_view=labels, non_entailment_view=role, seed=0, resamples=2000)
+        for seed_rows in seeds.values()
+    ]
     assert (mean.n, mean.seeds, mean.clusters) == (PAIRS, 2, CLUSTERS)
     for name in ("accuracy_original", "accuracy_perturbed", "delta", "non_entailment_rate"):
         values = [getattr(one, name) for one in each]

@@ -25,9 +25,22 @@ def dataset(build_fixture_dataset):
 
 def torchrun(*arguments: str, processes: int = 2) -> subprocess.CompletedProcess:
     """`torchrun --standalone --nproc-per-node N -m swapbench ARGUMENTS`, each process on one CPU thread."""
-    return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                           f"--nproc-per-node={processes}", "-m", "swapbench", *arguments],
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            f"--nproc-per-node={processes}",
+            "-m",
+            "swapbench",
+            *arguments,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
 
 
 def test_two_processes_write_the_predictions_of_one(dataset, tmp_path, capsys):
@@ -35,8 +48,9 @@ def test_two_processes_write_the_predictions_of_one(dataset, tmp_path, capsys):
     common = ["--data", str(dataset), "--no-progress", "--no-probe", "--bootstrap", "200"]
     assert main(["eval", str(model), *common, "--output", str(tmp_path / "one.json"), "--no-cache"]) == 0
     # The sharded run fills the scores cache from both processes at once.
-    done = torchrun("eval", str(model), *common, "--output", str(tmp_path / "two.json"),
-                    "--cache-dir", str(tmp_path / "cache"))
+    done = torchrun(
+        "eval", str(model), *common, "--output", str(tmp_path / "two.json"), "--cache-dir", str(tmp_path / "cache")
+    )
     assert done.returncode == 0, done.stderr
 
     one, two = tmp_path / "one.json", tmp_path / "two.json"
@@ -48,15 +62,28 @@ def test_two_processes_write_the_predictions_of_one(dataset, tmp_path, capsys):
     assert EvalResults.model_validate_json(one.read_text()).provenance.scoring.processes == 1
     assert results.results == EvalResults.model_validate_json(one.read_text()).results
     assert done.stderr.count("Wrote ") == 1  # the main process reports; the other says nothing
-    said = re.search(r"0 pairs from the cache, (\d+) scored \((\d+) by this process, one of 2\)",
-                     " ".join(done.stderr.split()))
+    said = re.search(
+        r"0 pairs from the cache, (\d+) scored \((\d+) by this process, one of 2\)", " ".join(done.stderr.split())
+    )
     assert said, done.stderr
     everything, shard = map(int, said.groups())
     assert everything == results.provenance.scoring.unique_pairs and shard == (everything + 1) // 2
 
     # Every pair reached the cache, whichever process scored it: a single process now scores none.
     capsys.readouterr()
-    assert main(["eval", str(model), *common, "--output", str(tmp_path / "again.json"),
-                 "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(model),
+                *common,
+                "--output",
+                str(tmp_path / "again.json"),
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 0
+    )
     assert " 0 scored" in " ".join(capsys.readouterr().err.split())
     assert predictions_path(tmp_path / "again.json").read_bytes() == predictions_path(one).read_bytes()

@@ -25,10 +25,16 @@ SIGNAL = {"entailment": "fast", "neutral": "tall", "contradiction": "sad"}
 
 def write_learnable_pairs(path: Path) -> Path:
     """216 pairs over 72 premises, SNLI's format; the label is the hypothesis's own word."""
-    pairs = [(f"Two {subject} {verb} near the city car.", f"Some {subject} near {word} water.", label)
-             for subject in SUBJECTS for verb in VERBS for label, word in SIGNAL.items()]
-    rows = [{"gold_label": label, "pairID": f"learn{i}", "sentence1": premise, "sentence2": hypothesis}
-            for i, (premise, hypothesis, label) in enumerate(pairs)]
+    pairs = [
+        (f"Two {subject} {verb} near the city car.", f"Some {subject} near {word} water.", label)
+        for subject in SUBJECTS
+        for verb in VERBS
+        for label, word in SIGNAL.items()
+    ]
+    rows = [
+        {"gold_label": label, "pairID": f"learn{i}", "sentence1": premise, "sentence2": hypothesis}
+        for i, (premise, hypothesis, label) in enumerate(pairs)
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
@@ -59,9 +65,31 @@ def setup(tmp_path, dataset):
 
 def run_eval(setup, output: Path, lr: str, *extra) -> int:
     base, train, data, cache = setup
-    return main(["eval", str(base), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-                 "--train-source", str(train), "--val-holdout", "45", "--epochs", "8", "--train-batch-size", "16",
-                 "--lr", lr, "--cache-dir", str(cache), *extra])
+    return main(
+        [
+            "eval",
+            str(base),
+            "--data",
+            str(data),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--no-probe",
+            "--train-source",
+            str(train),
+            "--val-holdout",
+            "45",
+            "--epochs",
+            "8",
+            "--train-batch-size",
+            "16",
+            "--lr",
+            lr,
+            "--cache-dir",
+            str(cache),
+            *extra,
+        ]
+    )
 
 
 def said(capsys) -> str:
@@ -104,13 +132,17 @@ def test_a_fine_tuning_that_learns_says_nothing(setup, tmp_path, capsys):
 
 def test_the_check_reads_the_loss_and_the_validation_accuracy_by_the_health_rules():
     labels = ["entailment"] * 20 + ["neutral"] * 15 + ["contradiction"] * 15  # majority 40%
-    learnt = [EpochLog(epoch=1, train_loss=0.9, validation_accuracy=0.5), EpochLog(epoch=2, train_loss=0.5,
-                                                                                   validation_accuracy=0.9)]
+    learnt = [
+        EpochLog(epoch=1, train_loss=0.9, validation_accuracy=0.5),
+        EpochLog(epoch=2, train_loss=0.5, validation_accuracy=0.9),
+    ]
     assert training_reasons(learnt, 3, labels) == []
     flat = [EpochLog(epoch=1, train_loss=1.0980, validation_accuracy=0.9)]
     assert [r.split(" (")[0] for r in training_reasons(flat, 3, labels)] == ["the fine-tuning loss never left chance"]
     at_majority = [EpochLog(epoch=1, train_loss=0.6, validation_accuracy=0.42)]
     [reason] = training_reasons(at_majority, 3, labels)
-    assert reason.startswith("the best validation accuracy 42.0% on 50 pairs is not above chance: the majority-class "
-                             "rate of the validation pairs is 40.0%")
+    assert reason.startswith(
+        "the best validation accuracy 42.0% on 50 pairs is not above chance: the majority-class "
+        "rate of the validation pairs is 40.0%"
+    )
     assert training_reasons(at_majority, 3, ["entailment"] * 50) == []  # one label: a constant answer is right

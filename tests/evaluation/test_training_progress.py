@@ -53,12 +53,22 @@ def test_durations_read_as_a_reader_plans():
 
 def test_the_estimate_leaves_the_first_step_out_and_says_how_to_cut_hours_on_a_cpu(tmp_path):
     clock, (out_console, out) = Clock(), console()
-    estimate = TimeEstimate(out_console, "the CPU (2 threads)", on_cpu=True,
-                            slow_hint=lambda per_step: cutting_hint(reference_recipe(), per_step), clock=clock)
+    estimate = TimeEstimate(
+        out_console,
+        "the CPU (2 threads)",
+        on_cpu=True,
+        slow_hint=lambda per_step: cutting_hint(reference_recipe(), per_step),
+        clock=clock,
+    )
     run_steps([estimate], 3, 51_504, 4.6, clock, tmp_path=tmp_path)
     assert out.getvalue() == ""  # two steps timed after the first: not yet
-    estimate = TimeEstimate(out_console, "the CPU (2 threads)", on_cpu=True,
-                            slow_hint=lambda per_step: cutting_hint(reference_recipe(), per_step), clock=clock)
+    estimate = TimeEstimate(
+        out_console,
+        "the CPU (2 threads)",
+        on_cpu=True,
+        slow_hint=lambda per_step: cutting_hint(reference_recipe(), per_step),
+        clock=clock,
+    )
     run_steps([estimate], 10, 51_504, 4.6, clock, tmp_path=tmp_path)
     text = " ".join(out.getvalue().split())
     assert text.count("optimiser steps") == 1  # said once
@@ -88,18 +98,24 @@ def test_plain_lines_come_at_the_sparser_of_the_step_and_time_intervals(tmp_path
     run_steps([progress], 100, 200, 2.0, clock, tally=tally, tmp_path=tmp_path)
     lines = out.getvalue().splitlines()
     # every 15 steps: 10 steps come first, 30 seconds later
-    assert [line.split(",")[0] for line in lines] == [f"fine-tuning: step {s} of 200 (epoch {s / 100:g})"
-                                                      for s in range(15, 101, 15)]
-    assert lines[0] == ("fine-tuning: step 15 of 200 (epoch 0.15), loss 0.58, 2 s a step, 30 s so far, "
-                        "about 6 min left")  # the mean of the batch losses 0.51 ... 0.65
+    assert [line.split(",")[0] for line in lines] == [
+        f"fine-tuning: step {s} of 200 (epoch {s / 100:g})" for s in range(15, 101, 15)
+    ]
+    assert lines[0] == (
+        "fine-tuning: step 15 of 200 (epoch 0.15), loss 0.58, 2 s a step, 30 s so far, about 6 min left"
+    )  # the mean of the batch losses 0.51 ... 0.65
     assert "loss 0.73," in lines[1]  # since the line before
     assert lines[-1].endswith("3 min so far, about 4 min left")
     fast = TrainingProgress(console()[0], bar=False, every_steps=10, every_seconds=30, clock=clock)
     fast.on_train_begin(None, TrainerState(), None)
-    assert fast.describe_step(TrainerState(max_steps=1000, global_step=500, epoch=1.0), clock.now + 10) == \
-        "fine-tuning: step 500 of 1,000 (epoch 1), 50 steps a second, 10 s so far, about 10 s left"
-    assert fast.describe_step(TrainerState(max_steps=1000, global_step=1000, epoch=2.0), clock.now + 20) == \
-        "fine-tuning: step 1,000 of 1,000 (epoch 2), 50 steps a second, 20 s so far"
+    assert (
+        fast.describe_step(TrainerState(max_steps=1000, global_step=500, epoch=1.0), clock.now + 10)
+        == "fine-tuning: step 500 of 1,000 (epoch 1), 50 steps a second, 10 s so far, about 10 s left"
+    )
+    assert (
+        fast.describe_step(TrainerState(max_steps=1000, global_step=1000, epoch=2.0), clock.now + 20)
+        == "fine-tuning: step 1,000 of 1,000 (epoch 2), 50 steps a second, 20 s so far"
+    )
 
 
 def test_a_terminal_gets_the_bar_and_no_plain_lines(tmp_path):
@@ -115,8 +131,9 @@ def dataset(build_fixture_dataset):
     return build_fixture_dataset(["shuffle-3"])
 
 
-def test_eval_in_a_log_file_times_the_training_warns_of_a_cut_split_and_logs_progress(dataset, tmp_path, capfd,
-                                                                                      monkeypatch):
+def test_eval_in_a_log_file_times_the_training_warns_of_a_cut_split_and_logs_progress(
+    dataset, tmp_path, capfd, monkeypatch
+):
     """stderr captured (not a terminal), as `eval ... 2> log.txt` has it."""
     monkeypatch.setattr(training, "EVERY_SECONDS", 0.0)
     monkeypatch.setattr(training, "EVERY_STEPS", 5)
@@ -125,15 +142,33 @@ def test_eval_in_a_log_file_times_the_training_warns_of_a_cut_split_and_logs_pro
     write_training_file(snli / "snli_1.0_train.jsonl", "train")  # 48 pairs, SNLI's train by its name
     monkeypatch.setenv("SWAPBENCH_SNLI_DIR", str(snli))
     capfd.readouterr()
-    rc = main(["eval", str(base), "--data", str(dataset), "--output", str(tmp_path / "r.json"), "--no-probe",
-               "--val-holdout", "8", "--epochs", "2", "--train-batch-size", "2", "--cache-dir", str(tmp_path / "cache"),
-               "--bootstrap", "200"])
+    rc = main(
+        [
+            "eval",
+            str(base),
+            "--data",
+            str(dataset),
+            "--output",
+            str(tmp_path / "r.json"),
+            "--no-probe",
+            "--val-holdout",
+            "8",
+            "--epochs",
+            "2",
+            "--train-batch-size",
+            "2",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--bootstrap",
+            "200",
+        ]
+    )
     out, raw_err = capfd.readouterr()
     err = " ".join(raw_err.split())
     assert rc == 0, err
     assert "step" not in out and "warning" not in out  # stdout holds the results table alone
     announced = err.index("is scored after fine-tuning")
-    assert "549,367" not in err[:err.index("warning")]  # no size claimed before the data are read
+    assert "549,367" not in err[: err.index("warning")]  # no size claimed before the data are read
     warning = err.index("warning: the training data are not the whole split")
     assert "holds 48 labelled pairs, but SNLI 1.0's train split has 549,367" in err
     read = err.index("on 39 pairs of")  # 9 held out for validation
@@ -142,8 +177,11 @@ def test_eval_in_a_log_file_times_the_training_warns_of_a_cut_split_and_logs_pro
     assert announced < warning < read < estimate < first_epoch
     assert re.search(r"measured [0-9.e-]+ s/step on the CPU \(\d+ threads?\) \(steps 2-\d+\): about ", err)
     lines = [line for line in raw_err.splitlines() if line.startswith("fine-tuning: step ")]
-    assert [line.split(" (")[0] for line in lines[:3]] == ["fine-tuning: step 5 of 40", "fine-tuning: step 10 of 40",
-                                                           "fine-tuning: step 15 of 40"]
+    assert [line.split(" (")[0] for line in lines[:3]] == [
+        "fine-tuning: step 5 of 40",
+        "fine-tuning: step 10 of 40",
+        "fine-tuning: step 15 of 40",
+    ]
     assert all(", loss " in line and " so far" in line for line in lines) and " left" in lines[0]
     assert not [line for line in raw_err.splitlines() if "fine-tuning" in line and "━" in line]  # no bar drawn at
     # the end of a log file

@@ -20,8 +20,11 @@ def tree_digest(path: Path) -> dict[str, str]:
         return {".": hashlib.sha256(path.read_bytes()).hexdigest()}
     if not path.exists():
         return {}
-    return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(path.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(path.rglob("*"))
+        if p.is_file()
+    }
 
 
 @dataclass
@@ -43,8 +46,12 @@ def digest():
 @pytest.fixture
 def offline_env(monkeypatch):
     """No network: the Hub libraries are told to stay offline, and any endpoint is unroutable on 127.0.0.1."""
-    env = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "HF_ENDPOINT": "http://127.0.0.1:9"}
+    env = {
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_ENDPOINT": "http://127.0.0.1:9",
+    }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return env
@@ -54,11 +61,19 @@ def offline_env(monkeypatch):
 def swapbench_cli(tmp_path):
     """Run `swapbench ARGS` in a fresh interpreter; the environment is this test's (private caches included)."""
 
-    def run(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300,
-            input: str | None = None) -> Run:
+    def run(
+        *args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300, input: str | None = None
+    ) -> Run:
         full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
-        done = subprocess.run([sys.executable, "-m", "swapbench.commands.main", *map(str, args)], cwd=cwd or tmp_path,
-                              env=full_env, capture_output=True, text=True, timeout=timeout, input=input)
+        done = subprocess.run(
+            [sys.executable, "-m", "swapbench.commands.main", *map(str, args)],
+            cwd=cwd or tmp_path,
+            env=full_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            input=input,
+        )
         return Run(done.returncode, done.stdout, done.stderr)
 
     return run

@@ -22,8 +22,21 @@ from swapbench.leaderboard.table import AS_SUBMITTED, RECOMPUTED
 from swapbench.results.files import predictions_path
 from swapbench.results.schema import EvalResults
 
-HOSTILE = ["sha256:/../../c", "../../../../outside", "a/b", "..", "a\\b", "a\x00b", "é" * 300, "x" * 5000,
-           "/etc/passwd", ".hidden", "sha256:" + "a" * 64, "main", "abc123"]
+HOSTILE = [
+    "sha256:/../../c",
+    "../../../../outside",
+    "a/b",
+    "..",
+    "a\\b",
+    "a\x00b",
+    "é" * 300,
+    "x" * 5000,
+    "/etc/passwd",
+    ".hidden",
+    "sha256:" + "a" * 64,
+    "main",
+    "abc123",
+]
 TEXT = st.one_of(st.sampled_from(HOSTILE), st.text(st.sampled_from("./\\\x00:aé-_ 9"), max_size=40), st.text())
 
 
@@ -58,10 +71,12 @@ def everything(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("revision, cache_key", [("sha256:/../../c", None), ("abc123", "/../../../outside"),
-                                                 ("..", None), ("a\\b", None)])
+@pytest.mark.parametrize(
+    "revision, cache_key", [("sha256:/../../c", None), ("abc123", "/../../../outside"), ("..", None), ("a\\b", None)]
+)
 def test_a_revision_or_cache_key_that_would_leave_the_board_is_refused_by_check_and_submit(
-        tmp_path, board, capsys, revision, cache_key):
+    tmp_path, board, capsys, revision, cache_key
+):
     data = make_results("org/evil", trained_on="snli_1.0_dev.jsonl", revision=revision)
     if cache_key:
         data["model"]["fine_tuning"]["cache_key"] = cache_key
@@ -93,10 +108,15 @@ WRITES = 5
 
 @pytest.mark.parametrize("killed_at", range(1, WRITES + 1))
 def test_a_submit_killed_at_any_write_leaves_a_board_the_next_command_brings_up_to_date(
-        tmp_path, board, capsys, killed_at):
+    tmp_path, board, capsys, killed_at
+):
     path = recomputable(make_results("org/model"), tmp_path / "r.json")
-    run = subprocess.run([sys.executable, "-c", KILLER, str(killed_at), "submit", str(path), "--board", str(board)],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", KILLER, str(killed_at), "submit", str(path), "--board", str(board)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == -9, run.stdout + run.stderr
     stored = sorted((board / "results").glob("*.json"))
     if stored and killed_at > 2:  # the row is on the board, the outputs behind: --check says so
@@ -119,6 +139,7 @@ def test_the_predictions_are_stored_compressed_and_the_row_is_marked_recomputed(
     assert main(["submit", str(path), "--board", str(board)]) == 0
     [copy] = (board / "predictions").iterdir()
     import gzip
+
     assert gzip.decompress(copy.read_bytes()) == predictions_path(path).read_bytes()
     assert copy.read_bytes()[4:8] == b"\0\0\0\0"  # no time in the header: the same predictions, the same bytes
     assert RECOMPUTED in (board / "README.md").read_text(encoding="utf-8")

@@ -67,10 +67,18 @@ def long_source(tmp_path_factory) -> Path:
 
 
 def start_build(source: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "swapbench.commands.main",
-                             *map(str, build_args(source, out, "shuffle-random", "--parser", "ptb"))],
-                            env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "swapbench.commands.main",
+            *map(str, build_args(source, out, "shuffle-random", "--parser", "ptb")),
+        ],
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_until_writing(process: subprocess.Popen, out: Path, timeout: float = 300) -> None:
@@ -93,8 +101,10 @@ def test_out_on_a_folder_of_other_files_is_refused(tmp_path, swapbench_cli, dige
     before = digest(out)
     result = swapbench_cli(*build_args(FIXTURES, out))
     assert result.code == 2
-    assert (f"error: --out {out} is a folder of files that swapbench did not write (no build_info.json in it); it "
-            "was left as it is: choose another folder, or pass --overwrite to replace it" in one_line(result.stderr))
+    assert (
+        f"error: --out {out} is a folder of files that swapbench did not write (no build_info.json in it); it "
+        "was left as it is: choose another folder, or pass --overwrite to replace it" in one_line(result.stderr)
+    )
     assert "Traceback" not in result.output
     assert digest(out) == before and leftovers(out) == []
 
@@ -146,46 +156,86 @@ def test_zoo_train_keeps_a_folder_of_other_files(tmp_path, swapbench_cli, digest
     before = digest(out)
     result = swapbench_cli("zoo", "train", "rope", "--out", out, "--train-source", FIXTURES, "--epochs", "1")
     assert result.code == 2
-    assert (f"error: --out {out} is a folder of files that swapbench did not write (no swapbench_zoo.json in it)"
-            in one_line(result.stderr))
+    assert (
+        f"error: --out {out} is a folder of files that swapbench did not write (no swapbench_zoo.json in it)"
+        in one_line(result.stderr)
+    )
     assert digest(out) == before and leftovers(out) == []
 
 
-@pytest.mark.parametrize(("variants", "message"), [
-    ("", "error: --variants: no variant given; expected shuffle-N (2 <= N <= 64), shuffle-random, shuffle-sr, "
-         "shuffle-sr-premise, shuffle-sr-validated, shuffle-sr-reversible, role-quartets or unlu"),
-    (",", "error: --variants: no variant given"),
-    ("shuffle-99999999999999999999", "error: --variants: 'shuffle-99999999999999999999' asks for constituents of "
-                                     "99999999999999999999 words; a constituency shuffle takes constituents of at "
-                                     "least 2 words and at most 64"),
-    ("shuffle-9", "error: shuffle-9 would have no rows (the variant applies to none of the 7 labelled pairs read), "
-                  "and an empty configuration cannot be loaded: nothing was written, --out is as it was"),
-])
-def test_a_variant_list_that_gives_no_dataset_leaves_the_previous_build(previous_build, capsys, digest, variants,
-                                                                        message):
+@pytest.mark.parametrize(
+    ("variants", "message"),
+    [
+        (
+            "",
+            "error: --variants: no variant given; expected shuffle-N (2 <= N <= 64), shuffle-random, shuffle-sr, "
+            "shuffle-sr-premise, shuffle-sr-validated, shuffle-sr-reversible, role-quartets or unlu",
+        ),
+        (",", "error: --variants: no variant given"),
+        (
+            "shuffle-99999999999999999999",
+            "error: --variants: 'shuffle-99999999999999999999' asks for constituents of "
+            "99999999999999999999 words; a constituency shuffle takes constituents of at "
+            "least 2 words and at most 64",
+        ),
+        (
+            "shuffle-9",
+            "error: shuffle-9 would have no rows (the variant applies to none of the 7 labelled pairs read), "
+            "and an empty configuration cannot be loaded: nothing was written, --out is as it was",
+        ),
+    ],
+)
+def test_a_variant_list_that_gives_no_dataset_leaves_the_previous_build(
+    previous_build, capsys, digest, variants, message
+):
     before = digest(previous_build)
     assert main([*map(str, build_args(FIXTURES, previous_build, variants))]) == 2
     assert message in one_line(capsys.readouterr().err)
     assert digest(previous_build) == before and leftovers(previous_build) == []
 
 
-@pytest.mark.parametrize(("option", "value", "message"), [
-    ("--limit", "0", "error: argument --limit: 0 is out of range: expected an integer >= 1"),
-    ("--seed", "-1", "error: argument --seed: -1 is out of range: expected an integer >= 0 and <= 4294967295"),
-    ("--seed", str(2**32), "error: argument --seed: 4294967296 is out of range: expected an integer >= 0 and <= "
-                           "4294967295"),
-    ("--srl", "bogus", "error: --srl: unknown role labeler 'bogus': expected one of spacy, tree, agree, auto, "
-                       "frames:FILE"),
-    ("--srl", "frames:/nonexistent/frames.jsonl", "error: --srl frames:/nonexistent/frames.jsonl: no such frames file"),
-    ("--variants", "shuffle-3,shuffle-3", "error: --variants: shuffle-3 given more than once"),
-    ("--variants", "shuffle-x", "error: --variants: unknown variant 'shuffle-x'"),
-    ("--split", "dev2", "argument --split: invalid choice: 'dev2'"),
-    ("--sr-selection", str(FIXTURES / "snli_roles.jsonl"),
-     "error: --sr-selection applies to shuffle-sr, which --variants leaves out"),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--limit", "0", "error: argument --limit: 0 is out of range: expected an integer >= 1"),
+        ("--seed", "-1", "error: argument --seed: -1 is out of range: expected an integer >= 0 and <= 4294967295"),
+        (
+            "--seed",
+            str(2**32),
+            "error: argument --seed: 4294967296 is out of range: expected an integer >= 0 and <= 4294967295",
+        ),
+        (
+            "--srl",
+            "bogus",
+            "error: --srl: unknown role labeler 'bogus': expected one of spacy, tree, agree, auto, frames:FILE",
+        ),
+        (
+            "--srl",
+            "frames:/nonexistent/frames.jsonl",
+            "error: --srl frames:/nonexistent/frames.jsonl: no such frames file",
+        ),
+        ("--variants", "shuffle-3,shuffle-3", "error: --variants: shuffle-3 given more than once"),
+        ("--variants", "shuffle-x", "error: --variants: unknown variant 'shuffle-x'"),
+        ("--split", "dev2", "argument --split: invalid choice: 'dev2'"),
+        (
+            "--sr-selection",
+            str(FIXTURES / "snli_roles.jsonl"),
+            "error: --sr-selection applies to shuffle-sr, which --variants leaves out",
+        ),
+    ],
+)
 def test_options_are_checked_before_the_source_is_read(tmp_path, capsys, option, value, message):
-    args = ["build", "--source", str(tmp_path / "no-such-source"), "--out", str(tmp_path / "out"),
-            "--variants", "shuffle-3", option, value]
+    args = [
+        "build",
+        "--source",
+        str(tmp_path / "no-such-source"),
+        "--out",
+        str(tmp_path / "out"),
+        "--variants",
+        "shuffle-3",
+        option,
+        value,
+    ]
     try:
         code = main(args)
     except SystemExit as exit_:  # argparse's own checks
@@ -207,8 +257,9 @@ def test_sigterm_mid_build_leaves_the_previous_build_and_no_staging_folder(previ
     assert digest(previous_build) == before
 
 
-def test_sigkill_leaves_a_staging_folder_that_the_next_build_removes(previous_build, long_source, digest,
-                                                                    swapbench_cli):
+def test_sigkill_leaves_a_staging_folder_that_the_next_build_removes(
+    previous_build, long_source, digest, swapbench_cli
+):
     before = digest(previous_build)
     process = start_build(long_source, previous_build)
     wait_until_writing(process, previous_build)
@@ -246,8 +297,7 @@ def test_without_an_atomic_exchange_the_build_is_swapped_in_by_two_renames(previ
         raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
 
     monkeypatch.setattr("swapbench.core.destination._exchange", no_exchange)
-    build(build_options(source=str(FIXTURES), out=previous_build, variants=["shuffle-random"], use_cache=False,
-                        seed=6))
+    build(build_options(source=str(FIXTURES), out=previous_build, variants=["shuffle-random"], use_cache=False, seed=6))
     assert seed_of(previous_build) == 6 and leftovers(previous_build) == []
 
 
@@ -278,8 +328,12 @@ def test_the_old_or_the_new_build_is_at_out_at_every_moment(previous_build):
     poller = threading.Thread(target=poll)
     poller.start()
     try:
-        swapper = subprocess.run([sys.executable, "-c", SWAPPER, str(FIXTURES), str(previous_build), str(rounds)],
-                                 capture_output=True, text=True, timeout=600)
+        swapper = subprocess.run(
+            [sys.executable, "-c", SWAPPER, str(FIXTURES), str(previous_build), str(rounds)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     finally:
         done.set()
         poller.join()

@@ -18,13 +18,42 @@ NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 def test_a_limited_curated_build_is_recorded_and_refused_by_name(swapbench_cli, tmp_path, fixtures, digest):
     selection = tmp_path / "sr-selection.jsonl"
     # the one shuffle-sr swap of the first 6 pairs, accepted (a configuration left empty is refused)
-    selection.write_text(json.dumps({"pair_id": "fx1a#1r1e", "decision": "accept",
-                                     "premise": "A man plays a red guitar on the street .",
-                                     "hypothesis": "Music makes a person ."}) + "\n", encoding="utf-8")
+    selection.write_text(
+        json.dumps(
+            {
+                "pair_id": "fx1a#1r1e",
+                "decision": "accept",
+                "premise": "A man plays a red guitar on the street .",
+                "hypothesis": "Music makes a person .",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     data = tmp_path / "data"
-    assert main(["build", "--source", str(fixtures), "--out", str(data), "--no-cache", "--parser", "ptb",
-                 "--limit", "6", "--shuffle-scope", "all", "--variants", "shuffle-random,shuffle-sr",
-                 "--sr-selection", str(selection)]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(fixtures),
+                "--out",
+                str(data),
+                "--no-cache",
+                "--parser",
+                "ptb",
+                "--limit",
+                "6",
+                "--shuffle-scope",
+                "all",
+                "--variants",
+                "shuffle-random,shuffle-sr",
+                "--sr-selection",
+                str(selection),
+            ]
+        )
+        == 0
+    )
     info = json.loads((data / "build_info.json").read_text(encoding="utf-8"))
     # --parser ptb, yet the default labeler (agree) ran spaCy: the pipeline and its version are named
     assert info["role_labeler"] == "auto"
@@ -33,12 +62,33 @@ def test_a_limited_curated_build_is_recorded_and_refused_by_name(swapbench_cli, 
     assert info["sr_selection"] == {"path": public_path(selection), "sha256": sha}
 
     output = tmp_path / "out" / "r.json"
-    assert main(["eval", str(save_classifier(tmp_path / "model", NLI)), "--data", str(data), "--output",
-                 str(output), "--no-progress", "--no-probe", "--bootstrap", "50"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(save_classifier(tmp_path / "model", NLI)),
+                "--data",
+                str(data),
+                "--output",
+                str(output),
+                "--no-progress",
+                "--no-probe",
+                "--bootstrap",
+                "50",
+            ]
+        )
+        == 0
+    )
     build = json.loads(output.read_text(encoding="utf-8"))["dataset"]["build"]
-    assert build == {"parser": "ptb", "parser_version": info["parser_version"], "shuffle_scope": "all", "limit": 6,
-                     "role_labeler": "auto", "spacy_pipelines": info["spacy_pipelines"],
-                     "sr_selection": {"path": public_path(selection), "sha256": sha}}
+    assert build == {
+        "parser": "ptb",
+        "parser_version": info["parser_version"],
+        "shuffle_scope": "all",
+        "limit": 6,
+        "role_labeler": "auto",
+        "spacy_pipelines": info["spacy_pipelines"],
+        "sr_selection": {"path": public_path(selection), "sha256": sha},
+    }
 
     board = empty_board(tmp_path / "board")
     before = digest(board)

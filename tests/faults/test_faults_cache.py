@@ -15,8 +15,18 @@ CACHE = "parses.sqlite"
 
 def build_args(out: Path, *cache: str) -> list[str]:
     """A build that parses with spaCy (the supplied trees are never cached) into `out`."""
-    return ["build", "--source", str(FIXTURES), "--parser", "spacy", "--variants", "shuffle-3,shuffle-random",
-            "--out", str(out), *cache]
+    return [
+        "build",
+        "--source",
+        str(FIXTURES),
+        "--parser",
+        "spacy",
+        "--variants",
+        "shuffle-3,shuffle-random",
+        "--out",
+        str(out),
+        *cache,
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -62,37 +72,46 @@ def swap_two_parses(path: Path) -> tuple[str, str]:
 
 
 def test_a_cache_of_garbage_bytes_is_set_aside_and_the_build_is_the_cacheless_one(
-        swapbench_cli, tmp_path, cache_dir, reference, digest):
+    swapbench_cli, tmp_path, cache_dir, reference, digest
+):
     garbage = bytes(range(256)) * 64
     (cache_dir / CACHE).write_bytes(garbage)
     run = swapbench_cli(*build_args(tmp_path / "data", "--cache-dir", cache_dir))
     assert run.code == 0, run.output
     aside = cache_dir / "parses.damaged-1.sqlite"
-    assert f"warning: the parse cache {cache_dir / CACHE} is damaged (file is not a database); moved it to {aside}" \
+    assert (
+        f"warning: the parse cache {cache_dir / CACHE} is damaged (file is not a database); moved it to {aside}"
         in run.stderr
+    )
     assert aside.read_bytes() == garbage  # kept for the user, as it was
     assert digest(tmp_path / "data") == digest(reference)
     assert sqlite3.connect(cache_dir / CACHE).execute("SELECT count(*) FROM parses").fetchone()[0] > 0
 
 
 def test_a_truncated_cache_is_set_aside_and_the_build_is_the_cacheless_one(
-        swapbench_cli, tmp_path, cache_dir, reference, digest):
+    swapbench_cli, tmp_path, cache_dir, reference, digest
+):
     whole = (cache_dir / CACHE).read_bytes()
-    (cache_dir / CACHE).write_bytes(whole[:len(whole) // 2])
+    (cache_dir / CACHE).write_bytes(whole[: len(whole) // 2])
     run = swapbench_cli(*build_args(tmp_path / "data", "--cache-dir", cache_dir))
     assert run.code == 0, run.output
-    assert f"warning: the parse cache {cache_dir / CACHE} is damaged (database disk image is malformed); moved it " \
-           f"to {cache_dir / 'parses.damaged-1.sqlite'}" in run.stderr
+    assert (
+        f"warning: the parse cache {cache_dir / CACHE} is damaged (database disk image is malformed); moved it "
+        f"to {cache_dir / 'parses.damaged-1.sqlite'}" in run.stderr
+    )
     assert digest(tmp_path / "data") == digest(reference)
 
 
 def test_a_row_holding_another_sentences_parse_is_parsed_again_and_overwritten(
-        swapbench_cli, tmp_path, cache_dir, reference, digest):
+    swapbench_cli, tmp_path, cache_dir, reference, digest
+):
     first, _ = swap_two_parses(cache_dir / CACHE)
     run = swapbench_cli(*build_args(tmp_path / "data", "--cache-dir", cache_dir))
     assert run.code == 0, run.output
-    assert f"warning: 2 row(s) of the parse cache {cache_dir / CACHE} do not hold a parse of their sentence " \
-           f"(the first: {first!r}); parsing them again" in run.stderr
+    assert (
+        f"warning: 2 row(s) of the parse cache {cache_dir / CACHE} do not hold a parse of their sentence "
+        f"(the first: {first!r}); parsing them again" in run.stderr
+    )
     assert digest(tmp_path / "data") == digest(reference)
     again = swapbench_cli(*build_args(tmp_path / "again", "--cache-dir", cache_dir))  # the rows were rewritten
     assert again.code == 0 and "parse cache" not in again.stderr, again.output
@@ -118,7 +137,9 @@ def test_a_cache_path_that_cannot_be_opened_names_it_and_the_way_out(swapbench_c
     out = tmp_path / "data"
     run = swapbench_cli(*build_args(out, "--cache-dir", cache_dir))
     assert run.code == 2
-    assert f"error: cannot use the parse cache {cache_dir / CACHE} (unable to open database file): delete it, or " \
-           "build with --no-cache or another --cache-dir" in " ".join(run.stderr.split())  # as rich wrapped it
+    assert (
+        f"error: cannot use the parse cache {cache_dir / CACHE} (unable to open database file): delete it, or "
+        "build with --no-cache or another --cache-dir" in " ".join(run.stderr.split())
+    )  # as rich wrapped it
     assert "Traceback" not in run.output
     assert not out.exists() and list(tmp_path.glob(".data.building-*")) == []

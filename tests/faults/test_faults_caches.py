@@ -49,10 +49,31 @@ def private(tmp_path_factory):
 
 # ---- the fine-tuning cache -----------------------------------------------------------------------------------------
 
+
 def fine_tune_args(base, train, data, cache, output, *extra):
-    return ["eval", str(base), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-            "--bootstrap", "50", "--train-source", str(train), "--val-holdout", "8", "--epochs", "1",
-            "--train-batch-size", "8", "--cache-dir", str(cache), *extra]
+    return [
+        "eval",
+        str(base),
+        "--data",
+        str(data),
+        "--output",
+        str(output),
+        "--no-progress",
+        "--no-probe",
+        "--bootstrap",
+        "50",
+        "--train-source",
+        str(train),
+        "--val-holdout",
+        "8",
+        "--epochs",
+        "1",
+        "--train-batch-size",
+        "8",
+        "--cache-dir",
+        str(cache),
+        *extra,
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +102,7 @@ def edit_weights(weights: Path) -> None:
 
 def cut_short(weights: Path) -> None:
     """Half the file, as a full disk or a killed copy leaves it."""
-    weights.write_bytes(weights.read_bytes()[:weights.stat().st_size // 2])
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
 
 
 @pytest.mark.parametrize("damage", [edit_weights, cut_short], ids=["edited", "cut-short"])
@@ -97,8 +118,12 @@ def test_a_damaged_checkpoint_is_moved_aside_and_trained_again(tuned, dataset, t
     assert main(fine_tune_args(base, train, dataset, cache, output, "--no-cache")) == 0
     err = squeezed(capsys.readouterr().err)
     (aside,) = (cache / "finetuned").glob(f"{folder.name}.damaged-*")
-    assert squeezed(f"warning: the cached checkpoint {folder} is not used: model.safetensors is not the file its "
-                    f"training wrote") in err
+    assert (
+        squeezed(
+            f"warning: the cached checkpoint {folder} is not used: model.safetensors is not the file its training wrote"
+        )
+        in err
+    )
     assert squeezed(f"It was moved to {aside}") in err and "Reusing" not in err
     assert (aside / "model.safetensors").read_bytes() == damaged  # what the user had is kept
     results = EvalResults.model_validate_json(output.read_text())
@@ -129,7 +154,7 @@ def test_any_changed_byte_of_any_file_of_a_checkpoint_is_caught(checkpoint, data
     whole = path.read_bytes()
     offset = data.draw(st.integers(0, len(whole) - 1))
     flip = data.draw(st.integers(1, 255))
-    path.write_bytes(whole[:offset] + bytes([whole[offset] ^ flip]) + whole[offset + 1:])
+    path.write_bytes(whole[:offset] + bytes([whole[offset] ^ flip]) + whole[offset + 1 :])
     try:
         assert f"{name} is not the file its training wrote" in checkpoint_problem(checkpoint)
     finally:
@@ -141,7 +166,7 @@ def test_any_changed_byte_of_any_file_of_a_checkpoint_is_caught(checkpoint, data
 def test_a_checkpoint_file_cut_anywhere_is_caught(checkpoint, data):
     path = checkpoint / "model.safetensors"
     whole = path.read_bytes()
-    path.write_bytes(whole[:data.draw(st.integers(0, len(whole) - 1))])
+    path.write_bytes(whole[: data.draw(st.integers(0, len(whole) - 1))])
     try:
         assert "model.safetensors is not the file its training wrote" in checkpoint_problem(checkpoint)
     finally:
@@ -162,6 +187,7 @@ def test_a_checkpoint_without_its_hashes_or_with_files_added_or_removed_is_not_s
 
 # ---- the scores cache ----------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory, dataset, private):
     """A classifier scored once, with an empty scores cache: the model, the cache and the predictions."""
@@ -173,8 +199,20 @@ def scored(tmp_path_factory, dataset, private):
 
 
 def score_args(model, data, cache, output):
-    return ["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-            "--bootstrap", "50", "--cache-dir", str(cache)]
+    return [
+        "eval",
+        str(model),
+        "--data",
+        str(data),
+        "--output",
+        str(output),
+        "--no-progress",
+        "--no-probe",
+        "--bootstrap",
+        "50",
+        "--cache-dir",
+        str(cache),
+    ]
 
 
 def test_a_logit_edited_inside_the_scores_cache_is_scored_again(scored, dataset, tmp_path, capsys):
@@ -212,8 +250,12 @@ def score_truly(todo, on_batch):
 
 
 @SEARCH
-@given(row=st.integers(0, len(PAIRS) - 1), change=st.sampled_from(["outputs", "cut", "checked", "another pair's"]),
-       offset=st.integers(0, 63), flip=st.integers(1, 255))
+@given(
+    row=st.integers(0, len(PAIRS) - 1),
+    change=st.sampled_from(["outputs", "cut", "checked", "another pair's"]),
+    offset=st.integers(0, 63),
+    flip=st.integers(1, 255),
+)
 def test_any_change_to_a_cached_row_is_caught_and_scored_again(row, change, offset, flip):
     with tempfile.TemporaryDirectory() as folder:
         path, warnings = Path(folder) / "entry.sqlite", []
@@ -229,10 +271,11 @@ def test_any_change_to_a_cached_row_is_caught_and_scored_again(row, change, offs
             else:
                 raw = outputs if change == "outputs" else checked
                 at = offset % len(raw)
-                raw = raw[:at] + bytes([raw[at] ^ flip]) + raw[at + 1:]
+                raw = raw[:at] + bytes([raw[at] ^ flip]) + raw[at + 1 :]
                 outputs, checked = (raw, checked) if change == "outputs" else (outputs, raw)
-            db.execute("UPDATE scores SET outputs = ?, cut = ?, checked = ? WHERE rowid = ?",
-                       (outputs, cut, checked, rowid))
+            db.execute(
+                "UPDATE scores SET outputs = ?, cut = ?, checked = ? WHERE rowid = ?", (outputs, cut, checked, rowid)
+            )
         db.close()
         again = cached_outputs(cache, PAIRS, 3, np.float32, score_truly)
         cache.close()
@@ -242,14 +285,18 @@ def test_any_change_to_a_cached_row_is_caught_and_scored_again(row, change, offs
 
 # ---- the suite -----------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def suite_done(tmp_path_factory, dataset, private):
     """A suite of one classifier, run once: its file and its output folder."""
     root = tmp_path_factory.mktemp("suite")
     model = save_classifier(root / "bert", NLI)
     suite = root / "suite.yaml"
-    suite.write_text(f"data: {dataset}\noptions: {{no_probe: true, bootstrap: 50, no_cache: true}}\nmodels:\n"
-                     f"  - {{model: {model}, mode: classifier}}\n", encoding="utf-8")
+    suite.write_text(
+        f"data: {dataset}\noptions: {{no_probe: true, bootstrap: 50, no_cache: true}}\nmodels:\n"
+        f"  - {{model: {model}, mode: classifier}}\n",
+        encoding="utf-8",
+    )
     assert main(["suite", str(suite), "--out", str(root / "out"), "--no-progress"]) == 0
     return suite, root / "out"
 
@@ -266,8 +313,9 @@ def test_a_run_whose_predictions_were_damaged_is_scored_again(suite_done, tmp_pa
     path, _ = the_run(out)
     predictions = predictions_path(path)
     whole = predictions.read_bytes()
-    predictions.write_bytes(whole[:len(whole) // 3] if damage == "cut short" else
-                            np.random.default_rng(1).bytes(len(whole)))
+    predictions.write_bytes(
+        whole[: len(whole) // 3] if damage == "cut short" else np.random.default_rng(1).bytes(len(whole))
+    )
     capsys.readouterr()
     assert main(["suite", str(suite), "--out", str(out), "--no-progress"]) == 0
     err = squeezed(capsys.readouterr().err)
@@ -288,7 +336,7 @@ def test_predictions_cut_anywhere_or_changed_anywhere_are_caught(suite_done, dat
         whole = predictions_path(path).read_bytes()
         at = data.draw(st.integers(0, len(whole) - 1))
         cut = data.draw(st.booleans())
-        predictions_path(copy).write_bytes(whole[:at] if cut else whole[:at] + bytes([whole[at] ^ 1]) + whole[at + 1:])
+        predictions_path(copy).write_bytes(whole[:at] if cut else whole[:at] + bytes([whole[at] ^ 1]) + whole[at + 1 :])
         with pytest.raises(SwapbenchError, match="is not the predictions its results file records"):
             verified_predictions(copy, results.predictions)
         predictions_path(copy).unlink()

@@ -30,8 +30,19 @@ def drop_weight(folder, key: str):
 
 
 def eval_args(model, data, output, *extra):
-    return ["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-            "--bootstrap", "50", *extra]
+    return [
+        "eval",
+        str(model),
+        "--data",
+        str(data),
+        "--output",
+        str(output),
+        "--no-progress",
+        "--no-probe",
+        "--bootstrap",
+        "50",
+        *extra,
+    ]
 
 
 @pytest.mark.parametrize("declared", ["alibi", "relative_key", "relative_key_query"])
@@ -41,8 +52,10 @@ def test_a_config_asking_for_an_unimplemented_encoding_is_refused(swapbench_cli,
     run = swapbench_cli(*eval_args(model, dataset, output))
     assert run.code == 2 and "Traceback" not in run.output
     message = " ".join(run.stderr.split())
-    assert f"asks for position_embedding_type='{declared}', which transformers' bert code does not implement" \
-        in message and "--trust-remote-code" in message
+    assert (
+        f"asks for position_embedding_type='{declared}', which transformers' bert code does not implement" in message
+        and "--trust-remote-code" in message
+    )
     assert not output.exists()
     probe = swapbench_cli("probe", model, "--out", tmp_path / "probe", "--words", "3", "--length", "8")
     assert probe.code == 2 and "does not implement" in " ".join(probe.stderr.split())
@@ -75,8 +88,21 @@ def test_the_probe_refuses_an_encoder_with_a_missing_weight(swapbench_cli, tmp_p
 def test_a_base_model_may_only_get_a_new_head(tmp_path, dataset, capsys):
     base = drop_weight(save_base(tmp_path / "base"), "encoder.layer.1.output.dense.weight")
     train = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
-    rc = main(eval_args(base, dataset, tmp_path / "r.json", "--train-source", str(train), "--val-holdout", "8",
-                        "--epochs", "1", "--cache-dir", str(tmp_path / "cache")))
+    rc = main(
+        eval_args(
+            base,
+            dataset,
+            tmp_path / "r.json",
+            "--train-source",
+            str(train),
+            "--val-holdout",
+            "8",
+            "--epochs",
+            "1",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        )
+    )
     assert rc == 2
     message = " ".join(capsys.readouterr().err.split())
     assert "does not load whole" in message and "encoder.layer.1.output.dense.weight" in message

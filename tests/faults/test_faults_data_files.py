@@ -63,13 +63,16 @@ def with_labels(table: pa.Table, first: int) -> pa.Table:
 
 # --- the Parquet files ---
 
+
 def test_the_built_folder_itself_loads(dataset):
     assert open_benchmark(str(dataset)).configurations[0].rows > 0
 
 
-@pytest.mark.parametrize("damage", [lambda b: b[: len(b) // 2], lambda b: b"",
-                                    lambda b: b[:100] + b"\xff" * 300 + b[400:]],
-                         ids=["truncated", "empty", "overwritten"])
+@pytest.mark.parametrize(
+    "damage",
+    [lambda b: b[: len(b) // 2], lambda b: b"", lambda b: b[:100] + b"\xff" * 300 + b[400:]],
+    ids=["truncated", "empty", "overwritten"],
+)
 def test_a_damaged_parquet_file_is_refused_by_name(copy, damage):
     folder, parquet = copy
     parquet.write_bytes(damage(parquet.read_bytes()))
@@ -105,16 +108,25 @@ def test_a_missing_column_is_refused_by_name(copy, column):
 
 def test_a_column_of_another_type_is_refused(copy):
     folder, parquet = copy
-    rewrite(parquet, lambda table: table.set_column(table.schema.get_field_index("premise"), "premise",
-                                                    pa.array(range(table.num_rows))))
+    rewrite(
+        parquet,
+        lambda table: table.set_column(
+            table.schema.get_field_index("premise"), "premise", pa.array(range(table.num_rows))
+        ),
+    )
     refused(folder, parquet, "column premise holds int64, not text")
 
 
 def test_an_empty_value_is_refused_with_its_row(copy):
     folder, parquet = copy
-    rewrite(parquet, lambda table: table.set_column(
-        table.schema.get_field_index("hypothesis"), "hypothesis",
-        pa.array([*table.column("hypothesis").to_pylist()[:2], None, *table.column("hypothesis").to_pylist()[3:]])))
+    rewrite(
+        parquet,
+        lambda table: table.set_column(
+            table.schema.get_field_index("hypothesis"),
+            "hypothesis",
+            pa.array([*table.column("hypothesis").to_pylist()[:2], None, *table.column("hypothesis").to_pylist()[3:]]),
+        ),
+    )
     refused(folder, parquet, "row 3: column hypothesis is empty")
 
 
@@ -122,8 +134,9 @@ def test_an_empty_value_is_refused_with_its_row(copy):
 def test_an_out_of_range_label_is_refused_with_its_row(copy, label):
     folder, parquet = copy
     rewrite(parquet, lambda table: with_labels(table, label))
-    refused(folder, parquet, f"row 1: label {label} is not one of its 3 labels (0 to 2: entailment, neutral, "
-                             "contradiction)")
+    refused(
+        folder, parquet, f"row 1: label {label} is not one of its 3 labels (0 to 2: entailment, neutral, contradiction)"
+    )
 
 
 def test_a_data_file_linked_from_outside_the_folder_is_refused(copy, tmp_path):
@@ -143,7 +156,7 @@ def test_damaged_bytes_give_a_clean_error_or_the_same_rows(copy, data):
     original = parquet.read_bytes()  # as built: each example puts it back
     start = data.draw(st.integers(0, len(original) - 1), label="start")
     patch = data.draw(st.binary(min_size=1, max_size=64), label="patch")
-    parquet.write_bytes(original[:start] + patch + original[start + len(patch):])
+    parquet.write_bytes(original[:start] + patch + original[start + len(patch) :])
     try:
         open_benchmark(str(folder))
     except SwapbenchError as err:
@@ -154,20 +167,24 @@ def test_damaged_bytes_give_a_clean_error_or_the_same_rows(copy, data):
 
 # --- the card ---
 
+
 def with_card_header(folder: Path, header: str) -> Path:
     card = folder / "README.md"
     card.write_text("---\n" + header + "\n---" + card.read_text().split("---", 2)[2])
     return card
 
 
-@pytest.mark.parametrize("header, line, phrase", [
-    ("configs: [unclosed\n  - : :", 3, "front matter is not YAML"),
-    ("- a\n- list", 2, "configs: expected a list of configurations"),
-    ("license: mit", 2, "configs: expected a list of configurations"),
-    ("configs:\n- data_files: []", 3, "configs.0: expected a mapping with a config_name"),
-    ("configs:\n- config_name: x\n  data_files: nope", 4, "configs.0.data_files: expected a list"),
-    ("configs: &a [*a]", 2, "YAML anchors and aliases"),
-])
+@pytest.mark.parametrize(
+    "header, line, phrase",
+    [
+        ("configs: [unclosed\n  - : :", 3, "front matter is not YAML"),
+        ("- a\n- list", 2, "configs: expected a list of configurations"),
+        ("license: mit", 2, "configs: expected a list of configurations"),
+        ("configs:\n- data_files: []", 3, "configs.0: expected a mapping with a config_name"),
+        ("configs:\n- config_name: x\n  data_files: nope", 4, "configs.0.data_files: expected a list"),
+        ("configs: &a [*a]", 2, "YAML anchors and aliases"),
+    ],
+)
 def test_a_damaged_card_is_refused_by_line(copy, header, line, phrase):
     folder, _ = copy
     card = with_card_header(folder, header)
@@ -180,15 +197,18 @@ def test_a_card_without_front_matter_is_refused(copy):
     refused(folder, f"{folder / 'README.md'}:1:", "no YAML front matter")
 
 
-@pytest.mark.parametrize("target, phrase", [
-    ("../../../../../../../../etc/passwd", "leaves the dataset folder (..)"),
-    (f"{CONFIG}/../../outside/*.parquet", "leaves the dataset folder (..)"),
-    ("/etc/passwd", "is not a relative path"),
-    ("https://example.com/x.parquet", "is a URL or drive"),
-    ("hf://datasets/someone/else/x.parquet", "is a URL or drive"),
-    ("C:\\\\Windows\\\\x.parquet", "is a URL or drive"),
-    ("\\\\\\\\server\\\\share\\\\x.parquet", "is a URL or drive"),
-])
+@pytest.mark.parametrize(
+    "target, phrase",
+    [
+        ("../../../../../../../../etc/passwd", "leaves the dataset folder (..)"),
+        (f"{CONFIG}/../../outside/*.parquet", "leaves the dataset folder (..)"),
+        ("/etc/passwd", "is not a relative path"),
+        ("https://example.com/x.parquet", "is a URL or drive"),
+        ("hf://datasets/someone/else/x.parquet", "is a URL or drive"),
+        ("C:\\\\Windows\\\\x.parquet", "is a URL or drive"),
+        ("\\\\\\\\server\\\\share\\\\x.parquet", "is a URL or drive"),
+    ],
+)
 def test_card_data_files_outside_the_folder_are_refused_before_reading(copy, tmp_path, target, phrase):
     folder, parquet = copy
     (tmp_path / "outside").mkdir()
@@ -202,12 +222,12 @@ def test_card_data_files_outside_the_folder_are_refused_before_reading(copy, tmp
 
 # --- JSON nested without end ---
 
+
 def test_deeply_nested_build_info_is_refused_by_name(copy):
     folder, _ = copy
     for text in ("[" * 100_000, '{"a":' * 100_000):
         (folder / "build_info.json").write_text(text)
-        refused(folder, folder / "build_info.json", "not the build_info.json of a `swapbench build`",
-                "recursion limit")
+        refused(folder, folder / "build_info.json", "not the build_info.json of a `swapbench build`", "recursion limit")
 
 
 def test_deeply_nested_json_is_refused_by_every_reader(tmp_path):
@@ -229,6 +249,7 @@ def test_read_json_names_the_file_of_broken_json(tmp_path):
 
 
 # --- the command line: exit code 2, one line, before any scoring ---
+
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
@@ -254,6 +275,7 @@ def test_eval_refuses_a_damaged_folder_in_one_line_and_writes_nothing(copy, mode
 
 # --- the suite file ---
 
+
 def billion_laughs(levels: int = 9) -> str:
     """A suite file whose one option holds 9**levels values once its aliases are expanded, in some 300 bytes."""
     items = ["&a [x,x,x,x,x,x,x,x,x]"]
@@ -270,8 +292,9 @@ def test_a_yaml_bomb_suite_is_refused_at_once_in_a_short_message(tmp_path):
     with pytest.raises(InputError) as caught:
         read_suite(suite)
     assert time.perf_counter() - started < 1.0
-    assert str(caught.value) == (f"{suite}:4: YAML anchors and aliases (&name, *name) are not accepted in a "
-                                 "declaration: write each value out")
+    assert str(caught.value) == (
+        f"{suite}:4: YAML anchors and aliases (&name, *name) are not accepted in a declaration: write each value out"
+    )
 
 
 def test_an_anchor_alone_is_refused_too(tmp_path):
@@ -281,11 +304,14 @@ def test_an_anchor_alone_is_refused_too(tmp_path):
         read_suite(suite)
 
 
-@pytest.mark.parametrize("suite_text", [
-    "models:\n- model: {name}\n- model: {name}\n",  # declared twice: the name is quoted
-    "models:\n- model: {name}\n  options: {{bootstrap: -1}}\n",  # an option refused: the entry is named
-    "models: [" + "{{model: m, nope: 1}}, " * 50 + "]\n",  # 50 problems
-])
+@pytest.mark.parametrize(
+    "suite_text",
+    [
+        "models:\n- model: {name}\n- model: {name}\n",  # declared twice: the name is quoted
+        "models:\n- model: {name}\n  options: {{bootstrap: -1}}\n",  # an option refused: the entry is named
+        "models: [" + "{{model: m, nope: 1}}, " * 50 + "]\n",  # 50 problems
+    ],
+)
 def test_suite_errors_quote_a_bounded_excerpt(tmp_path, suite_text):
     suite = tmp_path / "suite.yaml"
     suite.write_text(suite_text.format(name="m" * 100_000))

@@ -61,8 +61,22 @@ def one_line(text: str) -> str:
 
 
 def eval_args(model, data, output, *extra) -> list[str]:
-    return ["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--bootstrap", "200",
-            "--probe-words", "3", "--probe-length", "8", *extra]
+    return [
+        "eval",
+        str(model),
+        "--data",
+        str(data),
+        "--output",
+        str(output),
+        "--no-progress",
+        "--bootstrap",
+        "200",
+        "--probe-words",
+        "3",
+        "--probe-length",
+        "8",
+        *extra,
+    ]
 
 
 def mount(*args) -> bool:
@@ -86,8 +100,9 @@ def read_only_folder(tmp_path):
             unmount(folder)
             pytest.skip("a bind mount cannot be made read-only here")
     elif not mount("-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", folder):
-        pytest.skip("neither a read-only bind mount nor a read-only tmpfs can be mounted (root and CAP_SYS_ADMIN "
-                    "are needed)")
+        pytest.skip(
+            "neither a read-only bind mount nor a read-only tmpfs can be mounted (root and CAP_SYS_ADMIN are needed)"
+        )
     yield folder
     unmount(folder)
 
@@ -113,8 +128,10 @@ def full_folder(tmp_path):
 
 # ---- the output -----------------------------------------------------------------------------------------------------
 
-def test_eval_output_on_a_read_only_mount_is_refused_before_any_scoring(swapbench_cli, dataset, classifier,
-                                                                        read_only_folder, datasets_cache, digest):
+
+def test_eval_output_on_a_read_only_mount_is_refused_before_any_scoring(
+    swapbench_cli, dataset, classifier, read_only_folder, datasets_cache, digest
+):
     before = digest(read_only_folder)
     output = read_only_folder / "results.json"
     run = swapbench_cli(*eval_args(classifier, dataset, output))
@@ -127,8 +144,7 @@ def test_eval_output_on_a_read_only_mount_is_refused_before_any_scoring(swapbenc
     assert digest(read_only_folder) == before
 
 
-def test_probe_out_on_a_read_only_mount_is_refused_before_probing(swapbench_cli, classifier, read_only_folder,
-                                                                  digest):
+def test_probe_out_on_a_read_only_mount_is_refused_before_probing(swapbench_cli, classifier, read_only_folder, digest):
     before = digest(read_only_folder)
     out = read_only_folder / "probe"
     run = swapbench_cli("probe", classifier, "--out", out, "--words", "3", "--length", "8")
@@ -139,8 +155,9 @@ def test_probe_out_on_a_read_only_mount_is_refused_before_probing(swapbench_cli,
     assert digest(read_only_folder) == before
 
 
-def test_a_full_disk_at_the_end_keeps_the_scores_in_a_temporary_file(swapbench_cli, dataset, classifier,
-                                                                     full_folder, tmp_path, digest):
+def test_a_full_disk_at_the_end_keeps_the_scores_in_a_temporary_file(
+    swapbench_cli, dataset, classifier, full_folder, tmp_path, digest
+):
     before = digest(full_folder)
     output = full_folder / "results.json"
     temporary = tmp_path / "tmp"
@@ -162,23 +179,31 @@ def test_a_full_disk_at_the_end_keeps_the_scores_in_a_temporary_file(swapbench_c
 
 # ---- no network -----------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def start_up_seconds(tmp_path_factory, dataset) -> float:
     """How long `swapbench eval` takes to start and refuse a model at once (a missing path): the yardstick of a
     failure that is fast."""
     folder = tmp_path_factory.mktemp("start-up")
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "swapbench.commands.main",
-                    *eval_args(folder / "missing", dataset, folder / "r.json")], capture_output=True, cwd=folder)
+    subprocess.run(
+        [sys.executable, "-m", "swapbench.commands.main", *eval_args(folder / "missing", dataset, folder / "r.json")],
+        capture_output=True,
+        cwd=folder,
+    )
     return time.perf_counter() - began
 
 
 @pytest.mark.parametrize("command", ["eval", "probe"])
-def test_a_hub_model_on_an_unreachable_hub_fails_fast_and_says_so(command, swapbench_cli, dataset, tmp_path,
-                                                                  private_hub, start_up_seconds):
+def test_a_hub_model_on_an_unreachable_hub_fails_fast_and_says_so(
+    command, swapbench_cli, dataset, tmp_path, private_hub, start_up_seconds
+):
     output = tmp_path / "out"
-    args = (eval_args("some-org/some-model", dataset, output / "r.json") if command == "eval" else
-            ["probe", "some-org/some-model", "--out", output])
+    args = (
+        eval_args("some-org/some-model", dataset, output / "r.json")
+        if command == "eval"
+        else ["probe", "some-org/some-model", "--out", output]
+    )
     began = time.perf_counter()
     run = swapbench_cli(*args, env=CLOSED_PORT)
     seconds = time.perf_counter() - began
@@ -191,16 +216,16 @@ def test_a_hub_model_on_an_unreachable_hub_fails_fast_and_says_so(command, swapb
     assert not output.exists()
 
 
-def test_a_cached_hub_model_is_probed_while_the_hub_cannot_be_reached(swapbench_cli, classifier, tmp_path,
-                                                                      private_hub):
+def test_a_cached_hub_model_is_probed_while_the_hub_cannot_be_reached(swapbench_cli, classifier, tmp_path, private_hub):
     # The Hub cache's own layout: the files of commit `commit` under snapshots/, and refs/main naming it.
     commit = "0123456789abcdef0123456789abcdef01234567"
     repo = private_hub / "hub" / "models--some-org--cached-model"
     shutil.copytree(classifier, repo / "snapshots" / commit)
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(commit)
-    run = swapbench_cli("probe", "some-org/cached-model", "--out", tmp_path / "probe", "--words", "3", "--length",
-                        "8", env=CLOSED_PORT)
+    run = swapbench_cli(
+        "probe", "some-org/cached-model", "--out", tmp_path / "probe", "--words", "3", "--length", "8", env=CLOSED_PORT
+    )
     assert run.code == 0, run.output
     assert "Retrying" not in run.output
     probe = json.loads((tmp_path / "probe" / "probe.json").read_text())
@@ -208,7 +233,8 @@ def test_a_cached_hub_model_is_probed_while_the_hub_cannot_be_reached(swapbench_
 
 
 def test_a_base_model_offline_without_training_data_names_what_fine_tuning_would_read(
-        swapbench_cli, dataset, tmp_path, offline_env, start_up_seconds):
+    swapbench_cli, dataset, tmp_path, offline_env, start_up_seconds
+):
     base = save_base(tmp_path / "base")
     output = tmp_path / "out" / "r.json"
     began = time.perf_counter()
@@ -227,8 +253,10 @@ def test_a_base_model_offline_without_training_data_names_what_fine_tuning_would
 
 # ---- a missing model path -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["./missing-model", "models/missing-model", "checkpoints/run-1/final",
-                                  "~/no-such-swapbench-model"])
+
+@pytest.mark.parametrize(
+    "name", ["./missing-model", "models/missing-model", "checkpoints/run-1/final", "~/no-such-swapbench-model"]
+)
 def test_a_missing_model_path_is_named_as_such(name, swapbench_cli, dataset, tmp_path, datasets_cache, digest):
     (tmp_path / "models").mkdir()  # models/missing-model: a folder of that name is there, the model is not
     run = swapbench_cli(*eval_args(name, dataset, tmp_path / "r.json"), cwd=tmp_path)
@@ -249,16 +277,20 @@ def test_probe_names_a_missing_model_path(swapbench_cli, tmp_path):
 
 # ---- data without build_info.json -----------------------------------------------------------------------------------
 
-def test_data_without_build_info_are_scored_with_a_warning_and_refused_by_submit(swapbench_cli, dataset, classifier,
-                                                                                 tmp_path, digest):
+
+def test_data_without_build_info_are_scored_with_a_warning_and_refused_by_submit(
+    swapbench_cli, dataset, classifier, tmp_path, digest
+):
     unverified = tmp_path / "unverified"
     shutil.copytree(dataset, unverified)
     (unverified / "build_info.json").unlink()
     output = tmp_path / "results.json"
     run = swapbench_cli(*eval_args(classifier, unverified, output, "--no-probe"))
     assert run.code == 0, run.output
-    assert (f"warning: the data of {', '.join(CONFIGS)} are unverified: there is no {unverified}/build_info.json"
-            in one_line(run.stderr))
+    assert (
+        f"warning: the data of {', '.join(CONFIGS)} are unverified: there is no {unverified}/build_info.json"
+        in one_line(run.stderr)
+    )
     results = EvalResults.model_validate_json(output.read_text())
     assert [c.verified for c in results.dataset.configurations] == [False] * len(CONFIGS)
 
@@ -267,8 +299,10 @@ def test_data_without_build_info_are_scored_with_a_warning_and_refused_by_submit
     before = digest(board)
     submitted = swapbench_cli("submit", output, "--board", board)
     assert submitted.code == 1 and "Traceback" not in submitted.output
-    assert ("dataset.configurations.0.verified: the shuffle-3 data were unverified when scored: their folder had no "
-            "build_info.json listing them") in one_line(submitted.stdout)
+    assert (
+        "dataset.configurations.0.verified: the shuffle-3 data were unverified when scored: their folder had no "
+        "build_info.json listing them"
+    ) in one_line(submitted.stdout)
     assert digest(board) == before
 
 
@@ -295,8 +329,9 @@ EVAL_OPTIONS = [
 
 
 @pytest.mark.parametrize("option, value, expected", EVAL_OPTIONS, ids=[o for o, _, _ in EVAL_OPTIONS])
-def test_an_eval_option_out_of_range_stops_it_before_any_work(option, value, expected, swapbench_cli, dataset,
-                                                              classifier, tmp_path, datasets_cache, digest):
+def test_an_eval_option_out_of_range_stops_it_before_any_work(
+    option, value, expected, swapbench_cli, dataset, classifier, tmp_path, datasets_cache, digest
+):
     output = tmp_path / "out" / "r.json"
     run = swapbench_cli(*eval_args(classifier, dataset, output, option, value))
     assert run.code == 2 and "Traceback" not in run.output
@@ -311,18 +346,24 @@ OTHER_OPTIONS = [
     (["zoo", "train", "rope"], "--dropout", "1", "1 is out of range: expected a number >= 0 and < 1"),
     (["zoo", "train", "rope"], "--warmup-ratio", "1.5", "1.5 is out of range: expected a number >= 0 and <= 1"),
     (["zoo", "train", "rope"], "--lr", "0", "0 is out of range: expected a number > 0"),
-    (["zoo", "run", "--data", "DATA", "--work", "WORK"], "--seeds", "0,-1",
-     "-1 is out of range: expected an integer >= 0 and <= 4294967295"),
+    (
+        ["zoo", "run", "--data", "DATA", "--work", "WORK"],
+        "--seeds",
+        "0,-1",
+        "-1 is out of range: expected an integer >= 0 and <= 4294967295",
+    ),
     (["zoo", "run", "--data", "DATA", "--work", "WORK"], "--encodings", "rope,nope", "'nope' is not an encoding"),
     (["zoo", "params"], "--heads", "0", "0 is out of range: expected an integer >= 1"),
     (["zoo", "params"], "--vocab-size", "0", "0 is out of range: expected an integer >= 1"),
 ]
 
 
-@pytest.mark.parametrize("command, option, value, expected", OTHER_OPTIONS,
-                         ids=[f"{c[0]}-{c[1]}{o}" for c, o, _, _ in OTHER_OPTIONS])
-def test_a_probe_or_zoo_option_out_of_range_stops_it_before_any_work(command, option, value, expected,
-                                                                     swapbench_cli, dataset, classifier, tmp_path):
+@pytest.mark.parametrize(
+    "command, option, value, expected", OTHER_OPTIONS, ids=[f"{c[0]}-{c[1]}{o}" for c, o, _, _ in OTHER_OPTIONS]
+)
+def test_a_probe_or_zoo_option_out_of_range_stops_it_before_any_work(
+    command, option, value, expected, swapbench_cli, dataset, classifier, tmp_path
+):
     stand_in = {"MODEL": str(classifier), "DATA": str(dataset), "WORK": str(tmp_path / "work")}
     args = [stand_in.get(arg, arg) for arg in command]
     out = [] if command[:2] == ["zoo", "params"] else ["--out", tmp_path / "out"]
@@ -334,8 +375,19 @@ def test_a_probe_or_zoo_option_out_of_range_stops_it_before_any_work(command, op
 
 def test_zoo_settings_that_do_not_fit_together_stop_it_before_reading_data(swapbench_cli, tmp_path):
     # --train-source names nothing: had the data been read first, that would have been the error.
-    run = swapbench_cli("zoo", "train", "rope", "--out", tmp_path / "out", "--hidden", "66", "--heads", "2",
-                        "--train-source", tmp_path / "no-snli-here")
+    run = swapbench_cli(
+        "zoo",
+        "train",
+        "rope",
+        "--out",
+        tmp_path / "out",
+        "--hidden",
+        "66",
+        "--heads",
+        "2",
+        "--train-source",
+        tmp_path / "no-snli-here",
+    )
     assert run.code == 2 and "Traceback" not in run.output
     message = one_line(run.stderr)
     assert "rope: invalid zoo encoder settings: rope rotates pairs of dimensions: the head size must be even" in message

@@ -42,9 +42,19 @@ BASE = EvalResults.model_validate(make_results("tiny"))
 
 def pair(writer: int, rows: int = 3) -> tuple[EvalResults, str]:
     """Results and predictions text that belong together, told apart by `writer`."""
-    lines = [PredictionRow(pair_id=f"{writer}-{i}", configuration="shuffle-3", gold="entailment",
-                           gold_original="entailment", prediction_original="neutral",
-                           prediction_perturbed="neutral", cluster=str(i), tags=[]) for i in range(rows)]
+    lines = [
+        PredictionRow(
+            pair_id=f"{writer}-{i}",
+            configuration="shuffle-3",
+            gold="entailment",
+            gold_original="entailment",
+            prediction_original="neutral",
+            prediction_perturbed="neutral",
+            cluster=str(i),
+            tags=[],
+        )
+        for i in range(rows)
+    ]
     text, record = render_predictions(lines, Path("r.json"))
     return BASE.model_copy(update={"predictions": record}), text
 
@@ -67,6 +77,7 @@ def assert_whole(path: Path) -> str | None:
 
 # ---- names that cannot collide ----------------------------------------------------------------------------------
 
+
 @settings(max_examples=50, deadline=None)
 @given(st.datetimes(timezones=st.just(timezone.utc)), st.integers(0, 999_999))
 def test_two_default_names_made_in_one_second_differ(started, microsecond):
@@ -88,6 +99,7 @@ def test_a_name_eval_chose_is_never_written_over(tmp_path):
 
 
 # ---- one unit: concurrent writers, and a reader alongside them -----------------------------------------------------
+
 
 def test_concurrent_writers_onto_one_path_always_leave_a_matching_pair(tmp_path):
     path = tmp_path / "results.json"
@@ -170,8 +182,9 @@ def test_a_writer_killed_at_any_step_leaves_the_earlier_pair_or_the_new_one(tmp_
     results, text = pair(2)
     (tmp_path / "new.json").write_text(results.model_dump_json())
     (tmp_path / "new.jsonl").write_text(text, encoding="utf-8")
-    script = KILLER.format(step=step, nth=nth, path=str(path), results=str(tmp_path / "new.json"),
-                           text=str(tmp_path / "new.jsonl"))
+    script = KILLER.format(
+        step=step, nth=nth, path=str(path), results=str(tmp_path / "new.json"), text=str(tmp_path / "new.jsonl")
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == (-9 if step else 0), done.stderr
     writer = assert_whole(path)  # verified_predictions rolled a half-written pair back first
@@ -184,6 +197,7 @@ def test_a_writer_killed_at_any_step_leaves_the_earlier_pair_or_the_new_one(tmp_
 
 # ---- eval's own inputs --------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def dataset(build_fixture_dataset):
     return build_fixture_dataset(["shuffle-3"])
@@ -192,14 +206,43 @@ def dataset(build_fixture_dataset):
 def test_a_max_length_beyond_the_models_positions_is_refused_before_any_work(tmp_path, dataset, capsys):
     model = save_classifier(tmp_path / "twelve-positions", NLI, max_position_embeddings=12)
     output = tmp_path / "results.json"
-    code = main(["eval", str(model), "--data", str(dataset), "--output", str(output), "--no-progress",
-                 "--no-probe", "--max-length", "64"])
+    code = main(
+        [
+            "eval",
+            str(model),
+            "--data",
+            str(dataset),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--no-probe",
+            "--max-length",
+            "64",
+        ]
+    )
     err = " ".join(capsys.readouterr().err.split())
     assert code == 2 and "--max-length 64 is beyond the 12 positions of" in err and "Traceback" not in err
     assert not output.exists() and not (Path(swapbench_cache()) / "scores").exists()  # nothing scored
     # within the positions it runs, and pairs longer than the limit are cut rather than crash the model
-    assert main(["eval", str(model), "--data", str(dataset), "--output", str(output), "--no-progress",
-                 "--no-probe", "--bootstrap", "50", "--max-length", "12"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(model),
+                "--data",
+                str(dataset),
+                "--output",
+                str(output),
+                "--no-progress",
+                "--no-probe",
+                "--bootstrap",
+                "50",
+                "--max-length",
+                "12",
+            ]
+        )
+        == 0
+    )
     assert EvalResults.model_validate_json(output.read_bytes()).provenance.scoring.max_length == 12
 
 
@@ -229,10 +272,16 @@ def test_a_memory_error_while_scoring_is_a_clear_error(tmp_path, monkeypatch):
 
     monkeypatch.setattr(scoring, "pad_batch", pad)
     scored = []
-    with pytest.raises(SwapbenchError,
-                       match=r"out of memory on cpu scoring 6 pairs .*2 were scored.*--eval-batch-size"):
-        scoring.predict(model, tokenizer, [("A man runs.", "A dog sleeps.")] * 6, batch_size=2,
-                        on_batch=lambda index, logits, cut: scored.extend(index))
+    with pytest.raises(
+        SwapbenchError, match=r"out of memory on cpu scoring 6 pairs .*2 were scored.*--eval-batch-size"
+    ):
+        scoring.predict(
+            model,
+            tokenizer,
+            [("A man runs.", "A dog sleeps.")] * 6,
+            batch_size=2,
+            on_batch=lambda index, logits, cut: scored.extend(index),
+        )
     assert len(scored) == 2  # what was scored before reached on_batch (the scores cache), and stays there
 
 
@@ -252,10 +301,17 @@ def test_a_230_character_model_folder_evaluates_and_writes_its_results(tmp_path,
     assert model_slug(str(other)) != model_slug(str(model))
 
 
-@pytest.mark.parametrize("keywords,named", [
-    ({"limit": True}, "limit"), ({"limit": 2.0}, "limit"), ({"bootstrap": 1000.0}, "bootstrap"),
-    ({"seed": False}, "seed"), ({"probe": 1}, "probe"), ({"seeds": [0, True]}, "seeds"),
-])
+@pytest.mark.parametrize(
+    "keywords,named",
+    [
+        ({"limit": True}, "limit"),
+        ({"limit": 2.0}, "limit"),
+        ({"bootstrap": 1000.0}, "bootstrap"),
+        ({"seed": False}, "seed"),
+        ({"probe": 1}, "probe"),
+        ({"seeds": [0, True]}, "seeds"),
+    ],
+)
 def test_option_values_from_the_api_are_strictly_typed(keywords, named):
     with pytest.raises(SwapbenchError, match=rf"--{named}\b.*{named}"):
         eval_options_model().from_keywords(model="m", data="d", **keywords)

@@ -64,8 +64,9 @@ def dataset(build_fixture_dataset):
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
-    return save_classifier(tmp_path_factory.mktemp("model") / "bert", {0: "entailment", 1: "neutral",
-                                                                       2: "contradiction"})
+    return save_classifier(
+        tmp_path_factory.mktemp("model") / "bert", {0: "entailment", 1: "neutral", 2: "contradiction"}
+    )
 
 
 @pytest.fixture
@@ -76,18 +77,37 @@ def board(tmp_path, dataset):
 
 
 def evaluate(model, data, output):
-    return main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-                 "--bootstrap", "50"])
+    return main(
+        [
+            "eval",
+            str(model),
+            "--data",
+            str(data),
+            "--output",
+            str(output),
+            "--no-progress",
+            "--no-probe",
+            "--bootstrap",
+            "50",
+        ]
+    )
 
 
 def test_every_fingerprinted_column_is_one_the_figures_read():
-    assert set(FINGERPRINT_COLUMNS) == {"pair_id", "premise", "hypothesis", "label", "original_premise",
-                                        "original_hypothesis", "original_label", "binary_label"}
+    assert set(FINGERPRINT_COLUMNS) == {
+        "pair_id",
+        "premise",
+        "hypothesis",
+        "label",
+        "original_premise",
+        "original_hypothesis",
+        "original_label",
+        "binary_label",
+    }
 
 
 @pytest.mark.parametrize("column", FINGERPRINT_COLUMNS)
-def test_a_tampered_column_is_refused_by_eval_and_by_submit(column, tmp_path, dataset, model, board, capsys,
-                                                             digest):
+def test_a_tampered_column_is_refused_by_eval_and_by_submit(column, tmp_path, dataset, model, board, capsys, digest):
     folder, table = tampered_copy(dataset, tmp_path / "data", column)
     before = digest(folder)
     output = tmp_path / "out" / "results.json"

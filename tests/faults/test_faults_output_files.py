@@ -22,7 +22,7 @@ def disk_fills_up(original):
     def plot(result, path: Path, *title):
         original(result, path, *title)
         data = Path(path).read_bytes()
-        Path(path).write_bytes(data[:len(data) // 2])
+        Path(path).write_bytes(data[: len(data) // 2])
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     return plot
@@ -48,13 +48,32 @@ def test_a_fault_while_probe_writes_leaves_the_earlier_probe_whole(tmp_path, mon
     assert after.keys() == before.keys() and after["probe.json"] != before["probe.json"]
 
 
-def test_a_fault_while_zoo_run_writes_leaves_its_summary_table_and_figure_whole(setting, tmp_path,  # noqa: F811
-                                                                                monkeypatch, digest):
+def test_a_fault_while_zoo_run_writes_leaves_its_summary_table_and_figure_whole(
+    setting,
+    tmp_path,  # noqa: F811
+    monkeypatch,
+    digest,
+):
     import swapbench.zoo.report as report
 
     out, work = tmp_path / "out", tmp_path / "work"
-    command = ["zoo", "run", "--data", str(setting["benchmark"]), "--out", str(out), "--work", str(work),
-               "--encodings", "none", "--seeds", "0", "--probe-words", "5", *recipe_options(setting)]
+    command = [
+        "zoo",
+        "run",
+        "--data",
+        str(setting["benchmark"]),
+        "--out",
+        str(out),
+        "--work",
+        str(work),
+        "--encodings",
+        "none",
+        "--seeds",
+        "0",
+        "--probe-words",
+        "5",
+        *recipe_options(setting),
+    ]
     assert main([*command, "--bootstrap", "100"]) == 0
     before = digest(out)
     assert {"zoo.json", "README.md"} <= before.keys()
@@ -67,7 +86,8 @@ def test_a_fault_while_zoo_run_writes_leaves_its_summary_table_and_figure_whole(
     seed_files = [name for name in before if name.endswith(("seed-0.json", "seed-0-hypothesis-only.json"))]
     assert seed_files and after.keys() == before.keys()  # no staging file left
     # The summary, the table and the figure go together: the earlier ones stay whole.
-    assert {k: v for k, v in after.items() if k not in seed_files} == \
-        {k: v for k, v in before.items() if k not in seed_files}
+    assert {k: v for k, v in after.items() if k not in seed_files} == {
+        k: v for k, v in before.items() if k not in seed_files
+    }
     for name in seed_files:  # each seed's results file was replaced whole, before the fault
         assert EvalResults.model_validate_json((out / name).read_text()).results

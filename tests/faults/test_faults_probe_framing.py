@@ -45,8 +45,13 @@ def test_flat_attention_is_warned_of_and_the_file_holds_what_the_figures_come_fr
     assert run.code == 0, run.output
     assert "Warning: the attention is nearly flat (spread 0.000" in " ".join(run.stdout.split())
     data = json.loads((out / "probe.json").read_text(encoding="utf-8"))
-    assert (data["flat"], data["positions"], data["length"], data["n_words"], data["add_special_tokens"]) == \
-           (True, 12, 12, 4, False)
+    assert (data["flat"], data["positions"], data["length"], data["n_words"], data["add_special_tokens"]) == (
+        True,
+        12,
+        12,
+        4,
+        False,
+    )
     result = ProbeResult.model_validate(data)
     assert result.matrix_array().shape == (12, 12) and result.layer_arrays().shape == (2, 12, 12)
     assert symmetry(result.matrix_array()) == result.symmetry
@@ -60,13 +65,18 @@ def test_flat_attention_is_warned_of_and_the_file_holds_what_the_figures_come_fr
 def test_the_board_shows_framing_and_flatness_and_refuses_another_framing(tmp_path, capsys, digest):
     board = empty_board(tmp_path / "board")
     flat = make_results("flat-model")
-    flat["model"]["probe"].update(spread=0.02, flat=True, degree_symmetry=None,
-                                  degree_symmetry_note="undefined for flat attention")
+    flat["model"]["probe"].update(
+        spread=0.02, flat=True, degree_symmetry=None, degree_symmetry_note="undefined for flat attention"
+    )
     assert main(["submit", str(save(flat, tmp_path / "flat.json")), "--board", str(board)]) == 0
-    [row] = [line for line in (board / "README.md").read_text(encoding="utf-8").splitlines()
-             if line.startswith("| [flat-model")]
-    assert "| no special tokens, spread 0.020; too flat: the paper's symmetry is noise, degree symmetry undefined |" \
-        in row
+    [row] = [
+        line
+        for line in (board / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| [flat-model")
+    ]
+    assert (
+        "| no special tokens, spread 0.020; too flat: the paper's symmetry is noise, degree symmetry undefined |" in row
+    )
     assert "| 0.900 |  | 0.500 |" in row  # the paper's symmetry, no degree symmetry, the paper's locality
 
     framed = make_results("framed-model")
@@ -74,6 +84,8 @@ def test_the_board_shows_framing_and_flatness_and_refuses_another_framing(tmp_pa
     before = digest(board)
     capsys.readouterr()
     assert main(["submit", str(save(framed, tmp_path / "framed.json")), "--board", str(board)]) == 1
-    assert ("model.probe.settings.add_special_tokens: probed with the tokenizer's special tokens; the board's rows "
-            "are probed without them") in " ".join(capsys.readouterr().out.split())
+    assert (
+        "model.probe.settings.add_special_tokens: probed with the tokenizer's special tokens; the board's rows "
+        "are probed without them"
+    ) in " ".join(capsys.readouterr().out.split())
     assert digest(board) == before

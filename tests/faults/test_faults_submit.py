@@ -48,12 +48,14 @@ def new_results(tmp_path, another_model) -> Path:
 def test_a_damaged_stored_file_refuses_the_submission_until_it_is_fixed(swapbench_cli, board, new_results, digest):
     damaged = board / "results" / STORED[0].name
     whole = damaged.read_bytes()
-    damaged.write_bytes(whole[:len(whole) // 2])  # cut short, as an interrupted copy leaves it
+    damaged.write_bytes(whole[: len(whole) // 2])  # cut short, as an interrupted copy leaves it
     before = digest(board)
     run = swapbench_cli("submit", new_results, "--board", board)
     assert run.code == 2, run.output
-    assert f"error: the board holds a damaged file, so nothing was submitted: {damaged} is not a valid results " \
-           "file (" in flat(run.stderr)
+    assert (
+        f"error: the board holds a damaged file, so nothing was submitted: {damaged} is not a valid results "
+        "file (" in flat(run.stderr)
+    )
     assert "Traceback" not in run.output
     assert digest(board) == before
     damaged.write_bytes(whole)
@@ -92,8 +94,10 @@ def test_a_50_mb_file_is_refused_by_its_size_without_being_read(swapbench_cli, t
     before = digest(board)
     run = swapbench_cli("submit", huge, "--board", board)
     assert run.code == 1, run.output
-    assert f"{huge}: refused, 1 problem(s): - 50.0 MB: the board takes results files of at most 1 MB (those of " \
-           "`swapbench eval` are about 100 kB), so it was not read" in flat(run.stdout)
+    assert (
+        f"{huge}: refused, 1 problem(s): - 50.0 MB: the board takes results files of at most 1 MB (those of "
+        "`swapbench eval` are about 100 kB), so it was not read" in flat(run.stdout)
+    )
     assert "JSON" not in run.output
     assert digest(board) == before
 

@@ -28,9 +28,12 @@ def dataset(build_fixture_dataset) -> Path:
 def constant(tmp_path_factory) -> dict[str, Path]:
     """Classifiers whose zeroed head and biased output answer one label whatever the pair."""
     root = tmp_path_factory.mktemp("constant")
-    return {"3-way": save_classifier(root / "three", {0: "entailment", 1: "neutral", 2: "contradiction"},
-                                     bias=[0.0, 0.0, 4.0]),
-            "binary": save_classifier(root / "binary", {0: "entailment", 1: "not_entailment"}, bias=[0.0, 4.0])}
+    return {
+        "3-way": save_classifier(
+            root / "three", {0: "entailment", 1: "neutral", 2: "contradiction"}, bias=[0.0, 0.0, 4.0]
+        ),
+        "binary": save_classifier(root / "binary", {0: "entailment", 1: "not_entailment"}, bias=[0.0, 4.0]),
+    }
 
 
 def problems_of(out: str) -> list[str]:
@@ -38,13 +41,32 @@ def problems_of(out: str) -> list[str]:
 
 
 @pytest.mark.parametrize("view", ["3-way", "binary"])
-@pytest.mark.parametrize("configs", [["shuffle-sr"], ["shuffle-3"], ["shuffle-random"], ["shuffle-3", "shuffle-sr"],
-                                     CONFIGS], ids="+".join)
-def test_a_constant_model_is_refused_whatever_configurations_it_was_scored_on(configs, view, constant, dataset,
-                                                                              tmp_path, capsys):
+@pytest.mark.parametrize(
+    "configs", [["shuffle-sr"], ["shuffle-3"], ["shuffle-random"], ["shuffle-3", "shuffle-sr"], CONFIGS], ids="+".join
+)
+def test_a_constant_model_is_refused_whatever_configurations_it_was_scored_on(
+    configs, view, constant, dataset, tmp_path, capsys
+):
     output = tmp_path / "constant.json"
-    assert main(["eval", str(constant[view]), "--data", str(dataset), "--output", str(output), "--no-progress",
-                 "--no-probe", "--bootstrap", "200", "--configs", ",".join(configs)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(constant[view]),
+                "--data",
+                str(dataset),
+                "--output",
+                str(output),
+                "--no-progress",
+                "--no-probe",
+                "--bootstrap",
+                "200",
+                "--configs",
+                ",".join(configs),
+            ]
+        )
+        == 0
+    )
     health = EvalResults.model_validate_json(output.read_text()).health
     assert health.at_chance
     assert "predictions not collapsed" in health.checks  # never switched off, role configurations alone or not
@@ -67,8 +89,9 @@ def test_a_constant_model_is_refused_whatever_configurations_it_was_scored_on(co
     problems = problems_of(out)
     assert any(p.startswith(HEALTH) for p in problems)
     missing = [c for c in CONFIGS if c not in configs]
-    assert any(p.startswith(f"dataset.configurations: {', '.join(missing)} not scored") for p in problems) \
-        is bool(missing)
+    assert any(p.startswith(f"dataset.configurations: {', '.join(missing)} not scored") for p in problems) is bool(
+        missing
+    )
 
 
 def test_submit_refuses_a_file_lacking_a_configuration_the_board_shows(tmp_path, capsys):
@@ -77,9 +100,11 @@ def test_submit_refuses_a_file_lacking_a_configuration_the_board_shows(tmp_path,
     assert main(["submit", str(path), "--board", str(board)]) == 1
     out = " ".join(capsys.readouterr().out.split())
     assert f"{path}: refused, 1 problem(s):" in out
-    assert ("dataset.configurations: shuffle-sr not scored: the board shows every configuration of its reference "
-            "dataset (shuffle-3, shuffle-4, shuffle-5, shuffle-random, shuffle-sr), so a file must score them all; "
-            "leave out --configs") in out
+    assert (
+        "dataset.configurations: shuffle-sr not scored: the board shows every configuration of its reference "
+        "dataset (shuffle-3, shuffle-4, shuffle-5, shuffle-random, shuffle-sr), so a file must score them all; "
+        "leave out --configs"
+    ) in out
     assert not (board / "results").exists()
 
 
@@ -89,9 +114,14 @@ def test_submit_refuses_a_file_scored_on_part_of_the_split(tmp_path, capsys):
     limited["dataset"]["limit"] = 10
     fewer = make_results("org/other")
     fewer["dataset"]["configurations"][0]["rows"] -= 1  # a cut copy of the split
-    for data, expected in [(limited, "dataset.limit: only the first 10 rows of each configuration were scored "
-                                     "(--limit); the board takes full runs"),
-                           (fewer, "dataset.configurations.0.rows: 89 rows; the reference shuffle-3 has 90")]:
+    for data, expected in [
+        (
+            limited,
+            "dataset.limit: only the first 10 rows of each configuration were scored "
+            "(--limit); the board takes full runs",
+        ),
+        (fewer, "dataset.configurations.0.rows: 89 rows; the reference shuffle-3 has 90"),
+    ]:
         path = save(data, tmp_path / "submitted.json")
         assert main(["submit", str(path), "--board", str(board)]) == 1
         out = capsys.readouterr().out
@@ -102,13 +132,31 @@ def test_submit_refuses_a_file_scored_on_part_of_the_split(tmp_path, capsys):
 def test_eval_with_limit_is_refused_by_submit(constant, dataset, tmp_path, capsys):
     """--limit, end to end: the file says so and submit names it (beside the constant model's health)."""
     output = tmp_path / "limited.json"
-    assert main(["eval", str(constant["3-way"]), "--data", str(dataset), "--output", str(output), "--no-progress",
-                 "--no-probe", "--bootstrap", "200", "--limit", "2"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(constant["3-way"]),
+                "--data",
+                str(dataset),
+                "--output",
+                str(output),
+                "--no-progress",
+                "--no-probe",
+                "--bootstrap",
+                "200",
+                "--limit",
+                "2",
+            ]
+        )
+        == 0
+    )
     assert json.loads(output.read_text())["dataset"]["limit"] == 2
     board = tmp_path / "board"
     board.mkdir()
     write_reference(board, reference_from_build(dataset))
     capsys.readouterr()
     assert main(["submit", str(output), "--board", str(board)]) == 1
-    assert ("dataset.limit: only the first 2 rows of each configuration were scored (--limit); the board takes full "
-            "runs") in problems_of(capsys.readouterr().out)
+    assert (
+        "dataset.limit: only the first 2 rows of each configuration were scored (--limit); the board takes full runs"
+    ) in problems_of(capsys.readouterr().out)

@@ -42,17 +42,28 @@ PAYLOADS = [
     "evil|x\n# Injected heading\n[click](http://evil.example)",
     "a | b | c\r\n|---|---|\n| x | y |",
     '=HYPERLINK("http://evil.example","x")',
-    "@SUM(A1)", "+1+2", "-2+3", "\tx", "\rx",
+    "@SUM(A1)",
+    "+1+2",
+    "-2+3",
+    "\tx",
+    "\rx",
     "org/\u202etxt.exe\u202c-model\u0007\u0000\u200b",
-    "$\\frac{$", "a$b$c$", "\\$", "$x^2$",
+    "$\\frac{$",
+    "a$b$c$",
+    "\\$",
+    "$x^2$",
     "`code` *em* _em_ ~~s~~ ![i](x) www.evil.example https://evil.example &amp; &lt;",
     "<!-- comment",
     "org/" + "a" * 5000,
 ]
 FIELDS = ("name", "revision", "source", "kind")
-hostile = st.one_of(st.sampled_from(PAYLOADS), st.text(st.characters(codec="utf-8"), max_size=60),
-                    st.text(st.sampled_from(list("<>&\"'|`*_[]()\\$=+-@!#~:\n\r\t ") + list(BIDI) + ["a", "\x00"]),
-                            min_size=1, max_size=40))
+hostile = st.one_of(
+    st.sampled_from(PAYLOADS),
+    st.text(st.characters(codec="utf-8"), max_size=60),
+    st.text(
+        st.sampled_from(list("<>&\"'|`*_[]()\\$=+-@!#~:\n\r\t ") + list(BIDI) + ["a", "\x00"]), min_size=1, max_size=40
+    ),
+)
 
 
 def shown_control(text: str) -> list[str]:
@@ -136,6 +147,7 @@ def test_random_hostile_strings_leave_every_output_whole(tmp_path_factory, value
 
 # ---- the helpers: what each guards against ----------------------------------------------------------------------
 
+
 @settings(max_examples=200, deadline=None)
 @given(hostile)
 def test_plain_text_is_one_line_without_control_or_bidi_characters(value):
@@ -149,8 +161,9 @@ def test_plain_text_is_one_line_without_control_or_bidi_characters(value):
 @given(hostile)
 def test_a_markdown_cell_reads_as_its_text_in_a_github_table(value):
     cell = markdown_cell(value)
-    rendered = cmarkgfm.github_flavored_markdown_to_html(f"| h |\n|---|\n| {cell} |\n",
-                                                        options=cmarkgfm.Options.CMARK_OPT_UNSAFE)
+    rendered = cmarkgfm.github_flavored_markdown_to_html(
+        f"| h |\n|---|\n| {cell} |\n", options=cmarkgfm.Options.CMARK_OPT_UNSAFE
+    )
     body = re.search(r"<tbody>\s*<tr>\s*<td>(.*?)</td>\s*</tr>\s*</tbody>", rendered, re.S)
     expected = plain_text(value)
     if not expected:
@@ -162,6 +175,7 @@ def test_a_markdown_cell_reads_as_its_text_in_a_github_table(value):
     inner = re.sub(r'<a href="mailto:[^"]*">(.*?)</a>', r"\1", inner)
     assert "<" not in inner.replace("&lt;", "")
     import html
+
     assert html.unescape(inner) == expected
 
 
@@ -182,6 +196,7 @@ def test_plot_text_draws_as_written(value):
     """matplotlib draws the text as plain text: no mathtext error, and the characters it lays out are the text's."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     figure = Figure()
     FigureCanvasAgg(figure)
     artist = figure.text(0, 0, plot_text(value))
@@ -198,11 +213,18 @@ def test_mathtext_in_a_name_no_longer_breaks_the_rebuild(tmp_path):
 
 # ---- the suite's summary ----------------------------------------------------------------------------------------
 
+
 def test_the_suite_summary_escapes_model_names_and_errors(tmp_path):
     names = ["<img src=x onerror=alert(1)>", "a|b\n# heading", '=HYPERLINK("x")', "-2+3", "org/\u202em"]
     options = eval_options_model()
-    outcomes = [Outcome(run=Run(label=f"{name} (classifier, seed 0)", options=options(model=name, data="d")),
-                        status="failed", error=f"<b>broke</b>\n## {name}") for name in names]
+    outcomes = [
+        Outcome(
+            run=Run(label=f"{name} (classifier, seed 0)", options=options(model=name, data="d")),
+            status="failed",
+            error=f"<b>broke</b>\n## {name}",
+        )
+        for name in names
+    ]
     markdown, table = render(outcomes)
     lines = [line for line in markdown.splitlines() if line.startswith("|")]
     assert len(lines) == 2 + len(names) and len({len(markdown_cells(line)) for line in lines}) == 1
@@ -210,5 +232,10 @@ def test_the_suite_summary_escapes_model_names_and_errors(tmp_path):
     assert not re.search(r"<(img|b>|h2>heading|h1>heading)", rendered) and rendered.count("<h2>") == 1
     assert shown_control(markdown) == [] and shown_control(table) == []
     records = list(csv.reader(io.StringIO(table)))
-    assert [r[0] for r in records[1:]] == ["<img src=x onerror=alert(1)>", "a|b # heading", "'=HYPERLINK(\"x\")",
-                                           "'-2+3", "org/m"]
+    assert [r[0] for r in records[1:]] == [
+        "<img src=x onerror=alert(1)>",
+        "a|b # heading",
+        '\'=HYPERLINK("x")',
+        "'-2+3",
+        "org/m",
+    ]

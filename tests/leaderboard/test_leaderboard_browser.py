@@ -19,8 +19,12 @@ from swapbench.leaderboard.board import rebuild
 
 # (model, family, symmetry, locality, pairs lost on shuffle-sr and shuffle-sr-premise): Δ = (1 - lost) / 20
 SLICES_IN_TEXT_ORDER = ["words:10", "words:19", "words:2", "words:9"]
-MODELS = [("org/bert-like", "absolute", 0.95, 0.70, 9), ("org/deberta-like", "relative", 0.60, 0.50, 3),
-          ("org/roberta-like", "absolute", 0.90, 0.40, 6), ("org/t5-like", "relative", 0.80, 0.65, 12)]
+MODELS = [
+    ("org/bert-like", "absolute", 0.95, 0.70, 9),
+    ("org/deberta-like", "relative", 0.60, 0.50, 3),
+    ("org/roberta-like", "absolute", 0.90, 0.40, 6),
+    ("org/t5-like", "relative", 0.80, 0.65, 12),
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,10 +33,17 @@ def page_path(tmp_path_factory) -> Path:
     ROWS["shuffle-sr-premise"] = 20  # the paper's order, beside which its reported rows are plotted
     try:
         board = empty_board(folder / "board")
-        made = [make_results(model, family=family, symmetry=symmetry, locality=locality,
-                             drops={"shuffle-sr": lost, "shuffle-sr-premise": lost},
-                             skip=("shuffle-5",) if model == "org/t5-like" else ())
-                for model, family, symmetry, locality, lost in MODELS]
+        made = [
+            make_results(
+                model,
+                family=family,
+                symmetry=symmetry,
+                locality=locality,
+                drops={"shuffle-sr": lost, "shuffle-sr-premise": lost},
+                skip=("shuffle-5",) if model == "org/t5-like" else (),
+            )
+            for model, family, symmetry, locality, lost in MODELS
+        ]
     finally:
         del ROWS["shuffle-sr-premise"]
     (board / "reported.json").write_bytes((COMMITTED / "reported.json").read_bytes())
@@ -53,8 +64,9 @@ def page_path(tmp_path_factory) -> Path:
 
 def visible_models(page, reported: bool = False) -> list[str]:
     """The board's own models shown, in order (with `reported`, the paper's rows too, as names)."""
-    selector = "#board tbody tr:not([hidden]) td:first-child " + ("a, #board tbody tr:not([hidden]) "
-                                                                  "td:first-child span.name" if reported else "a")
+    selector = "#board tbody tr:not([hidden]) td:first-child " + (
+        "a, #board tbody tr:not([hidden]) td:first-child span.name" if reported else "a"
+    )
     return page.eval_on_selector_all(selector, "cells => cells.map(c => c.textContent)")
 
 
@@ -68,15 +80,20 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
     assert visible_models(page) == ["org/bert-like", "org/deberta-like", "org/roberta-like", "org/t5-like"]
     assert visible_models(page, reported=True)[4:] == ["ALBERT", "BERT", "DeBERTa", "StrucBERT", "XLNet"]
     assert page.locator("#board tbody tr.reported").count() == 5
-    assert page.locator("#board tbody tr.reported .badge").first.inner_text() == \
-        "reported by Chen et al. (2023), not re-run"
+    assert (
+        page.locator("#board tbody tr.reported .badge").first.inner_text()
+        == "reported by Chen et al. (2023), not re-run"
+    )
     assert page.locator("#board tfoot").count() == 0 and "mean of" not in page.content()
     assert page.inner_text("#shown") == "9 of 9 models shown"
 
     # Each Δ cell shows its interval and n.
     first = page.locator("#board tbody tr").first
-    cell = first.locator("td").nth(page.locator("#board thead th").all_inner_texts().index(
-        "Δ shuffle-sr (hypothesis side first, not the paper's order)"))
+    cell = first.locator("td").nth(
+        page.locator("#board thead th")
+        .all_inner_texts()
+        .index("Δ shuffle-sr (hypothesis side first, not the paper's order)")
+    )
     assert "n 20" in cell.inner_text() and cell.get_attribute("title").startswith("95% interval [")
 
     # Sort by locality (the probe's columns unfolded first): ascending, then descending on a second click (the
@@ -85,8 +102,10 @@ def test_the_page_sorts_filters_and_fetches_nothing(browser_context, page_path, 
     header = page.locator("#board thead th", has_text="Locality (paper)")
     box, text = header.bounding_box(), header.locator("button").bounding_box()
     corner = {"x": 2, "y": box["height"] - 2}
-    assert not (text["x"] <= box["x"] + corner["x"] <= text["x"] + text["width"]
-                and text["y"] <= box["y"] + corner["y"] <= text["y"] + text["height"]), "the corner is on the text"
+    assert not (
+        text["x"] <= box["x"] + corner["x"] <= text["x"] + text["width"]
+        and text["y"] <= box["y"] + corner["y"] <= text["y"] + text["height"]
+    ), "the corner is on the text"
     header.click(position=corner)
     assert header.get_attribute("aria-sort") == "ascending"
     assert visible_models(page) == ["org/roberta-like", "org/deberta-like", "org/t5-like", "org/bert-like"]
@@ -158,13 +177,15 @@ def page_scrolls_sideways(page) -> bool:
 
 def shown(page, selector: str) -> list[str]:
     """The text of each element the selector finds that is laid out (not folded away), in order."""
-    return page.eval_on_selector_all(selector, "cells => cells.filter(c => c.getClientRects().length > 0)"
-                                               ".map(c => c.textContent.trim())")
+    return page.eval_on_selector_all(
+        selector, "cells => cells.filter(c => c.getClientRects().length > 0).map(c => c.textContent.trim())"
+    )
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_page_fits_the_window_and_every_row_keeps_its_name_when_the_table_scrolls(browser_context, page_path,
-                                                                                      width):
+def test_the_page_fits_the_window_and_every_row_keeps_its_name_when_the_table_scrolls(
+    browser_context, page_path, width
+):
     page = browser_context.new_page()
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(page_path.as_uri())
@@ -231,8 +252,13 @@ def test_column_groups_fold_and_the_headline_columns_come_first(browser_context,
     # Unfold the probe (a click on its label, as a reader does): its columns and their cells show; fold it again.
     page.click("fieldset.folds label:has(#show-probe)")
     unfolded = shown(page, "#board thead th")
-    assert unfolded[len(headers):] == ["Symmetry (paper)", "Degree symmetry", "Locality (paper)",
-                                       "Relative locality", "Probe"]
+    assert unfolded[len(headers) :] == [
+        "Symmetry (paper)",
+        "Degree symmetry",
+        "Locality (paper)",
+        "Relative locality",
+        "Probe",
+    ]
     assert len(shown(page, "#board tbody tr:first-child td")) == len(unfolded)
     page.click("fieldset.folds label:has(#show-probe)")
     assert shown(page, "#board thead th") == headers
@@ -241,8 +267,12 @@ def test_column_groups_fold_and_the_headline_columns_come_first(browser_context,
     page.uncheck("#show-shuffles")
     assert shown(page, "#board thead th") == headers[:fixed] + roles
     assert shown(page, "#board tbody tr:first-child td.g-shuffles") == []
-    assert shown(page, "#board tbody td.model a") == ["org/bert-like", "org/deberta-like", "org/roberta-like",
-                                                      "org/t5-like"]
+    assert shown(page, "#board tbody td.model a") == [
+        "org/bert-like",
+        "org/deberta-like",
+        "org/roberta-like",
+        "org/t5-like",
+    ]
 
     # In a wide window, all unfolded, the table's box takes the window's width: no max-width of the page keeps it
     # narrow.

@@ -49,16 +49,28 @@ def test_the_columns_say_which_figure_is_the_papers(tmp_path, board):
     data = make_results("org/model", symmetry=0.431, locality=0.07, degree_symmetry=0.999, relative_locality=-0.01)
     assert submit(data, tmp_path / "a.json", board) == 0
     header, row = markdown_rows((board / "README.md").read_text(encoding="utf-8"))[:2]
-    cells = {name: row[header.index(name)] for name in
-             ("Symmetry (paper)", "Degree symmetry", "Locality (paper)", "Relative locality")}
-    assert cells == {"Symmetry (paper)": "0.431", "Degree symmetry": "0.999", "Locality (paper)": "0.070",
-                     "Relative locality": "-0.010"}
+    cells = {
+        name: row[header.index(name)]
+        for name in ("Symmetry (paper)", "Degree symmetry", "Locality (paper)", "Relative locality")
+    }
+    assert cells == {
+        "Symmetry (paper)": "0.431",
+        "Degree symmetry": "0.999",
+        "Locality (paper)": "0.070",
+        "Relative locality": "-0.010",
+    }
     [line] = csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text(encoding="utf-8")))
-    assert (line["symmetry_paper"], line["degree_symmetry"], line["locality_paper"], line["relative_locality"]) == \
-        ("0.431", "0.999", "0.07", "-0.01")
+    assert (line["symmetry_paper"], line["degree_symmetry"], line["locality_paper"], line["relative_locality"]) == (
+        "0.431",
+        "0.999",
+        "0.07",
+        "-0.01",
+    )
     page = (board / "index.html").read_text(encoding="utf-8")
-    assert "the paper&#x27;s symmetry of the positional attention" in page or \
-        "the paper's symmetry of the positional attention" in page
+    assert (
+        "the paper&#x27;s symmetry of the positional attention" in page
+        or "the paper's symmetry of the positional attention" in page
+    )
 
 
 def test_a_degree_symmetry_of_flat_or_causal_attention_is_refused():
@@ -66,8 +78,15 @@ def test_a_degree_symmetry_of_flat_or_causal_attention_is_refused():
     with pytest.raises(ValueError, match="degree_symmetry is null under a causal mask and for flat attention"):
         ProbeInfo(locality=0.1, symmetry=0.5, per_layer=[], settings=settings, flat=True, degree_symmetry=0.9)
     with pytest.raises(ValueError, match="degree_symmetry is null"):
-        ProbeInfo(locality=0.1, symmetry=None, symmetry_note="causal", per_layer=[], settings=settings, causal=True,
-                  degree_symmetry=0.9)
+        ProbeInfo(
+            locality=0.1,
+            symmetry=None,
+            symmetry_note="causal",
+            per_layer=[],
+            settings=settings,
+            causal=True,
+            degree_symmetry=0.9,
+        )
     # A file of schema 2.2 without swapbench's figures still reads.
     old = ProbeInfo(locality=0.1, symmetry=0.5, per_layer=[], settings=settings)
     assert (old.degree_symmetry, old.relative_locality) == (None, None)

@@ -50,8 +50,9 @@ def test_a_multi_seed_row_shows_its_mean_the_seeds_spread_and_how_many(tmp_path,
     assert mean == pytest.approx(np.mean(each))
     assert tuned["Δ shuffle-3"].startswith(f"{points(mean)} ±{100 * std:.1f} (2 seeds)<br>")
     role = next(key for key in header if key.startswith("Role sensitivity (sr"))
-    role_std = np.std([run["results"]["shuffle-sr"]["role_sensitivity"] for run in seeds["seed_variance"]["runs"]],
-                      ddof=1)
+    role_std = np.std(
+        [run["results"]["shuffle-sr"]["role_sensitivity"] for run in seeds["seed_variance"]["runs"]], ddof=1
+    )
     assert f"±{100 * role_std:.1f} (2 seeds)" in tuned[role]
     assert "mean of 2 fine-tunings (seeds 0, 1)" in tuned["Training data"]
     # a one-seed row is what it was
@@ -85,8 +86,10 @@ def test_each_seed_s_training_must_have_been_checked_against_the_scored_data(tmp
     data = over_two_seeds()
     data["seed_variance"]["runs"][1]["fine_tuning"]["data_overlap"] = None
     problems = refused(tmp_path, board, capsys, data)
-    assert any(p.startswith("seed_variance.runs.1.fine_tuning.data_overlap: the training data were not checked")
-               for p in problems), problems
+    assert any(
+        p.startswith("seed_variance.runs.1.fine_tuning.data_overlap: the training data were not checked")
+        for p in problems
+    ), problems
 
 
 def test_a_file_written_before_seeds_were_recorded_still_validates(tmp_path, board, capsys):

@@ -16,11 +16,13 @@ from board_helpers import empty_board, make_results, save
 
 from swapbench.leaderboard.board import rebuild
 
-NAMES = ["<img src=x onerror=\"window.__pwned=1;alert(1)\">",
-         "<script>window.__pwned=2;alert(2)</script>",
-         "x\n\n<svg onload=\"window.__pwned=3\"></svg>\n\n# Injected heading",
-         "evil|<img src=y onerror=\"window.__pwned=4\">|[click](javascript:window.__pwned=5)",
-         "<a href=\"javascript:window.__pwned=6\" id=\"pwnlink\">click</a>"]
+NAMES = [
+    '<img src=x onerror="window.__pwned=1;alert(1)">',
+    "<script>window.__pwned=2;alert(2)</script>",
+    'x\n\n<svg onload="window.__pwned=3"></svg>\n\n# Injected heading',
+    'evil|<img src=y onerror="window.__pwned=4">|[click](javascript:window.__pwned=5)',
+    '<a href="javascript:window.__pwned=6" id="pwnlink">click</a>',
+]
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +45,10 @@ def visit(context, page_path: Path) -> dict:
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(page_path.as_uri())
     page.wait_for_timeout(200)  # an onerror of an image that fails to load fires after load
-    found = {"dialogs": dialogs, "pwned": page.evaluate("window.__pwned === undefined ? null : window.__pwned"),
-             "elements": page.evaluate("""() => ({
+    found = {
+        "dialogs": dialogs,
+        "pwned": page.evaluate("window.__pwned === undefined ? null : window.__pwned"),
+        "elements": page.evaluate("""() => ({
                  img: document.querySelectorAll('img').length,
                  script: Array.from(document.scripts).filter(s => s.textContent.includes('__pwned')).length,
                  handlers: Array.from(document.querySelectorAll('*')).filter(e => Array.from(e.attributes).some(
@@ -52,7 +56,8 @@ def visit(context, page_path: Path) -> dict:
                  javascript: Array.from(document.querySelectorAll('a[href]')).filter(
                      a => a.getAttribute('href').trim().toLowerCase().startsWith('javascript:')).length,
                  h1: document.querySelectorAll('h1').length})"""),
-             "text": page.inner_text("body")}
+        "text": page.inner_text("body"),
+    }
     page.close()
     return found
 

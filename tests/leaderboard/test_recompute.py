@@ -32,8 +32,24 @@ def dataset(build_fixture_dataset):
 def run_eval(output: Path, model: Path, data: Path, *extra: str):
     with pytest.MonkeyPatch.context() as patch:  # as the autouse private_cache does, for this module's runs
         patch.setenv("HF_DATASETS_CACHE", str(output.parent / "hf-datasets"))
-        assert main(["eval", str(model), "--data", str(data), "--output", str(output), "--no-progress", "--no-probe",
-                     "--bootstrap", "200", *extra]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    str(model),
+                    "--data",
+                    str(data),
+                    "--output",
+                    str(output),
+                    "--no-progress",
+                    "--no-probe",
+                    "--bootstrap",
+                    "200",
+                    *extra,
+                ]
+            )
+            == 0
+        )
     results = EvalResults.model_validate_json(output.read_text())
     return results, read_predictions(predictions_path(output), results.predictions)
 
@@ -48,9 +64,23 @@ def one_seed(tmp_path_factory, dataset):
 def two_seeds(tmp_path_factory, dataset):
     root = tmp_path_factory.mktemp("two-seeds")
     train = write_training_file(root / "snli" / "snli_1.0_train.jsonl", "train")
-    return run_eval(root / "results.json", save_base(root / "base"), dataset, "--seeds", "0,1", "--train-source",
-                    str(train), "--val-holdout", "8", "--epochs", "1", "--train-batch-size", "8", "--cache-dir",
-                    str(root / "cache"))
+    return run_eval(
+        root / "results.json",
+        save_base(root / "base"),
+        dataset,
+        "--seeds",
+        "0,1",
+        "--train-source",
+        str(train),
+        "--val-holdout",
+        "8",
+        "--epochs",
+        "1",
+        "--train-batch-size",
+        "8",
+        "--cache-dir",
+        str(root / "cache"),
+    )
 
 
 @pytest.fixture(params=["one_seed", "two_seeds"])
@@ -72,8 +102,9 @@ def test_a_real_eval_reports_the_role_free_control_beside_its_role_figures(one_s
     results, rows = one_seed
     entailment = [r for r in rows if r.configuration == "shuffle-random" and r.gold_original == "entailment"]
     [control] = results.role_free_controls
-    shift = sum((r.prediction_perturbed != "entailment") - (r.prediction_original != "entailment")
-                for r in entailment) / len(entailment)
+    shift = sum(
+        (r.prediction_perturbed != "entailment") - (r.prediction_original != "entailment") for r in entailment
+    ) / len(entailment)
     assert control.configuration == "shuffle-random" and control.n == len(entailment)
     assert control.value == pytest.approx(shift)
     run = Evaluated(results, tmp_path / "results.json")
@@ -85,6 +116,7 @@ def test_a_real_eval_reports_the_role_free_control_beside_its_role_figures(one_s
 
 
 # ---- every figure edited is caught by its key ---------------------------------------------------------------------
+
 
 def not_recomputed(key: str) -> bool:
     parts = key.split(".")
@@ -118,10 +150,16 @@ def edited(results: EvalResults, key: str) -> EvalResults:
     *path, last = key.split(".")
     parent = copy
     for part in path:
-        parent = parent[int(part) if isinstance(parent, list) else part] if isinstance(parent, (dict, list)) \
+        parent = (
+            parent[int(part) if isinstance(parent, list) else part]
+            if isinstance(parent, (dict, list))
             else getattr(parent, part)
-    get = (lambda: parent[int(last) if isinstance(parent, list) else last]) if isinstance(parent, (dict, list)) \
+        )
+    get = (
+        (lambda: parent[int(last) if isinstance(parent, list) else last])
+        if isinstance(parent, (dict, list))
         else (lambda: getattr(parent, last))
+    )
     value = get()
     if isinstance(value, bool):
         new = not value
@@ -143,18 +181,32 @@ def edited(results: EvalResults, key: str) -> EvalResults:
 def test_every_figure_edited_is_caught_by_its_key(run):
     """Every figure of the file, each edited alone in turn (exhaustive, where a random search once missed a key)."""
     results, rows = run
-    missed = [key for key in figure_keys(results)
-              if key not in {p.where for p in recompute_problems(edited(results, key), rows)}]
+    missed = [
+        key
+        for key in figure_keys(results)
+        if key not in {p.where for p in recompute_problems(edited(results, key), rows)}
+    ]
     assert not missed, missed
 
 
 def test_the_keys_edited_cover_every_kind_of_figure(two_seeds):
     keys = figure_keys(two_seeds[0])
-    for part in (".delta_ci.low", ".mcnemar.p_value", ".role_sensitivity.value", ".non_entailment_rate",
-                 ".permutation_acceptance.omega_max.value", ".slices.", ".displacement.", ".locality.slope_ci.low",
-                 ".locality.bins.0.changed", "health.p_value",
-                 "health.top_prediction_share", "health.at_chance", "seed_variance.spread.",
-                 "seed_variance.runs.1.health"):
+    for part in (
+        ".delta_ci.low",
+        ".mcnemar.p_value",
+        ".role_sensitivity.value",
+        ".non_entailment_rate",
+        ".permutation_acceptance.omega_max.value",
+        ".slices.",
+        ".displacement.",
+        ".locality.slope_ci.low",
+        ".locality.bins.0.changed",
+        "health.p_value",
+        "health.top_prediction_share",
+        "health.at_chance",
+        "seed_variance.spread.",
+        "seed_variance.runs.1.health",
+    ):
         assert any(part in key for key in keys), part
 
 
@@ -170,13 +222,15 @@ def test_a_settings_edit_or_an_edited_prediction_is_caught(one_seed):
     where = f"results.{first.configuration}.accuracy_perturbed"
     assert where in found and "file says" in found[where] and "its predictions give" in found[where]
     # The whole split's majority class, which a full run's predictions give.
-    assert "health.majority_rate" in {p.where for p in recompute_problems(edited(results, "health.majority_rate"),
-                                                                           rows)}
+    assert "health.majority_rate" in {
+        p.where for p in recompute_problems(edited(results, "health.majority_rate"), rows)
+    }
     missing = [row for row in rows if row.configuration != ROLE]
     assert {f"results.{ROLE}", "predictions.rows"} <= {p.where for p in recompute_problems(results, missing)}
 
 
 # ---- the at-chance flag is re-derived ------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def committed():
@@ -204,13 +258,15 @@ def test_every_health_block_s_flag_is_re_derived_the_seeds_too(two_seeds):
     assert all(block["at_chance"] for block in blocks)
     for block in blocks:
         block.update(at_chance=False, reasons=[])
-    problems = {p.where: p.message for p in validate(json.dumps(data), load_reference(REPO / "leaderboard"),
-                                                      []).problems}
+    problems = {
+        p.where: p.message for p in validate(json.dumps(data), load_reference(REPO / "leaderboard"), []).problems
+    }
     for where in ("health", "seed_variance.runs.0.health", "seed_variance.runs.1.health"):
         assert "not above chance" in problems[f"{where}.at_chance"] and where not in problems
 
 
 # ---- input the board cannot be broken by ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("text", ["[" * 100_000, '{"a": ' * 500 + "1" + "}" * 500, "[" * 900 + "]" * 900])
 def test_deeply_nested_json_is_a_problem_not_a_traceback(text):
@@ -227,8 +283,9 @@ def test_deeply_nested_json_is_refused_by_submit_naming_the_file(tmp_path, capsy
 
 
 @pytest.mark.parametrize("key", ["name_or_path", "revision", "display_name", "cache_key"])
-@pytest.mark.parametrize("value", ["evil\u202eledom", "two\nlines", "bell\x07", "zero\u200bwidth",
-                                   "x" * (MAX_NAME + 1)])
+@pytest.mark.parametrize(
+    "value", ["evil\u202eledom", "two\nlines", "bell\x07", "zero\u200bwidth", "x" * (MAX_NAME + 1)]
+)
 def test_a_name_that_hides_characters_or_runs_long_is_a_problem(committed, key, value):
     data, reference = committed
     data = json.loads(json.dumps(data))

@@ -32,30 +32,46 @@ def modernbert_case():
     try:
         from transformers import ModernBertConfig
     except ImportError:
-        return pytest.param(None, "rotary", "rope", "", marks=pytest.mark.skip(
-            reason="ModernBERT is in transformers 4.48 and later only"))
+        return pytest.param(
+            None,
+            "rotary",
+            "rope",
+            "",
+            marks=pytest.mark.skip(reason="ModernBERT is in transformers 4.48 and later only"),
+        )
     return ModernBertConfig(), "rotary", "rope", rope_field("global_rope_theta")
 
 
-@pytest.mark.parametrize("config, family, kind, field", [
-    (BertConfig(), "absolute", "learned", "max_position_embeddings"),
-    (RobertaConfig(), "absolute", "learned", "max_position_embeddings"),
-    (AlbertConfig(), "absolute", "learned", "max_position_embeddings"),
-    (DistilBertConfig(sinusoidal_pos_embds=True), "absolute", "sinusoidal", "sinusoidal_pos_embds"),
-    (DebertaV2Config(relative_attention=True, position_biased_input=False, pos_att_type=["p2c", "c2p"]),
-     "relative", "disentangled", "relative_attention"),
-    (DebertaV2Config(relative_attention=False, position_biased_input=True), "absolute", "learned",
-     "position_biased_input"),
-    (T5Config(), "relative", "t5-buckets", "relative_attention_num_buckets"),
-    (MPNetConfig(), "relative", "absolute+relative", "relative_attention_num_buckets"),
-    (XLNetConfig(), "relative", "xlnet", "attn_type"),
-    (RoFormerConfig(), "rotary", "rope", "rotary_value"),
-    modernbert_case(),
-    (LlamaConfig(), "rotary", "rope", rope_field("rope_theta")),
-    (FalconConfig(alibi=True), "alibi", "alibi", "alibi"),
-    (FalconConfig(alibi=False), "rotary", "rope", "alibi"),
-    (BloomConfig(), "alibi", "alibi", "model_type"),
-])
+@pytest.mark.parametrize(
+    "config, family, kind, field",
+    [
+        (BertConfig(), "absolute", "learned", "max_position_embeddings"),
+        (RobertaConfig(), "absolute", "learned", "max_position_embeddings"),
+        (AlbertConfig(), "absolute", "learned", "max_position_embeddings"),
+        (DistilBertConfig(sinusoidal_pos_embds=True), "absolute", "sinusoidal", "sinusoidal_pos_embds"),
+        (
+            DebertaV2Config(relative_attention=True, position_biased_input=False, pos_att_type=["p2c", "c2p"]),
+            "relative",
+            "disentangled",
+            "relative_attention",
+        ),
+        (
+            DebertaV2Config(relative_attention=False, position_biased_input=True),
+            "absolute",
+            "learned",
+            "position_biased_input",
+        ),
+        (T5Config(), "relative", "t5-buckets", "relative_attention_num_buckets"),
+        (MPNetConfig(), "relative", "absolute+relative", "relative_attention_num_buckets"),
+        (XLNetConfig(), "relative", "xlnet", "attn_type"),
+        (RoFormerConfig(), "rotary", "rope", "rotary_value"),
+        modernbert_case(),
+        (LlamaConfig(), "rotary", "rope", rope_field("rope_theta")),
+        (FalconConfig(alibi=True), "alibi", "alibi", "alibi"),
+        (FalconConfig(alibi=False), "rotary", "rope", "alibi"),
+        (BloomConfig(), "alibi", "alibi", "model_type"),
+    ],
+)
 def test_family_and_evidence(config, family, kind, field):
     info = read_positional_encoding(config)
     assert (info.family, info.kind) == (family, kind)
@@ -121,10 +137,18 @@ def test_every_encoder_config_transformers_ships_has_a_family(model_type):
             assert config.to_dict()[key] == value
 
 
-@pytest.mark.parametrize("model_type, family, kind", [
-    ("longformer", "absolute", "learned"), ("big_bird", "absolute", "learned"),
-    ("funnel", "relative", "relative_shift"), ("roberta-prelayernorm", "absolute", "learned"),
-    ("xmod", "absolute", "learned"), ("ibert", "absolute", "learned"), ("convbert", "absolute", "learned")])
+@pytest.mark.parametrize(
+    "model_type, family, kind",
+    [
+        ("longformer", "absolute", "learned"),
+        ("big_bird", "absolute", "learned"),
+        ("funnel", "relative", "relative_shift"),
+        ("roberta-prelayernorm", "absolute", "learned"),
+        ("xmod", "absolute", "learned"),
+        ("ibert", "absolute", "learned"),
+        ("convbert", "absolute", "learned"),
+    ],
+)
 def test_the_issue_s_families(model_type, family, kind):
     from transformers import AutoConfig
 

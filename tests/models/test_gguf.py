@@ -45,6 +45,7 @@ def write_gguf(path, tensors: dict[str, str], file_type: str | None = None):
 
 # ---- naming a GGUF file -------------------------------------------------------------------------------------------
 
+
 def test_a_gguf_file_named_as_the_model_is_its_folder_and_its_name(tmp_path):
     file = tmp_path / "models" / "tiny.Q8_0.gguf"
     assert split_gguf_path(str(file), None) == (str(file.parent), "tiny.Q8_0.gguf")
@@ -84,17 +85,20 @@ def test_a_gguf_file_and_another_gguf_file_are_refused():
 
 # ---- the quantization, from the file's metadata ------------------------------------------------------------------
 
+
 def test_the_quantization_is_the_files_declared_type(tmp_path):
-    path = write_gguf(tmp_path / "m.gguf", {"norm": "F32", "a": "Q4_1", "b": "Q4_1", "token_embd.weight": "Q8_0"},
-                      "MOSTLY_Q4_1")
+    path = write_gguf(
+        tmp_path / "m.gguf", {"norm": "F32", "a": "Q4_1", "b": "Q4_1", "token_embd.weight": "Q8_0"}, "MOSTLY_Q4_1"
+    )
     assert read_gguf(path) == ("Q4_1", {"F32": 1, "Q4_1": 2, "Q8_0": 1}, True)  # no output.weight: tied
     path = write_gguf(tmp_path / "f.gguf", {"token_embd.weight": "F32", "output.weight": "F32"}, "ALL_F32")
     assert read_gguf(path) == ("F32", {"F32": 2}, False)
 
 
 def test_without_a_declared_type_the_commonest_quantized_tensors_name_it(tmp_path):
-    path = write_gguf(tmp_path / "m.gguf", {"n1": "F32", "n2": "F32", "n3": "F32", "a": "Q8_0", "b": "Q8_0",
-                                            "c": "Q4_1"})
+    path = write_gguf(
+        tmp_path / "m.gguf", {"n1": "F32", "n2": "F32", "n3": "F32", "a": "Q8_0", "b": "Q8_0", "c": "Q4_1"}
+    )
     assert read_gguf(path).quantization == "Q8_0"  # F32 is the commonest, but holds the norms
     assert read_gguf(write_gguf(tmp_path / "f.gguf", {"a": "F32"})).quantization == "F32"
 
@@ -109,6 +113,7 @@ def test_a_file_that_is_not_gguf_is_refused_naming_it(tmp_path):
 
 # ---- refusals -----------------------------------------------------------------------------------------------------
 
+
 def test_a_missing_gguf_file_is_refused_naming_its_path_and_the_files_there(tmp_path):
     (tmp_path / "other.Q8_0.gguf").write_bytes(b"")
     with pytest.raises(SwapbenchError) as caught:
@@ -120,8 +125,7 @@ def test_a_missing_gguf_file_is_refused_naming_its_path_and_the_files_there(tmp_
 def test_without_the_gguf_package_the_refusal_says_how_to_install_it(tmp_path, monkeypatch):
     written = write_gguf(tmp_path / "written.gguf", {"a": "F32"})
     found = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "gguf" else
-                        found(name, *rest))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "gguf" else found(name, *rest))
     with pytest.raises(SwapbenchError) as caught:
         check_gguf(str(tmp_path), "model.gguf")
     message = str(caught.value)
@@ -152,6 +156,7 @@ def test_a_checkpoint_is_named_by_its_file_in_messages(tmp_path):
 
 # ---- identity -----------------------------------------------------------------------------------------------------
 
+
 def test_a_gguf_files_revision_is_its_own_sha256_whatever_lies_beside_it(tmp_path):
     file = tmp_path / "m.gguf"
     file.write_bytes(b"weights")
@@ -168,16 +173,18 @@ def test_the_fine_tuning_cache_key_names_the_gguf_file():
     from swapbench.evaluation.finetune import cache_key, checkpoint_folder, reference_recipe
     from swapbench.results.schema import TrainingData
 
-    data = TrainingData(source="x", split="train", fingerprint="sha256:" + "1" * 64, n=10, limit=None,
-                        held_out=False)
-    keys = {file: cache_key("org/model-GGUF", "c" * 40, reference_recipe(), data, data, gguf_file=file)
-            for file in (None, "m.Q4_1.gguf", "m.Q8_0.gguf")}
+    data = TrainingData(source="x", split="train", fingerprint="sha256:" + "1" * 64, n=10, limit=None, held_out=False)
+    keys = {
+        file: cache_key("org/model-GGUF", "c" * 40, reference_recipe(), data, data, gguf_file=file)
+        for file in (None, "m.Q4_1.gguf", "m.Q8_0.gguf")
+    }
     assert len(set(keys.values())) == 3  # one commit of a repository holds every GGUF file it has
     assert keys[None] == cache_key("org/model-GGUF", "c" * 40, reference_recipe(), data, data)  # as before
     assert checkpoint_folder(Path("/c"), "/models/pkg", "f" * 64, "m.Q4_1.gguf").name == f"m.Q4_1-{'f' * 16}"
 
 
 # ---- a dense model, as transformers 5 marks it ---------------------------------------------------------------------
+
 
 def test_a_dequantized_model_is_unmarked_and_a_packed_one_refused():
     model = torch.nn.Linear(2, 2)

@@ -16,15 +16,28 @@ SENTENCES = [
     "The woman said that she would n't eat , whether or not it rains.",
     "Two  kids   play in a middle-aged man's yard while he's gotta work.",
     "C'mon, THE DOG HAS BEEN CHASED BY A CAT!",
-    "Mr. Smith's 3 children were singing \"O Canada\" at 5 p.m. on Jan. 1st.",
+    'Mr. Smith\'s 3 children were singing "O Canada" at 5 p.m. on Jan. 1st.',
     "I do n't know if he'd have done it; neither do they.",
     "An older woman who is wearing a hat is being helped by her son.",
 ]
 
 
 def annotations(doc) -> list[tuple]:
-    return [(t.text, t.pos_, t.tag_, t.dep_, str(t.morph), t.lemma_, t.head.i, t.left_edge.i, t.right_edge.i,
-             t.is_sent_start) for t in doc]
+    return [
+        (
+            t.text,
+            t.pos_,
+            t.tag_,
+            t.dep_,
+            str(t.morph),
+            t.lemma_,
+            t.head.i,
+            t.left_edge.i,
+            t.right_edge.i,
+            t.is_sent_start,
+        )
+        for t in doc
+    ]
 
 
 def test_the_lookup_gives_the_rulers_annotations_token_for_token():
@@ -60,14 +73,17 @@ def ruler_pipeline(patterns: list[dict], after: str | None = None):
 
 
 def test_later_rules_win_and_a_rule_annotates_the_token_its_index_names():
-    patterns = [{"patterns": [[{"LOWER": "dog"}]], "attrs": {"POS": "NOUN", "LEMMA": "hound"}},
-                {"patterns": [[{"ORTH": "Dog"}]], "attrs": {"POS": "PROPN"}},
-                {"patterns": [[{"LOWER": "big"}, {"LOWER": {"REGEX": "^d.g$"}}]], "attrs": {"LEMMA": "mutt"},
-                 "index": -1},
-                {"patterns": [[{"LOWER": {"IN": ["a", "the"]}}]], "attrs": {"POS": "DET", "MORPH": "PronType=Art"}},
-                {"patterns": [[{"IS_SPACE": True}]], "attrs": {"POS": "SPACE"}},
-                {"patterns": [[{"LOWER": {"NOT_IN": ["big", "dog", "a", "the", "."]}, "IS_SPACE": False}]],
-                 "attrs": {"POS": "CCONJ"}}]
+    patterns = [
+        {"patterns": [[{"LOWER": "dog"}]], "attrs": {"POS": "NOUN", "LEMMA": "hound"}},
+        {"patterns": [[{"ORTH": "Dog"}]], "attrs": {"POS": "PROPN"}},
+        {"patterns": [[{"LOWER": "big"}, {"LOWER": {"REGEX": "^d.g$"}}]], "attrs": {"LEMMA": "mutt"}, "index": -1},
+        {"patterns": [[{"LOWER": {"IN": ["a", "the"]}}]], "attrs": {"POS": "DET", "MORPH": "PronType=Art"}},
+        {"patterns": [[{"IS_SPACE": True}]], "attrs": {"POS": "SPACE"}},
+        {
+            "patterns": [[{"LOWER": {"NOT_IN": ["big", "dog", "a", "the", "."]}, "IS_SPACE": False}]],
+            "attrs": {"POS": "CCONJ"},
+        },
+    ]
     nlp = ruler_pipeline(patterns)
     rules = compile_rules(nlp)
     texts = ["A big dog and the  Dog.", "big Dog", "dog big"]
@@ -79,12 +95,15 @@ def test_later_rules_win_and_a_rule_annotates_the_token_its_index_names():
     assert [t[1] for t in got[0]] == ["DET", "", "NOUN", "CCONJ", "DET", "SPACE", "PROPN", ""]
 
 
-@pytest.mark.parametrize("patterns, after", [
-    ([{"patterns": [[{"LOWER": "dog", "OP": "+"}]], "attrs": {"POS": "NOUN"}}], None),  # an operator
-    ([{"patterns": [[{"LENGTH": 3}]], "attrs": {"POS": "NOUN"}}], None),  # an attribute it does not read
-    ([{"patterns": [[{"LOWER": {"FUZZY": "dog"}}]], "attrs": {"POS": "NOUN"}}], None),  # another predicate
-    ([{"patterns": [[{"LOWER": "dog"}]], "attrs": {"NORM": "hound"}}], None),  # a lexeme's attribute
-    ([{"patterns": [[{"LOWER": "dog"}]], "attrs": {"POS": "NOUN"}}], "sentencizer"),  # not the last component
-])
+@pytest.mark.parametrize(
+    "patterns, after",
+    [
+        ([{"patterns": [[{"LOWER": "dog", "OP": "+"}]], "attrs": {"POS": "NOUN"}}], None),  # an operator
+        ([{"patterns": [[{"LENGTH": 3}]], "attrs": {"POS": "NOUN"}}], None),  # an attribute it does not read
+        ([{"patterns": [[{"LOWER": {"FUZZY": "dog"}}]], "attrs": {"POS": "NOUN"}}], None),  # another predicate
+        ([{"patterns": [[{"LOWER": "dog"}]], "attrs": {"NORM": "hound"}}], None),  # a lexeme's attribute
+        ([{"patterns": [[{"LOWER": "dog"}]], "attrs": {"POS": "NOUN"}}], "sentencizer"),  # not the last component
+    ],
+)
 def test_a_ruler_it_cannot_reproduce_exactly_is_left_to_run(patterns, after):
     assert compile_rules(ruler_pipeline(patterns, after)) is None

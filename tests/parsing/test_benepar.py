@@ -27,11 +27,25 @@ from swapbench.parsing.benepar_parser import BeneparParser  # noqa: E402
 pytestmark = pytest.mark.benepar
 
 SENTENCES = {
-    "A man plays a red guitar on the street.":
-        ("A", "man", "plays", "a", "red", "guitar", "on", "the", "street", "."),
-    'A woman (wearing a hat) sells "fresh" fruit, very cheaply.':
-        ("A", "woman", "(", "wearing", "a", "hat", ")", "sells", '"', "fresh", '"', "fruit", ",", "very",
-         "cheaply", "."),
+    "A man plays a red guitar on the street.": ("A", "man", "plays", "a", "red", "guitar", "on", "the", "street", "."),
+    'A woman (wearing a hat) sells "fresh" fruit, very cheaply.': (
+        "A",
+        "woman",
+        "(",
+        "wearing",
+        "a",
+        "hat",
+        ")",
+        "sells",
+        '"',
+        "fresh",
+        '"',
+        "fruit",
+        ",",
+        "very",
+        "cheaply",
+        ".",
+    ),
     # Runs of extra whitespace are not words.
     "  Dogs   run.": ("Dogs", "run", "."),
 }
@@ -66,8 +80,12 @@ def test_parse_many_gives_spacy_tokens_and_well_formed_constituents(parser):
         assert spans == sorted(spans, key=lambda s: (s[0], -s[1])), "outermost first"
         for a_start, a_end in spans:  # a tree: any two spans nest or are disjoint
             for b_start, b_end in spans:
-                assert a_end <= b_start or b_end <= a_start or (a_start <= b_start and b_end <= a_end) \
+                assert (
+                    a_end <= b_start
+                    or b_end <= a_start
+                    or (a_start <= b_start and b_end <= a_end)
                     or (b_start <= a_start and a_end <= b_end)
+                )
     assert parser.parse_many(list(SENTENCES)) == parses
 
 
@@ -89,8 +107,21 @@ def test_version_names_benepar_the_weights_and_the_tokenizer(parser, model_dir, 
 
 def test_cli_builds_a_loadable_dataset(model_dir, fixtures, tmp_path):
     out = tmp_path / "snli-test"
-    code = main(["build", "--source", str(fixtures), "--parser", "benepar", "--benepar-model", str(model_dir),
-                 "--variants", "shuffle-random", "--out", str(out)])
+    code = main(
+        [
+            "build",
+            "--source",
+            str(fixtures),
+            "--parser",
+            "benepar",
+            "--benepar-model",
+            str(model_dir),
+            "--variants",
+            "shuffle-random",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
 
     info = json.loads((out / "build_info.json").read_text())
@@ -128,7 +159,18 @@ def test_missing_model_is_a_clear_error(model_dir, fixtures, tmp_path, capsys):
     with pytest.raises(SwapbenchError, match="could not load the benepar model.*benepar_model.bin"):
         BeneparParser(str(incomplete))
 
-    code = main(["build", "--source", str(fixtures), "--parser", "benepar", "--benepar-model",
-                 str(tmp_path / "absent"), "--out", str(tmp_path / "out")])
+    code = main(
+        [
+            "build",
+            "--source",
+            str(fixtures),
+            "--parser",
+            "benepar",
+            "--benepar-model",
+            str(tmp_path / "absent"),
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     assert code == 2
     assert "no benepar model folder" in capsys.readouterr().err

@@ -7,27 +7,42 @@ from swapbench.parsing.cache import ParseCache, parse_with_cache
 from swapbench.parsing.parseval import agreement, char_offsets
 from swapbench.parsing.ptb import PTBParser, base_label
 
-TREE = ("(ROOT (S (NP-SBJ (NP (DT A) (NN woman)) (PRN (-LRB- -LRB-) (VP (VBG wearing) (NP (DT a) (NN hat))) "
-        "(-RRB- -RRB-))) (VP (VBZ sells) (NP (`` ``) (JJ fresh) ('' '') (NN fruit))) (. .)))")
+TREE = (
+    "(ROOT (S (NP-SBJ (NP (DT A) (NN woman)) (PRN (-LRB- -LRB-) (VP (VBG wearing) (NP (DT a) (NN hat))) "
+    "(-RRB- -RRB-))) (VP (VBZ sells) (NP (`` ``) (JJ fresh) ('' '') (NN fruit))) (. .)))"
+)
 
 
 def spans(parse):
-    return {(c.label, " ".join(parse.tokens[c.start:c.end])) for c in parse.constituents}
+    return {(c.label, " ".join(parse.tokens[c.start : c.end])) for c in parse.constituents}
 
 
 def test_ptb_tokens_are_unescaped_and_punctuation_marked():
     parse = PTBParser().parse_many([TREE])[0]
     assert parse.tokens == ("A", "woman", "(", "wearing", "a", "hat", ")", "sells", '"', "fresh", '"', "fruit", ".")
     assert [t for t, p in zip(parse.tokens, parse.punct) if p] == ["(", ")", '"', '"', "."]
-    assert {("NP", "A woman ( wearing a hat )"), ("NP", "A woman"), ("VP", "wearing a hat"),
-            ("NP", '" fresh " fruit'), ("VP", 'sells " fresh " fruit')} <= spans(parse)
+    assert {
+        ("NP", "A woman ( wearing a hat )"),
+        ("NP", "A woman"),
+        ("VP", "wearing a hat"),
+        ("NP", '" fresh " fruit'),
+        ("VP", 'sells " fresh " fruit'),
+    } <= spans(parse)
     np_fruit = next(c for c in parse.constituents if c.label == "NP" and parse.tokens[c.end - 1] == "fruit")
     assert parse.words_in(np_fruit) == 2  # quotes are not words
     assert parse.constituents[0] == Constituent("S", 0, 13)  # outermost first, ROOT left out
 
 
-@pytest.mark.parametrize("text", [TREE, "( (S (NP (DT a) (NN dog)) (VP runs)))", "(NP-SBJ-1 (DT the) x (NN dog))",
-                                  "(ROOT (S (NP a b) (VP (VBZ runs))))", "(X (Y))"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        TREE,
+        "( (S (NP (DT a) (NN dog)) (VP runs)))",
+        "(NP-SBJ-1 (DT the) x (NN dog))",
+        "(ROOT (S (NP a b) (VP (VBZ runs))))",
+        "(X (Y))",
+    ],
+)
 def test_a_tree_read_from_its_text_is_the_tree_nltk_reads(text):
     from nltk import Tree
 
@@ -67,17 +82,29 @@ def spacy_parser():
 
 
 def test_spacy_projection_follows_ptb_conventions(spacy_parser):
-    active, passive, coordinated, hyphen = spacy_parser.parse_many([
-        "A man in a blue shirt is playing a guitar on the street.",
-        "Two men are being driven by a car.",
-        "A man and a woman are walking.",
-        "A middle-aged man sleeps.",
-    ])
-    assert {("NP", "A man in a blue shirt"), ("NP", "A man"), ("PP", "in a blue shirt"), ("NP", "a blue shirt"),
-            ("VP", "is playing a guitar on the street"), ("VP", "playing a guitar on the street")} <= spans(active)
+    active, passive, coordinated, hyphen = spacy_parser.parse_many(
+        [
+            "A man in a blue shirt is playing a guitar on the street.",
+            "Two men are being driven by a car.",
+            "A man and a woman are walking.",
+            "A middle-aged man sleeps.",
+        ]
+    )
+    assert {
+        ("NP", "A man in a blue shirt"),
+        ("NP", "A man"),
+        ("PP", "in a blue shirt"),
+        ("NP", "a blue shirt"),
+        ("VP", "is playing a guitar on the street"),
+        ("VP", "playing a guitar on the street"),
+    } <= spans(active)
     assert not any(label == "VP" and text.startswith("A man") for label, text in spans(active))  # no subject
-    assert {("VP", "are being driven by a car"), ("VP", "being driven by a car"), ("VP", "driven by a car"),
-            ("PP", "by a car")} <= spans(passive)
+    assert {
+        ("VP", "are being driven by a car"),
+        ("VP", "being driven by a car"),
+        ("VP", "driven by a car"),
+        ("PP", "by a car"),
+    } <= spans(passive)
     assert {("NP", "A man and a woman"), ("NP", "A man"), ("NP", "a woman")} <= spans(coordinated)
     assert "middle-aged" in hyphen.tokens
     assert "ADJP" not in {label for label, _ in spans(active)}  # "blue" alone is no ADJP, as in PTB
@@ -129,8 +156,11 @@ def test_cache_commits_every_few_seconds_and_keeps_what_was_parsed_when_the_buil
     trees = [f"(ROOT (NP (DT a) (NN {animal})))" for animal in ("dog", "cat", "cow", "hen")]
     writes = []
     put_many = cache_module.ParseCache.put_many
-    monkeypatch.setattr(cache_module.ParseCache, "put_many",
-                        lambda self, parser, parses: (writes.append(len(parses)), put_many(self, parser, parses)))
+    monkeypatch.setattr(
+        cache_module.ParseCache,
+        "put_many",
+        lambda self, parser, parses: (writes.append(len(parses)), put_many(self, parser, parses)),
+    )
 
     class StoppedParser(CountingParser):
         def parse_many(self, inputs):
@@ -157,8 +187,9 @@ def test_agreement_counts_matching_labelled_spans():
     tokens = ("A", "big", "dog", "barks", "loudly", ".")
     punct = (False,) * 5 + (True,)
     reference = Parse(tokens, ("",) * 6, punct, (Constituent("NP", 0, 3), Constituent("VP", 3, 6)))
-    predicted = Parse(tokens, ("",) * 6, punct, (Constituent("NP", 0, 3), Constituent("NP", 1, 3),
-                                                 Constituent("ADVP", 4, 5)))
+    predicted = Parse(
+        tokens, ("",) * 6, punct, (Constituent("NP", 0, 3), Constituent("NP", 1, 3), Constituent("ADVP", 4, 5))
+    )
     result = agreement([text], [reference], [predicted])
     # VP "barks loudly ." and NP "big dog" are 2 words; ADVP "loudly" has 1 and does not count.
     assert (result["matched"], result["reference"], result["predicted"]) == (1, 2, 2)

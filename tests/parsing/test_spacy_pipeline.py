@@ -54,8 +54,25 @@ def test_the_parser_and_the_role_labeler_share_one_pipeline_and_its_docs(counted
 
 def test_a_spacy_build_with_shuffle_sr_runs_each_sentence_once(counted, fixtures, tmp_path):
     loads, texts = counted
-    assert main(["build", "--source", str(fixtures), "--out", str(tmp_path / "o"), "--no-cache", "--parser", "spacy",
-                 "--srl", "spacy", "--variants", "shuffle-3,shuffle-sr"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(fixtures),
+                "--out",
+                str(tmp_path / "o"),
+                "--no-cache",
+                "--parser",
+                "spacy",
+                "--srl",
+                "spacy",
+                "--variants",
+                "shuffle-3,shuffle-sr",
+            ]
+        )
+        == 0
+    )
     rows = [json.loads(line) for line in (fixtures / "snli_1.0_test.jsonl").read_text().splitlines()]
     labelled = [r for r in rows if r["gold_label"] != "-"]
     premises = {r["sentence1"] for r in labelled}

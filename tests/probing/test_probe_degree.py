@@ -25,6 +25,7 @@ def causal_uniform(n: int) -> np.ndarray:
 
 # --- degree_symmetry -----------------------------------------------------------------------------------------
 
+
 def test_the_sweep_of_s_is_strictly_monotone_where_the_papers_symmetry_jumps():
     rows = symmetry_sweep()
     assert [row.s for row in rows] == list(SWEEP_S) == [1, 1.0001, 1.01, 1.1, 2, 10, 100]
@@ -85,6 +86,7 @@ def test_degree_symmetry_needs_three_positions():
 
 
 # --- relative_locality ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", [4, 33, 128])
 def test_uniform_attention_scores_0_under_either_mask(n):

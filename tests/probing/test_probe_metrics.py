@@ -20,6 +20,7 @@ def with_row(n: int, i: int, row) -> np.ndarray:
 
 # --- locality ---------------------------------------------------------------------------------------------
 
+
 def test_locality_examples_from_the_issue():
     # Row 0 = [1,0,0,0,0] has locality 1; the other rows are the identity's, locality 1 each.
     assert locality(with_row(5, 0, [1, 0, 0, 0, 0])) == pytest.approx(1.0)
@@ -28,9 +29,7 @@ def test_locality_examples_from_the_issue():
 
 
 def test_locality_3x3_by_hand():
-    m = [[0.5, 0.25, 0.25],
-         [0.2, 0.6, 0.2],
-         [0.1, 0.3, 0.6]]
+    m = [[0.5, 0.25, 0.25], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6]]
     # rows: 0.5 + 0.25/2 + 0.25/4 = 0.6875; 0.2/2 + 0.6 + 0.2/2 = 0.8; 0.1/4 + 0.3/2 + 0.6 = 0.775
     assert locality(m) == pytest.approx((0.6875 + 0.8 + 0.775) / 3)
 
@@ -53,6 +52,7 @@ def test_locality_6x6_identity_and_reversal():
 
 
 # --- symmetry ---------------------------------------------------------------------------------------------
+
 
 def test_symmetry_example_from_the_issue():
     m = np.tile([0.1, 0.2, 0.4, 0.2, 0.1], (5, 1))
@@ -83,7 +83,7 @@ def test_symmetry_of_3x3_and_4x4_is_always_1():
 def test_symmetry_6x6_by_hand():
     m = np.eye(6)
     m[2] = [0.05, 0.15, 0.4, 0.25, 0.1, 0.05]  # pairs (0.05, 0.1), (0.15, 0.25): gaps 0.05, 0.1 -> [0, 1]
-    m[3] = [0.1, 0.1, 0.2, 0.4, 0.1, 0.1]      # pairs (0.1, 0.1), (0.2, 0.1): gaps 0, 0.1 -> [0, 1]
+    m[3] = [0.1, 0.1, 0.2, 0.4, 0.1, 0.1]  # pairs (0.1, 0.1), (0.2, 0.1): gaps 0, 0.1 -> [0, 1]
     # Rows 1 and 4 add a 0 each: pooled [0, 0, 1, 0, 1, 0].
     assert symmetry(m) == pytest.approx(1 - 2 / 6)
 
@@ -104,13 +104,17 @@ def test_symmetry_of_a_one_sided_matrix_is_below_1():
 
 # --- input checks -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("bad", [
-    np.ones((2, 3)) / 3,                 # not square
-    np.ones(4) / 4,                      # not 2-D
-    np.full((3, 3), 0.5),                # rows sum to 1.5
-    [[1.5, -0.5, 0], [0, 1, 0], [0, 0, 1]],  # negative weight
-    [[np.nan, 1, 0], [0, 1, 0], [0, 0, 1]],
-])
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.ones((2, 3)) / 3,  # not square
+        np.ones(4) / 4,  # not 2-D
+        np.full((3, 3), 0.5),  # rows sum to 1.5
+        [[1.5, -0.5, 0], [0, 1, 0], [0, 0, 1]],  # negative weight
+        [[np.nan, 1, 0], [0, 1, 0], [0, 0, 1]],
+    ],
+)
 def test_metrics_reject_what_is_not_a_row_stochastic_matrix(bad):
     with pytest.raises(MatrixError):
         locality(bad)
@@ -124,6 +128,7 @@ def test_symmetry_needs_three_positions():
 
 
 # --- attenuated encoding ----------------------------------------------------------------------------------
+
 
 def test_attenuated_matrix_by_hand():
     # n = 3, w = 1, s = 0.5. Row 0: alpha = [0, -0.5, -2]; row 2: alpha = [-4, -1, 0].

@@ -30,8 +30,28 @@ from swapbench.probing.attention import encoder_of
 from swapbench.probing.loading import load_model
 from swapbench.probing.vocabulary import candidate_words
 
-WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo",
-         "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"]
+WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+]
 PIECES = ["##s", "##ing", "##ed", "a", "x", "42"]
 SP = "\u2581"
 SIZE = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
@@ -73,9 +93,15 @@ def bert_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def deberta_dir(tmp_path_factory):
     tokenizer = DebertaV2Tokenizer(vocab=sentencepiece_vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
-    config = transformers.DebertaV2Config(vocab_size=len(tokenizer.get_vocab()), max_position_embeddings=64,
-                                          relative_attention=True, position_biased_input=False,
-                                          pos_att_type=["p2c", "c2p"], position_buckets=16, **SIZE)
+    config = transformers.DebertaV2Config(
+        vocab_size=len(tokenizer.get_vocab()),
+        max_position_embeddings=64,
+        relative_attention=True,
+        position_biased_input=False,
+        pos_att_type=["p2c", "c2p"],
+        position_buckets=16,
+        **SIZE,
+    )
     return save(tmp_path_factory.mktemp("deberta"), seeded(transformers.DebertaV2Model(config)), tokenizer)
 
 
@@ -171,8 +197,15 @@ def test_probe_other_encoders(architecture, tmp_path):
     if architecture == "t5":
         tokenizer = T5Tokenizer(vocab=sentencepiece_vocab(["<pad>", "</s>", "<unk>"]), extra_ids=0)
         # More decoder than encoder layers, to see that the probe reads the encoder.
-        config = transformers.T5Config(vocab_size=len(tokenizer.get_vocab()), d_model=32, d_kv=8, d_ff=64,
-                                       num_layers=2, num_decoder_layers=3, num_heads=4)
+        config = transformers.T5Config(
+            vocab_size=len(tokenizer.get_vocab()),
+            d_model=32,
+            d_kv=8,
+            d_ff=64,
+            num_layers=2,
+            num_decoder_layers=3,
+            num_heads=4,
+        )
         model = transformers.T5Model(config)
     else:
         tokenizer = wordpiece_tokenizer()
@@ -196,9 +229,14 @@ def test_sequences_longer_than_the_model_allows_are_an_error(bert_dir):
         probe_model(model, tokenizer, n_words=2, length=63, add_special_tokens=True, progress=False)
 
 
-@pytest.mark.parametrize("kwargs, message", [(dict(length=2), "at least 3 copies"),
-                                             (dict(n_words=0), "at least 1 word"),
-                                             (dict(n_words=100), "only 20 whole words")])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(length=2), "at least 3 copies"),
+        (dict(n_words=0), "at least 1 word"),
+        (dict(n_words=100), "only 20 whole words"),
+    ],
+)
 def test_bad_probe_settings_are_errors(bert_dir, kwargs, message):
     model, tokenizer = load_model(bert_dir)
     with pytest.raises(ProbeError, match=message):
@@ -206,6 +244,7 @@ def test_bad_probe_settings_are_errors(bert_dir, kwargs, message):
 
 
 # --- the command ------------------------------------------------------------------------------------------
+
 
 def test_probe_command_writes_json_and_figures(bert_dir, tmp_path, capsys):
     out = tmp_path / "probe"
@@ -224,8 +263,10 @@ def test_probe_command_writes_json_and_figures(bert_dir, tmp_path, capsys):
     assert degree_symmetry(result.matrix_array()) == pytest.approx(result.degree_symmetry, abs=1e-6)
     assert relative_locality(result.matrix_array()) == pytest.approx(result.relative_locality, abs=1e-6)
     # The terminal names the paper's figures as the paper's, swapbench's beside them, for the average and each layer.
-    assert (f"locality (paper) {result.locality:.1%}, symmetry (paper) {result.symmetry:.1%}, relative locality "
-            f"{result.relative_locality:.1%}, degree symmetry {result.degree_symmetry:.1%}") in printed
+    assert (
+        f"locality (paper) {result.locality:.1%}, symmetry (paper) {result.symmetry:.1%}, relative locality "
+        f"{result.relative_locality:.1%}, degree symmetry {result.degree_symmetry:.1%}"
+    ) in printed
     assert printed.count("degree symmetry") == 1 + len(result.per_layer)
     for name in ("positional_attention.png", "positional_attention_layers.png"):
         image = imread(out / name)
@@ -259,25 +300,54 @@ def test_probe_figures_are_titled_by_the_model_and_a_fine_tuned_checkpoint_by_it
     # `eval --finetune` keeps its checkpoints in folders named by their cache key, not by the model
     checkpoint = tmp_path / "cache" / "finetuned" / "model-fb490a550c530b3d"
     shutil.copytree(bert_dir, checkpoint)
-    data = TrainingData(source="snli_1.0_dev.jsonl.gz", split="validation", fingerprint="sha256:" + "1" * 64, n=10,
-                        limit=None, held_out=False)
-    info = FineTuningInfo(base_model="org/tiny-bert", base_revision=None,
-                          recipe=Recipe(max_length=128, optimizer="adamw_torch", learning_rate=2e-5,
-                                        lr_scheduler="linear", warmup_ratio=0.0, weight_decay=0.0, batch_size=32,
-                                        epochs=1, seed=0, best_by="accuracy"),
-                          train=data, validation=data, best_epoch=1, best_validation_accuracy=0.5, history=[],
-                          cache_key="fb490a550c530b3d" * 4, checkpoint=str(checkpoint), reused=False,
-                          train_seconds=1.0, devices=1)
+    data = TrainingData(
+        source="snli_1.0_dev.jsonl.gz",
+        split="validation",
+        fingerprint="sha256:" + "1" * 64,
+        n=10,
+        limit=None,
+        held_out=False,
+    )
+    info = FineTuningInfo(
+        base_model="org/tiny-bert",
+        base_revision=None,
+        recipe=Recipe(
+            max_length=128,
+            optimizer="adamw_torch",
+            learning_rate=2e-5,
+            lr_scheduler="linear",
+            warmup_ratio=0.0,
+            weight_decay=0.0,
+            batch_size=32,
+            epochs=1,
+            seed=0,
+            best_by="accuracy",
+        ),
+        train=data,
+        validation=data,
+        best_epoch=1,
+        best_validation_accuracy=0.5,
+        history=[],
+        cache_key="fb490a550c530b3d" * 4,
+        checkpoint=str(checkpoint),
+        reused=False,
+        train_seconds=1.0,
+        devices=1,
+    )
     (checkpoint / INFO_FILE).write_text(info.model_dump_json(), encoding="utf-8")
     out = tmp_path / "tuned"
     assert main(["probe", str(checkpoint), "--out", str(out), "--words", "3", "--length", "12"]) == 0
     # the record names the folder as published files do (by its last parts), the figures by the base model
     assert json.loads((out / "probe.json").read_text())["model"] == public_path(checkpoint)
-    titles = [png_title(out / name) for name in ("positional_attention.png", "positional_attention_layers.png",
-                                                 "positional_attention_offsets.png")]
-    assert titles == ["org/tiny-bert, fine-tuned: positional attention",
-                      "org/tiny-bert, fine-tuned: positional attention, per layer",
-                      "org/tiny-bert, fine-tuned: positional attention by offset"]
+    titles = [
+        png_title(out / name)
+        for name in ("positional_attention.png", "positional_attention_layers.png", "positional_attention_offsets.png")
+    ]
+    assert titles == [
+        "org/tiny-bert, fine-tuned: positional attention",
+        "org/tiny-bert, fine-tuned: positional attention, per layer",
+        "org/tiny-bert, fine-tuned: positional attention by offset",
+    ]
     assert not any("fb490a55" in title for title in titles)
 
 

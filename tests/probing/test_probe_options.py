@@ -36,8 +36,11 @@ def test_out_is_required_on_the_command_line_only(capsys):
 
 
 def test_an_out_of_range_value_is_named_the_same_from_the_command_line_and_the_api(capsys):
-    for flag, keyword, value, bound in [("--length", "length", 2, 3), ("--words", "words", 0, 1),
-                                        ("--probe-batch-size", "probe_batch_size", 0, 1)]:
+    for flag, keyword, value, bound in [
+        ("--length", "length", 2, 3),
+        ("--words", "words", 0, 1),
+        ("--probe-batch-size", "probe_batch_size", 0, 1),
+    ]:
         with pytest.raises(SystemExit):
             parse_probe(flag, str(value))
         assert f"argument {flag}: {value} is out of range: expected an integer >= {bound}" in capsys.readouterr().err
@@ -56,8 +59,24 @@ def test_the_old_batch_size_still_sets_the_probe_batch_and_warns(capsys):
 
 def test_the_probe_runs_the_same_from_the_command_line_and_the_api(tmp_path, capsys):
     model = save_classifier(tmp_path / "bert", NLI)
-    assert main(["probe", str(model), "--out", str(tmp_path / "cli"), "--words", "3", "--length", "8",
-                 "--batch-size", "2", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "probe",
+                str(model),
+                "--out",
+                str(tmp_path / "cli"),
+                "--words",
+                "3",
+                "--length",
+                "8",
+                "--batch-size",
+                "2",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert "warning: --batch-size is deprecated: use --probe-batch-size" in capsys.readouterr().err
     from_cli = json.loads((tmp_path / "cli" / "probe.json").read_text())
     probed = swapbench.probe(model, words=3, length=8, probe_batch_size=2, progress=False)

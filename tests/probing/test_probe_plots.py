@@ -17,8 +17,15 @@ LAYERS = 30
 def tiny_decoder(folder):
     tokenizer = save_tokenizer(folder)
     torch.manual_seed(0)
-    config = LlamaConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=LAYERS, num_attention_heads=2,
-                         num_key_value_heads=2, vocab_size=len(tokenizer), max_position_embeddings=64)
+    config = LlamaConfig(
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=LAYERS,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        vocab_size=len(tokenizer),
+        max_position_embeddings=64,
+    )
     return LlamaForCausalLM(config).eval(), tokenizer
 
 

@@ -18,8 +18,8 @@ from swapbench.probing.vocabulary import (
     word_text,
 )
 
-SP = "\u2581"   # SentencePiece word start
-BL = "\u0120"   # byte-level BPE word start (an encoded space)
+SP = "\u2581"  # SentencePiece word start
+BL = "\u0120"  # byte-level BPE word start (an encoded space)
 
 
 def bert_tokenizer(words) -> BertTokenizer:
@@ -62,9 +62,21 @@ def test_wordpiece_candidates_skip_pieces_single_characters_and_specials():
 
 @in_memory_vocabularies
 def test_sentencepiece_candidates_need_the_word_start_marker():
-    vocab = [("[PAD]", 0.0), ("[UNK]", 0.0), ("[CLS]", 0.0), ("[SEP]", 0.0), ("[MASK]", 0.0), (SP, -2.0),
-             (f"{SP}the", -1.0), (f"{SP}cat", -1.0), ("nd", -1.5), ("ing", -1.5), (f"{SP}a", -1.0),
-             (f"{SP}dog", -1.0), ("s", -3.0)]
+    vocab = [
+        ("[PAD]", 0.0),
+        ("[UNK]", 0.0),
+        ("[CLS]", 0.0),
+        ("[SEP]", 0.0),
+        ("[MASK]", 0.0),
+        (SP, -2.0),
+        (f"{SP}the", -1.0),
+        (f"{SP}cat", -1.0),
+        ("nd", -1.5),
+        ("ing", -1.5),
+        (f"{SP}a", -1.0),
+        (f"{SP}dog", -1.0),
+        ("s", -3.0),
+    ]
     convention, words = candidate_words(DebertaV2Tokenizer(vocab=vocab))
     assert convention == SENTENCEPIECE
     assert [w.text for w in words] == ["the", "cat", "dog"]
@@ -72,8 +84,23 @@ def test_sentencepiece_candidates_need_the_word_start_marker():
 
 @in_memory_vocabularies
 def test_byte_level_candidates_need_the_word_start_marker():
-    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4, BL: 5, "t": 6, "h": 7, "e": 8,
-             f"{BL}t": 9, f"{BL}th": 10, f"{BL}the": 11, "the": 12, f"{BL}a": 13, f"{BL}dog": 14}
+    vocab = {
+        "<s>": 0,
+        "<pad>": 1,
+        "</s>": 2,
+        "<unk>": 3,
+        "<mask>": 4,
+        BL: 5,
+        "t": 6,
+        "h": 7,
+        "e": 8,
+        f"{BL}t": 9,
+        f"{BL}th": 10,
+        f"{BL}the": 11,
+        "the": 12,
+        f"{BL}a": 13,
+        f"{BL}dog": 14,
+    }
     merges = [(BL, "t"), (f"{BL}t", "h"), (f"{BL}th", "e")]
     convention, words = candidate_words(RobertaTokenizer(vocab=vocab, merges=merges))
     assert convention == BYTE_LEVEL

@@ -16,8 +16,10 @@ from swapbench.roles.tree_roles import TreeRoles
 def frames(labeler, text: str, tree: str | None = None) -> dict[str, tuple[str | None, str | None]]:
     """{verb: (agent text, patient text)} of one sentence."""
     parse = labeler.label_many([Sentence(text, tree)])[0]
-    return {parse.tokens[f.verb]: (f.agent and parse.text(f.agent), f.patient and parse.text(f.patient))
-            for f in parse.frames}
+    return {
+        parse.tokens[f.verb]: (f.agent and parse.text(f.agent), f.patient and parse.text(f.patient))
+        for f in parse.frames
+    }
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +41,16 @@ def test_spacy_past_participle_modifier_makes_the_noun_its_patient(spacy_roles):
     assert frames(spacy_roles, "A ball thrown by a boy hits a window.")["thrown"] == ("a boy", "A ball")
 
 
-@pytest.mark.parametrize("text, verb, roles", [
-    ("A boy who is wearing a red cap kicks a ball.", "wearing", ("A boy", "a red cap")),
-    ("The cake that the chef baked is on the table.", "baked", ("the chef", "The cake")),
-    ("A crowd watches a band perform on stage.", "watches", ("A crowd", None)),
-    ("They are watching a movie while eating popcorn.", "eating", ("They", "popcorn")),
-    ("A ball thrown by a boy hits a window.", "thrown", ("a boy", "A ball")),
-])
+@pytest.mark.parametrize(
+    "text, verb, roles",
+    [
+        ("A boy who is wearing a red cap kicks a ball.", "wearing", ("A boy", "a red cap")),
+        ("The cake that the chef baked is on the table.", "baked", ("the chef", "The cake")),
+        ("A crowd watches a band perform on stage.", "watches", ("A crowd", None)),
+        ("They are watching a movie while eating popcorn.", "eating", ("They", "popcorn")),
+        ("A ball thrown by a boy hits a window.", "thrown", ("a boy", "A ball")),
+    ],
+)
 def test_tree_reader(text, verb, roles):
     assert frames(TreeRoles(), text, tree_of(text))[verb] == roles
 

@@ -33,11 +33,19 @@ def test_frames_are_matched_by_text_and_by_drops_from_the_passive_agent():
 
 
 def test_build_with_frames(tmp_path):
-    out, info = build(build_options(source=str(FIXTURES / "snli_roles.jsonl"), out=tmp_path / "out",
-                                    variants=["shuffle-sr"], srl=f"frames:{FRAMES}"))
+    out, info = build(
+        build_options(
+            source=str(FIXTURES / "snli_roles.jsonl"),
+            out=tmp_path / "out",
+            variants=["shuffle-sr"],
+            srl=f"frames:{FRAMES}",
+        )
+    )
     rows = {r["pair_id"]: r for r in pq.read_table(next((out / "shuffle-sr").glob("*.parquet"))).to_pylist()}
-    assert {k: (r["swapped_side"], r["premise"] if r["swapped_side"] == "premise" else r["hypothesis"])
-            for k, r in rows.items()} == {"rl2#0r1e": ("hypothesis", "A ball chases a dog.")}
+    assert {
+        k: (r["swapped_side"], r["premise"] if r["swapped_side"] == "premise" else r["hypothesis"])
+        for k, r in rows.items()
+    } == {"rl2#0r1e": ("hypothesis", "A ball chases a dog.")}
     assert {r["labeler"] for r in rows.values()} == {"frames"}
     stats = info.configs[0].extra
     # rl4 "A man shaves himself." is a candidate that the reflexive filter drops; rl1's and rl6's premise swaps
@@ -50,8 +58,11 @@ def test_build_with_frames(tmp_path):
 
 def test_a_malformed_frames_line_names_file_and_line(tmp_path):
     bad = tmp_path / "frames.jsonl"
-    bad.write_text(json.dumps({"words": ["A", "dog"], "verbs": []}) + "\n"
-                   + json.dumps({"words": ["A", "dog", "runs"], "verbs": [{"verb": "runs", "tags": ["O", "B-V"]}]})
-                   + "\n")
+    bad.write_text(
+        json.dumps({"words": ["A", "dog"], "verbs": []})
+        + "\n"
+        + json.dumps({"words": ["A", "dog", "runs"], "verbs": [{"verb": "runs", "tags": ["O", "B-V"]}]})
+        + "\n"
+    )
     with pytest.raises(InputError, match=r"frames.jsonl:2: each verb needs one BIO tag per word"):
         FramesRoles(bad)

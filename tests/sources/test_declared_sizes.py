@@ -45,8 +45,23 @@ def test_a_build_from_a_cut_copy_says_so(tmp_path, capsys):
     from swapbench.commands.main import main
 
     source = write_training_file(tmp_path / "snli" / "snli_1.0_train.jsonl", "train")
-    assert main(["build", "--split", "train", "--source", str(source.parent), "--out", str(tmp_path / "out"),
-                 "--variants", "shuffle-random", "--no-cache"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--split",
+                "train",
+                "--source",
+                str(source.parent),
+                "--out",
+                str(tmp_path / "out"),
+                "--variants",
+                "shuffle-random",
+                "--no-cache",
+            ]
+        )
+        == 0
+    )
     said = " ".join(capsys.readouterr().err.split())
     assert "warning:" in said and "holds 48 labelled pairs, but SNLI 1.0's train split has 549,367" in said
     assert "the build holds only these pairs" in said

@@ -10,8 +10,13 @@ from swapbench.sources import find_split_file
 from swapbench.sources import load_split as load_snli
 from swapbench.sources.snli import SNLI
 
-ROW = {"gold_label": "entailment", "pairID": "p1", "sentence1": "A dog runs.", "sentence2": "An animal moves.",
-       "sentence1_parse": "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ runs)) (. .)))"}
+ROW = {
+    "gold_label": "entailment",
+    "pairID": "p1",
+    "sentence1": "A dog runs.",
+    "sentence2": "An animal moves.",
+    "sentence1_parse": "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ runs)) (. .)))",
+}
 
 
 def write_jsonl(path, rows):
@@ -37,16 +42,26 @@ def test_limit_keeps_the_first_labelled_pairs(fixtures):
 
 
 def test_gzip_tsv_and_environment_default(tmp_path, monkeypatch):
-    header = ["gold_label", "sentence1_binary_parse", "sentence2_binary_parse", "sentence1_parse",
-              "sentence2_parse", "sentence1", "sentence2", "captionID", "pairID"]
+    header = [
+        "gold_label",
+        "sentence1_binary_parse",
+        "sentence2_binary_parse",
+        "sentence1_parse",
+        "sentence2_parse",
+        "sentence1",
+        "sentence2",
+        "captionID",
+        "pairID",
+    ]
     rows = [["neutral", "", "", ROW["sentence1_parse"], "", "A dog runs.", "The dog is happy.", "c", "p9"]]
     text = "\n".join("\t".join(r) for r in [header, *rows]) + "\n"
     (tmp_path / "snli_1.0_dev.txt.gz").write_bytes(gzip.compress(text.encode()))
     monkeypatch.setenv("SWAPBENCH_SNLI_DIR", str(tmp_path))
     split = load_snli(None, "validation")  # the Hub name of SNLI's dev split
     assert split.split == "validation"
-    assert [(p.pair_id, p.label, p.hypothesis, p.line)
-            for p in split.pairs] == [("p9", "neutral", "The dog is happy.", 2)]
+    assert [(p.pair_id, p.label, p.hypothesis, p.line) for p in split.pairs] == [
+        ("p9", "neutral", "The dog is happy.", 2)
+    ]
 
 
 def test_a_truncated_release_file_is_found_by_prefix(tmp_path):
@@ -54,13 +69,16 @@ def test_a_truncated_release_file_is_found_by_prefix(tmp_path):
     assert find_split_file(SNLI, tmp_path, "train").name == "snli_1.0_train_first1024.jsonl"
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"gold_label": "entailment", "pairID": ', "broken JSON"),
-    (json.dumps({k: v for k, v in ROW.items() if k != "sentence2"}), "missing field(s): sentence2"),
-    (json.dumps({**ROW, "sentence1": "   "}), "empty sentence1"),
-    (json.dumps({**ROW, "gold_label": "maybe"}), "unknown gold_label 'maybe'"),
-    ("[1, 2]", "expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"gold_label": "entailment", "pairID": ', "broken JSON"),
+        (json.dumps({k: v for k, v in ROW.items() if k != "sentence2"}), "missing field(s): sentence2"),
+        (json.dumps({**ROW, "sentence1": "   "}), "empty sentence1"),
+        (json.dumps({**ROW, "gold_label": "maybe"}), "unknown gold_label 'maybe'"),
+        ("[1, 2]", "expected a JSON object"),
+    ],
+)
 def test_bad_input_names_file_and_line(tmp_path, line, message):
     path = tmp_path / "snli_1.0_test.jsonl"
     path.write_text(json.dumps(ROW) + "\n" + line + "\n")
@@ -106,14 +124,24 @@ def test_hub_loader_on_a_dataset_in_hub_layout(tmp_path):
 
     from swapbench.sources.hub import load_hub
 
-    rows = {"premise": ["A dog runs.", "A cat sleeps.", "A cow eats."], "hypothesis": ["An animal moves.", "x", "y"],
-            "label": [0, -1, 2]}
-    features = datasets.Features({"premise": datasets.Value("string"), "hypothesis": datasets.Value("string"),
-                                  "label": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"])})
+    rows = {
+        "premise": ["A dog runs.", "A cat sleeps.", "A cow eats."],
+        "hypothesis": ["An animal moves.", "x", "y"],
+        "label": [0, -1, 2],
+    }
+    features = datasets.Features(
+        {
+            "premise": datasets.Value("string"),
+            "hypothesis": datasets.Value("string"),
+            "label": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"]),
+        }
+    )
     (tmp_path / "snli").mkdir()
     datasets.Dataset.from_dict(rows, features=features).to_parquet(str(tmp_path / "snli" / "validation.parquet"))
     split = load_hub(SNLI, str(tmp_path / "snli"), "dev", None, tried="", option="--source")
     assert split.split == "validation" and (split.rows_read, split.dropped_no_gold) == (3, 1)
-    assert [(p.pair_id, p.label) for p in split.pairs] == [("snli-validation-0", "entailment"),
-                                                           ("snli-validation-2", "contradiction")]
+    assert [(p.pair_id, p.label) for p in split.pairs] == [
+        ("snli-validation-0", "entailment"),
+        ("snli-validation-2", "contradiction"),
+    ]
     assert not split.has_premise_parses

@@ -68,7 +68,7 @@ def server():
             self.end_headers()
             if served.drop:
                 served.drop -= 1
-                self.wfile.write(part[:len(part) // 2])
+                self.wfile.write(part[: len(part) // 2])
                 self.wfile.flush()
                 self.close_connection = True
                 return
@@ -101,8 +101,9 @@ def release(tmp_path):
 @pytest.fixture
 def fixture_snli(release, server, monkeypatch):
     """SNLI's declaration with the fixture files' sha256 and its own URL variable, registered for this test."""
-    source = SNLI.model_copy(update={"name": "fixture-snli", "url_env": URL_ENV,
-                                     "checksums": {n: sha256(d) for n, d in release.items()}})
+    source = SNLI.model_copy(
+        update={"name": "fixture-snli", "url_env": URL_ENV, "checksums": {n: sha256(d) for n, d in release.items()}}
+    )
     SOURCES.add(source.name, source)
     monkeypatch.setenv(URL_ENV, server.url)
     yield source
@@ -119,8 +120,12 @@ def test_download_once_then_read_from_the_cache(fixture_snli, release, server, t
     cache = tmp_path / "cache"
     first = load_split("fixture-snli", "test", cache_dir=cache, progress=False)
     assert server.requests == [None]
-    assert cache_entries(cache) == ["snli_1.0", "snli_1.0.zip", "snli_1.0/snli_1.0_dev.jsonl",
-                                    "snli_1.0/snli_1.0_test.jsonl"]
+    assert cache_entries(cache) == [
+        "snli_1.0",
+        "snli_1.0.zip",
+        "snli_1.0/snli_1.0_dev.jsonl",
+        "snli_1.0/snli_1.0_test.jsonl",
+    ]
     assert first.fingerprint == f"sha256:{sha256(release['snli_1.0_test.jsonl'])}" and len(first.pairs) == 7
     assert first.declaration.name == "fixture-snli"
 
@@ -148,7 +153,7 @@ def test_a_corrupt_archive_is_refused_and_not_kept(fixture_snli, release, server
         body = b"<html>a proxy's error page</html>" * 40
     else:  # inside the test file's compressed data: its CRC no longer matches
         at = body.index(b"snli_1.0/snli_1.0_test.jsonl") + 60
-        body = body[:at] + bytes([body[at] ^ 0xFF]) + body[at + 1:]
+        body = body[:at] + bytes([body[at] ^ 0xFF]) + body[at + 1 :]
     server.body = body
     cache = tmp_path / "cache"
     with pytest.raises(SwapbenchError) as caught:
@@ -171,9 +176,11 @@ def test_a_checksum_mismatch_names_the_file(release, server, tmp_path, monkeypat
     out = tmp_path / "out"
     assert main(["build", "--split", "test", "--out", str(out), "--variants", "shuffle-3"]) == 2
     said = " ".join(capsys.readouterr().err.split())
-    assert (f"snli_1.0_test.jsonl in the archive downloaded from {server.url} has sha256 "
-            f"{sha256(release['snli_1.0_test.jsonl'])}, not the SNLI 1.0 release's "
-            f"{SNLI.checksums['snli_1.0_test.jsonl']}") in said
+    assert (
+        f"snli_1.0_test.jsonl in the archive downloaded from {server.url} has sha256 "
+        f"{sha256(release['snli_1.0_test.jsonl'])}, not the SNLI 1.0 release's "
+        f"{SNLI.checksums['snli_1.0_test.jsonl']}"
+    ) in said
     assert "(tried because no --source was given and $SWAPBENCH_SNLI_DIR is unset)" in said
     assert not out.exists()
     home = Path(__import__("os").environ["SWAPBENCH_CACHE_DIR"]) / "sources" / "snli"
@@ -186,8 +193,11 @@ def test_a_changed_cached_file_is_refused(fixture_snli, release, server, tmp_pat
     load_split("fixture-snli", "test", cache_dir=cache, progress=False)
     cached = cache / "sources" / "fixture-snli" / "snli_1.0" / "snli_1.0_test.jsonl"
     cached.write_bytes(cached.read_bytes().replace(b"red guitar", b"blue guitar"))
-    with pytest.raises(SwapbenchError, match=r"snli_1.0_test.jsonl: sha256 [0-9a-f]{64} is not the SNLI 1.0 "
-                                             r"release's [0-9a-f]{64}: the cached copy changed"):
+    with pytest.raises(
+        SwapbenchError,
+        match=r"snli_1.0_test.jsonl: sha256 [0-9a-f]{64} is not the SNLI 1.0 "
+        r"release's [0-9a-f]{64}: the cached copy changed",
+    ):
         load_split("fixture-snli", "test", cache_dir=cache, progress=False)
 
 
@@ -200,8 +210,9 @@ def test_a_dropped_connection_is_resumed_within_the_run(fixture_snli, release, s
 
 
 @pytest.mark.parametrize("ranges", [True, False], ids=["resumed", "restarted"])
-def test_an_interrupted_download_leaves_no_cache_entry_and_the_next_run_succeeds(fixture_snli, release, server,
-                                                                                tmp_path, ranges):
+def test_an_interrupted_download_leaves_no_cache_entry_and_the_next_run_succeeds(
+    fixture_snli, release, server, tmp_path, ranges
+):
     server.body = release_zip(tmp_path / "served.zip", release)
     server.drop, server.ranges = ATTEMPTS, ranges
     cache = tmp_path / "cache"
@@ -212,8 +223,12 @@ def test_an_interrupted_download_leaves_no_cache_entry_and_the_next_run_succeeds
 
     split = load_split("fixture-snli", "test", cache_dir=cache, progress=False)  # the next run
     assert len(split.pairs) == 7 and server.requests[-1] is not None  # it asked to resume
-    assert cache_entries(cache) == ["snli_1.0", "snli_1.0.zip", "snli_1.0/snli_1.0_dev.jsonl",
-                                    "snli_1.0/snli_1.0_test.jsonl"]
+    assert cache_entries(cache) == [
+        "snli_1.0",
+        "snli_1.0.zip",
+        "snli_1.0/snli_1.0_dev.jsonl",
+        "snli_1.0/snli_1.0_test.jsonl",
+    ]
     assert (cache / "sources" / "fixture-snli" / "snli_1.0.zip").read_bytes() == server.body
 
 
@@ -228,21 +243,28 @@ def test_a_stale_longer_part_starts_over(fixture_snli, release, server, tmp_path
 
 # --- online equals offline (the shared SNLI 1.0 files) -------------------------------------------------------------
 
-def test_a_default_build_from_the_archive_equals_the_build_from_the_release_folder(shared_snli, server, tmp_path,
-                                                                                  monkeypatch):
+
+def test_a_default_build_from_the_archive_equals_the_build_from_the_release_folder(
+    shared_snli, server, tmp_path, monkeypatch
+):
     files = {f"snli_1.0_{split}.jsonl": release_bytes(shared_snli, split) for split in ("test", "dev")}
     server.body = release_zip(tmp_path / "snli_1.0.zip", files)
     monkeypatch.setenv("SWAPBENCH_SNLI_URL", server.url)
     online, offline = tmp_path / "online", tmp_path / "offline"
     assert main(["build", "--split", "test", "--limit", "200", "--out", str(online)]) == 0
-    assert main(["build", "--source", str(shared_snli), "--split", "test", "--limit", "200", "--out",
-                 str(offline)]) == 0
+    assert (
+        main(["build", "--source", str(shared_snli), "--split", "test", "--limit", "200", "--out", str(offline)]) == 0
+    )
     assert len(server.requests) == 1
     built = [json.loads((out / "build_info.json").read_text()) for out in (online, offline)]
-    assert built[0]["source_fingerprint"] == built[1]["source_fingerprint"] == \
-        f"sha256:{SNLI.checksums['snli_1.0_test.jsonl']}"
-    assert {c["name"]: c["fingerprint"] for c in built[0]["configs"]} == \
-        {c["name"]: c["fingerprint"] for c in built[1]["configs"]}
+    assert (
+        built[0]["source_fingerprint"]
+        == built[1]["source_fingerprint"]
+        == f"sha256:{SNLI.checksums['snli_1.0_test.jsonl']}"
+    )
+    assert {c["name"]: c["fingerprint"] for c in built[0]["configs"]} == {
+        c["name"]: c["fingerprint"] for c in built[1]["configs"]
+    }
     assert built[0]["parser"] == "ptb" and built[0]["role_labeler"] == built[1]["role_labeler"]
     # every default configuration, shuffle-sr-validated included: the first 200 test pairs hold judged ones
     assert [c["name"] for c in built[0]["configs"]] == list(DEFAULT_VARIANTS)

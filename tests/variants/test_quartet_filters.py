@@ -17,37 +17,63 @@ def swap_of(tagged: str, verb: int, agent: tuple[int, int], patient: tuple[int, 
     return exchange(RoleParse(tokens, tags, (frame,), "hand"), frame)
 
 
-@pytest.mark.parametrize(("tagged", "verb", "agent", "patient", "reason"), [
-    # "her hands" stays while the holder changes: H' would give the kettle a woman's hands
-    ("A/DT woman/NN holds/VBZ a/DT kettle/NN in/IN her/PRP$ hands/NNS ./.", 2, (0, 2), (3, 5),
-     "pronoun_left_behind"),
-    ("A/DT goat/NN pulls/VBZ a/DT cart/NN with/IN a/DT farmer/NN behind/IN it/PRP ./.", 2, (0, 2), (3, 5),
-     "pronoun_left_behind"),
-    # the owner left behind: "a man 's kite chases a puppy"
-    ("A/DT man/NN 's/POS puppy/NN chases/VBZ a/DT kite/NN ./.", 4, (3, 4), (5, 7), "possessive_split"),
-    # the lawn is where the dog runs, not what carries the kite
-    ("A/DT dog/NN runs/VBZ along/IN the/DT lawn/NN carrying/VBG a/DT kite/NN ./.", 6, (4, 6), (7, 9),
-     "prepositional_argument"),
-    # only tried: the hypothesis "a boy kicks a melon" does not follow
-    ("A/DT boy/NN tries/VBZ to/TO kick/VB a/DT melon/NN ./.", 4, (0, 2), (5, 7), "not_asserted"),
-    # the girl's riding stays as it was when the man's is exchanged
-    ("A/DT man/NN rides/VBZ a/DT mule/NN near/IN a/DT girl/NN riding/VBG a/DT camel/NN ./.", 2, (0, 2), (3, 5),
-     "repeated_event"),
-])
+@pytest.mark.parametrize(
+    ("tagged", "verb", "agent", "patient", "reason"),
+    [
+        # "her hands" stays while the holder changes: H' would give the kettle a woman's hands
+        (
+            "A/DT woman/NN holds/VBZ a/DT kettle/NN in/IN her/PRP$ hands/NNS ./.",
+            2,
+            (0, 2),
+            (3, 5),
+            "pronoun_left_behind",
+        ),
+        (
+            "A/DT goat/NN pulls/VBZ a/DT cart/NN with/IN a/DT farmer/NN behind/IN it/PRP ./.",
+            2,
+            (0, 2),
+            (3, 5),
+            "pronoun_left_behind",
+        ),
+        # the owner left behind: "a man 's kite chases a puppy"
+        ("A/DT man/NN 's/POS puppy/NN chases/VBZ a/DT kite/NN ./.", 4, (3, 4), (5, 7), "possessive_split"),
+        # the lawn is where the dog runs, not what carries the kite
+        (
+            "A/DT dog/NN runs/VBZ along/IN the/DT lawn/NN carrying/VBG a/DT kite/NN ./.",
+            6,
+            (4, 6),
+            (7, 9),
+            "prepositional_argument",
+        ),
+        # only tried: the hypothesis "a boy kicks a melon" does not follow
+        ("A/DT boy/NN tries/VBZ to/TO kick/VB a/DT melon/NN ./.", 4, (0, 2), (5, 7), "not_asserted"),
+        # the girl's riding stays as it was when the man's is exchanged
+        (
+            "A/DT man/NN rides/VBZ a/DT mule/NN near/IN a/DT girl/NN riding/VBG a/DT camel/NN ./.",
+            2,
+            (0, 2),
+            (3, 5),
+            "repeated_event",
+        ),
+    ],
+)
 def test_an_exchange_that_leaves_part_of_the_relation_behind_is_dropped(tagged, verb, agent, patient, reason):
     assert quartet_reason(swap_of(tagged, verb, agent, patient)) == reason
     assert reason in REASONS  # counted in the card with its description
 
 
-@pytest.mark.parametrize(("tagged", "verb", "agent", "patient"), [
-    ("A/DT woman/NN holds/VBZ a/DT kettle/NN in/IN the/DT kitchen/NN ./.", 2, (0, 2), (3, 5)),
-    # a pronoun inside an argument moves with it: "his puppy walks a man"
-    ("A/DT man/NN walks/VBZ his/PRP$ puppy/NN ./.", 2, (0, 2), (3, 5)),
-    ("A/DT man/NN 's/POS puppy/NN chases/VBZ a/DT kite/NN ./.", 4, (0, 4), (5, 7)),
-    # a passive's "by" is no preposition of place
-    ("A/DT kite/NN is/VBZ carried/VBN by/IN a/DT dog/NN ./.", 3, (5, 7), (0, 2)),
-    ("A/DT man/NN rides/VBZ a/DT mule/NN near/IN a/DT girl/NN holding/VBG a/DT camel/NN ./.", 2, (0, 2), (3, 5)),
-])
+@pytest.mark.parametrize(
+    ("tagged", "verb", "agent", "patient"),
+    [
+        ("A/DT woman/NN holds/VBZ a/DT kettle/NN in/IN the/DT kitchen/NN ./.", 2, (0, 2), (3, 5)),
+        # a pronoun inside an argument moves with it: "his puppy walks a man"
+        ("A/DT man/NN walks/VBZ his/PRP$ puppy/NN ./.", 2, (0, 2), (3, 5)),
+        ("A/DT man/NN 's/POS puppy/NN chases/VBZ a/DT kite/NN ./.", 4, (0, 4), (5, 7)),
+        # a passive's "by" is no preposition of place
+        ("A/DT kite/NN is/VBZ carried/VBN by/IN a/DT dog/NN ./.", 3, (5, 7), (0, 2)),
+        ("A/DT man/NN rides/VBZ a/DT mule/NN near/IN a/DT girl/NN holding/VBG a/DT camel/NN ./.", 2, (0, 2), (3, 5)),
+    ],
+)
 def test_a_plain_exchange_passes(tagged, verb, agent, patient):
     swap = swap_of(tagged, verb, agent, patient)
     assert quartet_reason(swap) is None

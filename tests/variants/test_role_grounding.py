@@ -19,8 +19,7 @@ def parse(text: str, tags: str, *frames: tuple, other_tags: str | None = None) -
     tokens, tag_list = text.split(), tags.split()
     assert len(tokens) == len(tag_list)
     made = tuple(Frame(v, Span(*a) if a else None, Span(*p) if p else None) for v, a, p in frames)
-    return RoleParse(tuple(tokens), tuple(tag_list), made, "hand",
-                     tuple(other_tags.split()) if other_tags else None)
+    return RoleParse(tuple(tokens), tuple(tag_list), made, "hand", tuple(other_tags.split()) if other_tags else None)
 
 
 RENOVATES = parse("A man is renovating a garage .", "DT NN VBZ VBG DT NN .", (3, (0, 2), (4, 6)))
@@ -32,8 +31,13 @@ def grounded(premise: RoleParse, hypothesis: RoleParse | None) -> str | None:
 
 
 def test_every_grounding_reason_has_a_description():
-    assert set(GROUNDING) == {"unlabeled_other_side", "ungrounded_agent", "ungrounded_patient",
-                              "ungrounded_relation", "ungrounded_predicate"}
+    assert set(GROUNDING) == {
+        "unlabeled_other_side",
+        "ungrounded_agent",
+        "ungrounded_patient",
+        "ungrounded_relation",
+        "ungrounded_predicate",
+    }
     assert all(GROUNDING.values())
 
 
@@ -87,8 +91,7 @@ def test_ungrounded_predicate():
     holds = parse("A woman holds a baby .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5)))
     assert grounded(FEEDS, holds) == "ungrounded_predicate"
     # near miss: another form of the same verb, a coordinated agent and a possessive patient
-    feeding = parse("A lady and a man are feeding her baby .", "DT NN CC DT NN VBP VBG PRP$ NN .",
-                    (6, (0, 5), (7, 9)))
+    feeding = parse("A lady and a man are feeding her baby .", "DT NN CC DT NN VBP VBG PRP$ NN .", (6, (0, 5), (7, 9)))
     assert grounded(FEEDS, feeding) is None
 
 
@@ -110,62 +113,99 @@ def reason(p: RoleParse) -> str | None:
     return review(p, p.frames[0])[1]
 
 
-@pytest.mark.parametrize("dropped, kept, why", [
-    # an adverb taken as the patient: "Downtown were walking the women"
-    (parse("The nurses were walking uptown .", "DT NNS VBD VBG NN .", (3, (0, 2), (4, 5))),
-     parse("The women were walking a dog .", "DT NNS VBD VBG DT NN .", (3, (0, 2), (4, 6))),
-     "adverbial_argument"),
-    # a bare noun-phrase adverbial taken as the patient: "their direction heading a boat"
-    (parse("A boat heading their direction .", "DT NN VBG PRP$ NN .", (2, (0, 2), (3, 5))),
-     parse("A boat towing their raft .", "DT NN VBG PRP$ NN .", (2, (0, 2), (3, 5))),
-     "adverbial_argument"),
-    # a compound pre-modifier read as a clause: "People wearing three hood stand"
-    (parse("Three hood wearing people stand .", "CD NN VBG NNS VBP .", (2, (0, 2), (3, 4))),
-     parse("Two men wearing hats stand .", "CD NNS VBG NNS VBP .", (2, (0, 2), (3, 4))),
-     "premodifier_compound"),
-    # an agent ending in a participle, which spaCy tagged as a noun and the tree as a participle
-    (parse("Her assistant looking holds a camera .", "PRP$ NN NN VBZ DT NN .", (3, (0, 3), (4, 6)),
-           other_tags="PRP$ NN VBG VBZ DT NN ."),
-     parse("Her assistant holds a camera .", "PRP$ NN VBZ DT NN .", (2, (0, 2), (3, 5)),
-           other_tags="PRP$ NN VBZ DT NN ."),
-     "not_noun_phrase"),
-    # pronoun case in a participial slot: "with he spectating spectators"
-    (parse("A man dances with spectators watching him .", "DT NN VBZ IN NNS VBG PRP .", (5, (4, 5), (6, 7))),
-     parse("Spectators follow him .", "NNS VBP PRP .", (1, (0, 1), (2, 3))),
-     "pronoun_in_modifier"),
-    # a reciprocal spelled as one word
-    (parse("Two men push eachother .", "CD NNS VBP NN .", (2, (0, 2), (3, 4))),
-     parse("Two men push a cart .", "CD NNS VBP DT NN .", (2, (0, 2), (3, 5))),
-     "reflexive_or_reciprocal"),
-    # agent and patient named alike: the swap says the same thing
-    (parse("A man kicks another man .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
-     parse("A man kicks a woman .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
-     "indistinct_arguments"),
-    # perception between persons present together
-    (parse("People watch ducks .", "NNS VBP NNS .", (1, (0, 1), (2, 3))),
-     parse("The crowd sees a fire .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
-     "mutual_perception"),
-    # a negated verb: the swap is vacuously true
-    (parse("Two women do n't wear much clothing .", "CD NNS VBP RB VB JJ NN .", (4, (0, 2), (5, 7))),
-     parse("Two women do wear much clothing .", "CD NNS VBP VB JJ NN .", (3, (0, 2), (4, 6))),
-     "negated_predicate"),
-    # a bare participial agent reads as a compound's head after the swap: "a child carrying woman"
-    (parse("Woman carrying a child .", "NN VBG DT NN .", (1, (0, 1), (2, 4))),
-     parse("A woman carrying a child .", "DT NN VBG DT NN .", (2, (0, 2), (3, 5))),
-     "bare_participial_agent"),
-    # a path taken as the patient of a verb of motion; a particle verb of another kind keeps its patient
-    (parse("A woman walking down a sidewalk .", "DT NN VBG RP DT NN .", (2, (0, 2), (4, 6))),
-     parse("A man picking up a pear .", "DT NN VBG RP DT NN .", (2, (0, 2), (4, 6))),
-     "path_argument"),
-    # a symmetric verb
-    (parse("A man meets a woman .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
-     parse("A man follows a woman .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
-     "symmetric_predicate"),
-    # an agent after its verb outside a passive
-    (parse("Down the hill runs a dog .", "RB DT NN VBZ DT NN .", (3, (4, 6), (1, 3))),
-     parse("A dog carries a stick .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
-     "agent_after_verb"),
-])
+@pytest.mark.parametrize(
+    "dropped, kept, why",
+    [
+        # an adverb taken as the patient: "Downtown were walking the women"
+        (
+            parse("The nurses were walking uptown .", "DT NNS VBD VBG NN .", (3, (0, 2), (4, 5))),
+            parse("The women were walking a dog .", "DT NNS VBD VBG DT NN .", (3, (0, 2), (4, 6))),
+            "adverbial_argument",
+        ),
+        # a bare noun-phrase adverbial taken as the patient: "their direction heading a boat"
+        (
+            parse("A boat heading their direction .", "DT NN VBG PRP$ NN .", (2, (0, 2), (3, 5))),
+            parse("A boat towing their raft .", "DT NN VBG PRP$ NN .", (2, (0, 2), (3, 5))),
+            "adverbial_argument",
+        ),
+        # a compound pre-modifier read as a clause: "People wearing three hood stand"
+        (
+            parse("Three hood wearing people stand .", "CD NN VBG NNS VBP .", (2, (0, 2), (3, 4))),
+            parse("Two men wearing hats stand .", "CD NNS VBG NNS VBP .", (2, (0, 2), (3, 4))),
+            "premodifier_compound",
+        ),
+        # an agent ending in a participle, which spaCy tagged as a noun and the tree as a participle
+        (
+            parse(
+                "Her assistant looking holds a camera .",
+                "PRP$ NN NN VBZ DT NN .",
+                (3, (0, 3), (4, 6)),
+                other_tags="PRP$ NN VBG VBZ DT NN .",
+            ),
+            parse(
+                "Her assistant holds a camera .",
+                "PRP$ NN VBZ DT NN .",
+                (2, (0, 2), (3, 5)),
+                other_tags="PRP$ NN VBZ DT NN .",
+            ),
+            "not_noun_phrase",
+        ),
+        # pronoun case in a participial slot: "with he spectating spectators"
+        (
+            parse("A man dances with spectators watching him .", "DT NN VBZ IN NNS VBG PRP .", (5, (4, 5), (6, 7))),
+            parse("Spectators follow him .", "NNS VBP PRP .", (1, (0, 1), (2, 3))),
+            "pronoun_in_modifier",
+        ),
+        # a reciprocal spelled as one word
+        (
+            parse("Two men push eachother .", "CD NNS VBP NN .", (2, (0, 2), (3, 4))),
+            parse("Two men push a cart .", "CD NNS VBP DT NN .", (2, (0, 2), (3, 5))),
+            "reflexive_or_reciprocal",
+        ),
+        # agent and patient named alike: the swap says the same thing
+        (
+            parse("A man kicks another man .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
+            parse("A man kicks a woman .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
+            "indistinct_arguments",
+        ),
+        # perception between persons present together
+        (
+            parse("People watch ducks .", "NNS VBP NNS .", (1, (0, 1), (2, 3))),
+            parse("The crowd sees a fire .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
+            "mutual_perception",
+        ),
+        # a negated verb: the swap is vacuously true
+        (
+            parse("Two women do n't wear much clothing .", "CD NNS VBP RB VB JJ NN .", (4, (0, 2), (5, 7))),
+            parse("Two women do wear much clothing .", "CD NNS VBP VB JJ NN .", (3, (0, 2), (4, 6))),
+            "negated_predicate",
+        ),
+        # a bare participial agent reads as a compound's head after the swap: "a child carrying woman"
+        (
+            parse("Woman carrying a child .", "NN VBG DT NN .", (1, (0, 1), (2, 4))),
+            parse("A woman carrying a child .", "DT NN VBG DT NN .", (2, (0, 2), (3, 5))),
+            "bare_participial_agent",
+        ),
+        # a path taken as the patient of a verb of motion; a particle verb of another kind keeps its patient
+        (
+            parse("A woman walking down a sidewalk .", "DT NN VBG RP DT NN .", (2, (0, 2), (4, 6))),
+            parse("A man picking up a pear .", "DT NN VBG RP DT NN .", (2, (0, 2), (4, 6))),
+            "path_argument",
+        ),
+        # a symmetric verb
+        (
+            parse("A man meets a woman .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
+            parse("A man follows a woman .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
+            "symmetric_predicate",
+        ),
+        # an agent after its verb outside a passive
+        (
+            parse("Down the hill runs a dog .", "RB DT NN VBZ DT NN .", (3, (4, 6), (1, 3))),
+            parse("A dog carries a stick .", "DT NN VBZ DT NN .", (2, (0, 2), (3, 5))),
+            "agent_after_verb",
+        ),
+    ],
+)
 def test_filters_drop_the_issue_s_swap_errors_and_keep_near_misses(dropped, kept, why):
     assert reason(dropped) == why
     assert reason(kept) is None

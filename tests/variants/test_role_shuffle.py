@@ -54,8 +54,13 @@ def test_the_papers_order_swaps_the_premise_first_and_falls_back_to_the_hypothes
     # rl1's premise swap ("a frisbee throws a man") is not grounded: "A man throws something." names no frisbee
     assert rows["rl1#0r1e"]["swapped_side"] == "hypothesis"
     # animacy tags name the agent's and the patient's: "A man" acts on "something"
-    assert rows["rl1#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree",
-                                        "animacy:animate-inanimate", "fallback"]
+    assert rows["rl1#0r1e"]["tags"] == [
+        "side:hypothesis",
+        "construction:active",
+        "labeler:agree",
+        "animacy:animate-inanimate",
+        "fallback",
+    ]
     assert rows["rl1#0r1e"]["hypothesis"] == "Something throws a man."
     passive = rows["rl6#0r1e"]
     assert passive["premise"] == "Two men is being driven by a car."
@@ -67,8 +72,12 @@ def test_the_papers_order_swaps_the_premise_first_and_falls_back_to_the_hypothes
     assert passive["tags"] == ["side:premise", "construction:passive", "labeler:agree", "animacy:animate-inanimate"]
     # rl2's premise has no verb with both roles ("running through the snow"): the hypothesis is Algorithm 1's
     # first pick, no fallback
-    assert rows["rl2#0r1e"]["tags"] == ["side:hypothesis", "construction:active", "labeler:agree",
-                                        "animacy:animate-inanimate"]
+    assert rows["rl2#0r1e"]["tags"] == [
+        "side:hypothesis",
+        "construction:active",
+        "labeler:agree",
+        "animacy:animate-inanimate",
+    ]
     assert rows["rl2#0r1e"]["permutation"] == []
 
     config = info.configs[0]
@@ -80,8 +89,7 @@ def test_the_papers_order_swaps_the_premise_first_and_falls_back_to_the_hypothes
     assert "its side:premise slice is what differs from shuffle-sr" in card
     # the judged sample on record is shuffle-sr's, not this configuration's
     assert "Validity was not measured for this build" in card
-    features = json.loads(pq.read_schema(next((out / "shuffle-sr-premise").glob("*.parquet")))
-                          .metadata[b"huggingface"])
+    features = json.loads(pq.read_schema(next((out / "shuffle-sr-premise").glob("*.parquet"))).metadata[b"huggingface"])
     assert features["info"]["features"]["binary_label"]["names"] == ["entailment", "non-entailment"]
     assert (config.name, config.extra["order"]) == ("shuffle-sr-premise", "premise-first")
     # built alone, it records its role labeler as shuffle-sr does
@@ -89,8 +97,9 @@ def test_the_papers_order_swaps_the_premise_first_and_falls_back_to_the_hypothes
 
 
 def test_both_orders_build_side_by_side_and_share_the_swaps_of_the_pairs_where_they_agree(tmp_path):
-    out, info = build(build_options(source=str(SOURCE), out=tmp_path / "out",
-                                    variants=["shuffle-sr", "shuffle-sr-premise"]))
+    out, info = build(
+        build_options(source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-sr", "shuffle-sr-premise"])
+    )
     first, premise = rows_of(out), rows_of(out, "shuffle-sr-premise")
     assert set(first) == set(premise)
     assert premise["rl6#0r1e"]["swapped_side"] == "premise" and first["rl6#0r1e"]["swapped_side"] == "hypothesis"
@@ -119,7 +128,10 @@ def test_the_default_order_swaps_the_hypothesis_first(tmp_path):
     rows = rows_of(out)
     check_invariants(rows)
     assert {pair_id: row["swapped_side"] for pair_id, row in rows.items()} == {
-        "rl1#0r1e": "hypothesis", "rl2#0r1e": "hypothesis", "rl6#0r1e": "hypothesis"}
+        "rl1#0r1e": "hypothesis",
+        "rl2#0r1e": "hypothesis",
+        "rl6#0r1e": "hypothesis",
+    }
     assert rows["rl6#0r1e"]["hypothesis"] == "A car drive men."
     assert info.configs[0].extra["order"] == "hypothesis-first"
     assert set(info.configs[0].extra["filters"]) >= {"ungrounded_relation", "premodifier_compound"}
@@ -130,9 +142,11 @@ def test_validated_configuration_keeps_the_accepted_swaps_of_its_decisions(tmp_p
 
     assert DECISIONS.is_file()
     selection = tmp_path / "decisions.jsonl"
-    selection.write_text('{"pair_id": "rl1#0r1e", "decision": "accept", "side": "hypothesis"}\n'
-                         '{"pair_id": "rl2#0r1e", "decision": "reject", "side": "hypothesis"}\n'
-                         '{"pair_id": "rl6#0r1e", "decision": "accept", "side": "premise"}\n')
+    selection.write_text(
+        '{"pair_id": "rl1#0r1e", "decision": "accept", "side": "hypothesis"}\n'
+        '{"pair_id": "rl2#0r1e", "decision": "reject", "side": "hypothesis"}\n'
+        '{"pair_id": "rl6#0r1e", "decision": "accept", "side": "premise"}\n'
+    )
     variant = ValidatedRoleShuffle(selection=selection)
     assert variant.name == "shuffle-sr-validated"
     assert make_variant("shuffle-sr-validated").selection_path == DECISIONS
@@ -148,11 +162,16 @@ def test_validated_configuration_keeps_the_accepted_swaps_of_its_decisions(tmp_p
 
 def test_tree_labelers_need_trees(tmp_path):
     plain = tmp_path / "plain.jsonl"
-    plain.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if "parse" not in k}) + "\n"
-                             for line in SOURCE.read_text().splitlines()))
+    plain.write_text(
+        "".join(
+            json.dumps({k: v for k, v in json.loads(line).items() if "parse" not in k}) + "\n"
+            for line in SOURCE.read_text().splitlines()
+        )
+    )
     with pytest.raises(SwapbenchError, match="--srl tree needs constituency trees"):
-        build(build_options(source=str(plain), out=tmp_path / "out", variants=["shuffle-sr"], srl="tree",
-                            parser="spacy"))
+        build(
+            build_options(source=str(plain), out=tmp_path / "out", variants=["shuffle-sr"], srl="tree", parser="spacy")
+        )
 
 
 def test_selection_keeps_only_accepted_swaps_that_still_read_the_same(tmp_path):
@@ -163,22 +182,31 @@ def test_selection_keeps_only_accepted_swaps_that_still_read_the_same(tmp_path):
         append_decision(selection, Decision(pair_id, decision, rows[pair_id]["premise"], rows[pair_id]["hypothesis"]))
     append_decision(selection, Decision("rl6#0r1e", "accept", "A different swap .", rows["rl6#0r1e"]["hypothesis"]))
 
-    kept, info = build(build_options(source=str(SOURCE), out=tmp_path / "kept", variants=["shuffle-sr"],
-                                     sr_selection=selection))
+    kept, info = build(
+        build_options(source=str(SOURCE), out=tmp_path / "kept", variants=["shuffle-sr"], sr_selection=selection)
+    )
     assert set(rows_of(kept)) == {"rl1#0r1e"}
-    assert info.configs[0].extra["selection"] == {"file": public_path(selection), "decisions": 3, "undecided": 0,
-                                                  "rejected": 1, "stale": 1}
+    assert info.configs[0].extra["selection"] == {
+        "file": public_path(selection),
+        "decisions": 3,
+        "undecided": 0,
+        "rejected": 1,
+        "stale": 1,
+    }
 
 
 @pytest.mark.integration
 def test_full_snli_test_split_with_spacy_roles(shared_snli, tmp_path, capsys):
-    out, info = build(build_options(source=str(shared_snli), split="test", out=tmp_path / "out",
-                                    variants=["shuffle-sr"], srl="spacy"))
+    out, info = build(
+        build_options(source=str(shared_snli), split="test", out=tmp_path / "out", variants=["shuffle-sr"], srl="spacy")
+    )
     stats = info.configs[0].extra
     with capsys.disabled():
-        print(f"\nshuffle-sr, SNLI test, --srl spacy: {stats['entailment_pairs']} entailment pairs, "
-              f"{stats['candidates']} candidates, {stats['filtered']} filtered, {stats['final']} final; "
-              f"drops {stats['drop_reasons']}")
+        print(
+            f"\nshuffle-sr, SNLI test, --srl spacy: {stats['entailment_pairs']} entailment pairs, "
+            f"{stats['candidates']} candidates, {stats['filtered']} filtered, {stats['final']} final; "
+            f"drops {stats['drop_reasons']}"
+        )
     rows = rows_of(out)
     assert len(rows) == stats["final"] == stats["candidates"] - stats["filtered"] == info.configs[0].rows
     assert sum(stats["drop_reasons"].values()) == stats["filtered"]
@@ -192,8 +220,9 @@ def test_a_builds_role_configurations_share_their_labels_and_nothing_outlives_th
     from swapbench.dataset.pipeline import check_options
     from swapbench.variants.role_shuffle import RoleLabelings
 
-    options = build_options(source=str(SOURCE), out=tmp_path / "out",
-                            variants=["shuffle-3", "shuffle-sr", "shuffle-sr-premise"])
+    options = build_options(
+        source=str(SOURCE), out=tmp_path / "out", variants=["shuffle-3", "shuffle-sr", "shuffle-sr-premise"]
+    )
     _, sr, premise_first = check_options(options)
     assert sr.labelings is premise_first.labelings  # labelled once for the build
     assert check_options(options)[1].labelings is not sr.labelings  # a second build labels afresh

@@ -36,21 +36,33 @@ def swap_premise(premise: str, name: str, hypothesis: str | None = None) -> str 
 
 SWAPS = {
     "active": ("Kids play soccer.", "Soccer play kids ."),
-    "active, noun phrases keep their modifiers": ("A man in a grassy field throws a frisbee.",
-                                                  "A frisbee throws a man in a grassy field ."),
-    "passive: the noun phrases swap, 'by' stays": ("A car is being driven by two men.",
-                                                   "Two men is being driven by a car ."),
+    "active, noun phrases keep their modifiers": (
+        "A man in a grassy field throws a frisbee.",
+        "A frisbee throws a man in a grassy field .",
+    ),
+    "passive: the noun phrases swap, 'by' stays": (
+        "A car is being driven by two men.",
+        "Two men is being driven by a car .",
+    ),
     "passive, past tense": ("A baby was carried by her mother.", "Her mother was carried by a baby ."),
-    "participial modifier: the modified noun phrase is the agent": ("A man recording a video.",
-                                                                    "A video recording a man ."),
-    "participial modifier before the main verb": ("A woman holding an umbrella crosses the street.",
-                                                  "An umbrella holding a woman crosses the street ."),
+    "participial modifier: the modified noun phrase is the agent": (
+        "A man recording a video.",
+        "A video recording a man .",
+    ),
+    "participial modifier before the main verb": (
+        "A woman holding an umbrella crosses the street.",
+        "An umbrella holding a woman crosses the street .",
+    ),
     "coordination": ("A man and a woman are eating a sandwich.", "A sandwich are eating a man and a woman ."),
-    "coordination of full noun phrases": ("The bride and the groom cut the cake together.",
-                                          "The cake cut the bride and the groom together ."),
+    "coordination of full noun phrases": (
+        "The bride and the groom cut the cake together.",
+        "The cake cut the bride and the groom together .",
+    ),
     "pronoun case, he -> him": ("A cop watches as he pokes a donut.", "A cop watches as a donut pokes him ."),
-    "pronoun case, they -> them": ("They are watching a movie while eating popcorn.",
-                                   "A movie are watching them while eating popcorn ."),
+    "pronoun case, they -> them": (
+        "They are watching a movie while eating popcorn.",
+        "A movie are watching them while eating popcorn .",
+    ),
 }
 NO_SWAP = {
     "no agent": "A ball was thrown into the lake.",

@@ -43,8 +43,13 @@ REORDERINGS = ("shuffle-3", "shuffle-4", "shuffle-5", "shuffle-random", "unlu")
 ROLES = ("shuffle-sr", "shuffle-sr-premise", "shuffle-sr-validated", "shuffle-sr-reversible", "role-quartets")
 SIDES = ("premise", "hypothesis")
 # SmolLM2, rows whose ids are not a permutation of their original's: (as read, each text read after a space).
-EXPECTED_BPE = {"shuffle-3": (843, 22), "shuffle-4": (539, 27), "shuffle-5": (669, 40),
-                "shuffle-random": (8947, 146), "unlu": (84298, 1580)}
+EXPECTED_BPE = {
+    "shuffle-3": (843, 22),
+    "shuffle-4": (539, 27),
+    "shuffle-5": (669, 40),
+    "shuffle-random": (8947, 146),
+    "unlu": (84298, 1580),
+}
 # SmolLM2, rows whose pre-tokenized words are not a permutation: each made a run of punctuation.
 PUNCTUATION_RUNS = {"shuffle-3": 0, "shuffle-4": 0, "shuffle-5": 0, "shuffle-random": 8, "unlu": 79}
 ROWS = {"shuffle-3": 9108, "shuffle-4": 7355, "shuffle-5": 6277, "shuffle-random": 9824, "unlu": 84300}
@@ -90,8 +95,13 @@ def bags(texts: Iterable[str], read: Callable[[list[str]], list]) -> dict[str, B
 def not_permutations(rows: dict[str, list[dict]], read: Callable[[list[str]], list]) -> dict[Key, list[str]]:
     """The rows whose premise or hypothesis is not a permutation of its original's under `read`, each with the sides
     that are not."""
-    texts = [row[column] for table in rows.values() for row in table
-             for side in SIDES for column in (side, f"original_{side}")]
+    texts = [
+        row[column]
+        for table in rows.values()
+        for row in table
+        for side in SIDES
+        for column in (side, f"original_{side}")
+    ]
     bag = bags(texts, read)
     found: dict[Key, list[str]] = {}
     for config, table in rows.items():
@@ -126,8 +136,12 @@ def test_every_reordered_row_is_a_permutation_of_smollm2s_words_but_runs_of_punc
     found = not_permutations(reordered, pre_tokenized(smollm2))
     assert counted(found) == PUNCTUATION_RUNS
     split = pre_tokenized(smollm2)
-    by_config = {config: {row["pair_id"] if config != "unlu" else (row["pair_id"], row["permutation_index"]): row
-                          for row in table} for config, table in reordered.items()}
+    by_config = {
+        config: {
+            row["pair_id"] if config != "unlu" else (row["pair_id"], row["permutation_index"]): row for row in table
+        }
+        for config, table in reordered.items()
+    }
     for (config, pair_id, index), sides in found.items():
         row = by_config[config][pair_id if index is None else (pair_id, index)]
         for side in sides:
@@ -135,8 +149,13 @@ def test_every_reordered_row_is_a_permutation_of_smollm2s_words_but_runs_of_punc
             lost, gained = before - after, after - before
             # the same characters, grouped otherwise, and a run of two or more marks among the pieces that differ
             assert Counter("".join(lost.elements())) == Counter("".join(gained.elements())), (config, pair_id, side)
-            assert any(len(piece) > 1 and not any(c.isalnum() for c in piece) for piece in lost + gained), \
-                (config, pair_id, side, lost, gained)
+            assert any(len(piece) > 1 and not any(c.isalnum() for c in piece) for piece in lost + gained), (
+                config,
+                pair_id,
+                side,
+                lost,
+                gained,
+            )
 
 
 def test_smollm2s_ids_are_a_permutation_only_where_no_word_loses_its_space(reordered, smollm2):
@@ -151,13 +170,34 @@ def test_the_checks_find_what_is_not_a_permutation(minilm, smollm2):
     WordPieces; a word moved to the start (its case kept) loses SmolLM2's space marker but keeps its words; a clitic
     written after a comma makes a run of punctuation, which the words see."""
     original = "The juggler doesn't drop pins, and that's fine."
-    rows = {"shuffle-3": [{"pair_id": "fused", "premise": "The juggler does drop pinsn't, and that's fine.",
-                           "original_premise": original, "hypothesis": "x", "original_hypothesis": "x"},
-                          {"pair_id": "moved", "premise": "juggler The doesn't drop pins, and that's fine.",
-                           "original_premise": original, "hypothesis": "x", "original_hypothesis": "x"},
-                          {"pair_id": "run", "premise": "The juggler doesn't drop pins that,'s and fine.",
-                           "original_premise": original, "hypothesis": "x", "original_hypothesis": "x"}]}
+    rows = {
+        "shuffle-3": [
+            {
+                "pair_id": "fused",
+                "premise": "The juggler does drop pinsn't, and that's fine.",
+                "original_premise": original,
+                "hypothesis": "x",
+                "original_hypothesis": "x",
+            },
+            {
+                "pair_id": "moved",
+                "premise": "juggler The doesn't drop pins, and that's fine.",
+                "original_premise": original,
+                "hypothesis": "x",
+                "original_hypothesis": "x",
+            },
+            {
+                "pair_id": "run",
+                "premise": "The juggler doesn't drop pins that,'s and fine.",
+                "original_premise": original,
+                "hypothesis": "x",
+                "original_hypothesis": "x",
+            },
+        ]
+    }
     assert set(not_permutations(rows, ids(minilm))) == {("shuffle-3", "fused", None)}
-    assert set(not_permutations(rows, pre_tokenized(smollm2))) == {("shuffle-3", "fused", None),
-                                                                    ("shuffle-3", "run", None)}
+    assert set(not_permutations(rows, pre_tokenized(smollm2))) == {
+        ("shuffle-3", "fused", None),
+        ("shuffle-3", "run", None),
+    }
     assert set(not_permutations(rows, ids(smollm2))) == {("shuffle-3", key, None) for key in ("fused", "moved", "run")}

@@ -61,8 +61,14 @@ class Echo(Variant):
 
     def apply(self, pair, parse, rng):
         hypothesis = " ".join([pair.hypothesis] * self.repeats)
-        return Perturbed(" ".join(parse.tokens), hypothesis, pair.label, list(range(len(parse.tokens))),
-                         [f"echo:{self.repeats}"], {"repeats": self.repeats})
+        return Perturbed(
+            " ".join(parse.tokens),
+            hypothesis,
+            pair.label,
+            list(range(len(parse.tokens))),
+            [f"echo:{self.repeats}"],
+            {"repeats": self.repeats},
+        )
 
     def statistics(self):
         return {"repeats": self.repeats}
@@ -93,14 +99,15 @@ def test_the_toy_and_its_option_are_in_the_help_under_its_own_group(toy, capsys)
 
 
 def test_the_toy_takes_its_option_through_the_api_and_only_its_factory_receives_it(toy, fixtures, tmp_path):
-    built = swapbench.build(source=fixtures, out=tmp_path / "api", variants=f"{toy},shuffle-3", parser="ptb",
-                            use_cache=False, toy_repeats=3)
+    built = swapbench.build(
+        source=fixtures, out=tmp_path / "api", variants=f"{toy},shuffle-3", parser="ptb", use_cache=False, toy_repeats=3
+    )
     [received] = Echo.received
     assert type(received).model_fields.keys() == {"toy_repeats"} and received.toy_repeats == 3
     assert built.info.variant_options == {"shuffle-3": {"shuffle_scope": "one"}, toy: {"toy_repeats": 3}}
     rows = built.rows(toy)
     words = rows["hypothesis"][0].split()
-    assert set(rows["repeats"]) == {3} and len(words) > 3 and words == words[:len(words) // 3] * 3
+    assert set(rows["repeats"]) == {3} and len(words) > 3 and words == words[: len(words) // 3] * 3
     assert "toy_repeats" not in make_variant("shuffle-3").options.model_dump()
     # a record written before variants recorded their options still loads
     older = built.info.model_dump(mode="json", exclude={"variant_options"})
@@ -120,14 +127,42 @@ def test_the_toy_takes_its_option_through_the_api_and_only_its_factory_receives_
 
 def test_the_toy_takes_its_option_through_the_command_line(toy, fixtures, tmp_path, capsys):
     out = tmp_path / "cli"
-    assert main(["build", "--source", str(fixtures), "--out", str(out), "--no-cache", "--parser", "ptb",
-                 "--variants", toy, "--toy-repeats", "2"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--source",
+                str(fixtures),
+                "--out",
+                str(out),
+                "--no-cache",
+                "--parser",
+                "ptb",
+                "--variants",
+                toy,
+                "--toy-repeats",
+                "2",
+            ]
+        )
+        == 0
+    )
     assert [o.toy_repeats for o in Echo.received] == [2]
     info = json.loads((out / "build_info.json").read_text())
     assert info["variant_options"] == {toy: {"toy_repeats": 2}} and info["configs"][0]["extra"] == {"repeats": 2}
     with pytest.raises(SystemExit) as exit_:
-        main(["build", "--source", str(fixtures), "--out", str(tmp_path / "bad"), "--variants", toy,
-              "--toy-repeats", "0"])
+        main(
+            [
+                "build",
+                "--source",
+                str(fixtures),
+                "--out",
+                str(tmp_path / "bad"),
+                "--variants",
+                toy,
+                "--toy-repeats",
+                "0",
+            ]
+        )
     assert exit_.value.code == 2
     assert "argument --toy-repeats: 0 is out of range" in " ".join(capsys.readouterr().err.split())
 
@@ -136,7 +171,7 @@ def test_the_registry_docstring_example_runs():
     """The example at the top of core/registry.py registers a variant that builds and applies."""
     doc = registry.__doc__
     start = doc.index("    from swapbench.core.registry import VARIANTS")
-    code = textwrap.dedent(doc[start:doc.index("\n\n", doc.index("def apply", start))])
+    code = textwrap.dedent(doc[start : doc.index("\n\n", doc.index("def apply", start))])
     try:
         exec(compile(code, "registry example", "exec"), {})  # noqa: S102  (the docstring's own example)
         result = make_variant("shuffle-reverse").apply(PAIR, PARSE, example_rng(0, PAIR.pair_id, "shuffle-reverse"))

@@ -10,12 +10,22 @@ from swapbench.variants import make_variant
 from swapbench.variants.randomness import changed_order, example_rng
 from swapbench.variants.shuffle import ConstituencyShuffle
 
-TREE = ("(ROOT (S (NP (NP (CD Two) (JJ young) (NNS children)) (PP (IN in) (NP (JJ blue) (NNS jerseys)))) "
-        "(VP (VBP are) (VP (VBG running) (ADVP (RB very) (RB quickly)) (PP (IN through) (NP (DT a) (JJ big) "
-        "(NN field))))) (. .)))")
+TREE = (
+    "(ROOT (S (NP (NP (CD Two) (JJ young) (NNS children)) (PP (IN in) (NP (JJ blue) (NNS jerseys)))) "
+    "(VP (VBP are) (VP (VBG running) (ADVP (RB very) (RB quickly)) (PP (IN through) (NP (DT a) (JJ big) "
+    "(NN field))))) (. .)))"
+)
 PARSE = PTBParser().parse_many([TREE])[0]
-PAIR = Pair("p1", "Two young children in blue jerseys are running very quickly through a big field.",
-            "Kids run.", "entailment", TREE, None, "fixture", 1)
+PAIR = Pair(
+    "p1",
+    "Two young children in blue jerseys are running very quickly through a big field.",
+    "Kids run.",
+    "entailment",
+    TREE,
+    None,
+    "fixture",
+    1,
+)
 # Drawn with seed 0 for pair "p1" by the per-example generators (ExampleRandom).
 PINNED_SHUFFLE_3 = "Two children young in blue jerseys are running very quickly through a big field ."  # scope one
 PINNED_SHUFFLE_3_ALL = "young children Two in jerseys blue are running very quickly through field a big ."
@@ -32,11 +42,14 @@ def check_shuffle(parse, result):
     assert (result.hypothesis, result.label) == (PAIR.hypothesis, PAIR.label)
 
 
-@pytest.mark.parametrize("size, expected", [
-    (2, {("ADVP", "very quickly"), ("NP", "blue jerseys")}),
-    (3, {("NP", "Two young children"), ("PP", "in blue jerseys"), ("NP", "a big field")}),
-    (4, {("PP", "through a big field")}),
-])
+@pytest.mark.parametrize(
+    "size, expected",
+    [
+        (2, {("ADVP", "very quickly"), ("NP", "blue jerseys")}),
+        (3, {("NP", "Two young children"), ("PP", "in blue jerseys"), ("NP", "a big field")}),
+        (4, {("PP", "through a big field")}),
+    ],
+)
 def test_constituents_of_exactly_n_words_are_shuffled_inside_themselves(size, expected):
     variant = make_variant(f"shuffle-{size}")
     result = variant.apply(PAIR, PARSE, example_rng(0, PAIR.pair_id, variant.name))
@@ -55,8 +68,11 @@ def test_constituents_of_exactly_n_words_are_shuffled_inside_themselves(size, ex
 def test_scope_all_moves_every_target_and_scope_one_exactly_one():
     every = ConstituencyShuffle(3, scope="all")
     targets = {(c.label, c.start, c.end) for c in every.targets(PARSE)}
-    assert {(c.label, " ".join(PARSE.tokens[c.start:c.end])) for c in every.targets(PARSE)} == {
-        ("NP", "Two young children"), ("PP", "in blue jerseys"), ("NP", "a big field")}
+    assert {(c.label, " ".join(PARSE.tokens[c.start : c.end])) for c in every.targets(PARSE)} == {
+        ("NP", "Two young children"),
+        ("PP", "in blue jerseys"),
+        ("NP", "a big field"),
+    }
     result = every.apply(PAIR, PARSE, example_rng(0, "p1", "shuffle-3"))
     assert {(m["label"], m["start"], m["end"]) for m in result.extra["moved_spans"]} == targets
     assert result.tags == ["label:NP", "label:PP", "moved:3"]

@@ -30,8 +30,10 @@ def test_moved_punctuation_and_clitics_attach_as_in_written_text():
     assert writing.write(["The", "dog", "owner", "'s", "does", "run", "n't", "."]) == "The dog owner's does runn't."
     tokens, text = SENTENCES[3]
     writing = pair_writing([(tokens, text)])
-    assert writing.write(["Kids", "(", "play", ")", "are", "two", "gon", "na", ",", "now", "."]) == \
-        "Kids (play) are two gonna, now."
+    assert (
+        writing.write(["Kids", "(", "play", ")", "are", "two", "gon", "na", ",", "now", "."])
+        == "Kids (play) are two gonna, now."
+    )
 
 
 def test_two_words_made_neighbours_are_never_fused():
@@ -75,9 +77,56 @@ def test_tokens_that_do_not_spell_the_text_teach_nothing_and_the_detokenizer_spa
 
 # Tokens of every kind the detokenizer's rules tell apart: plain words and digits, the words its contraction rules
 # name (in two cases), clitics, punctuation, brackets, quotes and currency.
-KINDS = ["man", "Boat", "42", "x", "can", "Can", "not", "NOT", "gon", "na", "wan", "more", "d", "is", "was", "me",
-         "ta", "got", "lem", "gim", "'s", "n't", "'ll", "'", "'n", "'ye", "'t", ".", ",", "!", "?", ";", ":", "...",
-         "--", "(", ")", "[", "]", "``", "''", "$", "#", "%", "&", "-", "cannot", "dog's"]
+KINDS = [
+    "man",
+    "Boat",
+    "42",
+    "x",
+    "can",
+    "Can",
+    "not",
+    "NOT",
+    "gon",
+    "na",
+    "wan",
+    "more",
+    "d",
+    "is",
+    "was",
+    "me",
+    "ta",
+    "got",
+    "lem",
+    "gim",
+    "'s",
+    "n't",
+    "'ll",
+    "'",
+    "'n",
+    "'ye",
+    "'t",
+    ".",
+    ",",
+    "!",
+    "?",
+    ";",
+    ":",
+    "...",
+    "--",
+    "(",
+    ")",
+    "[",
+    "]",
+    "``",
+    "''",
+    "$",
+    "#",
+    "%",
+    "&",
+    "-",
+    "cannot",
+    "dog's",
+]
 
 
 def test_spaced_reads_a_word_by_its_shape_exactly_as_the_detokenizer_reads_the_word():
@@ -92,20 +141,36 @@ def test_spaced_reads_a_word_by_its_shape_exactly_as_the_detokenizer_reads_the_w
             assert spaced(left, right) == expected, (left, right)
 
 
-@pytest.mark.parametrize("premise, hypothesis", [
-    ((["A", "man", "can", "not", "see", "a", "man", "on", "the", "boat", "."], "A man cannot see a man  on the boat."),
-     (["A", "man", "is", "n't", "blind", "."], "A man isn't blind.")),
-    ((["Kids", "(", "two", ")", "are", "gon", "na", "play", ",", "now", "."], "Kids (two) are gonna play, now."),
-     (["Kids", "play", "."], "Kids play.")),
-    ((["The", "dog", "'s", "owner", "does", "n't", "run", "."], "The dog's owner doesn't run."),
-     (["The", "dog", "runs"], "The cat runs")),  # a hypothesis that does not align teaches nothing
-    # two words fused once ("cannot") and apart elsewhere: a permutation may make the other pair neighbours
-    ((["I", "can", "not", "go", "but", "can", "you", "not", "?"], "I cannot go but can you not?"),
-     (["I", "go"], "I go")),
-    # a fusion the hypothesis teaches, of two words apart in the premise
-    ((["She", "can", "sing", "well", "or", "not", "."], "She can sing well or not."),
-     (["She", "can", "not", "sing", "."], "She cannot sing.")),
-])
+@pytest.mark.parametrize(
+    "premise, hypothesis",
+    [
+        (
+            (
+                ["A", "man", "can", "not", "see", "a", "man", "on", "the", "boat", "."],
+                "A man cannot see a man  on the boat.",
+            ),
+            (["A", "man", "is", "n't", "blind", "."], "A man isn't blind."),
+        ),
+        (
+            (["Kids", "(", "two", ")", "are", "gon", "na", "play", ",", "now", "."], "Kids (two) are gonna play, now."),
+            (["Kids", "play", "."], "Kids play."),
+        ),
+        (
+            (["The", "dog", "'s", "owner", "does", "n't", "run", "."], "The dog's owner doesn't run."),
+            (["The", "dog", "runs"], "The cat runs"),
+        ),  # a hypothesis that does not align teaches nothing
+        # two words fused once ("cannot") and apart elsewhere: a permutation may make the other pair neighbours
+        (
+            (["I", "can", "not", "go", "but", "can", "you", "not", "?"], "I cannot go but can you not?"),
+            (["I", "go"], "I go"),
+        ),
+        # a fusion the hypothesis teaches, of two words apart in the premise
+        (
+            (["She", "can", "sing", "well", "or", "not", "."], "She can sing well or not."),
+            (["She", "can", "not", "sing", "."], "She cannot sing."),
+        ),
+    ],
+)
 def test_writing_a_permutation_by_position_is_writing_its_tokens(premise, hypothesis):
     """write_order, which reads kept neighbours by position and two words made neighbours as spaced unless the
     text fused them, writes exactly what write() writes of the same tokens, for every order of a short sentence

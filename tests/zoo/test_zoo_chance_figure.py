@@ -21,8 +21,9 @@ pytestmark = pytest.mark.skipif(not (COMMITTED_ZOO / "zoo.json").is_file(), reas
 def judged(chance) -> object:
     """The committed summary with `chance(encoding)` giving each encoding's seeds at chance."""
     summary = read_summary(COMMITTED_ZOO)
-    return summary.model_copy(update={"encodings": [e.model_copy(update={"at_chance": chance(e)})
-                                                    for e in summary.encodings]})
+    return summary.model_copy(
+        update={"encodings": [e.model_copy(update={"at_chance": chance(e)}) for e in summary.encodings]}
+    )
 
 
 def drawn(summary, tmp_path, monkeypatch) -> Figure:

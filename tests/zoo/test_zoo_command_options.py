@@ -62,7 +62,17 @@ def test_a_bad_value_is_named_the_same_from_the_command_line_and_the_model(capsy
 
 
 def test_encoding_options_repeat_and_reach_the_recipe():
-    options = parse(ZooTrainOptions, "zoo", "train", "attenuated", "--out", "o",
-                    "--encoding-option", "attenuated_learnable=false", "--encoding-option", "attenuated_locality=0.5")
+    options = parse(
+        ZooTrainOptions,
+        "zoo",
+        "train",
+        "attenuated",
+        "--out",
+        "o",
+        "--encoding-option",
+        "attenuated_learnable=false",
+        "--encoding-option",
+        "attenuated_locality=0.5",
+    )
     assert options.make_recipe().encoding_options == {"attenuated_learnable": False, "attenuated_locality": 0.5}
     assert parse(ZooTrainOptions, "zoo", "train", "rope", "--out", "o").encoding_option == []

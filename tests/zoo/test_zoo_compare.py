@@ -15,10 +15,19 @@ N = 300  # pairs, three per premise
 
 def rows(changed: set[int]) -> list[PredictionRow]:
     """A shuffle's predictions on N pairs, the prediction changed on the pairs in `changed`."""
-    return [PredictionRow(pair_id=f"p{i:03d}", configuration="shuffle-3", gold="entailment",
-                          gold_original="entailment", prediction_original="entailment",
-                          prediction_perturbed="neutral" if i in changed else "entailment", cluster=f"c{i // 3}",
-                          tags=[]) for i in range(N)]
+    return [
+        PredictionRow(
+            pair_id=f"p{i:03d}",
+            configuration="shuffle-3",
+            gold="entailment",
+            gold_original="entailment",
+            prediction_original="entailment",
+            prediction_perturbed="neutral" if i in changed else "entailment",
+            cluster=f"c{i // 3}",
+            tags=[],
+        )
+        for i in range(N)
+    ]
 
 
 def rng():
@@ -67,8 +76,10 @@ def test_seeds_are_resampled_within_each_side():
 
 def test_delta_counts_lost_and_gained_pairs():
     lost = {0, 1, 2, 3}
-    predictions = [r.model_copy(update={"prediction_perturbed": "neutral" if i in lost else r.gold})
-                   for i, r in enumerate(rows(set()))]
+    predictions = [
+        r.model_copy(update={"prediction_perturbed": "neutral" if i in lost else r.gold})
+        for i, r in enumerate(rows(set()))
+    ]
     predictions[10] = predictions[10].model_copy(update={"prediction_original": "neutral"})  # a gained pair
     delta = from_rows(predictions, "delta")
     assert delta.value == pytest.approx((1 - 4) / N)
@@ -81,9 +92,13 @@ def test_every_encoding_meets_none_and_learned_absolute_once_and_role_swap_train
     pairs = [((a.setup, a.encoding), (b.setup, b.encoding)) for a, b in plan]
     for setup in ("random", "random+role-swaps"):
         assert [(a[1], b[1]) for a, b in pairs if a[0] == b[0] == setup] == [
-            ("learned_absolute", "none"), ("alibi", "none"), ("alibi", "learned_absolute")]
+            ("learned_absolute", "none"),
+            ("alibi", "none"),
+            ("alibi", "learned_absolute"),
+        ]
     assert [(a, b) for a, b in pairs if a[0] != b[0]] == [
-        (("random+role-swaps", name), ("random", name)) for name in names]
+        (("random+role-swaps", name), ("random", name)) for name in names
+    ]
     assert all(isinstance(side, Side) for pair in plan for side in pair)
 
 

@@ -23,8 +23,15 @@ from swapbench.zoo.encodings.tupe import Tupe
 
 
 def config(encoding: str, **overrides) -> ZooConfig:
-    settings = dict(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
-                    max_position_embeddings=12, position_encoding=encoding)
+    settings = dict(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=12,
+        position_encoding=encoding,
+    )
     return ZooConfig(**{**settings, **overrides})
 
 
@@ -42,13 +49,25 @@ def initialised(module, seed: int = 0):
 
 
 def test_every_encoding_has_its_parts():
-    assert ENCODINGS.names() == ["none", "learned_absolute", "sinusoidal", "rope", "alibi", "t5_bias", "shaw",
-                                 "huang_m4", "tisa", "tupe", "attenuated"]
+    assert ENCODINGS.names() == [
+        "none",
+        "learned_absolute",
+        "sinusoidal",
+        "rope",
+        "alibi",
+        "t5_bias",
+        "shaw",
+        "huang_m4",
+        "tisa",
+        "tupe",
+        "attenuated",
+    ]
     for entry in ENCODINGS:
         assert issubclass(entry.value.positions, ModelPositions) and issubclass(entry.value.scores, LayerScores)
 
 
 # ---- absolute --------------------------------------------------------------------------------------------------
+
 
 def test_learned_absolute_gives_one_trained_vector_per_position():
     positions = LearnedAbsolute(config("learned_absolute"))
@@ -74,6 +93,7 @@ def test_sinusoidal_follows_vaswani_et_al():
 
 
 # ---- rope ------------------------------------------------------------------------------------------------------
+
 
 def test_rope_scores_depend_only_on_j_minus_i():
     g = generator(1)
@@ -104,12 +124,13 @@ def test_rope_is_a_rotation_by_position_times_theta():
 
 # ---- alibi -----------------------------------------------------------------------------------------------------
 
+
 def test_alibi_slopes_follow_the_papers_geometric_sequence():
-    assert alibi_slopes(8) == pytest.approx([2 ** -k for k in range(1, 9)])
-    assert alibi_slopes(2) == pytest.approx([2 ** -4, 2 ** -8])
+    assert alibi_slopes(8) == pytest.approx([2**-k for k in range(1, 9)])
+    assert alibi_slopes(2) == pytest.approx([2**-4, 2**-8])
     assert alibi_slopes(16) == pytest.approx([2 ** (-k / 2) for k in range(1, 17)])
     # 12 heads: the 8 slopes of 8 heads, then every other slope of 16 heads.
-    assert alibi_slopes(12) == pytest.approx([2 ** -k for k in range(1, 9)] + [2 ** (-k / 2) for k in (1, 3, 5, 7)])
+    assert alibi_slopes(12) == pytest.approx([2**-k for k in range(1, 9)] + [2 ** (-k / 2) for k in (1, 3, 5, 7)])
 
 
 def test_alibi_bias_is_minus_slope_times_distance():
@@ -127,8 +148,26 @@ def test_alibi_bias_is_minus_slope_times_distance():
 # (j - i, bucket) for 32 buckets and max distance 128, worked out by hand from the published function: keys before
 # the query use buckets 0-15, keys after it 16-31; distances 0-7 get their own bucket, 8-127 share buckets 8-15
 # logarithmically, and 128 and beyond fall in the last one.
-T5_BUCKETS = [(0, 0), (-1, 1), (-7, 7), (-8, 8), (-11, 8), (-12, 9), (-16, 10), (-32, 12), (-64, 14), (-127, 15),
-              (-128, 15), (-1000, 15), (1, 17), (7, 23), (8, 24), (16, 26), (127, 31), (500, 31)]
+T5_BUCKETS = [
+    (0, 0),
+    (-1, 1),
+    (-7, 7),
+    (-8, 8),
+    (-11, 8),
+    (-12, 9),
+    (-16, 10),
+    (-32, 12),
+    (-64, 14),
+    (-127, 15),
+    (-128, 15),
+    (-1000, 15),
+    (1, 17),
+    (7, 23),
+    (8, 24),
+    (16, 26),
+    (127, 31),
+    (500, 31),
+]
 
 
 @pytest.mark.parametrize("relative, bucket", T5_BUCKETS)
@@ -141,8 +180,9 @@ def test_t5_buckets_match_the_published_function():
 
     relative = torch.arange(-300, 301)
     for buckets, distance in ((32, 128), (16, 64), (8, 20)):
-        published = T5Attention._relative_position_bucket(relative, bidirectional=True, num_buckets=buckets,
-                                                          max_distance=distance)
+        published = T5Attention._relative_position_bucket(
+            relative, bidirectional=True, num_buckets=buckets, max_distance=distance
+        )
         assert torch.equal(t5_bucket(relative, buckets, distance), published)
 
 
@@ -156,6 +196,7 @@ def test_t5_bias_reads_one_scalar_per_bucket_and_head():
 
 
 # ---- shaw and huang_m4 -----------------------------------------------------------------------------------------
+
 
 def queries_and_keys(length: int = 7, head_size: int = 8, seed: int = 3):
     g = generator(seed)
@@ -212,12 +253,14 @@ def test_tisa_has_s_kernels_per_head_in_each_layer_and_adds_them_to_the_logits()
     scores = initialised(TisaScores(config("tisa", tisa_kernels=3)))
     assert scores.amplitudes.shape == scores.sharpness.shape == scores.offsets.shape == (2, 3)
     q, k = queries_and_keys()
-    expected = q @ k.transpose(-1, -2) / math.sqrt(8) + tisa_bias(scores.amplitudes, scores.sharpness,
-                                                                   scores.offsets, 7)
+    expected = q @ k.transpose(-1, -2) / math.sqrt(8) + tisa_bias(
+        scores.amplitudes, scores.sharpness, scores.offsets, 7
+    )
     assert torch.allclose(scores(q, k, None), expected, atol=1e-5)
 
 
 # ---- tupe ------------------------------------------------------------------------------------------------------
+
 
 def test_tupe_unties_positions_and_the_cls_token():
     positions = initialised(Tupe(config("tupe")))
@@ -235,6 +278,7 @@ def test_tupe_unties_positions_and_the_cls_token():
 
 # ---- attenuated ------------------------------------------------------------------------------------------------
 
+
 def test_attenuated_bias_is_equation_8():
     w, s = 0.3, 2.5
     alpha = attenuated_bias(7, w, s, dtype=torch.float64)
@@ -243,13 +287,15 @@ def test_attenuated_bias_is_equation_8():
             expected = -s * w * (i - j) ** 2 if i <= j else -w * (i - j) ** 2
             assert alpha[i, j].item() == pytest.approx(expected)
     # Its row-wise softmax is the probe's reference matrix of the same w and s.
-    np.testing.assert_allclose(torch.softmax(alpha, dim=-1).numpy(), attenuated_matrix(7, locality=w, symmetry=s),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        torch.softmax(alpha, dim=-1).numpy(), attenuated_matrix(7, locality=w, symmetry=s), atol=1e-12
+    )
 
 
 def test_attenuated_fixed_or_learnable():
-    fixed = Attenuated(config("attenuated", attenuated_learnable=False, attenuated_locality=0.4,
-                              attenuated_symmetry=0.5))
+    fixed = Attenuated(
+        config("attenuated", attenuated_learnable=False, attenuated_locality=0.4, attenuated_symmetry=0.5)
+    )
     assert list(fixed.parameters()) == []
     assert torch.equal(fixed.shared_bias(5, torch.device("cpu"), torch.float32)[0], attenuated_bias(5, 0.4, 0.5))
 

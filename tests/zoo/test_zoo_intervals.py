@@ -61,8 +61,10 @@ def test_the_committed_zoo_shares_lie_within_0_and_1_and_the_figure_draws_those_
         for setup, container in zip(summary.setups, bars):
             whiskers = container.errorbar.lines[2][0].get_segments()
             drawn = [(round(seg[0][1], 6), round(seg[1][1], 6)) for seg in whiskers]
-            expected = [(round(100 * e.changed[configuration].low, 6), round(100 * e.changed[configuration].high, 6))
-                        for e in summary.of(setup)]
+            expected = [
+                (round(100 * e.changed[configuration].low, 6), round(100 * e.changed[configuration].high, 6))
+                for e in summary.of(setup)
+            ]
             assert drawn == expected
             assert min(low for low, _ in drawn) >= 0.0
     finally:

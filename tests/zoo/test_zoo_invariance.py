@@ -58,10 +58,19 @@ def save_tokenizer(fixtures: Path, folder: Path) -> BertTokenizer:
 def save_model(encoding: str, tokenizer, folder: Path, seed: int = 0) -> Path:
     id2label = dict(enumerate(LABEL_NAMES))
     # initializer_range 0.5: random weights large enough that the predictions vary from pair to pair.
-    config = ZooConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                       intermediate_size=64, max_position_embeddings=64, position_encoding=encoding,
-                       initializer_range=0.5, num_labels=3, id2label=id2label,
-                       label2id={name: i for i, name in id2label.items()})
+    config = ZooConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        position_encoding=encoding,
+        initializer_range=0.5,
+        num_labels=3,
+        id2label=id2label,
+        label2id={name: i for i, name in id2label.items()},
+    )
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         model = ZooForSequenceClassification(config)
@@ -74,8 +83,10 @@ def save_model(encoding: str, tokenizer, folder: Path, seed: int = 0) -> Path:
 def benchmark(tmp_path_factory) -> Path:
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
     out = tmp_path_factory.mktemp("zoo-invariance") / "data"
-    assert main(["build", "--source", str(fixtures), "--out", str(out), "--no-cache",
-                 "--variants", ",".join(SHUFFLES)]) == 0
+    assert (
+        main(["build", "--source", str(fixtures), "--out", str(out), "--no-cache", "--variants", ",".join(SHUFFLES)])
+        == 0
+    )
     return out
 
 
@@ -118,15 +129,34 @@ def test_without_positions_the_logits_do_not_change_and_with_them_they_do(benchm
     torch.testing.assert_close(none_perturbed, none_original, atol=1e-5, rtol=1e-5)
     assert len(set(none_original.argmax(-1).tolist())) > 1  # the predictions vary: Δ = 0 is not a constant model
     # The same check fails for an encoder that sees positions: it would catch a broken `none`.
-    learned_original, learned_perturbed = logits(models["learned_absolute"], originals), \
-        logits(models["learned_absolute"], perturbed)
+    learned_original, learned_perturbed = (
+        logits(models["learned_absolute"], originals),
+        logits(models["learned_absolute"], perturbed),
+    )
     assert (learned_original - learned_perturbed).abs().max() > 1e-3
 
 
 def test_swapbench_eval_reports_no_change_on_every_shuffle(benchmark, models, tmp_path):
     output = tmp_path / "results.json"
-    assert main(["eval", str(models["none"]), "--data", str(benchmark), "--device", "cpu", "--no-probe",
-                 "--bootstrap", "200", "--no-progress", "--output", str(output)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(models["none"]),
+                "--data",
+                str(benchmark),
+                "--device",
+                "cpu",
+                "--no-probe",
+                "--bootstrap",
+                "200",
+                "--no-progress",
+                "--output",
+                str(output),
+            ]
+        )
+        == 0
+    )
     results = EvalResults.model_validate_json(output.read_text(encoding="utf-8"))
     assert set(results.results) == set(SHUFFLES)
     for config, figures in results.results.items():
@@ -141,10 +171,32 @@ def test_swapbench_eval_reports_no_change_on_every_shuffle(benchmark, models, tm
 def test_a_fresh_swapbench_eval_loads_a_zoo_checkpoint(benchmark, models, tmp_path):
     output = tmp_path / "fresh.json"
     environment = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    run = subprocess.run([sys.executable, "-m", "swapbench.commands.main", "eval", str(models["none"]), "--data",
-                          str(benchmark), "--device", "cpu", "--probe-words", "10", "--probe-length", "8",
-                          "--bootstrap", "100", "--no-progress", "--output", str(output)],
-                         capture_output=True, text=True, env=environment, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "swapbench.commands.main",
+            "eval",
+            str(models["none"]),
+            "--data",
+            str(benchmark),
+            "--device",
+            "cpu",
+            "--probe-words",
+            "10",
+            "--probe-length",
+            "8",
+            "--bootstrap",
+            "100",
+            "--no-progress",
+            "--output",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     results = EvalResults.model_validate_json(output.read_text(encoding="utf-8"))
     assert all(figures.delta == 0 for figures in results.results.values())

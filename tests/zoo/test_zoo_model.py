@@ -14,8 +14,15 @@ from swapbench.zoo import encoding_names
 from swapbench.zoo.encodings.alibi import alibi_slopes
 from swapbench.zoo.modeling import ZooConfig, ZooForSequenceClassification, ZooModel, count_parameters
 
-TINY = dict(vocab_size=40, hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
-            max_position_embeddings=24, num_labels=3)
+TINY = dict(
+    vocab_size=40,
+    hidden_size=16,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=32,
+    max_position_embeddings=24,
+    num_labels=3,
+)
 
 
 def tiny_model(encoding: str, seed: int = 0, **overrides) -> ZooForSequenceClassification:
@@ -96,8 +103,9 @@ def word_tokenizer() -> BertTokenizer:
 def test_the_probe_reads_the_attenuated_matrix_off_the_encoder():
     # Identical words carry no content differences and no input positions, so every layer's attention is the
     # softmax of the positional term alone: equation 8's matrix.
-    model = tiny_model("attenuated", attenuated_learnable=False, attenuated_locality=0.5, attenuated_symmetry=2.0,
-                       vocab_size=15)
+    model = tiny_model(
+        "attenuated", attenuated_learnable=False, attenuated_locality=0.5, attenuated_symmetry=2.0, vocab_size=15
+    )
     result = probe_model(model, word_tokenizer(), n_words=4, length=16, seed=0, progress=False)
     expected = attenuated_matrix(16, locality=0.5, symmetry=2.0)
     np.testing.assert_allclose(result.matrix_array(), expected, atol=1e-5)
@@ -120,15 +128,20 @@ def test_the_probe_reads_alibi_off_the_encoder():
 
 def test_parameter_counts_differ_only_by_the_encodings_own():
     hidden, heads, layers, positions, head_size = 16, 2, 2, 24, 8
-    own = {"none": 0, "sinusoidal": 0, "rope": 0, "alibi": 0,
-           "learned_absolute": positions * hidden,
-           "t5_bias": 32 * heads,  # one scalar per bucket and head, shared by the layers
-           "shaw": layers * (2 * 16 + 1) * head_size,  # per layer, 2k + 1 relative keys of the head size
-           "huang_m4": layers * (2 * 16 + 1) * head_size,
-           "tisa": layers * heads * 5 * 3,  # per layer and head, S = 5 kernels of 3 parameters
-           # p, its norm, U^Q, U^K, theta_1, theta_2
-           "tupe": positions * hidden + 2 * hidden + 2 * (hidden * hidden + hidden) + 2 * heads,
-           "attenuated": 2}  # learnable w and s
+    own = {
+        "none": 0,
+        "sinusoidal": 0,
+        "rope": 0,
+        "alibi": 0,
+        "learned_absolute": positions * hidden,
+        "t5_bias": 32 * heads,  # one scalar per bucket and head, shared by the layers
+        "shaw": layers * (2 * 16 + 1) * head_size,  # per layer, 2k + 1 relative keys of the head size
+        "huang_m4": layers * (2 * 16 + 1) * head_size,
+        "tisa": layers * heads * 5 * 3,  # per layer and head, S = 5 kernels of 3 parameters
+        # p, its norm, U^Q, U^K, theta_1, theta_2
+        "tupe": positions * hidden + 2 * hidden + 2 * (hidden * hidden + hidden) + 2 * heads,
+        "attenuated": 2,
+    }  # learnable w and s
     base = count_parameters(tiny_model("none"))["total"]
     for encoding in encoding_names():
         counts = count_parameters(tiny_model(encoding))

@@ -48,9 +48,30 @@ def test_a_toy_encoding_from_a_test_module_is_listed_trained_and_scored(toy, set
         assert exit_.value.code == 0
         assert "toy_slope" in capsys.readouterr().out
     out = tmp_path / "out"
-    assert main(["zoo", "run", "--data", str(setting["benchmark"]), "--out", str(out), "--work", str(tmp_path / "w"),
-                 "--encodings", "toy_slope", "--seeds", "0", "--bootstrap", "50", "--probe-words", "3",
-                 *recipe_options(setting)]) == 0
+    assert (
+        main(
+            [
+                "zoo",
+                "run",
+                "--data",
+                str(setting["benchmark"]),
+                "--out",
+                str(out),
+                "--work",
+                str(tmp_path / "w"),
+                "--encodings",
+                "toy_slope",
+                "--seeds",
+                "0",
+                "--bootstrap",
+                "50",
+                "--probe-words",
+                "3",
+                *recipe_options(setting),
+            ]
+        )
+        == 0
+    )
     summary = ZooSummary.model_validate_json((out / "zoo.json").read_text())
     [entry] = summary.encodings
     assert (entry.encoding, entry.family, entry.kind) == ("toy_slope", "relative", "toy")
@@ -62,8 +83,21 @@ def test_a_toy_encoding_from_a_test_module_is_listed_trained_and_scored(toy, set
 
 def test_an_empty_encoding_list_is_refused(setting, tmp_path, capsys):  # noqa: F811
     with pytest.raises(SystemExit) as exit_:
-        main(["zoo", "run", "--data", str(setting["benchmark"]), "--out", str(tmp_path / "o"), "--work",
-              str(tmp_path / "w"), "--encodings", "", *recipe_options(setting)])
+        main(
+            [
+                "zoo",
+                "run",
+                "--data",
+                str(setting["benchmark"]),
+                "--out",
+                str(tmp_path / "o"),
+                "--work",
+                str(tmp_path / "w"),
+                "--encodings",
+                "",
+                *recipe_options(setting),
+            ]
+        )
     assert exit_.value.code == 2
     assert "expected a comma-separated list, got nothing" in capsys.readouterr().err
 
@@ -77,8 +111,9 @@ def test_pretrained_embeddings_are_minilms_projected_and_rescaled():
     assert table.shape == (30522, 16)
     assert table.std().item() == pytest.approx(0.02, rel=1e-3)
     full = pretrained_table(384, 30522, 0.02)  # no projection at MiniLM's own width: a rescaled copy
-    weights = next(w for k, w in load_file(f"{minilm_folder()}/model.safetensors").items()
-                   if k.endswith("word_embeddings.weight")).double()
+    weights = next(
+        w for k, w in load_file(f"{minilm_folder()}/model.safetensors").items() if k.endswith("word_embeddings.weight")
+    ).double()
     centred = weights - weights.mean(dim=0)
     assert torch.allclose(full.double(), centred * (0.02 / centred.std()), atol=1e-6)
     # The first principal direction keeps more of the variance than any later one.
@@ -91,7 +126,7 @@ def test_frozen_minilm_embeddings_stay_as_initialised(setting, tmp_path):  # noq
 
     options = [o for o in recipe_options(setting)]
     at = options.index("--tokenizer")
-    del options[at:at + 2]  # MiniLM's own tokenizer: the embeddings' vocabulary
+    del options[at : at + 2]  # MiniLM's own tokenizer: the embeddings' vocabulary
     folder = tmp_path / "frozen"
     assert main(["zoo", "train", "none", "--out", str(folder), "--token-embeddings", "minilm-frozen", *options]) == 0
     model = AutoModelForSequenceClassification.from_pretrained(folder)
@@ -102,13 +137,25 @@ def test_frozen_minilm_embeddings_stay_as_initialised(setting, tmp_path):  # noq
 
 def transitive_pairs(path, prefix: str, place: str):
     rows = []
-    for subject, verb, obj in (("man", "pushes", "dog"), ("woman", "holds", "child"), ("boy", "kicks", "ball"),
-                               ("girl", "feeds", "cat")):
-        for label, hypothesis in (("entailment", f"A {subject} {verb} a {obj}."),
-                                  ("contradiction", f"A {subject} sleeps."),
-                                  ("neutral", f"A tall {subject} {verb} a {obj}.")):
-            rows.append({"gold_label": label, "pairID": f"{prefix}{len(rows)}",
-                         "sentence1": f"A {subject} {verb} a {obj} in the {place}.", "sentence2": hypothesis})
+    for subject, verb, obj in (
+        ("man", "pushes", "dog"),
+        ("woman", "holds", "child"),
+        ("boy", "kicks", "ball"),
+        ("girl", "feeds", "cat"),
+    ):
+        for label, hypothesis in (
+            ("entailment", f"A {subject} {verb} a {obj}."),
+            ("contradiction", f"A {subject} sleeps."),
+            ("neutral", f"A tall {subject} {verb} a {obj}."),
+        ):
+            rows.append(
+                {
+                    "gold_label": label,
+                    "pairID": f"{prefix}{len(rows)}",
+                    "sentence1": f"A {subject} {verb} a {obj} in the {place}.",
+                    "sentence2": hypothesis,
+                }
+            )
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -118,8 +165,22 @@ def test_role_swaps_come_from_the_training_pairs_alone_checked_by_fingerprint(se
     options = recipe_options(setting)
     options[options.index("--train-source") + 1] = str(train)
     folder = tmp_path / "swaps"
-    assert main(["zoo", "train", "shaw", "--out", str(folder), "--role-swaps", "--data", str(setting["benchmark"]),
-                 *options]) == 0
+    assert (
+        main(
+            [
+                "zoo",
+                "train",
+                "shaw",
+                "--out",
+                str(folder),
+                "--role-swaps",
+                "--data",
+                str(setting["benchmark"]),
+                *options,
+            ]
+        )
+        == 0
+    )
     record = TrainingRecord.model_validate_json((folder / RECORD_FILE).read_text())
     swaps = record.role_swaps
     assert swaps is not None and 0 < swaps.n <= swaps.entailment_pairs == 4
@@ -136,8 +197,12 @@ def test_role_swaps_of_the_scored_pairs_are_refused(setting, tmp_path):  # noqa:
     from swapbench.zoo.role_swaps import role_swaps
 
     pairs = load_snli(str(transitive_pairs(tmp_path / "t.jsonl", "x", "park")), "train").pairs
-    scored = ScoredPairs(dataset="sha256:" + "0" * 64, path="scored", pair_ids=frozenset({pairs[0].pair_id}),
-                         premises=frozenset(premise_key(p.premise) for p in pairs))
+    scored = ScoredPairs(
+        dataset="sha256:" + "0" * 64,
+        path="scored",
+        pair_ids=frozenset({pairs[0].pair_id}),
+        premises=frozenset(premise_key(p.premise) for p in pairs),
+    )
     with pytest.raises(SwapbenchError, match="must come from the training split alone"):
         role_swaps(pairs, scored)
 
@@ -148,6 +213,6 @@ def test_every_encoding_starts_at_its_papers_scale():
     ratios = initial_scales(Architecture(layers=1, hidden=64, heads=2, intermediate=128), max_length=64)
     assert ratios["none"].logits == 0 and ratios["none"].input is None
     assert ratios["learned_absolute"].input == pytest.approx(1.0, abs=0.1)  # BERT: positions drawn as words
-    assert ratios["sinusoidal"].input == pytest.approx(2 ** -0.5, abs=0.02)  # Vaswani et al.'s ratio, not 35
+    assert ratios["sinusoidal"].input == pytest.approx(2**-0.5, abs=0.02)  # Vaswani et al.'s ratio, not 35
     assert 0.5 < ratios["tupe"].logits < 2  # the paper's two terms start alike
-    assert ratios["t5_bias"].logits == pytest.approx(64 ** -0.5, rel=0.35)  # T5's ratio d^-1/2
+    assert ratios["t5_bias"].logits == pytest.approx(64**-0.5, rel=0.35)  # T5's ratio d^-1/2

@@ -31,16 +31,26 @@ def rows(right: set[int], changed: set[int] = frozenset()) -> list[PredictionRow
     for i in range(N):
         original = "entailment" if i in right else "contradiction"
         perturbed = ("neutral" if original == "entailment" else "entailment") if i in changed else original
-        out.append(PredictionRow(pair_id=f"p{i:03d}", configuration=SHUFFLE, gold="entailment",
-                                 gold_original="entailment", prediction_original=original,
-                                 prediction_perturbed=perturbed, cluster=f"c{i // 3}", tags=[]))
+        out.append(
+            PredictionRow(
+                pair_id=f"p{i:03d}",
+                configuration=SHUFFLE,
+                gold="entailment",
+                gold_original="entailment",
+                prediction_original=original,
+                prediction_perturbed=perturbed,
+                cluster=f"c{i // 3}",
+                tags=[],
+            )
+        )
     return out
 
 
 def seeds(*predictions) -> list[dict]:
     """One model's outcomes per seed, as outcomes_of gives them: (figure, configuration) -> Outcomes."""
-    return [{(figure, SHUFFLE): from_rows(p, figure) for figure in ("changed", "delta", "accuracy")}
-            for p in predictions]
+    return [
+        {(figure, SHUFFLE): from_rows(p, figure) for figure in ("changed", "delta", "accuracy")} for p in predictions
+    ]
 
 
 HALF = set(range(0, N, 2))  # right on half the originals, in every premise alike
@@ -51,8 +61,13 @@ def test_an_encoding_whose_accuracy_equals_its_hypothesis_only_control_is_flagge
     model = seeds(*[rows(HALF, changed={1, 4})] * SEEDS)
     control = seeds(*[rows(HALF)] * SEEDS)  # the same accuracy on the same originals, premise unseen
     reader = seeds(*[rows(MOST)] * SEEDS)
-    found = comparisons({("random", "none"): model, ("random", "alibi"): reader}, SHUFFLE, None,
-                        controls={("random", "none"): control, ("random", "alibi"): control}, resamples=500)
+    found = comparisons(
+        {("random", "none"): model, ("random", "alibi"): reader},
+        SHUFFLE,
+        None,
+        controls={("random", "none"): control, ("random", "alibi"): control},
+        resamples=500,
+    )
     test = premise_test(found, "random", "none")
     assert test.family == PREMISE_FAMILY and test.alternative == "greater" and test.b.hypothesis_only
     assert test.difference == 0.0 and test.p_value == 1.0 and not reads_premise(found, "random", "none")
@@ -67,8 +82,13 @@ def test_an_encoding_whose_accuracy_equals_its_hypothesis_only_control_is_flagge
 def test_a_control_below_the_encoding_by_less_than_the_premises_vary_is_not_enough():
     # 2 pairs in 240 more right than the control: one-sided p well above 0.05
     model = seeds(*[rows(HALF | {1, 3})] * SEEDS)
-    found = comparisons({("random", "none"): model}, SHUFFLE, None,
-                        controls={("random", "none"): seeds(*[rows(HALF)] * SEEDS)}, resamples=1000)
+    found = comparisons(
+        {("random", "none"): model},
+        SHUFFLE,
+        None,
+        controls={("random", "none"): seeds(*[rows(HALF)] * SEEDS)},
+        resamples=1000,
+    )
     test = premise_test(found, "random", "none")
     assert test.difference == pytest.approx(2 / N) and test.p_value > 0.05
     assert not reads_premise(found, "random", "none")
@@ -94,8 +114,10 @@ def test_comparisons_are_made_from_the_pairs_outcomes_or_not_at_all():
 
 
 def test_holm_is_applied_within_each_report_tables_family():
-    encodings = {name: seeds(*[rows(HALF, changed=set(range(0, N, step)))] * SEEDS)
-                 for name, step in (("none", N + 1), ("learned_absolute", 3), ("alibi", 5), ("rope", 40))}
+    encodings = {
+        name: seeds(*[rows(HALF, changed=set(range(0, N, step)))] * SEEDS)
+        for name, step in (("none", N + 1), ("learned_absolute", 3), ("alibi", 5), ("rope", 40))
+    }
     outcomes = {(setup, name): runs for setup in ("random", "random+role-swaps") for name, runs in encodings.items()}
     found = comparisons(outcomes, SHUFFLE, None, resamples=400)
     families = {c.family for c in found}
@@ -123,10 +145,13 @@ def test_the_report_names_the_encodings_not_reading_the_premise_and_interprets_n
     outcomes = {("random", "none"): model, ("random", "learned_absolute"): reader, ("random", "alibi"): reader}
     found = comparisons(outcomes, SHUFFLE, None, controls={key: control for key in outcomes}, resamples=500)
     summary = SimpleNamespace(
-        comparisons=found, accuracy_configuration=SHUFFLE, relabelled=[],
+        comparisons=found,
+        accuracy_configuration=SHUFFLE,
+        relabelled=[],
         of=lambda setup: [SimpleNamespace(encoding=name) for name in ("none", "learned_absolute", "alibi")],
         premise_test=lambda setup, name: premise_test(found, setup, name),
-        reads_premise=lambda setup, name: reads_premise(found, setup, name))
+        reads_premise=lambda setup, name: reads_premise(found, setup, name),
+    )
     line = premise_line(summary, "random")
     assert "`none` does not beat its premise-blind control" in line
     assert "`alibi`" not in line and "`learned_absolute`" not in line

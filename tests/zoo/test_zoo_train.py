@@ -21,8 +21,9 @@ from swapbench.zoo.train import RECORD_FILE, TrainingRecord
 
 
 def train(setting, encoding: str, out: Path, seed: int, epochs: int = 1) -> TrainingRecord:
-    assert main(["zoo", "train", encoding, "--out", str(out), "--seed", str(seed),
-                 *recipe_options(setting, epochs)]) == 0
+    assert (
+        main(["zoo", "train", encoding, "--out", str(out), "--seed", str(seed), *recipe_options(setting, epochs)]) == 0
+    )
     return TrainingRecord.model_validate_json((out / RECORD_FILE).read_text(encoding="utf-8"))
 
 
@@ -51,9 +52,25 @@ def test_zoo_train_is_reproducible_by_seed(setting, tmp_path):
 
 def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, tmp_path, capsys):
     out, work = tmp_path / "out", tmp_path / "work"
-    command = ["zoo", "run", "--data", str(setting["benchmark"]), "--out", str(out), "--work", str(work),
-               "--encodings", "none,alibi", "--seeds", "0,1", "--bootstrap", "100", "--probe-words", "5",
-               *recipe_options(setting)]
+    command = [
+        "zoo",
+        "run",
+        "--data",
+        str(setting["benchmark"]),
+        "--out",
+        str(out),
+        "--work",
+        str(work),
+        "--encodings",
+        "none,alibi",
+        "--seeds",
+        "0,1",
+        "--bootstrap",
+        "100",
+        "--probe-words",
+        "5",
+        *recipe_options(setting),
+    ]
     assert main(command) == 0
 
     summary = ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8"))
@@ -82,9 +99,11 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
         for config, spread in encoding.delta.items():
             assert spread.values == [r.results[config].delta for r in files]
         for config, spread in encoding.discordant.items():
-            assert spread.values == [(r.results[config].mcnemar.original_only
-                                      + r.results[config].mcnemar.perturbed_only) / r.results[config].n
-                                     for r in files]
+            assert spread.values == [
+                (r.results[config].mcnemar.original_only + r.results[config].mcnemar.perturbed_only)
+                / r.results[config].n
+                for r in files
+            ]
     # The encoder without positions is blind to every shuffle, whatever its training: not one prediction changes.
     assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].changed.values())
     assert all(s.values == [0.0, 0.0] for s in summary.encodings[0].delta.values())
@@ -93,7 +112,9 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     assert [run.results for run in summary.runs] == [8]  # one run: 2 encodings x 2 seeds, each with its control
     # each encoding and seed trained and scored again on the hypotheses alone: its premise-blind control
     assert [(c.setup, c.encoding, [r.seed for r in c.runs]) for c in summary.controls] == [
-        ("random", "none", [0, 1]), ("random", "alibi", [0, 1])]
+        ("random", "none", [0, 1]),
+        ("random", "alibi", [0, 1]),
+    ]
     for control in summary.controls:
         for run in control.runs:
             assert run.results == f"random/{control.encoding}/seed-{run.seed}-hypothesis-only.json"
@@ -105,16 +126,46 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     assert [t.p_holm for t in tests] == holm([t.p_value for t in tests])
     # a control's checkpoint is scored as it was trained, on the hypotheses alone, and only so
     blind_checkpoint = work / "checkpoints" / "random" / "none-seed0-hypothesis-only"
-    assert main(["eval", str(blind_checkpoint), "--data", str(setting["benchmark"]), "--no-probe",
-                 "--output", str(tmp_path / "whole.json")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                str(blind_checkpoint),
+                "--data",
+                str(setting["benchmark"]),
+                "--no-probe",
+                "--output",
+                str(tmp_path / "whole.json"),
+            ]
+        )
+        == 2
+    )
     assert "trained on the hypotheses alone" in " ".join(capsys.readouterr().err.split())
-    assert main(["eval", str(blind_checkpoint), "--data", str(setting["benchmark"]), "--no-probe", "--device", "cpu",
-                 "--hypothesis-only", "--no-progress", "--output", str(tmp_path / "alone.json")]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(blind_checkpoint),
+                "--data",
+                str(setting["benchmark"]),
+                "--no-probe",
+                "--device",
+                "cpu",
+                "--hypothesis-only",
+                "--no-progress",
+                "--output",
+                str(tmp_path / "alone.json"),
+            ]
+        )
+        == 0
+    )
     alone = EvalResults.model_validate_json((tmp_path / "alone.json").read_text())
     assert alone.model.hypothesis_only and alone.model.fine_tuning.hypothesis_only
     assert alone.results["shuffle-random"].accuracy_original == pytest.approx(
         EvalResults.model_validate_json((out / "random/none/seed-0-hypothesis-only.json").read_text())
-        .results["shuffle-random"].accuracy_original)
+        .results["shuffle-random"]
+        .accuracy_original
+    )
     for spread in summary.encodings[1].changed.values():
         assert spread.low <= spread.mean <= spread.high
     # every pair's outcome is kept, so the comparison of alibi with none draws the pairs once for both
@@ -132,9 +183,11 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
 
     # A second run reuses the checkpoints trained with the same recipe, in a process of its own: one that trains
     # nothing must still know the zoo's model type to load them.
-    rerun = subprocess.run([sys.executable, "-c",
-                            "import sys; from swapbench.commands.main import main; sys.exit(main())", *command],
-                           capture_output=True, text=True)
+    rerun = subprocess.run(
+        [sys.executable, "-c", "import sys; from swapbench.commands.main import main; sys.exit(main())", *command],
+        capture_output=True,
+        text=True,
+    )
     assert rerun.returncode == 0, rerun.stderr
     rerun = ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8"))
     assert all(run.train_seconds == 0 for e in rerun.encodings for run in e.runs)
@@ -144,8 +197,7 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     # `zoo report` recomputes zoo.json from the results files, redraws the table between its markers and keeps
     # the notes around them.
     (out / "README.md").write_text(f"# Notes\n\nwritten by hand\n\n{BEGIN}\nold table\n{END}\n\nmore notes\n")
-    stale = rerun.model_copy(update={"encodings": [e.model_copy(update={"discordant": {}})
-                                                   for e in rerun.encodings]})
+    stale = rerun.model_copy(update={"encodings": [e.model_copy(update={"discordant": {}}) for e in rerun.encodings]})
     (out / "zoo.json").write_text(stale.model_dump_json())
     assert main(["zoo", "report", str(out)]) == 0
     assert ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8")) == rerun
@@ -164,13 +216,40 @@ def test_encoding_options_reach_the_checkpoint_and_decide_its_reuse(setting, tmp
     for bad in ("hidden_size=3", "tisa_kernels=three", "attenuated_learnable=maybe", "attenuated_locality"):
         with pytest.raises(ValueError):
             parse_encoding_option(bad)
-    assert main(["zoo", "train", "tisa", "--out", str(tmp_path / "ckpt"), "--encoding-option", "tisa_kernels=0",
-                 *recipe_options(setting)]) == 2  # refused by the config's own check, before any training
+    assert (
+        main(
+            [
+                "zoo",
+                "train",
+                "tisa",
+                "--out",
+                str(tmp_path / "ckpt"),
+                "--encoding-option",
+                "tisa_kernels=0",
+                *recipe_options(setting),
+            ]
+        )
+        == 2
+    )  # refused by the config's own check, before any training
 
     folder = tmp_path / "attenuated"
-    assert main(["zoo", "train", "attenuated", "--out", str(folder), *recipe_options(setting),
-                 "--encoding-option", "attenuated_learnable=false",
-                 "--encoding-option", "attenuated_locality=0.02"]) == 0
+    assert (
+        main(
+            [
+                "zoo",
+                "train",
+                "attenuated",
+                "--out",
+                str(folder),
+                *recipe_options(setting),
+                "--encoding-option",
+                "attenuated_learnable=false",
+                "--encoding-option",
+                "attenuated_locality=0.02",
+            ]
+        )
+        == 0
+    )
     model = AutoModelForSequenceClassification.from_pretrained(folder)
     assert (model.config.attenuated_learnable, model.config.attenuated_locality) == (False, 0.02)
     assert list(model.zoo.positions.parameters()) == []  # fixed w and s
@@ -201,15 +280,26 @@ def test_a_merged_zoo_names_every_run_that_made_it():
     from swapbench.zoo.summary import run_records
 
     def results(command, commit, hour):
-        return SimpleNamespace(provenance=SimpleNamespace(command=command, git_commit=commit,
-                                                          started_at=datetime(2026, 1, 1, hour, tzinfo=timezone.utc)))
+        return SimpleNamespace(
+            provenance=SimpleNamespace(
+                command=command, git_commit=commit, started_at=datetime(2026, 1, 1, hour, tzinfo=timezone.utc)
+            )
+        )
 
     first = ["swapbench", "zoo", "run", "--setups", "random", "--out", "/home/me/out-a"]
     second = ["swapbench", "zoo", "run", "--setups", "minilm", "--out", "/home/me/out-b"]
-    records = run_records([results(second, "b" * 40, 5), results(first, "a" * 40, 3), results(second, "c" * 40, 6),
-                           results(first, "a" * 40, 4)])
+    records = run_records(
+        [
+            results(second, "b" * 40, 5),
+            results(first, "a" * 40, 3),
+            results(second, "c" * 40, 6),
+            results(first, "a" * 40, 4),
+        ]
+    )
     assert [(r.command, r.git_commits, r.results, r.started_at.hour) for r in records] == [
-        (first, ["a" * 40], 2, 3), (second, ["b" * 40, "c" * 40], 2, 5)]
+        (first, ["a" * 40], 2, 3),
+        (second, ["b" * 40, "c" * 40], 2, 5),
+    ]
 
     merged = SimpleNamespace(runs=records, swapbench_version="0.1.0", git_commit="a" * 40, command=first)
     lines = made_by(merged)
@@ -217,5 +307,6 @@ def test_a_merged_zoo_names_every_run_that_made_it():
     assert "commit aaaaaaaaaaaa:" in lines[1] and "commits bbbbbbbbbbbb, cccccccccccc:" in lines[2]
     assert "--out …/me/out-b`" in lines[2] and "/home/me" not in "\n".join(lines)
     single = SimpleNamespace(runs=records[:1], swapbench_version="0.1.0", git_commit="a" * 40, command=first)
-    assert made_by(single) == ["- swapbench 0.1.0, commit " + "a" * 40 + "; command: `swapbench zoo run --setups "
-                               "random --out …/me/out-a`"]
+    assert made_by(single) == [
+        "- swapbench 0.1.0, commit " + "a" * 40 + "; command: `swapbench zoo run --setups random --out …/me/out-a`"
+    ]

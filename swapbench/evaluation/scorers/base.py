@@ -99,8 +99,9 @@ class Scorer:
         """The model to score, on every process of a distributed run (each scores a shard of the pairs)."""
         raise NotImplementedError
 
-    def score(self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]],
-              progress: Callable[[int], None]) -> Scores:
+    def score(
+        self, run: Run, prepared: Prepared, pairs: list[tuple[str, str]], progress: Callable[[int], None]
+    ) -> Scores:
         """Score every (premise, hypothesis) of `pairs`, calling `progress(n)` as n more are done."""
         raise NotImplementedError
 
@@ -122,17 +123,22 @@ def scorer_for(options, scorer: Scorer | None = None) -> Scorer:
     for entry in SCORERS:
         if isinstance(scorer, entry.value):
             continue
-        foreign = [flag_of(key, fields[key]) for key in entry.value.refused_without
-                   if key not in scorer.refused_without and getattr(options, key, None)]
+        foreign = [
+            flag_of(key, fields[key])
+            for key in entry.value.refused_without
+            if key not in scorer.refused_without and getattr(options, key, None)
+        ]
         if foreign:
-            raise SwapbenchError(f"{listed(foreign)} {'is' if len(foreign) == 1 else 'are'} for --mode {entry.name}, "
-                                 f"not --mode {options.mode}")
+            raise SwapbenchError(
+                f"{listed(foreign)} {'is' if len(foreign) == 1 else 'are'} for --mode {entry.name}, "
+                f"not --mode {options.mode}"
+            )
     scorer.check(options)
     return scorer
 
 
 def listed(flags: Sequence[str]) -> str:
-    """"--a", "--a and --b", "--a, --b and --c"."""
+    """ "--a", "--a and --b", "--a, --b and --c"."""
     return " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
 
 

@@ -8,6 +8,7 @@ from ...core.registry import ENCODINGS
 
 # isort: off
 from . import absolute, rope, alibi, t5, relative, tisa, tupe, attenuated  # noqa: F401  (registration, in order)
+
 # isort: on
 from .base import Encoding, LayerScores, ModelPositions, register
 
@@ -24,5 +25,13 @@ def layer_scores(config) -> LayerScores:
     return encoding_of(config).scores(config)
 
 
-__all__ = ["ENCODINGS", "Encoding", "LayerScores", "ModelPositions", "encoding_of", "layer_scores",
-           "model_positions", "register"]
+__all__ = [
+    "ENCODINGS",
+    "Encoding",
+    "LayerScores",
+    "ModelPositions",
+    "encoding_of",
+    "layer_scores",
+    "model_positions",
+    "register",
+]

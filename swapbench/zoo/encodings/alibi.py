@@ -13,16 +13,17 @@ def alibi_slopes(heads: int) -> list[float]:
     """The head-specific slopes m of Press et al. 2022, section 3: for n heads (a power of 2), the geometric
     sequence that starts at 2^(-8/n) with that same ratio; for other n, the slopes of the nearest smaller power
     of 2, then every other slope of twice that power (the paper's reference implementation)."""
+
     def power_of_two(n: int) -> list[float]:
         start = 2 ** (-8 / n)
-        return [start * start ** i for i in range(n)]
+        return [start * start**i for i in range(n)]
 
     if heads < 1:
         raise ValueError(f"heads must be at least 1, got {heads}")
     if math.log2(heads).is_integer():
         return power_of_two(heads)
     closest = 2 ** math.floor(math.log2(heads))
-    return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][:heads - closest]
+    return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][: heads - closest]
 
 
 class Alibi(ModelPositions):

@@ -10,8 +10,9 @@ from torch import nn
 from .base import ModelPositions, init, register_built_in, relative_positions
 
 
-def attenuated_bias(length: int, locality: torch.Tensor | float, symmetry: torch.Tensor | float,
-                    device=None, dtype=torch.float32) -> torch.Tensor:
+def attenuated_bias(
+    length: int, locality: torch.Tensor | float, symmetry: torch.Tensor | float, device=None, dtype=torch.float32
+) -> torch.Tensor:
     """(length, length) alpha of equation 8: -s*w*l^2 for i <= j, -w*l^2 for i > j, with l = |i - j|."""
     relative = relative_positions(length, device)  # j - i
     squared = relative.to(dtype) ** 2

@@ -55,7 +55,7 @@ class LayerScores(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.head_size = config.hidden_size // config.num_attention_heads
-        self.scale = self.head_size ** -0.5
+        self.scale = self.head_size**-0.5
 
     def forward(self, query: torch.Tensor, key: torch.Tensor, shared_bias: torch.Tensor | None) -> torch.Tensor:
         """query, key: (batch, heads, length, head_size) -> logits (batch, heads, length, length)."""
@@ -99,8 +99,9 @@ def register(name: str, encoding: Encoding) -> Encoding:
     return encoding
 
 
-def register_built_in(name: str, *, positions: type[ModelPositions] = ModelPositions,
-                      scores: type[LayerScores] = LayerScores) -> Encoding:
+def register_built_in(
+    name: str, *, positions: type[ModelPositions] = ModelPositions, scores: type[LayerScores] = LayerScores
+) -> Encoding:
     """Register a built-in encoding by its declaration in zoo/catalogue.py (which the command line reads without
     torch) and its two parts."""
     paper, family, kind, fields = BUILT_IN[name]

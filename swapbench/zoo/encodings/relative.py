@@ -43,8 +43,11 @@ class HuangM4Scores(ShawScores):
 
     def forward(self, query, key, shared_bias):
         a = self.relative_embeddings(query.shape[-2], query.device, query.dtype)
-        logits = (torch.matmul(query, key.transpose(-1, -2)) + torch.einsum("bhid,ijd->bhij", query, a)
-                  + torch.einsum("bhjd,ijd->bhij", key, a))
+        logits = (
+            torch.matmul(query, key.transpose(-1, -2))
+            + torch.einsum("bhid,ijd->bhij", query, a)
+            + torch.einsum("bhjd,ijd->bhij", key, a)
+        )
         logits = logits * self.scale
         return logits if shared_bias is None else logits + shared_bias
 

@@ -20,8 +20,10 @@ def t5_bucket(relative_position: torch.Tensor, num_buckets: int = 32, max_distan
     distance = relative_position.abs()
     exact = half // 2
     # clamp(min=1) only keeps log() finite for the small distances, which take the exact branch anyway
-    logarithmic = exact + (torch.log(distance.clamp(min=1).float() / exact) / math.log(max_distance / exact)
-                           * (half - exact)).long()
+    logarithmic = (
+        exact
+        + (torch.log(distance.clamp(min=1).float() / exact) / math.log(max_distance / exact) * (half - exact)).long()
+    )
     logarithmic = logarithmic.clamp(max=half - 1)
     return buckets + torch.where(distance < exact, distance, logarithmic)
 
@@ -46,7 +48,7 @@ class T5Bias(ModelPositions):
         self.hidden_size = config.hidden_size
 
     def init_parameters(self, std):
-        init.normal_(self.bias, mean=0.0, std=std ** 2 * self.hidden_size ** 0.5)
+        init.normal_(self.bias, mean=0.0, std=std**2 * self.hidden_size**0.5)
 
     def shared_bias(self, length, device, dtype):
         buckets = t5_bucket(relative_positions(length, device), self.num_buckets, self.max_distance)
