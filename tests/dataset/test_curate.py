@@ -154,3 +154,13 @@ def test_the_committed_decisions_hold_no_text():
     assert all(
         set(s) == {"pair_id", "source", "valid"} | ({"why"} if not s["valid"] else set()) for s in quartets["sample"]
     )
+    # each sample's 3-way check covers its valid quartets, each counted once: agreeing with the rule, or named with
+    # the judge's other label
+    for judged in (quartets, quartets["dev_seed46"], quartets["earlier"]):
+        check, valid = judged["three_way"], {s["pair_id"] for s in judged["sample"] if s["valid"]}
+        named = [d["pair_id"] for d in check["disagree"]]
+        assert check["judged"] == len(valid) == check["agree"] + len(named)
+        assert len(set(named)) == len(named) and set(named) <= valid
+        assert all(
+            set(d) == {"pair_id", "judge"} and d["judge"] in ("neutral", "contradiction") for d in check["disagree"]
+        )
