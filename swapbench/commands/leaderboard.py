@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,8 @@ from .listing import COMMANDS
 
 if TYPE_CHECKING:  # rich is imported where something is printed: --help needs none of it
     from rich.console import Console
+
+logger = logging.getLogger(__name__)
 
 
 def add_submit(subparsers) -> None:
@@ -67,7 +70,7 @@ def run_submit(args: argparse.Namespace) -> int:
             if "nothing was submitted" in str(err):
                 raise
             raise SwapbenchError(f"{err}; nothing was submitted, the board is as it was") from err
-        _say_caught_up(console, stale)
+        _say_caught_up(stale)
     refused = 0
     for path in options.results:
         verdict, stored = (
@@ -91,14 +94,10 @@ def run_submit(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
-def _say_caught_up(console: Console, stale: list[str]) -> None:
-    from rich.markup import escape
-
+def _say_caught_up(stale: list[str]) -> None:
     if stale:
-        console.print(
-            f"the board was out of date with results/ ({escape(', '.join(stale))}; a submission "
-            "interrupted?): rebuilt it",
-            highlight=False,
+        logger.warning(
+            f"the board was out of date with results/ ({', '.join(stale)}; a submission interrupted?): rebuilt it"
         )
 
 
@@ -118,7 +117,6 @@ def _check_board_found(board: Path) -> None:
 
 def run_leaderboard(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.markup import escape
 
     from ..leaderboard.board import OUT_OF_DATE, check_board, out_of_date, rebuild
     from ..leaderboard.reference import reference_from_build, write_reference
@@ -127,7 +125,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     console = Console(soft_wrap=True)  # long hashes stay on one line
     if options.set_reference:
         path = write_reference(options.board, reference_from_build(options.set_reference))
-        console.print(f"wrote {escape(str(path))}", highlight=False)
+        logger.info(f"Wrote {path}")
     if options.check:
         problems = check_board(options.board)
         for name, found in problems.items():
@@ -140,5 +138,5 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             _report(console, f"{OUT_OF_DATE}; these differ from a rebuild:", stale)
         return 1 if bad or stale else 0
     for path in rebuild(options.board):
-        console.print(f"wrote {escape(str(path))}", highlight=False)
+        logger.info(f"Wrote {path}")
     return 0

@@ -4,6 +4,7 @@ swaps from their originals (evaluation/leak.py), printed and written where the d
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from ..core.text import percent, points, public_command
 from ..evaluation.leak_options import LeakOptions
 from ..results.leak_verdict import LEAKS, MARGIN
 from .listing import COMMANDS
+
+logger = logging.getLogger(__name__)
 
 
 def add_leak(subparsers) -> None:
@@ -45,7 +48,6 @@ def default_output() -> Path:  # (LeakOptions asks for --output where RESULTS is
 
 def run_leak(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.markup import escape
 
     from ..evaluation.leak import measure
     from ..results.hypothesis_only import PlausibilityBaseline
@@ -63,7 +65,7 @@ def run_leak(args: argparse.Namespace) -> int:
     baseline = record if leaks is None else leaks.plausibility
     if baseline is not None:
         console.print(plausibility_table(baseline, leaks))
-    console.print(f"Wrote {escape(str(output))}", soft_wrap=True)
+    logger.info(f"Wrote {output}")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,8 @@ from .listing import COMMANDS
 
 if TYPE_CHECKING:  # the result imports the results schema and numpy, which --help needs none of
     from ..probing.result import ProbeResult
+
+logger = logging.getLogger(__name__)
 
 PROBE_JSON = "probe.json"
 AVERAGE_PNG = "positional_attention.png"
@@ -115,7 +118,6 @@ def probe(options: ProbeOptions) -> tuple[ProbeResult, list[Path]]:
 def run_probe(args: argparse.Namespace) -> int:
     options = from_arguments(ProbeOptions, args)
     from rich.console import Console
-    from rich.markup import escape
 
     from ..probing.figures import probe_figures
     from ..probing.run import flat_warning
@@ -138,7 +140,7 @@ def run_probe(args: argparse.Namespace) -> int:
             f"  layer {layer.layer:2d}: {probe_figures(layer, causal=result.causal)}, spread {layer.spread:.3f}"
         )
     if result.flat:
-        console.print(f"[yellow]Warning:[/] {flat_warning(result.spread)}")
+        logger.warning(flat_warning(result.spread))
     for path in paths:
-        console.print(f"  wrote {escape(str(path))}", soft_wrap=True)  # never wrapped: a path is copied whole
+        logger.info(f"Wrote {path}")
     return 0

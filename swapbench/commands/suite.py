@@ -11,6 +11,8 @@ from ..core.command_options import add_arguments, from_arguments
 from ..suite.options import SuiteOptions
 from .listing import COMMANDS
 
+logger = logging.getLogger(__name__)
+
 
 def add_suite(subparsers) -> None:
     p = subparsers.add_parser(
@@ -41,7 +43,7 @@ def run_suite_command(args: argparse.Namespace) -> int:
 
     load_model_types()
     main = is_main()
-    console = Console(stderr=True, soft_wrap=True, quiet=not main)
+    console = Console(stderr=True, soft_wrap=True, quiet=not main)  # the progress bars'
     runs = read_suite(options.suite, progress=options.progress and main, command=list(sys.argv))
     silence_library_bars(downloads=options.progress)
     with errors_only(not main):  # the main process reports for all
@@ -49,10 +51,11 @@ def run_suite_command(args: argparse.Namespace) -> int:
     if not main:
         return 0
     summary = write_summary(outcomes, options.out)
-    console.print(summary.read_text(encoding="utf-8"), markup=False, highlight=False)
+    # the summary table is the command's output, on stdout as eval's results table is
+    Console(soft_wrap=True).print(summary.read_text(encoding="utf-8"), markup=False, highlight=False)
     failed = [o for o in outcomes if o.status == "failed"]
     scored = sum(o.status == "scored" for o in outcomes)
-    logging.getLogger(__name__).info(
+    logger.info(
         f"{len(outcomes)} runs: {scored} scored, "
         f"{len(outcomes) - scored - len(failed)} done before, {len(failed)} failed. "
         f"Wrote {summary}"

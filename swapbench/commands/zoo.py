@@ -6,11 +6,14 @@ waits until a subcommand runs, so that `--help` and a bad argument answer at onc
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
 from ..core.command_options import add_arguments, from_arguments
 from .listing import COMMANDS
+
+logger = logging.getLogger(__name__)
 
 
 def add_zoo(subparsers) -> None:
@@ -111,15 +114,11 @@ def check_settings(settings, encodings: list[str]) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.markup import escape
-
     from ..zoo.options import ZooTrainOptions
     from ..zoo.train import train_encoder
     from .evaluate import silence_library_bars
     from .main import load_model_types
 
-    console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooTrainOptions, args)
     load_model_types()
     silence_library_bars(downloads=options.progress)
@@ -131,7 +130,7 @@ def run_train(args: argparse.Namespace) -> int:
         from ..evaluation.scored_data import scored_pairs
 
         scored = scored_pairs(open_benchmark(options.data))
-    record = train_encoder(
+    train_encoder(  # logs its summary, from the main process
         options.encoding,
         settings,
         options.out,
@@ -140,36 +139,20 @@ def run_train(args: argparse.Namespace) -> int:
         progress=options.progress,
         overwrite=options.overwrite,
     )
-    if record is not None:
-        console.print(
-            f"{options.encoding}: best validation accuracy {100 * record.best_validation_accuracy:.1f}% "
-            f"(epoch {record.best_epoch}), {record.parameters['total']:,} parameters, "
-            f"{record.train_seconds:.0f} s; wrote {escape(str(options.out))}",
-            soft_wrap=True,
-        )
     return 0
 
 
 def run_run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.markup import escape
-
     from ..zoo.options import ZooRunOptions
     from ..zoo.run import run_zoo
     from .evaluate import silence_library_bars
     from .main import load_model_types
 
-    console = Console(stderr=True, soft_wrap=True)
     options = from_arguments(ZooRunOptions, args, command=list(sys.argv))
     load_model_types()
     silence_library_bars(downloads=options.progress)
     check_settings(options.recipe, options.encodings)
-    summary = run_zoo(options)
-    console.print(
-        f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "
-        f"{summary.wall_seconds / 60:.1f} min; wrote {escape(str(options.out))}",
-        soft_wrap=True,
-    )
+    run_zoo(options)  # logs its summary
     return 0
 
 
@@ -222,9 +205,6 @@ def run_scales(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.markup import escape
-
     from ..core.text import portable
     from ..zoo import encodings  # noqa: F401  (registers the built-in encodings, which the summary reads)
     from ..zoo.report import write_report
@@ -239,5 +219,5 @@ def run_report(args: argparse.Namespace) -> int:
         record,
         *write_report(summary, args.folder, also={record: portable(summary.model_dump_json(indent=2), keep=2) + "\n"}),
     ]:
-        Console().print(f"wrote {escape(str(path))}", soft_wrap=True)
+        logger.info(f"Wrote {path}")
     return 0

@@ -300,7 +300,8 @@ def cached_part(
 @contextlib.contextmanager
 def quiet_dequantization():
     """transformers' GGUF reader draws a tqdm bar of the file's tensors (272 steps for SmolLM2) straight to
-    stderr, past its own logging settings: held back while swapbench loads, as its other loading chatter is."""
+    stderr, past its own logging and progress settings: held back while swapbench loads (loading.library_quiet,
+    around every load), as its other loading chatter is."""
     try:
         import transformers.modeling_gguf_pytorch_utils as reader
     except ImportError:
@@ -329,7 +330,7 @@ def load_dense(
     cache_dir: Path | None = None,
 ) -> tuple[object, dict]:
     """(model, loading info) of a GGUF checkpoint: read back from the dense cache where a whole one is there
-    (`reload(folder)`: from_pretrained of the folder), else dequantized (`dequantize()`, quietly) and, when every
+    (`reload(folder)`: from_pretrained of the folder), else dequantized (`dequantize()`) and, when every
     weight came from the file and the model is whole on its device (`cacheable`: not spread by a device map),
     cached for the next load. A cache that cannot be written costs nothing but the
     next load's time."""
@@ -338,8 +339,7 @@ def load_dense(
     if _verified(folder):
         LOG.info("read the dequantized weights of %s from the cache %s", path.name, folder)
         return reload(folder)
-    with quiet_dequantization():
-        model, info = dequantize()
+    model, info = dequantize()  # inside loading.library_quiet, which holds the reader's bar back
     model = as_dense(model)
     # a new head (missing from the file) is not the file's: such a model is not cached
     if cacheable and not any(info.get(kind) for kind in ("missing_keys", "mismatched_keys")):

@@ -19,7 +19,7 @@ from ..core.fingerprint import model_revision  # noqa: F401  (eval names models 
 from ..core.hub_access import cache_only, check_model, load_failure
 from ..core.options import device_problem
 from ..results.schema import GGUFWeights, LoadedWeights
-from .gguf import as_dense, cached_part, check_gguf, gguf_arguments, gguf_record, load_dense
+from .gguf import as_dense, cached_part, check_gguf, gguf_arguments, gguf_record, load_dense, quiet_dequantization
 from .label_map import LabelMap, LabelMapError, from_config, from_option
 from .positional import unimplemented_positional_encoding
 
@@ -78,10 +78,20 @@ def library_quiet():
     """transformers' and huggingface_hub's logging held to errors while a model loads. What they say then is
     chatter to a user of swapbench: a load report of the weights a checkpoint lacks or leaves unused (the new head
     of a base model, its pre-training heads), which weight_problems judges and swapbench reports in its own words,
-    and a list of "layers not sharded" on a single device. A TRANSFORMERS_VERBOSITY the user set is kept."""
-    if os.environ.get("TRANSFORMERS_VERBOSITY"):
-        yield
-        return
+    and a list of "layers not sharded" on a single device. A TRANSFORMERS_VERBOSITY the user set is kept. The bar
+    that transformers' GGUF reader draws as it dequantizes a file, past its own progress setting, is held back
+    always (gguf.quiet_dequantization): every load of a model goes through here, eval's, the probe's and
+    fine-tuning's, so that none draws it under --no-progress or -q."""
+    with quiet_dequantization():
+        if os.environ.get("TRANSFORMERS_VERBOSITY"):
+            yield
+        else:
+            with _library_logging_quiet():
+                yield
+
+
+@contextlib.contextmanager
+def _library_logging_quiet():
     import huggingface_hub.utils
     from transformers.utils import logging as transformers_logging
 

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, Span
-from ..roles.heads import heads, is_animate, is_person, key
-from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, Swap, exchange
+from ..roles.heads import NOUN_TAGS, heads, is_animate, is_person, key
+from ..roles.morphology import CASED_PRONOUNS
+from .role_swap import Swap, exchange
 
-NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "CD"})
 # A verb in these forms inside a noun phrase belongs to a relative clause ("a man who sits") or to a misparse
 # ("a group of men walk in formation", "pink pulls weeds").
 CLAUSE_VERB_TAGS = frozenset({"VB", "VBZ", "VBP", "VBD", "MD"})
@@ -219,8 +219,8 @@ PATH_WORDS = frozenset(
 )
 # Tokens that open a noun phrase with a determiner; a phrase opening otherwise is bare ("women", "band").
 DETERMINER_TAGS = frozenset({"DT", "PRP$", "CD", "PRP", "WP$", "PDT", "WDT", "EX"})
-# Personal pronouns that change case with their slot; "it" and "you" do not.
-CASED_PRONOUNS = (frozenset(TO_ACCUSATIVE) | frozenset(TO_NOMINATIVE)) - {"who", "whom"}
+# Personal pronouns that change case with their slot ("who" is relative; "it" and "you" do not change).
+PERSONAL_CASED = CASED_PRONOUNS - RELATIVE_PRONOUNS
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +300,7 @@ def _cased_pronoun_in_modifier(swap: Swap) -> bool:
     """A personal pronoun moved in a participial or relative clause: its case follows the clause the modified
     noun phrase belongs to, not the position the swap gives it ("with he spectating spectators")."""
     return swap.construction in ("participial", "relative") and any(
-        w.lower() in CASED_PRONOUNS for s in _arguments(swap) for w in _words(swap, s)
+        w.lower() in PERSONAL_CASED for s in _arguments(swap) for w in _words(swap, s)
     )
 
 

@@ -66,6 +66,7 @@ from ..roles import RoleParse, Sentence
 from ..roles.animacy import ANIMATE, animacy, animacy_tag
 from ..roles.base import Frame, swappable_frames
 from ..roles.heads import key
+from ..roles.morphology import agrees_in_number, plural, uncapitalised
 from ..sources.pair import Pair
 from .base import Perturbed
 from .quartet_filters import QUARTET_FILTER_DESCRIPTIONS, quartet_reason
@@ -73,8 +74,8 @@ from .randomness import ExampleRandom
 from .role_filters import FILTERS, OVERLAP, PERCEPTION_VERBS, overlaps
 from .role_grounding import GROUNDING, ground, restating_frames
 from .role_reversible import REASONS as WRITTEN_REASONS
-from .role_reversible import RECIPROCAL_VERBS, plural, prepositional_frames, review_reversible
-from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RETOKENIZED, RoleOptions, RoleShuffle
+from .role_reversible import RECIPROCAL_VERBS, prepositional_frames, review_reversible
+from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RETOKENIZED, RoleOptions, RoleShuffle, role_columns
 from .role_swap import Swap, exchange
 
 SOURCES = ("grounded", "written")
@@ -125,9 +126,6 @@ PERCEIVING_VERBS = PERCEPTION_VERBS | frozenset(
     key(w) for w in ("examine", "inspect", "study", "check", "admire", "observe", "ignore", "search")
 )
 NEUTRAL_VERBS = PERCEIVING_VERBS | COMMUNICATION_VERBS
-# Verb forms and auxiliaries that agree in number with their subject.
-AGREEING_TAGS = frozenset({"VBZ", "VBP"})
-AGREEING_WORDS = frozenset({"is", "are", "am", "was", "were", "has", "have", "does", "do", "'s", "'re", "'m"})
 # shuffle-sr's filters that keep a swap from being labeled contradiction, not from being a non-entailment: the
 # 3-way rule above decides, and the binary label holds.
 NOT_APPLICABLE = frozenset({"mutual_perception"})
@@ -201,16 +199,21 @@ class RoleQuartets(RoleShuffle):
     board_note = "counterbalanced quartets: (P',H) is the paper's cell"
     needs_premise = True
     several_rows_per_pair = True  # two rows a source pair, one of them not the source's pair
-    column_descriptions = {
-        "quartet_source": "role-quartets: where the relation came from: grounded (premise and hypothesis state "
-        "it) or written (the hypothesis written from a premise frame)",
-        "verb": "role-quartets: the premise frame's verb",
-        "verb_index": "role-quartets: its token index in the premise",
+    column_descriptions = role_columns(
+        "role-quartets",
+        (
+            "quartet_source",
+            "where the relation came from: grounded (premise and hypothesis state it) or written (the "
+            "hypothesis written from a premise frame)",
+        ),
+        verb="the premise frame's verb",
+        index_in="the premise",
+        span_in="the premise",
+        binary="the perturbed pair's label in the binary view; always non-entailment (the original pair's is "
+        "entailment)",
+    ) | {
         "agent": "role-quartets: the premise agent's text and token span [start, end)",
         "patient": "role-quartets: the premise patient's text and token span [start, end)",
-        "labeler": "role-quartets: the role labeler that found the roles",
-        "binary_label": "role-quartets: the perturbed pair's label in the binary view; always non-entailment (the "
-        "original pair's is entailment)",
     }
     tag_descriptions = {
         "cell": (
@@ -445,7 +448,7 @@ def needs_agreement(parse: RoleParse, frame: Frame) -> bool:
     tense, or an auxiliary such as "is", "was", "has"): the exchange would then call for a repair."""
     if plural(parse, frame.agent) == plural(parse, frame.patient):
         return False
-    return any(t in AGREEING_TAGS or w.lower() in AGREEING_WORDS for w, t in zip(parse.tokens, parse.tags))
+    return any(agrees_in_number(w, t) for w, t in zip(parse.tokens, parse.tags))
 
 
 def is_permutation(original: tuple[str, ...] | list[str], primed: tuple[str, ...] | list[str]) -> bool:
@@ -455,7 +458,7 @@ def is_permutation(original: tuple[str, ...] | list[str], primed: tuple[str, ...
 
 def _uncapitalised(tokens) -> list[str]:
     tokens = list(tokens)
-    return [tokens[0][:1].lower() + tokens[0][1:], *tokens[1:]] if tokens else []
+    return [uncapitalised(tokens[0]), *tokens[1:]] if tokens else []
 
 
 def written_quartet(roles: RoleParse, frame: Frame, prepositional: bool = False) -> tuple[Quartet | None, str | None]:

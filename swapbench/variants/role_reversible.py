@@ -21,15 +21,26 @@ from dataclasses import dataclass
 from ..core.registry import VARIANTS
 from ..parsing.base import Parse
 from ..roles import RoleParse, Sentence
-from ..roles.animacy import ANIMATE, PERSON_PRONOUNS, animacy, being, core, indefinite
+from ..roles.animacy import ANIMATE, PERSON_PRONOUNS, animacy, being, indefinite
 from ..roles.base import Frame, Span, is_auxiliary
-from ..roles.heads import NOUN_TAGS, conjuncts, head, heads, key, words_match
+from ..roles.heads import heads, key, words_match
+from ..roles.morphology import (
+    PAST_BE,
+    agree,
+    be,
+    capitalised,
+    case_for_slot,
+    has_cased_pronoun,
+    keeps_capital,
+    plural,
+    uncapitalised,
+)
 from ..sources.pair import Pair
 from .base import Perturbed
 from .randomness import ExampleRandom
 from .role_filters import FILTERS, OVERLAP, SYMMETRIC_VERBS, overlaps
-from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RoleOptions, RoleShuffle, validity_lines
-from .role_swap import TO_ACCUSATIVE, TO_NOMINATIVE, case_for_slot, construction, exchange, swappable_frames
+from .role_shuffle import ANNOTATIONS, BINARY_NAMES, RoleOptions, RoleShuffle, role_columns, validity_lines
+from .role_swap import construction, exchange, swappable_frames
 
 # Symmetric and reciprocal predicates: "a man dances a woman" reversed says the same; role_filters' symmetric
 # verbs and the reciprocal ones of captions. Passing someone on foot is passing each other ("two women pass three
@@ -133,10 +144,6 @@ PREPOSITIONAL: dict[str, frozenset[str]] = {
 }
 PHRASE_TAGS = frozenset({"DT", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "PRP$", "CD", "POS"})
 ASSERTING_TAGS = frozenset({"VBZ", "VBP", "VBD", "VBG", "VBN"})
-PAST_BE = frozenset({"was", "were"})
-PLURAL_PRONOUNS = frozenset({"they", "them", "we", "us", "you"})
-THIRD_PERSON = {"have": "has", "do": "does", "go": "goes"}
-NON_THIRD = {third: base for base, third in THIRD_PERSON.items()}
 
 REASONS: dict[str, str] = {
     OVERLAP[0]: OVERLAP[1],
@@ -200,15 +207,13 @@ class ReversibleRoles(RoleShuffle):
     side_feature = "frame_side"
     board_note = "hypotheses written from the premise's frame"
     needs_premise = True
-    column_descriptions = {
-        "frame_side": "shuffle-sr-reversible: the sentence the frame came from, premise or an entailment hypothesis",
-        "verb": "shuffle-sr-reversible: the frame's verb",
-        "verb_index": "shuffle-sr-reversible: its token index in that sentence",
-        "agent": "shuffle-sr-reversible: the agent's text and token span [start, end) in that sentence",
-        "patient": "shuffle-sr-reversible: the patient's text and token span [start, end) in that sentence",
-        "labeler": "shuffle-sr-reversible: the role labeler that found the roles",
-        "binary_label": "shuffle-sr-reversible: the label in the binary view; always non-entailment",
-    }
+    column_descriptions = role_columns(
+        "shuffle-sr-reversible",
+        ("frame_side", "the sentence the frame came from, premise or an entailment hypothesis"),
+        verb="the frame's verb",
+        index_in="that sentence",
+        span_in="that sentence",
+    )
     tag_descriptions = {
         "side": ("side:S", "shuffle-sr-reversible: the frame came from the premise or an entailment hypothesis"),
         "construction": ("construction:C", "shuffle-sr-reversible: the construction of the frame's clause"),
@@ -448,13 +453,13 @@ def _clause(parse: RoleParse, frame: Frame, kind: str, agent: Span, patient: Spa
     after = _verb_words(parse, frame, kind)
     if kind == "passive":  # the patient stays the subject: "A woman is pushed by a man"
         subject, rest = patient, ["being"] * ("being" in before) + after
-        words = [*_words(parse, subject, True), _be(parse, subject, past), *rest, *_words(parse, agent, False)]
+        words = [*_words(parse, subject, True), be(parse, subject, past), *rest, *_words(parse, agent, False)]
     elif tag == "VBG":
-        words = [*_words(parse, agent, True), _be(parse, agent, past), *after, *_words(parse, patient, False)]
+        words = [*_words(parse, agent, True), be(parse, agent, past), *after, *_words(parse, patient, False)]
     else:
-        words = [_agree(verb.lower(), tag, plural(parse, agent)), *after[1:]]
+        words = [agree(verb.lower(), tag, plural(parse, agent)), *after[1:]]
         words = [*_words(parse, agent, True), *words, *_words(parse, patient, False)]
-    words[0] = words[0][:1].upper() + words[0][1:]
+    words[0] = capitalised(words[0])
     return " ".join([*words, "."])
 
 
@@ -468,70 +473,14 @@ def _words(parse: RoleParse, span: Span, subject: bool) -> list[str]:
     """The span's words, a whole-conjunct pronoun in the case of its slot, the sentence's first capital undone."""
     out = []
     for word, i in case_for_slot(parse, span, nominative=subject):
-        if (
-            i == 0
-            and word == parse.tokens[0]
-            and parse.tags[0] not in ("NNP", "NNPS")
-            and word != "I"
-            and not (len(word) > 1 and word.isupper())
-        ):
-            word = word[:1].lower() + word[1:]
+        if i == 0 and word == parse.tokens[0] and not keeps_capital(word, parse.tags[0]):
+            word = uncapitalised(word)
         out.append(word)
     return out
 
 
-def plural(parse: RoleParse, span: Span) -> bool:
-    """Whether the span takes a plural verb: a coordination, a plural pronoun, a number, or a plural first noun."""
-    beings = [c for c in conjuncts(parse, span) if animacy(parse, c) == ANIMATE]
-    span = core(parse, span)
-    nouns = [c for c in conjuncts(parse, span) if parse.tags[head(parse, c)] in NOUN_TAGS]
-    if len(beings) > 1 or len(nouns) > 1:  # "a woman in jeans and a woman in shorts"; "a man and a boy"
-        return True
-    first = parse.tokens[span.start].lower()
-    if parse.tags[span.start] == "CD" and first not in ("one", "1"):
-        return True
-    for i in range(span.start, span.end):
-        if parse.tags[i] == "PRP":
-            return parse.tokens[i].lower() in PLURAL_PRONOUNS
-        if parse.tags[i] in ("NN", "NNS", "NNP", "NNPS"):
-            return parse.tags[i] in ("NNS", "NNPS")
-    return False
-
-
-def _be(parse: RoleParse, subject: Span, past: bool) -> str:
-    if [w.lower() for w in parse.tokens[subject.start : subject.end]] in (["i"], ["me"]):
-        return "was" if past else "am"
-    many = plural(parse, subject)
-    return ("were" if many else "was") if past else ("are" if many else "is")
-
-
-def _agree(verb: str, tag: str, plural: bool) -> str:
-    """A present-tense verb in the number of its new subject ("pushes" after "two men": "push")."""
-    if tag == "VBZ" and plural:
-        if verb in NON_THIRD:
-            return NON_THIRD[verb]
-        if verb.endswith("ies") and len(verb) > 4:
-            return verb[:-3] + "y"
-        if verb.endswith(("sses", "shes", "ches", "xes", "zes", "oes")):
-            return verb[:-2]
-        return verb[:-1] if verb.endswith("s") else verb
-    if tag == "VBP" and not plural:
-        if verb in THIRD_PERSON:
-            return THIRD_PERSON[verb]
-        if verb.endswith("y") and len(verb) > 1 and verb[-2] not in "aeiou":
-            return verb[:-1] + "ies"
-        if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-            return verb + "es"
-        return verb + "s"
-    return verb
-
-
 def _pronoun_moves(parse: RoleParse, frame: Frame) -> bool:
-    return any(
-        parse.tags[i] == "PRP" and parse.tokens[i].lower() in {**TO_ACCUSATIVE, **TO_NOMINATIVE}
-        for s in (frame.agent, frame.patient)
-        for i in range(s.start, s.end)
-    )
+    return has_cased_pronoun(parse, frame.agent) or has_cased_pronoun(parse, frame.patient)
 
 
 def _same_relation(a: Written, b: Written) -> bool:

@@ -63,6 +63,29 @@ def span_feature() -> dict[str, datasets.Value]:
     return {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
 
 
+def role_columns(
+    name: str,
+    side: tuple[str, str],
+    verb: str,
+    index_in: str,
+    span_in: str,
+    binary: str = "the label in the binary view; always non-entailment",
+) -> dict[str, str]:
+    """The card's descriptions of a role configuration's columns (RoleShuffle.extra_features): `side` its first
+    column and what it holds, `verb` what the verb column names, `index_in` the sentence the verb's index counts
+    in, `span_in` the one the agent's and patient's spans count in, `binary` what binary_label holds."""
+    column, meaning = side
+    return {
+        column: f"{name}: {meaning}",
+        "verb": f"{name}: {verb}",
+        "verb_index": f"{name}: its token index in {index_in}",
+        "agent": f"{name}: the agent's text and token span [start, end) in {span_in}",
+        "patient": f"{name}: the patient's text and token span [start, end) in {span_in}",
+        "labeler": f"{name}: the role labeler that found the roles",
+        "binary_label": f"{name}: {binary}",
+    }
+
+
 class RoleOptions(CommandOptions):
     """The options of every role swap."""
 
@@ -135,15 +158,14 @@ class RoleShuffle(Variant):
     needs_docs = True  # the role labeler reads the Docs the spaCy parser made
     validity_file = VALIDITY
     side_feature = "swapped_side"  # the first of extra_features: which side of the pair the row's exchange is on
-    column_descriptions = {
-        "swapped_side": "shuffle-sr: the sentence whose roles were exchanged, premise or hypothesis",
-        "verb": "shuffle-sr: the verb whose agent and patient were exchanged",
-        "verb_index": "shuffle-sr: its token index in the swapped sentence",
-        "agent": "shuffle-sr: the agent's text and token span [start, end) in the original sentence",
-        "patient": "shuffle-sr: the patient's text and token span [start, end) in the original sentence",
-        "labeler": "shuffle-sr: the role labeler that found the roles",
-        "binary_label": "shuffle-sr: the label in the binary view (entailment, non-entailment); always non-entailment",
-    }
+    column_descriptions = role_columns(
+        "shuffle-sr",
+        ("swapped_side", "the sentence whose roles were exchanged, premise or hypothesis"),
+        verb="the verb whose agent and patient were exchanged",
+        index_in="the swapped sentence",
+        span_in="the original sentence",
+        binary="the label in the binary view (entailment, non-entailment); always non-entailment",
+    )
     tag_descriptions = {
         "side": ("side:S", "shuffle-sr: the roles were exchanged in the premise or the hypothesis"),
         "construction": ("construction:C", "shuffle-sr: the grammatical construction of the swapped clause"),

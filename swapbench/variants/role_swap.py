@@ -2,7 +2,8 @@
 
 Verbs are taken in order; auxiliaries and copulas (be, have, do, modals) are skipped. A verb with both an agent
 and a patient yields a swap: the two spans change places, pronouns take the case of the slot they land in
-("as he pokes a donut" -> "as a donut pokes him"), and the sentence-initial capital follows the sentence start.
+("as he pokes a donut" -> "as a donut pokes him"), and the sentence-initial capital follows the sentence start
+(both decided by roles/morphology.py).
 A passive's agent is the noun phrase inside its by-phrase, so "by" stays ("a car is being driven by two men" ->
 "two men is being driven by a car"). Verb agreement is not repaired, as in the reference.
 """
@@ -11,14 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, Span, is_auxiliary, swappable_frames
-
-TO_ACCUSATIVE = {"i": "me", "he": "him", "she": "her", "we": "us", "they": "them", "who": "whom"}
-TO_NOMINATIVE = {accusative: nominative for nominative, accusative in TO_ACCUSATIVE.items()}
-# Tokens that can stand next to a pronoun that is a whole conjunct: "he and his dog", "you, me".
-CONJUNCT_EDGES = frozenset({"and", "or", "nor", ",", "&"})
-PROPER_TAGS = frozenset({"NNP", "NNPS"})
-
+from ..roles.base import RELATIVE_PRONOUNS, Frame, RoleParse, is_auxiliary, swappable_frames
+from ..roles.morphology import capitalised, case_for_slot, keeps_capital, uncapitalised
 
 __all__ = ["Swap", "exchange", "construction", "is_auxiliary", "swappable_frames"]
 
@@ -66,26 +61,6 @@ def construction(parse: RoleParse, frame: Frame) -> str:
     return "active"
 
 
-def case_for_slot(parse: RoleParse, span: Span, nominative: bool) -> list[tuple[str, int]]:
-    """The span's tokens, its whole-conjunct pronouns put in the case of the slot they move to.
-
-    Only a pronoun that is a conjunct on its own changes: "her" in "her dog" is a possessive and stays,
-    and "who" in "a man who sits" belongs to the relative clause.
-    """
-    table = TO_NOMINATIVE if nominative else TO_ACCUSATIVE
-    out = []
-    for i in range(span.start, span.end):
-        word = parse.tokens[i]
-        before = parse.tokens[i - 1].lower() if i > span.start else None
-        after = parse.tokens[i + 1].lower() if i + 1 < span.end else None
-        alone = (before is None or before in CONJUNCT_EDGES) and (after is None or after in CONJUNCT_EDGES)
-        if alone and word.lower() in table:
-            word = table[word.lower()]
-            word = "I" if word == "i" else word
-        out.append((word, i))
-    return out
-
-
 def _fix_capital(parse: RoleParse, pieces: list[tuple[str, int]]) -> list[str]:
     """Capitalize the new first word and lower the old one, if the sentence started with a capital."""
     words = [w for w, _ in pieces]
@@ -93,11 +68,7 @@ def _fix_capital(parse: RoleParse, pieces: list[tuple[str, int]]) -> list[str]:
     if not original_first[:1].isupper() or pieces[0][1] == 0:
         return words
     for k, (word, source) in enumerate(pieces):
-        if source == 0 and not _keeps_capital(word, parse.tags[0]):
-            words[k] = word[:1].lower() + word[1:]
-    words[0] = words[0][:1].upper() + words[0][1:]
+        if source == 0 and not keeps_capital(word, parse.tags[0]):
+            words[k] = uncapitalised(word)
+    words[0] = capitalised(words[0])
     return words
-
-
-def _keeps_capital(word: str, tag: str) -> bool:
-    return tag in PROPER_TAGS or word == "I" or (len(word) > 1 and word.isupper())

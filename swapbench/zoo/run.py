@@ -272,6 +272,10 @@ def run_zoo(options: ZooRunOptions) -> ZooSummary:
         ),
     )
     write_report(summary, out, also={out / SUMMARY_FILE: portable(summary.model_dump_json(indent=2), keep=2) + "\n"})
+    logger.info(
+        f"Zoo run of {len(summary.encodings)} (set-up, encoding)s x {len(summary.seeds)} seeds in "
+        f"{summary.wall_seconds / 60:.1f} min; wrote {out}"
+    )
     return summary
 
 

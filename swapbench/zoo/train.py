@@ -336,6 +336,11 @@ def train_encoder(
             info = zoo_training(record, Path(out), reused=False)
             (staging / INFO_FILE).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
         shutil.rmtree(work, ignore_errors=True)
+        logger.info(
+            f"{encoding}: best validation accuracy {100 * record.best_validation_accuracy:.1f}% "
+            f"(epoch {record.best_epoch}), {record.parameters['total']:,} parameters, "
+            f"{record.train_seconds:.0f} s; wrote {out}"
+        )
     trainer.accelerator.wait_for_everyone()
     return record if trainer.is_world_process_zero() else None
 

@@ -43,7 +43,9 @@ def test_flat_attention_is_warned_of_and_the_file_holds_what_the_figures_come_fr
     out = tmp_path / "probe"
     run = swapbench_cli("probe", model, "--out", out, "--words", "4", "--length", "12")
     assert run.code == 0, run.output
-    assert "Warning: the attention is nearly flat (spread 0.000" in " ".join(run.stdout.split())
+    # a warning, logged on stderr beside the figures the command prints on stdout
+    assert "warning: the attention is nearly flat (spread 0.000" in " ".join(run.stderr.split())
+    assert "nearly flat" not in run.stdout and "locality (paper)" in run.stdout
     data = json.loads((out / "probe.json").read_text(encoding="utf-8"))
     assert (data["flat"], data["positions"], data["length"], data["n_words"], data["add_special_tokens"]) == (
         True,

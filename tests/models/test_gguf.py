@@ -18,6 +18,7 @@ from swapbench.core.errors import SwapbenchError
 from swapbench.core.fingerprint import model_revision
 from swapbench.evaluation.options import eval_options_model
 from swapbench.models.gguf import as_dense, check_gguf, checkpoint_name, read_gguf, split_gguf_path
+from swapbench.models.loading import library_quiet
 from swapbench.probing.options import ProbeOptions
 
 
@@ -199,3 +200,29 @@ def test_a_dequantized_model_is_unmarked_and_a_packed_one_refused():
     packed.config, packed.hf_quantizer = SimpleNamespace(), object()
     with pytest.raises(SwapbenchError, match="kept some GGUF weights packed \\(GgufLinear\\)"):
         as_dense(packed)
+
+
+# ---- the reader's progress bar -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("verbosity", [None, "info"])
+def test_the_gguf_readers_bar_is_held_back_while_swapbench_loads_and_given_back_after(verbosity, monkeypatch, capsys):
+    """transformers' GGUF reader draws a tqdm bar of the file's tensors as it dequantizes them, past its own
+    progress setting (disable_progress_bar): every load of swapbench's (library_quiet: eval's, the probe's,
+    fine-tuning's) holds it back, a TRANSFORMERS_VERBOSITY of the user's too, so that no load under --no-progress
+    or -q draws it; the reader is left as it was."""
+    reader = pytest.importorskip("transformers.modeling_gguf_pytorch_utils", reason="this transformers reads no GGUF")
+    if verbosity:
+        monkeypatch.setenv("TRANSFORMERS_VERBOSITY", verbosity)
+    else:
+        monkeypatch.delenv("TRANSFORMERS_VERBOSITY", raising=False)
+
+    def dequantize():  # the reader's loop over a file's tensors
+        for _ in reader.tqdm(range(3), desc="Converting and de-quantizing GGUF tensors..."):
+            pass
+
+    with library_quiet():
+        dequantize()
+    assert "de-quantizing" not in capsys.readouterr().err
+    dequantize()
+    assert "de-quantizing" in capsys.readouterr().err

@@ -249,7 +249,9 @@ def test_bad_probe_settings_are_errors(bert_dir, kwargs, message):
 def test_probe_command_writes_json_and_figures(bert_dir, tmp_path, capsys):
     out = tmp_path / "probe"
     assert main(["probe", bert_dir, "--out", str(out), "--words", "5", "--length", "16", "--seed", "7"]) == 0
-    printed = " ".join(capsys.readouterr().out.split())
+    printed, said = (" ".join(stream.split()) for stream in capsys.readouterr())
+    # the figures are the command's output; what it wrote is a message, logged on stderr
+    assert f"Wrote {out / 'probe.json'}" in said and "Wrote" not in printed
 
     data = json.loads((out / "probe.json").read_text())
     result = ProbeResult.model_validate(data)

@@ -27,8 +27,15 @@ def train(setting, encoding: str, out: Path, seed: int, epochs: int = 1) -> Trai
     return TrainingRecord.model_validate_json((out / RECORD_FILE).read_text(encoding="utf-8"))
 
 
-def test_zoo_train_saves_a_checkpoint_that_the_auto_classes_load(setting, tmp_path):
+def test_zoo_train_saves_a_checkpoint_that_the_auto_classes_load(setting, tmp_path, capsys):
     record = train(setting, "tisa", tmp_path / "tisa", seed=0, epochs=2)
+    out, err = capsys.readouterr()
+    # its summary is a message, logged on stderr where a user routes swapbench's messages; stdout holds no output
+    assert (
+        f"tisa: best validation accuracy {100 * record.best_validation_accuracy:.1f}% (epoch {record.best_epoch}), "
+        f"{record.parameters['total']:,} parameters"
+    ) in err
+    assert f"wrote {tmp_path / 'tisa'}\n" in err and "best validation accuracy" not in out
     assert record.encoding == "tisa"
     assert [e.epoch for e in record.history] == [1, 2]
     assert record.best_validation_accuracy == max(e.validation_accuracy for e in record.history)
@@ -72,6 +79,8 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
         *recipe_options(setting),
     ]
     assert main(command) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert "Zoo run of 2 (set-up, encoding)s x 2 seeds in" in said and f"; wrote {out}" in said
 
     summary = ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8"))
     assert [e.encoding for e in summary.encodings] == ["none", "alibi"]
@@ -200,6 +209,7 @@ def test_zoo_run_writes_marked_results_a_summary_a_table_and_a_figure(setting, t
     stale = rerun.model_copy(update={"encodings": [e.model_copy(update={"discordant": {}}) for e in rerun.encodings]})
     (out / "zoo.json").write_text(stale.model_dump_json())
     assert main(["zoo", "report", str(out)]) == 0
+    assert f"Wrote {out / 'zoo.json'}\n" in capsys.readouterr().err
     assert ZooSummary.model_validate_json((out / "zoo.json").read_text(encoding="utf-8")) == rerun
     redrawn = (out / "README.md").read_text(encoding="utf-8")
     assert redrawn.startswith("# Notes\n\nwritten by hand") and redrawn.endswith("more notes\n")
