@@ -116,7 +116,7 @@ def _evaluate(options: EvalOptions, console: Console | None, scorer: Scorer | No
             prepared, scores, first = first_seed(scorer, run, prepared, pairs, scores, *probed)
             scoring_seconds += first.rescoring_seconds
         if main:
-            rows = prediction_rows(benchmark, pairs, scores.predictions, first.labels)
+            rows = prediction_rows(benchmark, pairs, scores.predictions, first.labels, prepared.loaded.tokenizer)
             runs.append(
                 SeedScores(
                     seed,

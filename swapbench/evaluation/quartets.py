@@ -23,7 +23,7 @@ out. Nothing here needs torch, so that the board can recompute the figures from 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +32,7 @@ import numpy as np
 # model scores. The results file's schema defines both, beside the figures it holds.
 from ..results.schema import QUARTET_CELLS as CELLS
 from ..results.schema import QUARTET_CHANCE as CHANCE
-from ..results.schema import ConfidenceInterval, PredictionRow, QuartetResult
+from ..results.schema import ConfidenceInterval, ExactNullFigures, PredictionRow, QuartetResult
 from .stats import bootstrap_delta_ci, paired_figures, seed_bootstrap_ci
 
 ENTAILMENT = "entailment"
@@ -55,6 +55,7 @@ class QuartetPrediction:
     cluster: str  # the source premise P's cluster
     predicted: tuple[str, str, str, str]
     seed: int | None = None
+    exact: bool | None = None  # whether the model's tokenizer makes its order-blind null exact; None: not measured
 
     @property
     def correct(self) -> tuple[bool, bool, bool, bool]:
@@ -64,7 +65,12 @@ class QuartetPrediction:
 
 def is_quartet_row(row: PredictionRow) -> bool:
     """Whether the row is one of a quartet configuration's (tagged with its cell)."""
-    return any(tag in ROW_CELLS for tag in row.tags)
+    return is_quartet_tags(row.tags)
+
+
+def is_quartet_tags(tags: Sequence[str]) -> bool:
+    """Whether a row with these tags is one of a quartet configuration's (tagged with its cell)."""
+    return any(tag in ROW_CELLS for tag in tags)
 
 
 def source_premise(tags: list[str], original_premise: str, perturbed_premise: str) -> str:
@@ -81,6 +87,7 @@ def quartets_from_rows(rows: Iterable[PredictionRow]) -> list[QuartetPrediction]
     tag, or on two rows of one cell for one quartet."""
     found: dict[tuple[int | None, str], dict[str, str]] = {}
     clusters: dict[tuple[int | None, str], str] = {}
+    exact: dict[tuple[int | None, str], bool | None] = {}
     for row in rows:
         cell = [t for t in row.tags if t in ROW_CELLS]
         if len(cell) != 1:
@@ -93,10 +100,14 @@ def quartets_from_rows(rows: Iterable[PredictionRow]) -> list[QuartetPrediction]
         if original in answers:
             raise ValueError(f"two rows of {row.pair_id} hold the cell {cell[0]}")
         answers[original], answers[perturbed] = row.prediction_original, row.prediction_perturbed
+        if exact.setdefault((row.seed, row.pair_id), row.exact_null) != row.exact_null:
+            raise ValueError(f"the two rows of {row.pair_id} disagree on exact_null")
         if original == "PH":  # the row whose original premise is the source's P
             clusters[(row.seed, row.pair_id)] = row.cluster
     return [
-        QuartetPrediction(pair_id, clusters[(seed, pair_id)], tuple(answers[c] for c in CELLS), seed)
+        QuartetPrediction(
+            pair_id, clusters[(seed, pair_id)], tuple(answers[c] for c in CELLS), seed, exact[(seed, pair_id)]
+        )
         for (seed, pair_id), answers in found.items()
         if len(answers) == len(CELLS)
     ]
@@ -118,20 +129,88 @@ def quartet_figures(
         raise ValueError("the seeds' quartets are not the same quartets in the same order")
     correct = np.array([[q.correct for q in block] for block in seeds], dtype=np.int64)  # seeds x quartets x 4
     clusters = [q.cluster for q in first]
-    whole = correct.all(axis=2).astype(np.int64)  # seeds x quartets
-    pairs = correct.reshape(len(seeds), -1)  # seeds x (quartets * 4), each quartet's four cells together
-    pair_clusters = [c for c in clusters for _ in CELLS]
+    pair_accuracy, pair_ci, quartet_accuracy, quartet_ci = _accuracies(correct, clusters, rng, resamples, level)
     return QuartetResult(
         quartets=len(first),
         clusters=len(set(clusters)),
         seeds=len(seeds),
-        pair_accuracy=float(pairs.mean()),
-        pair_accuracy_ci=_mean_interval(pairs, pair_clusters, rng, resamples, level),
-        quartet_accuracy=float(whole.mean()),
-        quartet_accuracy_ci=_mean_interval(whole, clusters, rng, resamples, level),
+        pair_accuracy=pair_accuracy,
+        pair_accuracy_ci=pair_ci,
+        quartet_accuracy=quartet_accuracy,
+        quartet_accuracy_ci=quartet_ci,
         cells={cell: float(correct[:, :, k].mean()) for k, cell in enumerate(CELLS)},
         chance=dict(CHANCE),
+        exact_null=_exact_null(first, correct, clusters, rng, resamples, level),
     )
+
+
+def _accuracies(
+    correct: np.ndarray, clusters: list[str], rng: np.random.Generator, resamples: int, level: float
+) -> tuple[float, ConfidenceInterval, float, ConfidenceInterval]:
+    """Pair accuracy and quartet accuracy, each with its clustered interval, of `correct` (seeds x quartets x 4)."""
+    whole = correct.all(axis=2).astype(np.int64)  # seeds x quartets
+    pairs = correct.reshape(len(correct), -1)  # seeds x (quartets * 4), each quartet's four cells together
+    pair_clusters = [c for c in clusters for _ in CELLS]
+    return (
+        float(pairs.mean()),
+        _mean_interval(pairs, pair_clusters, rng, resamples, level),
+        float(whole.mean()),
+        _mean_interval(whole, clusters, rng, resamples, level),
+    )
+
+
+def _exact_null(
+    first: Sequence[QuartetPrediction],
+    correct: np.ndarray,
+    clusters: list[str],
+    rng: np.random.Generator,
+    resamples: int,
+    level: float,
+) -> ExactNullFigures | None:
+    """The figures on the quartets whose null is exact for the model, when the rows say which (drawn after the
+    headline's from the same generator, so that the headline's intervals are those of a file without them)."""
+    if any(q.exact is None for q in first):
+        return None
+    keep = [k for k, q in enumerate(first) if q.exact]
+    if not keep:
+        return ExactNullFigures(quartets=0, of=len(first))
+    pair_accuracy, pair_ci, quartet_accuracy, quartet_ci = _accuracies(
+        correct[:, keep], [clusters[k] for k in keep], rng, resamples, level
+    )
+    return ExactNullFigures(
+        quartets=len(keep),
+        of=len(first),
+        pair_accuracy=pair_accuracy,
+        pair_accuracy_ci=pair_ci,
+        quartet_accuracy=quartet_accuracy,
+        quartet_accuracy_ci=quartet_ci,
+    )
+
+
+def exact_null_quartets(
+    rows: Iterable[tuple[str, tuple[str, str], tuple[str, str], Sequence[str]]], tokenize: Callable[[str], list[int]]
+) -> set[str]:
+    """The pair_ids of the quartets whose order-blind null is exact under `tokenize` (text -> token ids): P′ and H′
+    hold the same ids as P and H, in another order. `rows` are a quartet configuration's rows as (pair_id,
+    original pair, perturbed pair, tags); a row's cell tag says which of P, P′, H, H′ its two pairs hold."""
+    sentences: dict[str, dict[str, str]] = {}
+    for pair_id, original, perturbed, tags in rows:
+        cell = next((t for t in tags if t in ROW_CELLS), None)
+        if cell is None:
+            continue
+        texts = sentences.setdefault(pair_id, {})
+        for name, (premise, hypothesis) in zip(ROW_CELLS[cell], (original, perturbed)):
+            premise_name, hypothesis_name = ("P'", name[2:]) if name.startswith("P'") else ("P", name[1:])
+            texts[premise_name], texts[hypothesis_name] = premise, hypothesis
+
+    def bag(text: str) -> list[int]:
+        return sorted(tokenize(text))
+
+    return {
+        pair_id
+        for pair_id, texts in sentences.items()
+        if len(texts) == 4 and bag(texts["P"]) == bag(texts["P'"]) and bag(texts["H"]) == bag(texts["H'"])
+    }
 
 
 def _mean_interval(

@@ -251,7 +251,10 @@ QUARTET_CAPTION = (
     "model that ignores the premise or word order scores on them, exactly. P'H: accuracy on the "
     "paper's Shuffle-SR cell (the premise exchanged), PH on its control (the same hypothesis, the "
     "premise kept); such a model answers the two alike, so its P'H is 100 - PH, the chance beside "
-    "P'H. 95% intervals clustered by source premise, the four pairs of a quartet together."
+    "P'H. 95% intervals clustered by source premise, the four pairs of a quartet together. The chance "
+    "levels are exact where the model's tokenizer reads P' and H' as permutations of P's and H's tokens: "
+    "with a cased or byte-level tokenizer not every quartet is, and the exact-null lines give the "
+    "figures on those that are."
 )
 
 
@@ -285,12 +288,28 @@ def quartet_table(results: EvalResults) -> Table | None:
                 )
                 for figure, chance in q.chance.items()
             ),
+            *_exact_null_lines(q.exact_null),
             ("P'H % (Shuffle-SR)", percent(q.shuffle_sr), "", percent(q.shuffle_sr_chance)),
             ("PH % (its control)", percent(q.cells["PH"]), "", ""),
         ]
         for i, line in enumerate(lines):
             table.add_row(escape(name) if i == 0 else "", *map(escape, line), end_section=i == len(lines) - 1)
     return table
+
+
+def _exact_null_lines(exact) -> list[tuple[str, str, str, str]]:
+    """The quartets where the model's tokenizer makes the chance levels exact, and its figures there, when they
+    differ from the whole set (a cased or byte-level tokenizer); nothing when every quartet is one or none is
+    measured."""
+    if exact is None or exact.quartets == exact.of:
+        return []
+    lines = [("exact-null quartets", f"{exact.quartets} of {exact.of}", "", "")]
+    if exact.quartets:
+        lines += [
+            ("pair % (exact null)", percent(exact.pair_accuracy), _interval(exact.pair_accuracy_ci), percent(0.5)),
+            ("quartet % (exact null)", percent(exact.quartet_accuracy), _interval(exact.quartet_accuracy_ci), "0.0"),
+        ]
+    return lines
 
 
 def _interval(ci) -> str:

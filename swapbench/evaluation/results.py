@@ -12,7 +12,7 @@ from ..models.label_map import LabelMap
 from ..results.schema import PredictionRow
 from .data import Benchmark
 from .figures import cluster_key
-from .quartets import source_premise
+from .quartets import exact_null_quartets, is_quartet_tags, source_premise
 from .scoring import Scored, predict
 
 
@@ -51,16 +51,18 @@ def score_benchmark(
 ) -> tuple[dict[str, list[PredictionRow]], Scored]:
     """Predictions per configuration, and the scorer's report; `pairs` is distinct_pairs(benchmark)."""
     scored = predict(model, tokenizer, pairs, max_length=max_length, batch_size=batch_size, progress=progress)
-    return prediction_rows(benchmark, pairs, scored.predictions, labels), scored
+    return prediction_rows(benchmark, pairs, scored.predictions, labels, tokenizer), scored
 
 
 def prediction_rows(
-    benchmark: Benchmark, pairs: list[tuple[str, str]], predictions, labels: LabelMap
+    benchmark: Benchmark, pairs: list[tuple[str, str]], predictions, labels: LabelMap, tokenizer=None
 ) -> dict[str, list[PredictionRow]]:
-    """The rows of every configuration, from the output index predicted for each of `pairs`."""
+    """The rows of every configuration, from the output index predicted for each of `pairs`. With the model's
+    `tokenizer`, a quartet configuration's rows say whether it makes their quartet's order-blind null exact."""
     predicted = {pair: labels.names[i] for pair, i in zip(pairs, predictions)}
     rows = {}
     for config in benchmark.configurations:
+        exact = exact_for(config, tokenizer)
         rows[config.name] = [
             PredictionRow(
                 pair_id=pair_id,
@@ -74,6 +76,7 @@ def prediction_rows(
                 distance=shift and shift[0],
                 moved=shift and shift[1],
                 permutation=permutation,
+                exact_null=None if exact is None or not is_quartet_tags(tags) else pair_id in exact,
             )
             for pair_id, original, perturbed, gold, gold_original, tags, shift, permutation in zip(
                 config.pair_ids,
@@ -87,3 +90,15 @@ def prediction_rows(
             )
         ]
     return rows
+
+
+def exact_for(config, tokenizer) -> set[str] | None:
+    """The quartets of `config` whose null is exact under `tokenizer` (each sentence alone, without special tokens,
+    as a sequence pair is encoded); None for a configuration without quartets, or without a tokenizer."""
+    if tokenizer is None or not any(is_quartet_tags(tags) for tags in config.tags):
+        return None
+
+    def tokenize(text: str) -> list[int]:
+        return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    return exact_null_quartets(zip(config.pair_ids, config.originals, config.perturbed, config.tags), tokenize)

@@ -32,6 +32,7 @@ from .table import (
     by_view,
     cell_text,
     delta_key,
+    exact_pair_key,
     interval_text,
     pair_key,
     quartet_key,
@@ -74,7 +75,12 @@ def column_groups(board: Board) -> tuple[list[Column], list[ColumnGroup]]:
         elif column.config is None:
             own["run"].append(column)
         elif column.config in roles:
-            headline = column.key in (role_key(column.config), quartet_key(column.config), pair_key(column.config))
+            headline = column.key in (
+                role_key(column.config),
+                quartet_key(column.config),
+                pair_key(column.config),
+                exact_pair_key(column.config),
+            )
             own["roles" if headline else "role-figures"].append(column)
         elif column.key == delta_key(column.config):
             own["shuffles"].append(column)

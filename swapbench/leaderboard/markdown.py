@@ -17,6 +17,7 @@ from .table import (
     by_view,
     cell_text,
     delta_key,
+    exact_pair_key,
     gradient_key,
     interval_text,
     locality_key,
@@ -104,6 +105,10 @@ def csv_columns(board: Board) -> list[str]:
                 f"pair_accuracy_{slug}_low",
                 f"pair_accuracy_{slug}_high",
                 f"quartets_{slug}",
+                f"pair_accuracy_exact_null_{slug}",
+                f"pair_accuracy_exact_null_{slug}_low",
+                f"pair_accuracy_exact_null_{slug}_high",
+                f"quartets_exact_null_{slug}",
             ]
         names += [
             f"role_sensitivity_{slug}",
@@ -166,6 +171,7 @@ def render_csv(board: Board) -> str:
                 q_low, q_high, quartets = row.intervals.get(quartet_key(c), (None, None, None))
                 p_low, p_high, _ = row.intervals.get(pair_key(c), (None, None, None))
                 cells += [v.get(quartet_key(c)), q_low, q_high, v.get(pair_key(c)), p_low, p_high, quartets]
+                cells += [v.get(exact_pair_key(c)), *row.intervals.get(exact_pair_key(c), (None, None, None))]
             low, high, _ = row.intervals.get(role_key(c), (None, None, None))
             cells += [
                 v.get(role_key(c)),

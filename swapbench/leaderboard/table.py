@@ -133,6 +133,10 @@ def pair_key(config: str) -> str:
     return column_key("pair", config)
 
 
+def exact_pair_key(config: str) -> str:
+    return column_key("pair-exact", config)
+
+
 QUARTET_HELP = (
     "share of the quartets whose four pairs are all answered right ((P,H), (P',H') entailment; (P,H'), "
     "(P',H) not), binary view, interval clustered by premise: 0 for any model that ignores the premise "
@@ -141,6 +145,11 @@ QUARTET_HELP = (
 PAIR_HELP = (
     "share of the quartets' pairs answered right, binary view, interval clustered by premise: exactly 50% "
     "for any model that ignores the premise or word order"
+)
+EXACT_PAIR_HELP = (
+    "pair accuracy on the quartets whose exchanged sentences the model's own tokenizer reads as permutations of "
+    "their originals' tokens, where 50% is exactly what a premise-blind or order-blind model scores (a cased or "
+    "byte-level tokenizer sees some exchanges as other tokens); n: those quartets"
 )
 ROLE_HELP = (
     "share of the swapped pairs predicted non-entailment minus the share of their originals, in points: 0 "
@@ -344,6 +353,16 @@ def make_columns(
                 Column(quartet_key(c), f"Quartet accuracy ({short(c)})", "rate", c, f"{c}: {QUARTET_HELP}"),
                 Column(pair_key(c), f"Pair accuracy ({short(c)})", "rate", c, f"{c}: {PAIR_HELP}"),
             ]
+            if any(r.values.get(exact_pair_key(c)) is not None for r in rows):
+                columns.append(
+                    Column(
+                        exact_pair_key(c),
+                        f"Pair accuracy where its null is exact ({short(c)})",
+                        "rate",
+                        c,
+                        f"{c}: {EXACT_PAIR_HELP}",
+                    )
+                )
         columns += [
             Column(role_key(c), f"Role sensitivity ({with_note(short(c), c)})", "delta", c, f"{c}: {ROLE_HELP}"),
             Column(
@@ -543,6 +562,14 @@ def make_row(stored: Stored, original_from: str) -> Row:
                 quartets.pair_accuracy_ci.high,
                 quartets.quartets,
             )
+            exact = quartets.exact_null
+            if exact is not None and exact.quartets:
+                values[exact_pair_key(name)] = exact.pair_accuracy
+                intervals[exact_pair_key(name)] = (
+                    exact.pair_accuracy_ci.low,
+                    exact.pair_accuracy_ci.high,
+                    exact.quartets,
+                )
     spreads = {}
     for name, spread in (variance.spread if variance else {}).items():
         spreads[delta_key(name)] = spread.delta.std

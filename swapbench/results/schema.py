@@ -913,6 +913,42 @@ SHUFFLE_SR_CELL = "P'H"
 QUARTET_CHANCE = {"pair_accuracy": 0.5, "quartet_accuracy": 0.0}
 
 
+EXACT_NULL_TEST = (
+    "each sentence tokenized alone by the model's tokenizer, without special tokens (as a sequence pair is "
+    "encoded): P′ and H′ hold the same token ids as P and H, in another order"
+)
+
+
+class ExactNullFigures(Strict):
+    """Pair and quartet accuracy on the quartets where the model's own tokenizer reads the exchanged sentences P′
+    and H′ as permutations of P's and H's tokens: there an order-blind model's 0.5 and 0 are exact. Under an
+    uncased WordPiece every quartet is one; under a cased or byte-level tokenizer a quartet whose exchange moved a
+    capital, or moved a word to the sentence's start, may not be, and a bag of its tokens can then tell its pairs
+    apart without reading roles."""
+
+    quartets: int = Field(ge=0, description="whole quartets whose null is exact under the model's tokenizer")
+    of: int = Field(ge=1, description="whole quartets scored")
+    test: str = Field(default=EXACT_NULL_TEST, description="how a quartet's null was found exact")
+    pair_accuracy: float | None = Field(
+        default=None, ge=0, le=1, description="pair accuracy on those quartets; null when there are none"
+    )
+    pair_accuracy_ci: ConfidenceInterval | None = Field(default=None, description="its interval, as the headline's")
+    quartet_accuracy: float | None = Field(
+        default=None, ge=0, le=1, description="quartet accuracy on those quartets; null when there are none"
+    )
+    quartet_accuracy_ci: ConfidenceInterval | None = Field(default=None, description="its interval")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.quartets > self.of:
+            raise ValueError("more exact quartets than quartets")
+        figures = (self.pair_accuracy, self.pair_accuracy_ci, self.quartet_accuracy, self.quartet_accuracy_ci)
+        missing = [f is None for f in figures]
+        if (self.quartets == 0 and not all(missing)) or (self.quartets > 0 and any(missing)):
+            raise ValueError("figures are given exactly when some quartet's null is exact")
+        return self
+
+
 class QuartetResult(Strict):
     """Pair and quartet accuracy of a quartet configuration (role-quartets), in the binary view, from its rows put
     back together four pairs a quartet (swapbench.evaluation.quartets)."""
@@ -958,6 +994,13 @@ class QuartetResult(Strict):
     chance: dict[str, float] = Field(
         description="what a premise-blind or word-order-blind model scores, exactly: "
         "pair_accuracy 0.5, quartet_accuracy 0"
+    )
+    exact_null: ExactNullFigures | None = Field(  # added later; left out of the file when null
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="the figures on the quartets where the chance levels are exact for this model (its "
+        "tokenizer reads P′ and H′ as permutations of P's and H's tokens); absent when not measured (a file "
+        "written before, or predictions that do not say)",
     )
 
     @property
@@ -1510,6 +1553,12 @@ class PredictionRow(Strict):
         description="in a configuration of K permutations per pair (unlu): which permutation "
         "of the pair the row is, 0 to K - 1 (a row is keyed by pair_id and "
         "permutation); null in the others",
+    )
+    exact_null: bool | None = Field(  # added later; left out of the line when null
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="in a quartet configuration, whether the model's tokenizer reads the quartet's exchanged "
+        "sentences as permutations of its originals' tokens (QuartetResult.exact_null); absent elsewhere",
     )
     seed: int | None = Field(  # schema 2.4; left out of the line when null, so that a one-seed file reads as before
         default=None,

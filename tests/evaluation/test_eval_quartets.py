@@ -57,10 +57,12 @@ def fixture_words() -> list[str]:
     return sorted(set(re.findall(r"[a-z]+", text.lower())))
 
 
-def save_bert(folder: Path, zero_positions: bool, seed: int) -> Path:
-    """A random BERT with an uncased word-level tokenizer that knows every word of the fixture; with its position
-    table zeroed its [CLS] output depends on the multiset of (word, segment) alone."""
-    tokenizer = bert_tokenizer(SPECIALS + fixture_words() + list(".,"), do_lower_case=True, model_max_length=160)
+def save_bert(folder: Path, zero_positions: bool, seed: int, cased: bool = False) -> Path:
+    """A random BERT with an uncased word-level tokenizer that knows every word of the fixture (`cased`: a cased
+    one, each word lower case and capitalised); with its position table zeroed its [CLS] output depends on the
+    multiset of (word, segment) alone."""
+    words = fixture_words() + ([w.capitalize() for w in fixture_words()] if cased else [])
+    tokenizer = bert_tokenizer(SPECIALS + words + list(".,"), do_lower_case=not cased, model_max_length=160)
     tokenizer.save_pretrained(folder)
     config = BertConfig(
         vocab_size=len(tokenizer),
@@ -80,7 +82,7 @@ def save_bert(folder: Path, zero_positions: bool, seed: int) -> Path:
     return folder
 
 
-def run_eval(root: Path, data: Path, zero_positions: bool, seed: int, capsys):
+def run_eval(root: Path, data: Path, zero_positions: bool, seed: int, capsys, cased: bool = False):
     output = root / "results.json"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_DATASETS_CACHE", str(root / "hf-datasets"))
@@ -88,7 +90,7 @@ def run_eval(root: Path, data: Path, zero_positions: bool, seed: int, capsys):
             main(
                 [
                     "eval",
-                    str(save_bert(root / "bert", zero_positions, seed)),
+                    str(save_bert(root / "bert", zero_positions, seed, cased)),
                     "--data",
                     str(data),
                     "--output",
@@ -138,7 +140,8 @@ def test_the_results_file_holds_the_figures_its_predictions_give_and_the_board_r
         elif isinstance(getattr(block, key), dict):
             getattr(block, key)[part] += 0.001
         else:
-            object.__setattr__(getattr(block, key), part, getattr(getattr(block, key), part) + 0.001)
+            value = getattr(getattr(block, key), part)
+            object.__setattr__(getattr(block, key), part, value + (1 if isinstance(value, int) else 0.001))
         where = f"results.{NAME}.quartets.{key}" + (f".{part}" if part else "")
         assert where in {p.where for p in recompute_problems(copy, rows)}, where
     # a flipped answer on a cell moves the figures: the board refuses the file
@@ -163,9 +166,10 @@ def board_of_quartets(data: Path, output: Path, results: EvalResults) -> None:
     board = make_board([Stored(output, results, [])], reference_from_build(data))
     assert board.relabelled == [NAME]
     role_columns = [c for c in board.columns if c.config == NAME]
-    assert [c.header.split(";")[0] for c in role_columns][:3] == [
+    assert [c.header.split(";")[0] for c in role_columns][:4] == [
         "Quartet accuracy (role-quartets)",
         "Pair accuracy (role-quartets)",
+        "Pair accuracy where its null is exact (role-quartets)",  # every quartet, under this uncased tokenizer
         "Role sensitivity (role-quartets",
     ]
     found = results.results[NAME].quartets
@@ -204,6 +208,10 @@ def test_an_order_blind_bert_scores_exactly_chance_in_the_file_the_terminal_and_
     assert (found.quartet_accuracy_ci.low, found.quartet_accuracy_ci.high) == (0.0, 0.0)
     # it answers a row's two pairs alike: role sensitivity 0 on the quartets too
     assert results.results[NAME].role_sensitivity.value == 0.0
+    # its uncased tokenizer reads every exchanged sentence as a permutation: the null is exact on every quartet,
+    # and the terminal adds no exact-null lines
+    assert found.exact_null.quartets == found.exact_null.of == found.quartets
+    assert found.exact_null.pair_accuracy == 0.5 and "exact null" not in terminal
 
     # The terminal: pair and quartet accuracy, each with its interval and then its chance level, then the
     # Shuffle-SR cell and its control.
@@ -233,6 +241,51 @@ def test_an_order_blind_bert_scores_exactly_chance_in_the_file_the_terminal_and_
     assert frame.loc[NAME, "shuffle_sr_cell_accuracy"] == found.cells["P'H"]
     assert frame.loc[NAME, "shuffle_sr_cell_chance"] == pytest.approx(found.cells["P'H"], abs=1e-12)
     assert frame[["pair_accuracy", "quartet_accuracy"]].loc[OTHER].isna().all()
+
+
+def cased_permutation(first: str, second: str) -> bool:
+    """Whether two texts hold the same words and punctuation, case kept, as the cased word-level tokenizer reads."""
+    return sorted(re.findall(r"\w+|[^\w\s]", first)) == sorted(re.findall(r"\w+|[^\w\s]", second))
+
+
+def test_a_cased_tokenizer_s_null_is_exact_on_the_quartets_it_reads_as_permutations_only(data, tmp_path, capsys):
+    results, rows, output, terminal = run_eval(tmp_path, data, zero_positions=True, seed=7, capsys=capsys, cased=True)
+    quartets = {}
+    for row in built_rows(data):
+        texts = quartets.setdefault(row["pair_id"], {})
+        if "cell:P'H" in row["tags"]:
+            texts.update(P=row["original_premise"], H=row["original_hypothesis"], P_=row["premise"])
+        else:
+            texts.update(H_=row["hypothesis"])
+    exact = {
+        pair_id
+        for pair_id, t in quartets.items()
+        if cased_permutation(t["P"], t["P_"]) and cased_permutation(t["H"], t["H_"])
+    }
+    assert 0 < len(exact) < len(quartets)  # "The goat ..." exchanged moves its capital: not a permutation, cased
+    found = results.results[NAME].quartets
+    assert (found.exact_null.quartets, found.exact_null.of) == (len(exact), len(quartets))
+    assert {row.pair_id for row in rows if row.configuration == NAME and row.exact_null} == exact
+    assert all(row.exact_null is None for row in rows if row.configuration != NAME)
+    # order-blind: exactly chance where the null is exact
+    assert (found.exact_null.pair_accuracy, found.exact_null.quartet_accuracy) == (0.5, 0.0)
+    flat = " ".join(terminal.split())
+    assert f"exact-null quartets {len(exact)} of {len(quartets)}" in flat and "pair % (exact null) 50.0" in flat
+
+    # the board gives it beside pair accuracy, with its quartets as n, and the CSV too
+    from swapbench.leaderboard.markdown import render_csv
+    from swapbench.leaderboard.reference import reference_from_build
+    from swapbench.leaderboard.store import Stored
+    from swapbench.leaderboard.table import exact_pair_key, interval_text, make_board
+
+    board = make_board([Stored(output, results, [])], reference_from_build(data))
+    [row] = board.rows
+    [column] = [c for c in board.columns if c.key == exact_pair_key(NAME)]
+    assert column.header == "Pair accuracy where its null is exact (role-quartets)"
+    assert row.values[column.key] == 0.5 and interval_text(row, column).endswith(f", n {len(exact)}")
+    header, values = list(csv.reader(io.StringIO(render_csv(board))))
+    assert float(values[header.index("pair_accuracy_exact_null_role_quartets")]) == 0.5
+    assert int(values[header.index("quartets_exact_null_role_quartets")]) == len(exact)
 
 
 E, N = "entailment", "neutral"
