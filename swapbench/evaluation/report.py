@@ -288,7 +288,7 @@ def quartet_table(results: EvalResults) -> Table | None:
                 )
                 for figure, chance in q.chance.items()
             ),
-            *_exact_null_lines(q.exact_null),
+            *_exact_null_lines(q.exact_null, q.chance),
             ("P'H % (Shuffle-SR)", percent(q.shuffle_sr), "", percent(q.shuffle_sr_chance)),
             ("PH % (its control)", percent(q.cells["PH"]), "", ""),
         ]
@@ -297,17 +297,22 @@ def quartet_table(results: EvalResults) -> Table | None:
     return table
 
 
-def _exact_null_lines(exact) -> list[tuple[str, str, str, str]]:
-    """The quartets where the model's tokenizer makes the chance levels exact, and its figures there, when they
-    differ from the whole set (a cased or byte-level tokenizer); nothing when every quartet is one or none is
-    measured."""
+def _exact_null_lines(exact, chance: dict[str, float]) -> list[tuple[str, str, str, str]]:
+    """The quartets where the model's tokenizer makes the chance levels exact, and its figures there (each beside
+    its chance, as the headline's), when they differ from the whole set (a cased or byte-level tokenizer); nothing
+    when every quartet is one or none is measured."""
     if exact is None or exact.quartets == exact.of:
         return []
     lines = [("exact-null quartets", f"{exact.quartets} of {exact.of}", "", "")]
     if exact.quartets:
         lines += [
-            ("pair % (exact null)", percent(exact.pair_accuracy), _interval(exact.pair_accuracy_ci), percent(0.5)),
-            ("quartet % (exact null)", percent(exact.quartet_accuracy), _interval(exact.quartet_accuracy_ci), "0.0"),
+            (
+                f"{figure.split('_')[0]} % (exact null)",
+                percent(getattr(exact, figure)),
+                _interval(getattr(exact, f"{figure}_ci")),
+                percent(level),
+            )
+            for figure, level in chance.items()
         ]
     return lines
 
