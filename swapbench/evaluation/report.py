@@ -145,20 +145,25 @@ def results_table(results: EvalResults) -> Table:
     return table
 
 
+def side_table(title: str, caption: str | None = None) -> Table:
+    """A table under the headline: titled on the left, compact, its caption plain text (escaped here)."""
+    return Table(
+        title=title,
+        caption=escape(caption) if caption is not None else None,
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        title_justify="left",
+    )
+
+
 def role_table(results: EvalResults) -> Table | None:
     """Role sensitivity of every role configuration (those that have it), beside its Δ; None when none has."""
     roles = {name: r for name, r in results.results.items() if r.role_sensitivity is not None}
     if not roles:
         return None
     # As narrow as the slices tables: 80 columns hold it
-    table = Table(
-        title="Role sensitivity",
-        caption=escape(ROLE_CAPTION),
-        box=box.SIMPLE_HEAD,
-        collapse_padding=True,
-        pad_edge=False,
-        title_justify="left",
-    )
+    table = side_table("Role sensitivity", ROLE_CAPTION)
     table.add_column("config", overflow="fold")
     for header in ROLE_HEADERS:
         table.add_column(header, justify="right", no_wrap=True)
@@ -185,14 +190,7 @@ def seeds_table(results: EvalResults) -> Table | None:
         "permutation acceptance in %, Δ and role sensitivity in points; mean ± standard deviation over the "
         "seeds, and [lowest, highest]."
     )
-    table = Table(
-        title="Seeds",
-        caption=escape(caption),
-        box=box.SIMPLE_HEAD,
-        collapse_padding=True,
-        pad_edge=False,
-        title_justify="left",
-    )
+    table = side_table("Seeds", caption)
     table.add_column("figure", overflow="fold")
     for seed in variance.seeds:
         table.add_column(f"seed {seed}", justify="right", no_wrap=True)
@@ -264,14 +262,7 @@ def quartet_table(results: EvalResults) -> Table | None:
     found = {name: r.quartets for name, r in results.results.items() if r.quartets}
     if not found:
         return None
-    table = Table(
-        title="Role quartets",
-        caption=escape(QUARTET_CAPTION),
-        box=box.SIMPLE_HEAD,
-        collapse_padding=True,
-        pad_edge=False,
-        title_justify="left",
-    )
+    table = side_table("Role quartets", QUARTET_CAPTION)
     table.add_column("config", overflow="fold")
     table.add_column("figure", no_wrap=True)
     for header in ("value", "95% CI", "chance"):
@@ -352,14 +343,7 @@ def acceptance_table(results: EvalResults) -> Table | None:
     caption = ACCEPTANCE_CAPTION + (
         UNLU_REPORTED if any(a.permutations == UNLU_REPORTED_K for a in found.values()) else ""
     )
-    table = Table(
-        title="Permutation acceptance",
-        caption=escape(caption),
-        box=box.SIMPLE_HEAD,
-        collapse_padding=True,
-        pad_edge=False,
-        title_justify="left",
-    )
+    table = side_table("Permutation acceptance", caption)
     table.add_column("config", overflow="fold")
     for header in ("K", "pairs", "acc %", "Ω_max %", "Ω_rand %", "P^c %", "n", "P^f %", "n"):
         table.add_column(header, justify="right")
@@ -395,14 +379,7 @@ def k_curve_tables(results: EvalResults) -> list[Table]:
         acceptance = result.permutation_acceptance
         if acceptance is None or not acceptance.k_curve:
             continue
-        table = Table(
-            title=f"K-curve: {escape(name)}",
-            caption=escape(K_CURVE_CAPTION),
-            box=box.SIMPLE_HEAD,
-            collapse_padding=True,
-            pad_edge=False,
-            title_justify="left",
-        )
+        table = side_table(f"K-curve: {escape(name)}", K_CURVE_CAPTION)
         for header in ("K′", "Ω_max %", "Ω_rand %", "P^c %", "n", "P^f %", "n"):
             table.add_column(header, justify="right")
         for point in acceptance.k_curve:
@@ -451,14 +428,7 @@ def locality_table(results: EvalResults) -> Table | None:
     found = {name: r.locality for name, r in results.results.items() if r.locality is not None}
     if not found:
         return None
-    table = Table(
-        title="Locality",
-        caption=escape(LOCALITY_CAPTION),
-        box=box.SIMPLE_HEAD,
-        collapse_padding=True,
-        pad_edge=False,
-        title_justify="left",
-    )
+    table = side_table("Locality", LOCALITY_CAPTION)
     table.add_column("config", overflow="fold")
     table.add_column("rows", justify="right")
     table.add_column("distance: changed / Δ", overflow="fold")  # in % and pp, as the caption says
@@ -488,14 +458,7 @@ def templates_table(results: EvalResults) -> Table | None:
         f"{HEADLINE_MARK} the headline template: its predictions make every figure above. spread: mean ± "
         "standard deviation over the templates [lowest, highest], point estimates"
     )
-    table = Table(
-        title="Templates",
-        caption=escape(caption),
-        box=box.SIMPLE_HEAD,
-        collapse_padding=True,
-        pad_edge=False,
-        title_justify="left",
-    )
+    table = side_table("Templates", caption)
     table.add_column("config", overflow="fold")
     table.add_column("template", overflow="fold")
     for header in ("orig %", "pert %", "Δ pp"):
@@ -532,13 +495,7 @@ def slices_tables(results: EvalResults) -> list[Table]:
     for name, r in results.results.items():
         if not r.slices:
             continue
-        table = Table(
-            title=f"Slices of {escape(name)} (exploratory)",
-            box=box.SIMPLE_HEAD,
-            collapse_padding=True,
-            pad_edge=False,
-            title_justify="left",
-        )
+        table = side_table(f"Slices of {escape(name)} (exploratory)")
         # A role configuration's slices break its headline down: role sensitivity, with Δ beside it.
         role = all(s.role_sensitivity is not None for s in r.slices.values())
         table.add_column("slice", overflow="fold")  # a long tag folds; the figures are never cut
