@@ -1,8 +1,9 @@
 """The zoo figure: the primary metric, the share of pairs whose prediction changes under each perturbation, per
 encoding, one panel per configuration; one bar per set-up (mean over seeds) with its 95% interval over seeds and a
-dot per seed. A bar with a seed whose model `swapbench eval` found at chance is hatched; when every model is at
-chance the figure says so in place of the panels: their bars, all near 0 on a 0-0.05 axis, would read as a model
-that no perturbation moves rather than as one that learnt nothing."""
+dot per seed. A bar with a seed whose model `swapbench eval` found at chance is hatched, and the bar of an encoding
+not shown to read the premise (no premise-blind control beaten) is hollow; when every model is at chance the figure
+says so in place of the panels: their bars, all near 0 on a 0-0.05 axis, would read as a model that no perturbation
+moves rather than as one that learnt nothing."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ FIGURE_FILE = "zoo_order_sensitivity.png"
 
 
 def _panel(axes, summary, configuration: str, colours) -> None:
+    from matplotlib.colors import to_rgba
+
     setups = summary.setups
     encodings = [e.encoding for e in summary.of(setups[0])]
     x = np.arange(len(encodings))
@@ -26,6 +29,8 @@ def _panel(axes, summary, configuration: str, colours) -> None:
         low = [100 * (s.mean - s.low) if s and s.low is not None else 0.0 for s in spreads]
         high = [100 * (s.high - s.mean) if s and s.high is not None else 0.0 for s in spreads]
         chance = ["//" if name in rows and rows[name].at_chance else None for name in encodings]
+        # An encoding not shown to read the premise is drawn hollow: its bar is no finding about its positions.
+        hollow = [name in rows and not summary.reads_premise(setup, name) for name in encodings]
         axes.bar(
             offset,
             means,
@@ -33,11 +38,10 @@ def _panel(axes, summary, configuration: str, colours) -> None:
             yerr=[low, high],
             capsize=2,
             label=setup,
-            color=colours(k),
-            alpha=0.85,
+            color=[(0, 0, 0, 0) if h else to_rgba(colours(k), 0.85) for h in hollow],  # alpha= would fill "none"
             hatch=chance,
-            edgecolor=["white" if hatch else "none" for hatch in chance],
-            linewidth=0,
+            edgecolor=[colours(k) if h else "white" if hatch else "none" for h, hatch in zip(hollow, chance)],
+            linewidth=[1.2 if h else 0 for h in hollow],
         )
         for position, s in zip(offset, spreads):
             if s:
@@ -49,6 +53,12 @@ def _panel(axes, summary, configuration: str, colours) -> None:
         configuration + (" (gold label changes too)" if configuration in summary.relabelled else ""), fontsize=10
     )
     axes.grid(axis="y", alpha=0.3)
+
+
+def not_reading(summary) -> tuple[int, int]:
+    """(encodings not shown to read the premise, encodings): over every set-up, as the report reads them."""
+    verdicts = [summary.reads_premise(e.setup, e.encoding) for e in summary.encodings]
+    return verdicts.count(False), len(verdicts)
 
 
 def plot_sensitivity(summary, path: Path) -> Path:
@@ -74,11 +84,16 @@ def plot_sensitivity(summary, path: Path) -> Path:
     for axis, configuration in zip(axes[:, 0], configurations):
         _panel(axis, summary, configuration, colours)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    if degenerate:
-        from matplotlib.patches import Patch
+    from matplotlib.patches import Patch
 
+    handles = [Patch(facecolor=colours(k), alpha=0.85) for k in range(len(labels))]  # the first bar may be hollow
+    if degenerate:
         handles.append(Patch(facecolor="lightgrey", hatch="//", edgecolor="white"))
         labels.append(f"hatched: a seed at chance ({degenerate} of {models} models)")
+    unread, encoders = not_reading(summary)
+    if unread:
+        handles.append(Patch(facecolor="none", edgecolor="grey", linewidth=1.2))
+        labels.append(f"hollow: not shown to read the premise ({unread} of {encoders}): descriptive only")
     figure.legend(
         handles,
         labels,
@@ -89,8 +104,9 @@ def plot_sensitivity(summary, path: Path) -> Path:
         title_fontsize=9,
     )
     seeds = ", ".join(map(str, summary.seeds))
+    verdict = ": no encoding shown to read the premise" if unread and unread == encoders else ""
     figure.suptitle(
-        f"Positional-encoding zoo: order sensitivity on {summary.split}\n(mean over seeds {seeds}; "
+        f"Positional-encoding zoo: order sensitivity on {summary.split}{verdict}\n(mean over seeds {seeds}; "
         "whiskers: 95% interval over seeds, cut to [0, 100]; dots: seeds)",
         fontsize=11,
     )

@@ -1,6 +1,7 @@
 """The zoo figure and report when models are at chance (issue 45, item 6): every model at chance is said in place
-of the panels' empty bars, and in the report above the tables; some at chance are hatched and counted. The
-committed zoo's summary (no model at chance) is the fixture, its verdicts changed."""
+of the panels' empty bars, and in the report above the tables; some at chance are hatched and counted. Encodings
+not shown to read the premise (issue 44) are drawn hollow and counted. The committed zoo's summary is the fixture,
+its verdicts changed."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def test_every_model_at_chance_is_said_instead_of_empty_bars(tmp_path, monkeypat
 
 
 def test_a_model_at_chance_among_others_is_hatched_and_counted(tmp_path, monkeypatch):
-    one = ("random", "rope")
+    one = (read_summary(COMMITTED_ZOO).setups[0], "rope")
     summary = judged(lambda e: [e.runs[0].seed] if (e.setup, e.encoding) == one else [])
     figure = drawn(summary, tmp_path, monkeypatch)
     panels = [axes for axes in figure.axes if axes.patches]
@@ -62,3 +63,23 @@ def test_a_model_at_chance_among_others_is_hatched_and_counted(tmp_path, monkeyp
     healthy = judged(lambda e: [])
     assert hatched(drawn(healthy, tmp_path, monkeypatch)) == 0
     assert "at chance (hatched" not in render_markdown(healthy)
+
+
+def hollow(figure: Figure) -> int:
+    """Bars drawn without a fill (a bar of height 0 is a bar all the same)."""
+    return sum(1 for axes in figure.axes for patch in axes.patches if patch.get_facecolor()[3] == 0)
+
+
+@pytest.mark.parametrize("readers", [set(), {"none", "rope"}, "all"])
+def test_encodings_not_shown_to_read_the_premise_are_drawn_hollow_and_counted(readers, tmp_path, monkeypatch):
+    summary = judged(lambda e: [])
+    readers = {e.encoding for e in summary.encodings} if readers == "all" else readers
+    monkeypatch.setattr(type(summary), "reads_premise", lambda self, setup, encoding: encoding in readers)
+    figure = drawn(summary, tmp_path, monkeypatch)
+    panels = [axes for axes in figure.axes if axes.patches]
+    unread = [e for e in summary.encodings if e.encoding not in readers]
+    assert hollow(figure) == len(unread) * len(panels)
+    legend = " ".join(t.get_text() for legend in figure.legends for t in legend.get_texts())
+    said = f"hollow: not shown to read the premise ({len(unread)} of {len(summary.encodings)})"
+    assert (said in legend) == bool(unread)
+    assert ("no encoding shown to read the premise" in figure.get_suptitle()) == (not readers)
