@@ -228,6 +228,11 @@ def premise_line(summary, setup: str) -> str:
     parts = (parts if failing else []) + (
         [f"{', '.join(untested)} ha{'s' if len(untested) == 1 else 've'} no control"] if untested else []
     )
+    if len(failing) + len(untested) == 1:
+        return (
+            f"Not reading the premise: {parts[0]}. Its figures in the tables above are descriptive only, no Δ or "
+            f'comparison of it is interpreted, and a comparison involving it reads "{NOT_READING}".'
+        )
     return (
         f"Not reading the premise: {'; '.join(parts)}. Their figures in the tables above are descriptive only, "
         f'no Δ or comparison of them is interpreted, and a comparison involving one reads "{NOT_READING}".'
@@ -247,6 +252,13 @@ def comparisons_words(summary) -> str:
 
 
 def no_comparisons_words(summary) -> str:
+    if summary.clusters is not None:  # the outcomes are kept: the run holds nothing the tables compare
+        return (
+            "No paired comparison: the report compares encodings with `none` and `learned_absolute` of their "
+            "set-up and each set-up trained with role swaps with the same set-up without, and this run holds no "
+            "such pair. Nothing in this report compares encodings; join runs that hold them with "
+            "`swapbench zoo report --merge`."
+        )
     return (
         "No paired comparison: this zoo.json keeps no pair outcomes (its runs were summarised before they were "
         "kept), and counts alone cannot resample the same premises for both sides. Nothing in this report "
@@ -436,12 +448,20 @@ def render_markdown(summary) -> str:
             blocks += ["Premise-blind controls (see below):", "", premise_table(summary, setup), ""]
         blocks += [premise_line(summary, setup), ""]
         if summary.comparisons and any(c.family != PREMISE_FAMILY for c in summary.comparisons):
-            blocks += [
-                ("Against `none` and `learned_absolute` (see the paired comparisons below; Holm over this table):"),
-                "",
-                comparisons_table(summary, setup),
-                "",
-            ]
+            if any(summary.reads_premise(setup, e.encoding) for e in summary.of(setup)):
+                blocks += [
+                    ("Against `none` and `learned_absolute` (see the paired comparisons below; Holm over this table):"),
+                    "",
+                    comparisons_table(summary, setup),
+                    "",
+                ]
+            else:  # a table of cells that each say "not interpreted" says no more than this
+                blocks += [
+                    "Against `none` and `learned_absolute`: no comparison is interpreted, since no encoding of "
+                    "this set-up is shown to read the premise (the tests are made all the same and kept in "
+                    "zoo.json's `comparisons`).",
+                    "",
+                ]
     blocks += ["### Premise-blind controls", "", premise_words(summary), ""]
     if any(c.family is not None and c.family != PREMISE_FAMILY for c in summary.comparisons):
         blocks += ["### Paired comparisons", "", comparisons_words(summary), ""]

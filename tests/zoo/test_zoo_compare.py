@@ -115,11 +115,54 @@ def test_the_committed_zoo_is_what_zoo_report_makes_of_its_results_files():
     assert refresh_summary(summary, COMMITTED_ZOO) == summary, "run `swapbench zoo report leaderboard/zoo`"
     readme = (COMMITTED_ZOO / "README.md").read_text(encoding="utf-8")
     assert render_markdown(summary) in readme
-    # published without the pairs' outcomes and without premise-blind controls: no comparison is made from
-    # counts, no encoding is shown to read the premise, and the report interprets none of them
-    assert not summary.comparisons and not summary.controls
-    assert "No premise-blind control was run" in readme and "No paired comparison" in readme
+    # every encoding of every set-up has its premise-blind control and its paired, clustered test against it
+    assert {(c.setup, c.encoding) for c in summary.controls} == {(e.setup, e.encoding) for e in summary.encodings}
+    for e in summary.encodings:
+        test = summary.premise_test(e.setup, e.encoding)
+        assert test is not None and test.paired and test.p_holm is not None and test.alternative == "greater"
+    assert summary.comparisons and all(c.paired for c in summary.comparisons)
     assert "apart and unclustered" not in readme and "clear negative result" not in readme and "0.94 vs" not in readme
+
+
+def committed_summary():
+    import swapbench.zoo.encodings  # noqa: F401
+    from swapbench.zoo.summary import read_summary
+
+    return read_summary(COMMITTED_ZOO)
+
+
+@pytest.mark.skipif(not (COMMITTED_ZOO / "zoo.json").is_file(), reason="no committed zoo")
+def test_a_set_up_whose_encodings_all_ignore_the_premise_gets_a_sentence_not_a_table_of_uninterpreted_cells(
+    monkeypatch,
+):
+    from swapbench.zoo.report import render_markdown
+
+    summary = committed_summary()
+    setup = summary.setups[0]
+    against = "Against `none` and `learned_absolute` (see the paired comparisons below"
+    monkeypatch.setattr(type(summary), "reads_premise", lambda self, s, e: False)
+    readme = render_markdown(summary)
+    assert against not in readme and "no comparison is interpreted, since no encoding of this set-up" in readme
+    monkeypatch.setattr(type(summary), "reads_premise", lambda self, s, e: (s, e) == (setup, "rope"))
+    readme = render_markdown(summary)
+    assert against in readme and "no comparison is interpreted, since" not in readme
+    assert "not interpreted: not shown to read the premise" in readme  # the cells of the others
+    monkeypatch.setattr(type(summary), "reads_premise", lambda self, s, e: e != "rope")
+    assert "`rope` does not beat its premise-blind control. Its figures" in render_markdown(summary)
+
+
+@pytest.mark.skipif(not (COMMITTED_ZOO / "zoo.json").is_file(), reason="no committed zoo")
+def test_a_report_without_comparisons_says_why():
+    from swapbench.zoo.compare import PREMISE_FAMILY
+    from swapbench.zoo.report import render_markdown
+
+    summary = committed_summary()
+    controls_only = summary.model_copy(
+        update={"comparisons": [c for c in summary.comparisons if c.family == PREMISE_FAMILY]}
+    )
+    assert "this run holds no such pair" in render_markdown(controls_only)  # outcomes kept, nothing planned
+    counts_only = controls_only.model_copy(update={"clusters": None, "comparisons": []})
+    assert "keeps no pair outcomes" in render_markdown(counts_only)
 
 
 def test_the_probes_figures_that_measure_degree_are_read_when_a_results_file_has_them():
