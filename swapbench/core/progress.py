@@ -10,6 +10,7 @@ or the pairs a cache gave back at once) over at least ESTIMATE_SECONDS.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -23,6 +24,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.text import Text
+
+from .logs import ROOT
 
 LINE_SECONDS = 30.0  # a plain line at most this often
 ESTIMATE_SECONDS = 10.0  # the pace is measured over at least this long before the estimate is said
@@ -140,6 +143,8 @@ class SteadyProgress(Progress):
         return Text.from_markup(task.description).plain
 
     def _say(self, line: str) -> None:
+        if logging.getLogger(ROOT).level >= logging.WARNING:  # --quiet set it; unset (a library call) says all
+            return
         self.console.print(Text(line), highlight=False, soft_wrap=True)  # plain text: one line a log is searched by
 
 

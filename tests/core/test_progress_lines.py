@@ -54,6 +54,15 @@ def test_a_log_gets_a_plain_line_every_30_seconds_with_the_pace_and_the_time_lef
     ]
 
 
+def test_quiet_says_no_line_and_no_estimate(monkeypatch):
+    import logging
+
+    batches = [(1.0, 100)] + [(10.0, 50)] * 18
+    assert run(False, batches)
+    monkeypatch.setattr(logging.getLogger("swapbench"), "level", logging.WARNING)  # what --quiet sets
+    assert run(False, batches) == [] and run(True, batches) == []
+
+
 def test_the_estimate_is_said_once_from_the_pace_after_the_first_batch_on_a_terminal_too():
     batches = [(0.5, 500)] + [(2.0, 10)] * 20  # 500 from a cache at once, then 5 pairs a second
     for terminal in (True, False):
