@@ -55,12 +55,6 @@ def _panel(axes, summary, configuration: str, colours) -> None:
     axes.grid(axis="y", alpha=0.3)
 
 
-def not_reading(summary) -> tuple[int, int]:
-    """(encodings not shown to read the premise, encodings): over every set-up, as the report reads them."""
-    verdicts = [summary.reads_premise(e.setup, e.encoding) for e in summary.encodings]
-    return verdicts.count(False), len(verdicts)
-
-
 def plot_sensitivity(summary, path: Path) -> Path:
     import matplotlib
 
@@ -83,14 +77,14 @@ def plot_sensitivity(summary, path: Path) -> Path:
     colours = plt.get_cmap("tab10")
     for axis, configuration in zip(axes[:, 0], configurations):
         _panel(axis, summary, configuration, colours)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
     from matplotlib.patches import Patch
 
+    _, labels = axes[0, 0].get_legend_handles_labels()
     handles = [Patch(facecolor=colours(k), alpha=0.85) for k in range(len(labels))]  # the first bar may be hollow
     if degenerate:
         handles.append(Patch(facecolor="lightgrey", hatch="//", edgecolor="white"))
         labels.append(f"hatched: a seed at chance ({degenerate} of {models} models)")
-    unread, encoders = not_reading(summary)
+    unread, encoders = summary.not_reading()
     if unread:
         handles.append(Patch(facecolor="none", edgecolor="grey", linewidth=1.2))
         labels.append(f"hollow: not shown to read the premise ({unread} of {encoders}): descriptive only")

@@ -228,14 +228,10 @@ def premise_line(summary, setup: str) -> str:
     parts = (parts if failing else []) + (
         [f"{', '.join(untested)} ha{'s' if len(untested) == 1 else 've'} no control"] if untested else []
     )
-    if len(failing) + len(untested) == 1:
-        return (
-            f"Not reading the premise: {parts[0]}. Its figures in the tables above are descriptive only, no Δ or "
-            f'comparison of it is interpreted, and a comparison involving it reads "{NOT_READING}".'
-        )
+    its, it, involving = ("Its", "it", "it") if len(failing) + len(untested) == 1 else ("Their", "them", "one")
     return (
-        f"Not reading the premise: {'; '.join(parts)}. Their figures in the tables above are descriptive only, "
-        f'no Δ or comparison of them is interpreted, and a comparison involving one reads "{NOT_READING}".'
+        f"Not reading the premise: {'; '.join(parts)}. {its} figures in the tables above are descriptive only, "
+        f'no Δ or comparison of {it} is interpreted, and a comparison involving {involving} reads "{NOT_READING}".'
     )
 
 

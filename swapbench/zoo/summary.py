@@ -188,6 +188,11 @@ class ZooSummary(Strict):
         """(models `swapbench eval` found at chance, models): over every set-up, encoding and seed."""
         return sum(len(e.at_chance) for e in self.encodings), sum(len(e.runs) for e in self.encodings)
 
+    def not_reading(self) -> tuple[int, int]:
+        """(encodings not shown to read the premise, encodings): over every set-up."""
+        verdicts = [self.reads_premise(e.setup, e.encoding) for e in self.encodings]
+        return verdicts.count(False), len(verdicts)
+
 
 SHARE = (0.0, 1.0)
 DELTA = (-1.0, 1.0)
