@@ -1,5 +1,5 @@
 """What scoring in a dtype other than float32 costs in labels (bfloat16, the default where the device runs it fast:
-a CUDA card, a CPU with AMX): a fixed sample of the distinct pairs is scored again by a float32 copy of the same
+a CUDA card, a CPU with AMX or AVX512-BF16): a fixed sample of the distinct pairs is scored again by a float32 copy of the same
 model, and the share of pairs given the same label is recorded (provenance.scoring.dtype_agreement) and printed.
 Under --dtype auto a run whose sample agrees less than THRESHOLD is scored again in float32 (falls_short).
 

@@ -21,6 +21,7 @@ premises (SNLI writes about three hypotheses per premise).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -96,8 +97,9 @@ def fused_adamw_runs_on(device: torch.device) -> bool:
 
 def training_precision(device: torch.device, precision: str = "auto") -> str:
     """The fine-tuning's arithmetic on `device`: with "auto", bfloat16 autocast (float32 master weights) where the
-    device runs bf16 fast (models.precision.fast_bfloat16: AMX, CUDA), else float32. Not the scoring's dtype: one
-    run prepares its model in several dtypes (the float32 agreement copy), and each must find the same checkpoint."""
+    device runs bf16 fast (models.precision.fast_bfloat16: AMX, AVX512-BF16, CUDA), else float32. Not the scoring's
+    dtype: one run prepares its model in several dtypes (the float32 agreement copy), and each must find the same
+    checkpoint."""
     from ..models.precision import fast_bfloat16
 
     if precision != "auto":
@@ -722,6 +724,25 @@ def make_trainer(
     )
 
 
+@contextlib.contextmanager
+def mixed_precision_environment(bf16: bool):
+    """ACCELERATE_MIXED_PRECISION as the Trainer being made must read it, and as it was once it is made.
+
+    transformers 4 hands the precision to accelerate through this variable when a Trainer is made (its
+    TrainingArguments write it) and transformers 5 reads it for bf16=False: a float32 fine-tune after a bf16 one
+    would train under autocast. Left set afterwards, it would put the next Trainer of the process, a user's own,
+    under bf16 autocast too."""
+    before = os.environ.get("ACCELERATE_MIXED_PRECISION")
+    os.environ["ACCELERATE_MIXED_PRECISION"] = "bf16" if bf16 else "no"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("ACCELERATE_MIXED_PRECISION", None)
+        else:
+            os.environ["ACCELERATE_MIXED_PRECISION"] = before
+
+
 def snli_trainer(
     model_init,
     tokenizer,
@@ -769,46 +790,45 @@ def snli_trainer(
         else None
     )
     bf16 = recipe.precision == "bfloat16-autocast"
-    # transformers 4 hands the precision to accelerate through this variable and, for bf16=False, keeps what an
-    # earlier Trainer of the process left in it: a float32 fine-tune after a bf16 one would train under autocast.
-    os.environ["ACCELERATE_MIXED_PRECISION"] = "bf16" if bf16 else "no"
-    args = TrainingArguments(
-        output_dir=str(work),
-        num_train_epochs=recipe.epochs,
-        learning_rate=recipe.learning_rate,
-        optim=recipe.optimizer,
-        lr_scheduler_type=recipe.lr_scheduler,
-        **warmup_arguments(recipe.warmup_ratio),
-        weight_decay=recipe.weight_decay,
-        per_device_train_batch_size=recipe.batch_size // world_size(),
-        per_device_eval_batch_size=eval_batch_size,
-        eval_strategy="epoch",
-        save_strategy="epoch" if checkpoints else "no",
-        logging_strategy="epoch",
-        load_best_model_at_end=checkpoints,
-        metric_for_best_model="accuracy",
-        greater_is_better=True,
-        # Resumable, every state is saved whole and PeriodicCheckpoints removes the old ones once the new is recorded.
-        save_total_limit=None if periodic else 1,
-        save_only_model=not periodic,
-        seed=recipe.seed,
-        data_seed=recipe.seed,
-        report_to="none",
-        disable_tqdm=True,
-        use_cpu=device.type == "cpu",
-        bf16=bf16,
-        bf16_full_eval=False,
-    )
-    trainer = LossKeepingTrainer(
-        model_init=model_init,
-        args=args,
-        **trainer_tokenizer_argument(tokenizer),
-        data_collator=DataCollatorWithPadding(tokenizer),
-        train_dataset=train_dataset,
-        eval_dataset=eval_dataset,
-        compute_metrics=accuracy_metrics,
-        train_order=order,
-    )
+    with mixed_precision_environment(bf16):
+        args = TrainingArguments(
+            output_dir=str(work),
+            num_train_epochs=recipe.epochs,
+            learning_rate=recipe.learning_rate,
+            optim=recipe.optimizer,
+            lr_scheduler_type=recipe.lr_scheduler,
+            **warmup_arguments(recipe.warmup_ratio),
+            weight_decay=recipe.weight_decay,
+            per_device_train_batch_size=recipe.batch_size // world_size(),
+            per_device_eval_batch_size=eval_batch_size,
+            eval_strategy="epoch",
+            save_strategy="epoch" if checkpoints else "no",
+            logging_strategy="epoch",
+            load_best_model_at_end=checkpoints,
+            metric_for_best_model="accuracy",
+            greater_is_better=True,
+            # Resumable, every state is saved whole and PeriodicCheckpoints removes the old ones once the new is
+            # recorded.
+            save_total_limit=None if periodic else 1,
+            save_only_model=not periodic,
+            seed=recipe.seed,
+            data_seed=recipe.seed,
+            report_to="none",
+            disable_tqdm=True,
+            use_cpu=device.type == "cpu",
+            bf16=bf16,
+            bf16_full_eval=False,
+        )
+        trainer = LossKeepingTrainer(
+            model_init=model_init,
+            args=args,
+            **trainer_tokenizer_argument(tokenizer),
+            data_collator=DataCollatorWithPadding(tokenizer),
+            train_dataset=train_dataset,
+            eval_dataset=eval_dataset,
+            compute_metrics=accuracy_metrics,
+            train_order=order,
+        )
     keep_best = None if checkpoints else KeepBest()
     for callback in (keep_best, periodic, *callbacks):
         if callback is not None:

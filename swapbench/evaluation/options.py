@@ -148,7 +148,7 @@ class EvalOptions(GGUFOptions, ColumnOptions, TrainingDataOptions):  # (pydantic
         "auto",
         group="scoring",
         help="auto: bfloat16 where the device runs it fast (a GPU that supports it; a CPU "
-        "with AMX, Intel Xeon 4th generation and later, where it scores about 2-3x "
+        "with AMX or AVX512-BF16, Intel Xeon 4th generation, AMD Zen 4 and later, where it scores 2-3x "
         "faster), else fp16 on other GPUs and float32 on a CPU; when fewer than 99% "
         "of the float32 sample's labels agree, auto scores again in float32 and says "
         "so. Any dtype but float32 also scores a sample of the pairs in float32 and "

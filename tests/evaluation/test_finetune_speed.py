@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from transformers import AutoModelForSequenceClassification, BertConfig
 from swapbench.evaluation.finetune import (
     FORMER_SETTINGS,
     cache_key,
+    encode_pairs,
     float32_agreement,
     on_device,
     reference_recipe,
@@ -196,6 +198,38 @@ def test_a_float32_fine_tune_after_a_bf16_one_in_the_same_process_trains_in_floa
     _, first = train_watching_dtype(tmp_path, toy_recipe(precision="bfloat16-autocast", epochs=1), name="bf16")
     _, second = train_watching_dtype(tmp_path, toy_recipe(precision="float32", epochs=1), name="fp32")
     assert (first, second) == ({torch.bfloat16}, {torch.float32})
+
+
+@pytest.mark.parametrize("found", [None, "no"])
+def test_a_bf16_fine_tune_leaves_a_users_own_trainer_in_float32(tmp_path, monkeypatch, found):
+    # The variable that hands the precision to accelerate is put back as it was: left at bf16, it put the next
+    # Trainer of the process, made by a user with its defaults, under autocast.
+    from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
+
+    if found is None:
+        monkeypatch.delenv("ACCELERATE_MIXED_PRECISION", raising=False)
+    else:
+        monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", found)
+    _, ours = train_watching_dtype(tmp_path, toy_recipe(precision="bfloat16-autocast", epochs=1), name="bf16")
+    assert ours == {torch.bfloat16}
+    assert os.environ.get("ACCELERATE_MIXED_PRECISION") == found
+
+    seen = set()
+    tokenizer = save_tokenizer(tmp_path / "tokenizer")
+    model = AutoModelForSequenceClassification.from_config(BertConfig(vocab_size=len(tokenizer), num_labels=3, **SMALL))
+    model.bert.encoder.layer[0].attention.self.query.register_forward_hook(lambda m, a, out: seen.add(out.dtype))
+    args = TrainingArguments(
+        output_dir=str(tmp_path / "theirs"),
+        per_device_train_batch_size=4,
+        num_train_epochs=1,
+        save_strategy="no",
+        report_to="none",
+        disable_tqdm=True,
+        use_cpu=True,
+    )
+    rows = encode_pairs(tokenizer, PAIRS, 32)
+    Trainer(model=model, args=args, train_dataset=rows, data_collator=DataCollatorWithPadding(tokenizer)).train()
+    assert seen == {torch.float32}
 
 
 def test_precision_is_bf16_autocast_where_bf16_is_fast_and_float32_on_request():
