@@ -204,22 +204,23 @@ def speed(args, device) -> dict:
         f"{machine(device)}; {load}; new = {new.batch_order}, {new.precision}, {new.optimizer}; "
         f"fp32 matmul {rate32 / 1e9:.0f} GFLOP/s" + (f", bf16 {rate16 / 1e9:.0f}" if rate16 else "")
     )
+    who = {**WHO, "new": f"{WHO['new']} ({new.precision})"}
     for name in times:
         figure(
-            f"fine-tuning, {WHO[name]}: useful FLOP/s / fp32 matmul FLOP/s",
+            f"fine-tuning, {who[name]}: useful FLOP/s / fp32 matmul FLOP/s",
             fractions[name],
-            "≥ 0.5" if name == "new" else None,
+            "≥ 0.5" if name == "new" and new.precision == "float32" else None,
         )
-        figure(f"fine-tuning, {WHO[name]}: FLOP/s counting padding / fp32 matmul FLOP/s", padded_fractions[name])
+        figure(f"fine-tuning, {who[name]}: FLOP/s counting padding / fp32 matmul FLOP/s", padded_fractions[name])
     if rate16:
         figure(
-            f"fine-tuning, {WHO['new']}: useful FLOP/s / bf16 matmul FLOP/s",
+            f"fine-tuning, {who['new']}: useful FLOP/s / bf16 matmul FLOP/s",
             [f * rate32 / rate16 for f in fractions["new"]],
         )
     for base in ("old", "plain"):
         rounds = [a / b for a, b in zip(times[base], times["new"])]
         value = statistics.median(times[base]) / statistics.median(times["new"])
-        figures[f"fine-tuning time, {WHO[base]} / {WHO['new']}"] = {
+        figures[f"fine-tuning time, {who[base]} / {who['new']}"] = {
             "ratio": value,
             "low": min(rounds),
             "high": max(rounds),
@@ -232,7 +233,7 @@ def speed(args, device) -> dict:
     return figures
 
 
-WHO = {"new": "swapbench now", "old": "swapbench before", "plain": "a plain HF Trainer"}
+WHO = {"new": "swapbench now", "old": "swapbench before (float32)", "plain": "a plain HF Trainer (float32)"}
 
 
 def recipe_seeds(args, device) -> dict:
@@ -247,12 +248,17 @@ def recipe_seeds(args, device) -> dict:
             seconds, _, trainer = ours(recipe, train, val, device, name == "old")
             history = [e["eval_accuracy"] for e in trainer.state.log_history if "eval_accuracy" in e]
             best = max(history)
-            figures[f"recipe_seed{seed}_{name}_best_validation_accuracy"] = {
+            title = (
+                f"reference recipe (MiniLM, SNLI dev{f' first {args.train_limit}' if args.train_limit else ''}, "
+                f"{recipe.epochs} epochs), seed {seed}, {name} settings ({recipe.precision}): best validation accuracy"
+            )
+            figures[title] = {
                 "value": best,
                 "low": best,
                 "high": best,
                 "epochs": history,
                 "seconds": seconds,
+                "note": f"per epoch: {', '.join(f'{a:.4f}' for a in history)}; {seconds:.0f} s",
                 "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
                 "load": "load " + " ".join(f"{load:.2f}" for load in os.getloadavg()),
                 "machine": machine(device),

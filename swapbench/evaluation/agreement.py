@@ -1,7 +1,7 @@
 """What scoring in a dtype other than float32 costs in labels (bfloat16, the default where the device runs it fast:
-a CUDA card, a CPU with AMX or AVX512-BF16): a fixed sample of the distinct pairs is scored again by a float32 copy of the same
-model, and the share of pairs given the same label is recorded (provenance.scoring.dtype_agreement) and printed.
-Under --dtype auto a run whose sample agrees less than THRESHOLD is scored again in float32 (falls_short).
+a CUDA card, a CPU with AMX or AVX512-BF16): a fixed sample of the distinct pairs is scored again by a float32 copy
+of the same model, and the share of pairs given the same label is recorded (provenance.scoring.dtype_agreement) and
+printed. Under --dtype auto a run whose sample agrees less than THRESHOLD is scored again in float32 (falls_short).
 
 The sample is the same for any run over the same pairs, and a pair's place in it does not depend on which
 configurations were scored beside it: the SAMPLE pairs of lowest sha256 (of the premise, a line break and the

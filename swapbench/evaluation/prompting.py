@@ -40,10 +40,10 @@ tests and scripts/bench_decoder.py compare with.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import string
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -367,6 +367,31 @@ SPLIT_HEAD_TYPES = frozenset(
 )
 # A shared start of every prompt (the few-shot examples) shorter than this is run with each prompt.
 MIN_SHARED_TOKENS = 4
+# The split path plans this many batches of prompts at a time: their groups' shared tokens in passes of alike
+# length, their own tokens longest first.
+STRETCH = 8
+
+
+def padding_share(device: torch.device) -> float:
+    """How much padding a forward of the split path may carry: on a CPU a padded token costs what a real one
+    does, so a forward is cut where padding would pass an eighth of its tokens; a GPU, whose small forwards wait
+    on kernel launches more than on arithmetic, runs full batches."""
+    return 1 / 8 if device.type == "cpu" else 1.0
+
+
+def padding_chunks(lengths: Sequence[int], cap: int, share: float) -> list[slice]:
+    """`lengths` (longest first) cut into consecutive runs of at most `cap`, each ended before the row that
+    would make padding to its first (longest) row more than `share` of its tokens."""
+    chunks, start = [], 0
+    while start < len(lengths):
+        top, end, real = lengths[start], start + 1, lengths[start]
+        while end < len(lengths) and end - start < cap:
+            if (end - start + 1) * top - real - lengths[end] > share * (end - start + 1) * top:
+                break
+            real, end = real + lengths[end], end + 1
+        chunks.append(slice(start, end))
+        start = end
+    return chunks
 
 
 def split_head(model):
@@ -443,8 +468,6 @@ def _log_probs(head, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tenso
 def _expanded(model, cache, rows: int):
     """A copy of a one-row key-value cache with its row repeated `rows` times (reorder_cache changes a Cache
     object in place, and the forward that reads it appends to it)."""
-    import copy
-
     return reorder_cache(model, copy.deepcopy(cache), torch.zeros(rows, dtype=torch.long))
 
 
@@ -496,64 +519,43 @@ def score_prompts(
         shared = shared_start(encoded.prefixes)
         if positions and group:  # prompts that share a start of their own (a premise) are run from it together
             order, group_of, group_start = prompt_groups(encoded.prefixes, shared)
+            # groups adjacent, the longest shared part first: a stretch's windows then pad their group pass little
+            order = order[np.lexsort((group_of[order], -group_start[order]))]
         if shared:
             with torch.inference_mode():
                 out = base(input_ids=torch.tensor([encoded.prefixes[0][:shared]], device=device), use_cache=True)
             shared_cache = returned_cache(out)
             forwards += 1
 
-    def run_split(index: np.ndarray) -> torch.Tensor:
+    def group_pass(firsts: list[int]):
+        """The tokens that each group shares after the shared start, run once for the groups whose first prompts
+        are `firsts`: (their key-value cache, its attention mask), a row per group."""
+        nonlocal forwards
+        ids, mask = _pad(
+            [encoded.prefixes[i][shared : shared + int(group_start[i])] for i in firsts], tokenizer.pad_token_id, device
+        )
+        extra = {}
+        if shared:
+            extra[cache_keyword] = _expanded(model, shared_cache, len(firsts))
+            mask = torch.cat([torch.ones((len(firsts), shared), dtype=torch.long, device=device), mask], dim=1)
+        out = base(
+            input_ids=ids,
+            attention_mask=mask,
+            use_cache=True,
+            position_ids=shared + torch.arange(ids.shape[1], device=device).expand_as(ids),
+            **extra,
+        )
+        forwards += 1
+        return returned_cache(out), mask
+
+    def own_pass(index: np.ndarray, cache, mask: torch.Tensor, start: list[int]) -> torch.Tensor:
+        """The verbalizers' log-likelihoods of the prompts `index`, each run from its token `start[row]` on after
+        `cache` (a row per prompt, None for none) and its attention `mask`."""
         nonlocal forwards
         count = len(index)
         rows = torch.arange(count, device=device)
         conts = [encoded.continuations[i] for i in index]
         longest = max(len(c) for cs in conts for c in cs)
-        # What each prompt reads before its own tokens: the shared start (cached once per run), then its group's
-        # shared tokens (run once per group in the batch), as a key-value cache, its mask and the next position.
-        cache, mask, start = None, torch.zeros((count, 0), dtype=torch.long, device=device), [shared] * count
-        if shared:
-            mask = torch.ones((count, shared), dtype=torch.long, device=device)
-        held = [int(group_start[i]) for i in index]
-        in_batch = Counter(int(group_of[i]) for row, i in enumerate(index) if held[row])
-        saved = sum(
-            (size - 1) * int(group_start[next(i for i in index if group_of[i] == g)]) for g, size in in_batch.items()
-        )
-        if saved * 8 < sum(len(encoded.prefixes[i]) - shared for i in index):  # a pass that saves little
-            held = [0] * count
-        if any(held):
-            first_of = {}
-            for row, i in enumerate(index):
-                if held[row]:
-                    first_of.setdefault(int(group_of[i]), i)
-            groups = list(first_of)
-            ids, group_mask = _pad(
-                [encoded.prefixes[first_of[g]][shared : shared + int(group_start[first_of[g]])] for g in groups],
-                tokenizer.pad_token_id,
-                device,
-            )
-            extra = {}
-            if shared:
-                extra[cache_keyword] = _expanded(model, shared_cache, len(groups))
-                group_mask = torch.cat([mask[: len(groups)], group_mask], dim=1)
-            out = base(
-                input_ids=ids,
-                attention_mask=group_mask,
-                use_cache=True,
-                position_ids=shared + torch.arange(ids.shape[1], device=device).expand_as(ids),
-                **extra,
-            )
-            forwards += 1
-            slot = {g: k for k, g in enumerate(groups)}
-            pick = torch.tensor(
-                [slot[int(group_of[i])] if held[row] else 0 for row, i in enumerate(index)], device=device
-            )
-            cache = reorder_cache(model, returned_cache(out), pick)
-            mask = group_mask[pick] * torch.tensor([[int(h > 0)] for h in held], device=device)
-            if shared:
-                mask[:, :shared] = 1
-            start = [shared + h for h in held]
-        elif shared:
-            cache = _expanded(model, shared_cache, count)
         own = [encoded.prefixes[i][begin:] for i, begin in zip(index, start)]
         lengths = torch.tensor([len(p) for p in own], device=device)
         begins = torch.tensor(start, device=device)
@@ -588,6 +590,71 @@ def score_prompts(
                 later = _log_probs(head, tail_out[0][at[:, 0], at[:, 1]], at[:, 2:]).double()[:, 0]
                 scores.view(-1).index_add_(0, at[:, 0], later)
         return scores
+
+    share = padding_share(device)
+
+    def run_window(firsts: list[int], index: np.ndarray, size: int) -> None:
+        """The prompts `index`, longest own part first, in forwards of at most `size` prompts cut where padding
+        would pass `share` of their tokens, each reading its group's cache from one pass over the groups whose
+        first prompts are `firsts` (none: each prompt runs whole after the shared start)."""
+        cache = window_mask = None
+        if firsts:
+            cache, window_mask = group_pass(firsts)
+            slot = {int(group_of[i]): k for k, i in enumerate(firsts)}
+        start = np.asarray([shared + (int(group_start[i]) if firsts else 0) for i in index], dtype=np.int64)
+        own = np.asarray([len(encoded.prefixes[i]) for i in index]) - start
+        by_length = np.argsort(-own, kind="stable")
+        index, start, own = index[by_length], start[by_length], own[by_length]
+        chunks = padding_chunks(own.tolist(), size, share)
+        for number, chunk in enumerate(chunks):
+            rows = index[chunk]
+            if firsts:
+                pick = torch.tensor([slot[int(group_of[i])] for i in rows], device=device)
+                last = number == len(chunks) - 1  # the last reader may take the window's cache itself
+                chunk_cache = reorder_cache(model, cache if last else copy.deepcopy(cache), pick)
+                mask = window_mask[pick]
+            elif shared:
+                chunk_cache, mask = (
+                    _expanded(model, shared_cache, len(rows)),
+                    torch.ones((len(rows), shared), dtype=torch.long, device=device),
+                )
+            else:
+                chunk_cache, mask = None, torch.zeros((len(rows), 0), dtype=torch.long, device=device)
+            report(rows, own_pass(rows, chunk_cache, mask, start[chunk].tolist()))
+
+    def run_stretch(slice_: np.ndarray, size: int) -> None:
+        """A stretch of the prompts (groups adjacent, by the length of the tokens they share): its groups in
+        windows whose shared tokens are alike in length (one pass over each window's groups pads little), the
+        prompts of no group on their own. Prompts already scored (before an out-of-memory retry) are left."""
+        index = order[slice_]
+        index = index[~scored[index]]
+        if not len(index):
+            return
+        firsts, members = {}, {}
+        for i in index:
+            g = int(group_of[i])
+            if group_start[i]:
+                firsts.setdefault(g, int(i))
+                members.setdefault(g, []).append(int(i))
+        alone = np.asarray([i for i in index if not group_start[i]], dtype=np.int64)
+        groups = list(firsts)  # longest shared part first, as the order has them
+        while groups:
+            top = int(group_start[firsts[groups[0]]])
+            taken, total = 1, top
+            while taken < min(len(groups), size):
+                length = int(group_start[firsts[groups[taken]]])
+                if (taken + 1) * top - total - length > share * (taken + 1) * top:
+                    break
+                taken, total = taken + 1, total + length
+            window, groups = groups[:taken], groups[taken:]
+            rows = np.asarray([i for g in window for i in members[g]], dtype=np.int64)
+            saved = sum((len(members[g]) - 1) * int(group_start[firsts[g]]) for g in window)
+            if saved * 8 < sum(len(encoded.prefixes[i]) - shared for i in rows):  # a pass that saves little
+                alone = np.concatenate([alone, rows])
+            else:
+                run_window([firsts[g] for g in window], rows, size)
+        if len(alone):
+            run_window([], alone, size)
 
     keep_positions = "logits_to_keep" in inspect.signature(model.forward).parameters
     positions_plain = _takes_position_ids(model)
@@ -632,17 +699,25 @@ def score_prompts(
                     scores[row // labels, row % labels] += logp[row, steps, targets].double().sum()
         return scores
 
-    def run(slice_: np.ndarray) -> None:
-        index = order[slice_]
-        scores = run_split(index) if parts is not None else run_plain(index)
+    scored = np.zeros(n, dtype=bool)
+
+    def report(index: np.ndarray, scores: torch.Tensor) -> None:
         loglik[index] = scores.cpu().numpy()
+        scored[index] = True
         if on_batch:
             on_batch(index, loglik[index], np.asarray([encoded.cut[i] if encoded.cut else False for i in index]))
         if progress:
             progress(len(index))
 
+    def run(slice_: np.ndarray, size: int) -> None:
+        index = order[slice_]
+        report(index, run_plain(index))
+
     with torch.inference_mode():
-        size = in_batches(n, batch_size or default_batch(device), device, run)
+        if parts is not None:
+            size = in_batches(n, batch_size or default_batch(device), device, run_stretch, stretch=STRETCH)
+        else:
+            size = in_batches(n, batch_size or default_batch(device), device, run)
     return PromptScores(
         loglik=loglik,
         batch_size=size,

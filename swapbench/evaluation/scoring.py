@@ -85,9 +85,12 @@ def encode(
     return encoded, long
 
 
-def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.ndarray], None]) -> int:
-    """Call `run` on consecutive slices of range(count), `size` items at a time; on out-of-memory, halve the size
-    and go on from the first slice not done. Returns the batch size in use at the end.
+def in_batches(
+    count: int, size: int, device: torch.device, run: Callable[[np.ndarray, int], None], stretch: int = 1
+) -> int:
+    """Call `run(index, size)` on consecutive slices of range(count), `size` items at a time (`size` x `stretch`
+    where `run` cuts its slice into forwards of at most `size` itself); on out-of-memory, halve the size and go on
+    from the first slice not done. Returns the batch size in use at the end.
 
     accelerate tells out-of-memory errors from others (should_reduce_batch_size), and its cache is emptied after
     one. Its find_executable_batch_size is not used: it empties the cache, with a gc.collect(), on every call,
@@ -96,9 +99,9 @@ def in_batches(count: int, size: int, device: torch.device, run: Callable[[np.nd
 
     done = 0
     while done < count:
-        index = np.arange(done, min(done + size, count))
+        index = np.arange(done, min(done + size * stretch, count))
         try:
-            run(index)
+            run(index, size)
         except Exception as err:
             # Python's MemoryError (padding, numpy) is the host running out, as torch's CPU allocator's is.
             if not (isinstance(err, MemoryError) or should_reduce_batch_size(err)):
@@ -149,7 +152,7 @@ def predict(
     logits_out = np.zeros((len(pairs), 0), dtype=np.float32)  # as wide as the model's outputs, once it has run
     padded = 0
 
-    def run(positions: np.ndarray) -> None:
+    def run(positions: np.ndarray, size: int) -> None:
         nonlocal padded, logits_out
         index = order[positions]
         batch = pad_batch(tokenizer, encoded, index)

@@ -209,8 +209,8 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch
 
 def choose_dtype(device: torch.device, requested: str | None = None) -> torch.dtype:
     """`requested`, or for auto: bf16 where the device runs it fast (precision.fast_bfloat16: a GPU that supports
-    it, a CPU with AMX or AVX512-BF16), else fp16 on other GPUs and MPS, float32 on a CPU. Eval measures a reduced precision's
-    agreement with float32 and falls back to float32 below its threshold (evaluation/agreement.py)."""
+    it, a CPU with AMX or AVX512-BF16), else fp16 on other GPUs and MPS, float32 on a CPU. Eval measures a reduced
+    precision's agreement with float32 and falls back to float32 below its threshold (evaluation/agreement.py)."""
     from .precision import fast_bfloat16
 
     if requested and requested != "auto":

@@ -143,8 +143,13 @@ def test_prompted_scoring_backs_off_on_out_of_memory(lms):
         return forward(*args, **kwargs)
 
     model.transformer.forward = limited
-    scored = score_prompts(model, tokenizer, encoded, batch_size=12)
-    assert refused == [12, 6] and scored.batch_size == 3
+    reported = []
+    scored = score_prompts(
+        model, tokenizer, encoded, batch_size=12, on_batch=lambda index, loglik, cut: reported.extend(index.tolist())
+    )
+    # refused at 12 and at 6 prompts a forward (a CPU's forwards end early where padding would grow), then 3 fit
+    assert len(refused) == 2 and min(refused) > 3 and scored.batch_size == 3
+    assert sorted(reported) == list(range(len(PAIRS)))  # every prompt reported once, none again after a retry
     model.transformer.forward = forward
     assert scored.predictions.tolist() == score_naive(model, tokenizer, encoded).predictions.tolist()
 

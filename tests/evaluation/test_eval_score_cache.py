@@ -71,8 +71,8 @@ def distinct(dataset, configs=None) -> int:
 
 
 def run(model, dataset, output, scorer=None, **options):
-    # float32: the pairs each run scores are counted, and --dtype auto on a CPU with bf16 units would score them again in
-    # float32 whenever a random model's bf16 labels fall short of the agreement it needs
+    # float32: the pairs each run scores are counted, and --dtype auto on a CPU with bf16 units would score them again
+    # in float32 whenever a random model's bf16 labels fall short of the agreement it needs
     options = {
         "probe": False,
         "progress": False,

@@ -5,6 +5,7 @@ and made again when it is corrupted, read back on the next load."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import numpy as np
@@ -15,6 +16,8 @@ from decoder_models import decoder_config, train_tokenizer
 from swapbench.evaluation.prompting import (
     PromptSpec,
     encode_prompts,
+    padding_chunks,
+    padding_share,
     prompt_groups,
     render,
     score_naive,
@@ -79,26 +82,76 @@ def test_the_split_head_and_the_shared_examples_score_as_the_plain_path_and_the_
     assert any(len(c) > 1 for cs in prompts.continuations for c in cs)  # later tokens are read too
     assert (shared_start(prompts.prefixes) > 0) == (shots > 0)
     fast = score_prompts(model, tokenizer, prompts, batch_size=4)
-    ungrouped = score_prompts(model, tokenizer, prompts, batch_size=4, group=False)
-    plain = score_prompts(model, tokenizer, prompts, batch_size=4, fast=False)
+    with tokens_run(model) as ungrouped_ran:
+        ungrouped = score_prompts(model, tokenizer, prompts, batch_size=4, group=False)
+    with tokens_run(model) as plain_ran:
+        plain = score_prompts(model, tokenizer, prompts, batch_size=4, fast=False)
     naive = score_naive(model, tokenizer, prompts, batch_size=5)
     np.testing.assert_allclose(fast.loglik, plain.loglik, atol=1e-5, rtol=0)
     np.testing.assert_allclose(fast.loglik, naive.loglik, atol=1e-5, rtol=0)
     np.testing.assert_allclose(ungrouped.loglik, plain.loglik, atol=1e-5, rtol=0)
     assert np.array_equal(fast.predictions, plain.predictions) and np.array_equal(fast.predictions, naive.predictions)
-    assert ungrouped.forwards == plain.forwards + (shots > 0)  # the shared examples: one forward for the run
-    # the three prompts of one premise and another in a batch: the premise runs once, in a pass of its own
+    # the shared examples run once for the run, not once per prompt
+    shared = shared_start(prompts.prefixes)
+    assert ungrouped_ran["real"] == plain_ran["real"] - shared * (len(PAIRS) - 1)
+    # the three prompts of one premise and another: the premise runs once, in a pass of its own
     one_premise = [i for i, (p, _) in enumerate(PAIRS) if p == PAIRS[0][0]] + [3]
     subset = prompts.__class__(
         [prompts.prefixes[i] for i in one_premise], [prompts.continuations[i] for i in one_premise], 0
     )
-    grouped = score_prompts(model, tokenizer, subset, batch_size=4)
-    alone = score_prompts(model, tokenizer, subset, batch_size=4, group=False)
-    assert grouped.forwards == alone.forwards + 1
+    held = prompt_groups(subset.prefixes, shared_start(subset.prefixes))[2]
+    assert held[:3].tolist() == [held[0]] * 3 and held[0] > 0 and held[3] == 0
+    with tokens_run(model) as grouped_ran:
+        grouped = score_prompts(model, tokenizer, subset, batch_size=4)
+    with tokens_run(model) as alone_ran:
+        score_prompts(model, tokenizer, subset, batch_size=4, group=False)
+    assert grouped_ran["real"] == alone_ran["real"] - 2 * held[0]
     np.testing.assert_allclose(grouped.loglik, naive.loglik[one_premise], atol=1e-5, rtol=0)
     repeated = prompts.__class__(prompts.prefixes * 2, prompts.continuations * 2, 0)  # each prompt twice
     twice = score_prompts(model, tokenizer, repeated, batch_size=4)
     assert twice.forwards == fast.forwards and np.array_equal(twice.loglik, np.concatenate([fast.loglik] * 2))
+
+
+@contextlib.contextmanager
+def tokens_run(model):
+    """What the base model runs inside the block: its tokens, real (not padding) and padded, and each forward's
+    (rows, padded tokens, real tokens)."""
+    ran = {"real": 0, "padded": 0, "forwards": []}
+
+    def count(module, args, kwargs):
+        ids = kwargs["input_ids"] if kwargs.get("input_ids") is not None else args[0]  # GPT-2 is given it by place
+        mask = kwargs.get("attention_mask")
+        real = ids.numel() if mask is None else int(mask[:, -ids.shape[1] :].sum())
+        ran["real"], ran["padded"] = ran["real"] + real, ran["padded"] + ids.numel()
+        ran["forwards"].append((ids.shape[0], ids.numel(), real))
+
+    handle = split_head(model)[0].register_forward_pre_hook(count, with_kwargs=True)
+    try:
+        yield ran
+    finally:
+        handle.remove()
+
+
+def test_on_a_cpu_each_forward_of_the_split_path_pads_at_most_an_eighth_of_its_tokens(decoder):
+    model, tokenizer = decoder
+    prompts = encoded(tokenizer, 0)
+    one_token = prompts.__class__(prompts.prefixes, [[c[:1] for c in cs] for cs in prompts.continuations], 0)
+    with tokens_run(model) as ran:
+        fast = score_prompts(model, tokenizer, one_token, batch_size=4)
+    plain = score_prompts(model, tokenizer, one_token, batch_size=4, fast=False)
+    np.testing.assert_allclose(fast.loglik, plain.loglik, atol=1e-5, rtol=0)
+    assert padding_share(torch.device("cpu")) == 1 / 8
+    assert all(rows <= 4 and padded - real <= padded / 8 for rows, padded, real in ran["forwards"])
+    _, group_of, held = prompt_groups(prompts.prefixes, 0)
+    once = sum(int(held[group_of == g][0]) * (int((group_of == g).sum()) - 1) for g in set(group_of.tolist()))
+    assert once > 0 and ran["real"] == sum(len(p) for p in prompts.prefixes) - once  # a shared premise runs once
+
+
+def test_padding_chunks_end_where_padding_would_pass_its_share_or_the_batch_is_full():
+    assert padding_chunks([10, 10, 9, 5, 5, 4], cap=4, share=1 / 8) == [slice(0, 3), slice(3, 6)]
+    assert padding_chunks([5] * 10, cap=4, share=1 / 8) == [slice(0, 4), slice(4, 8), slice(8, 10)]
+    assert padding_chunks([10, 1, 1], cap=4, share=1.0) == [slice(0, 3)]  # a GPU's: full batches
+    assert padding_chunks([], cap=4, share=1 / 8) == []
 
 
 def test_prompts_of_one_premise_are_grouped_each_keeping_a_token_of_its_own():

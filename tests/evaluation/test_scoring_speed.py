@@ -141,7 +141,9 @@ def test_float32_stays_one_option_away(bert, dataset, tmp_path):
     assert exact.provenance.dtype == "float32" and exact.provenance.scoring.dtype_agreement is None
 
 
-@pytest.mark.skipif(not fast_bfloat16(CPU), reason="auto is float32 on this CPU: it has no bf16 matrix instructions (AMX, AVX512-BF16)")
+@pytest.mark.skipif(
+    not fast_bfloat16(CPU), reason="auto is float32 on this CPU: it has no bf16 matrix instructions (AMX, AVX512-BF16)"
+)
 def test_auto_scores_in_float32_when_the_agreement_falls_short(bert, dataset, tmp_path, monkeypatch, capsys):
     exact = run_eval(bert[0], dataset, tmp_path / "fp32.json", "--dtype", "float32")
     monkeypatch.setattr(agreement, "THRESHOLD", 1.01)  # no agreement is enough

@@ -71,9 +71,9 @@ class ClassifierOptions(CommandOptions):
     train_precision: Literal["auto", "float32"] = option(
         "auto",
         group="fine-tuning",
-        help="auto: bf16 autocast (float32 master weights) where the device runs bf16 fast (a CPU with AMX or AVX512-BF16, a GPU), "
-        "float32 elsewhere; float32: always. Recorded as fine_tuning.recipe.precision, with the validation "
-        "labels' agreement with float32 (fine_tuning.validation_agreement)",
+        help="auto: bf16 autocast (float32 master weights) where the device runs bf16 fast (a CPU with AMX or "
+        "AVX512-BF16, a GPU), float32 elsewhere; float32: always. Recorded as fine_tuning.recipe.precision, "
+        "with the validation labels' agreement with float32 (fine_tuning.validation_agreement)",
     )
     seeds: list[int] | None = option(
         None,
