@@ -13,8 +13,10 @@ import pytest
 import torch
 from decoder_models import decoder_config, train_tokenizer
 
+from swapbench.core.compat import reorder_cache, returned_cache, takes_cache_as
 from swapbench.evaluation.prompting import (
     PromptSpec,
+    _structure_copy,
     encode_prompts,
     padding_chunks,
     padding_share,
@@ -145,6 +147,20 @@ def test_on_a_cpu_each_forward_of_the_split_path_pads_at_most_an_eighth_of_its_t
     _, group_of, held = prompt_groups(prompts.prefixes, 0)
     once = sum(int(held[group_of == g][0]) * (int((group_of == g).sum()) - 1) for g in set(group_of.tolist()))
     assert once > 0 and ran["real"] == sum(len(p) for p in prompts.prefixes) - once  # a shared premise runs once
+
+
+def test_a_structure_copy_of_a_cache_is_reordered_and_read_while_the_cache_stays_as_it_was(decoder):
+    model, _ = decoder
+    base, keyword = split_head(model)[0], takes_cache_as(split_head(model)[0])
+    ids, next_ids = torch.tensor([[5, 6, 7], [8, 9, 10]]), torch.tensor([[11], [12]])
+    with torch.inference_mode():
+        whole = base(input_ids=torch.cat([ids, next_ids], dim=1))[0][:, -1]
+        cache = returned_cache(base(input_ids=ids, use_cache=True))
+        picked = reorder_cache(model, _structure_copy(cache), torch.tensor([1, 1, 0]))
+        from_copy = base(input_ids=next_ids[[1, 1, 0]], use_cache=True, **{keyword: picked})[0][:, -1]
+        from_cache = base(input_ids=next_ids, use_cache=True, **{keyword: cache})[0][:, -1]  # read after the copy
+    torch.testing.assert_close(from_copy, whole[[1, 1, 0]], atol=1e-5, rtol=0)
+    torch.testing.assert_close(from_cache, whole, atol=1e-5, rtol=0)
 
 
 def test_padding_chunks_end_where_padding_would_pass_its_share_or_the_batch_is_full():
