@@ -666,15 +666,8 @@ def score_prompts(
                 members.setdefault(g, []).append(int(i))
         alone = np.asarray([i for i in index if not group_start[i]], dtype=np.int64)
         groups = list(firsts)  # longest shared part first, as the order has them
-        while groups:
-            top = int(group_start[firsts[groups[0]]])
-            taken, total = 1, top
-            while taken < min(len(groups), size):
-                length = int(group_start[firsts[groups[taken]]])
-                if (taken + 1) * top - total - length > share * (taken + 1) * top:
-                    break
-                taken, total = taken + 1, total + length
-            window, groups = groups[:taken], groups[taken:]
+        for chunk in padding_chunks([int(group_start[firsts[g]]) for g in groups], size, share):
+            window = groups[chunk]
             rows = np.asarray([i for g in window for i in members[g]], dtype=np.int64)
             saved = sum((len(members[g]) - 1) * int(group_start[firsts[g]]) for g in window)
             if saved * 8 < sum(len(encoded.prefixes[i]) - shared for i in rows):  # a pass that saves little
