@@ -3,7 +3,7 @@
 bfloat16 pays on a CUDA card that supports it and on a CPU whose bf16 matrix instructions torch's matmuls (oneDNN)
 use: AMX tiles (Intel Xeon 4th generation, Sapphire Rapids, and later) or AVX512-BF16 (AMD Zen 4 and later, Intel
 Cooper Lake). At one thread a 2048 x 2048 bf16 matmul ran 5.8x the float32 rate on an AMX Xeon and 4.1x on an
-EPYC with AVX512-BF16 and no AMX, and MiniLM scored 3.4x and 3.2x as fast (docs/commands/eval.md,
+EPYC with AVX512-BF16 and no AMX, and MiniLM scored 3.4x and 3.1x as fast (docs/commands/eval.md,
 docs/performance.md). On a CPU with neither, bf16 is emulated and slower than float32, so float32 stays the choice.
 """
 
