@@ -490,9 +490,9 @@ def _structure_copy(cache):
 
 
 def _expanded(model, cache, rows: int):
-    """A copy of a one-row key-value cache with its row repeated `rows` times (reorder_cache changes a Cache
-    object in place, and the forward that reads it appends to it)."""
-    return reorder_cache(model, copy.deepcopy(cache), torch.zeros(rows, dtype=torch.long))
+    """A one-row key-value cache with its row repeated `rows` times, on a structure copy (reorder_cache changes a
+    Cache object in place, and the forward that reads it appends to it)."""
+    return reorder_cache(model, _structure_copy(cache), torch.zeros(rows, dtype=torch.long))
 
 
 def score_prompts(
@@ -658,22 +658,20 @@ def score_prompts(
         index = index[~scored[index]]
         if not len(index):
             return
-        firsts, members = {}, {}
+        members = {}  # each group's prompts in the stretch, the first standing for the group
         for i in index:
-            g = int(group_of[i])
             if group_start[i]:
-                firsts.setdefault(g, int(i))
-                members.setdefault(g, []).append(int(i))
+                members.setdefault(int(group_of[i]), []).append(int(i))
         alone = np.asarray([i for i in index if not group_start[i]], dtype=np.int64)
-        groups = list(firsts)  # longest shared part first, as the order has them
-        for chunk in padding_chunks([int(group_start[firsts[g]]) for g in groups], size, share):
+        groups = list(members.values())  # longest shared part first, as the order has them
+        for chunk in padding_chunks([int(group_start[m[0]]) for m in groups], size, share):
             window = groups[chunk]
-            rows = np.asarray([i for g in window for i in members[g]], dtype=np.int64)
-            saved = sum((len(members[g]) - 1) * int(group_start[firsts[g]]) for g in window)
+            rows = np.asarray([i for m in window for i in m], dtype=np.int64)
+            saved = sum((len(m) - 1) * int(group_start[m[0]]) for m in window)
             if saved * 8 < sum(len(encoded.prefixes[i]) - shared for i in rows):  # a pass that saves little
                 alone = np.concatenate([alone, rows])
             else:
-                run_window([firsts[g] for g in window], rows, size)
+                run_window([m[0] for m in window], rows, size)
         if len(alone):
             run_window([], alone, size)
 
