@@ -31,10 +31,12 @@ cache, the three continuations of a pair side by side. Pairs go in length-sorted
 Where the model's logits are its output layer on its base model's states (split_head), only the base model runs
 over the prompt and the output layer only where a verbalizer token is read (log-softmax over the whole
 vocabulary there, and nowhere else); the start that every prompt shares (the few-shot examples) runs once per run
-and its key-value cache is copied to each batch; prompts that begin alike (the pairs of one premise) run their
-common start once (prompt_groups), in passes over groups of alike length, and a prompt met twice is scored once.
-On a CPU a forward ends where padding would pass an eighth of its tokens (padding_share). The scores are the plain
-path's to float32 rounding (tests/evaluation/test_prompting_speed.py).
+and its key-value cache is copied to each batch; prompts that begin alike (the pairs of one premise, prompt_groups)
+are packed into one row (evaluation/packing.py: their common start once, then each prompt's own tokens and its
+verbalizers' later tokens, each part seeing only what it would see alone), where the model reads packed rows as it
+reads the prompts alone (tried once per model), and a prompt met twice is scored once. On a CPU a forward ends
+where padding would pass an eighth of its tokens (padding_share). The scores are the plain path's to float32
+rounding (tests/evaluation/test_prompting_speed.py).
 `score_naive` runs one forward per (pair, verbalizer), as lm-eval's loglikelihood requests do: the reference the
 tests and scripts/bench_decoder.py compare with.
 """
@@ -59,6 +61,7 @@ from ..core.labels import LABEL_NAMES
 from ..core.registry import TEMPLATES
 from ..models.loading import input_device
 from ..sources import Pair
+from .packing import pack, reads_packed_rows, row_length
 from .scored_data import premise_key
 from .scoring import default_batch, in_batches
 from .templates import PromptTemplate, answer_cue
@@ -321,6 +324,7 @@ class PromptScores:
     truncated: int
     seconds: float
     forwards: int  # forward passes run
+    tokens: int = 0  # tokens run that are not padding (score_naive: not counted)
 
     @property
     def predictions(self) -> np.ndarray:
@@ -368,9 +372,14 @@ SPLIT_HEAD_TYPES = frozenset(
 )
 # A shared start of every prompt (the few-shot examples) shorter than this is run with each prompt.
 MIN_SHARED_TOKENS = 4
-# The split path plans this many batches of prompts at a time: their groups' shared tokens in passes of alike
-# length, their own tokens longest first.
+# The split path plans this many batches of prompts at a time: their rows (packed, or prompts alone) sorted by
+# length across all of them, so that a forward pads little.
 STRETCH = 8
+
+# A packed row holds at most this many prompts: attention's cost grows with a row's length, and by an estimate of
+# SmolLM2's work, past about 16 SNLI prompts of one premise (20 tokens each after a premise of 15) a longer row
+# costs more in attention than it saves in premise.
+ROW_PROMPTS = 16
 
 
 def padding_share(device: torch.device) -> float:
@@ -380,16 +389,18 @@ def padding_share(device: torch.device) -> float:
     return 1 / 8 if device.type == "cpu" else 1.0
 
 
-def padding_chunks(lengths: Sequence[int], cap: int, share: float) -> list[slice]:
-    """`lengths` (longest first) cut into consecutive runs of at most `cap`, each ended before the row that
-    would make padding to its first (longest) row more than `share` of its tokens."""
+def padding_chunks(lengths: Sequence[int], cap: int, share: float, counts: Sequence[int] | None = None) -> list[slice]:
+    """`lengths` (longest first) cut into consecutive runs of at most `cap` prompts (`counts[i]` in row i, one
+    each if not given), each ended before the row that would make padding to its first (longest) row more than
+    `share` of its tokens."""
+    counts = counts or [1] * len(lengths)
     chunks, start = [], 0
     while start < len(lengths):
-        top, end, real = lengths[start], start + 1, lengths[start]
-        while end < len(lengths) and end - start < cap:
+        top, end, real, held = lengths[start], start + 1, lengths[start], counts[start]
+        while end < len(lengths) and held + counts[end] <= cap:
             if (end - start + 1) * top - real - lengths[end] > share * (end - start + 1) * top:
                 break
-            real, end = real + lengths[end], end + 1
+            real, held, end = real + lengths[end], held + counts[end], end + 1
         chunks.append(slice(start, end))
         start = end
     return chunks
@@ -513,12 +524,13 @@ def score_prompts(
     Where the model allows it (split_head) and `fast`, the base model runs and the output layer is applied only at
     the positions whose next token is a verbalizer token (the projection onto the vocabulary is a fifth of
     SmolLM2-135M's work at every position), and the start that every prompt shares (the few-shot examples) runs
-    once: each batch reads a copy of its key-value cache. So do the tokens that prompts share after it (a
-    premise, under a template that puts it first), once per group, in passes over groups of alike length; then the
-    prompts run from there, longest own part first, in forwards of at most `batch_size` prompts that on a CPU end
-    where padding would pass an eighth of their tokens (padding_share: 30% of the tokens SmolLM2 ran on SNLI
-    prompts were padding in uniform batches, 12% so). The scores are the plain path's (`fast=False`: the model's
-    own forward, the first verbalizer token's logits at the last positions only) to float32 rounding."""
+    once: each forward reads a copy of its key-value cache. Where the model reads packed rows (packing), the
+    prompts that share tokens after it (a premise, under a template that puts it first) are a row, the shared
+    tokens once and each prompt's own and its verbalizers' later tokens after them, so that one forward scores
+    them all; rows go longest first in forwards of at most `batch_size` prompts that on a CPU end where padding
+    would pass an eighth of their tokens (padding_share). A model that does not read packed rows runs each prompt
+    whole after the shared start, longest first, cut alike. The scores are the plain path's (`fast=False`: the
+    model's own forward, the first verbalizer token's logits at the last positions only) to float32 rounding."""
     started = time.perf_counter()
     if fast:
         distinct = _distinct(encoded)
@@ -538,62 +550,44 @@ def score_prompts(
     loglik = np.zeros((n, labels), dtype=np.float64)
     order = np.argsort(-np.asarray([len(p) for p in encoded.prefixes], dtype=np.int64), kind="stable")
     parts = split_head(model) if fast else None
-    forwards = 0
-    shared, shared_cache = 0, None
+    forwards = tokens = 0
+    shared, shared_cache, packs = 0, None, False
     group_of = group_start = np.zeros(n, dtype=np.int64)
     if parts is not None:
         base, head = parts
-        cache_keyword, positions = takes_cache_as(base), _takes_position_ids(base)
+        cache_keyword = takes_cache_as(base)
         shared = shared_start(encoded.prefixes)
-        if positions and group:  # prompts that share a start of their own (a premise) are run from it together
+        packs = (
+            n > 0 and _takes_position_ids(base) and reads_packed_rows(base, encoded.prefixes[0], tokenizer.pad_token_id)
+        )
+        if packs and group:  # prompts that share a start of their own (a premise) are packed in a row together
             order, group_of, group_start = prompt_groups(encoded.prefixes, shared)
-            # groups adjacent, the longest shared part first: a stretch's windows then pad their group pass little
-            order = order[np.lexsort((group_of[order], -group_start[order]))]
         if shared:
             with torch.inference_mode():
                 out = base(input_ids=torch.tensor([encoded.prefixes[0][:shared]], device=device), use_cache=True)
             shared_cache = returned_cache(out)
-            forwards += 1
+            forwards, tokens = forwards + 1, tokens + shared
 
-    def group_pass(firsts: list[int]):
-        """The tokens that each group shares after the shared start, run once for the groups whose first prompts
-        are `firsts`: (their key-value cache, its attention mask), a row per group."""
-        nonlocal forwards
-        ids, mask = _pad(
-            [encoded.prefixes[i][shared : shared + int(group_start[i])] for i in firsts], tokenizer.pad_token_id, device
-        )
-        extra = {}
-        if shared:
-            extra[cache_keyword] = _expanded(model, shared_cache, len(firsts))
-            mask = torch.cat([torch.ones((len(firsts), shared), dtype=torch.long, device=device), mask], dim=1)
-        out = base(
-            input_ids=ids,
-            attention_mask=mask,
-            use_cache=True,
-            position_ids=shared + torch.arange(ids.shape[1], device=device).expand_as(ids),
-            **extra,
-        )
-        forwards += 1
-        return returned_cache(out), mask
+    def after_shared(rows: int) -> dict:
+        """The key-value cache of the shared start, a copy per row, as the keyword the base model takes it by."""
+        return {cache_keyword: _expanded(model, shared_cache, rows)} if shared else {}
 
-    def own_pass(index: np.ndarray, cache, mask: torch.Tensor, start: list[int]) -> torch.Tensor:
-        """The verbalizers' log-likelihoods of the prompts `index`, each run from its token `start[row]` on after
-        `cache` (a row per prompt, None for none) and its attention `mask`."""
-        nonlocal forwards
+    def own_pass(index: np.ndarray) -> torch.Tensor:
+        """The verbalizers' log-likelihoods of the prompts `index`, each run whole after the shared start."""
+        nonlocal forwards, tokens
         count = len(index)
         rows = torch.arange(count, device=device)
         conts = [encoded.continuations[i] for i in index]
         longest = max(len(c) for cs in conts for c in cs)
-        own = [encoded.prefixes[i][begin:] for i, begin in zip(index, start)]
+        own = [encoded.prefixes[i][shared:] for i in index]
         lengths = torch.tensor([len(p) for p in own], device=device)
-        begins = torch.tensor(start, device=device)
-        ids, own_mask = _pad(own, tokenizer.pad_token_id, device)
-        mask = torch.cat([mask, own_mask], dim=1)
-        extra = {} if cache is None else {cache_keyword: cache}
-        if positions:
-            extra["position_ids"] = begins[:, None] + torch.arange(ids.shape[1], device=device)[None, :]
-        out = base(input_ids=ids, attention_mask=mask, use_cache=longest > 1 or cache is not None, **extra)
-        forwards += 1
+        ids, mask = _pad(own, tokenizer.pad_token_id, device)
+        mask = torch.cat([torch.ones((count, shared), dtype=torch.long, device=device), mask], dim=1)
+        extra = after_shared(count)
+        if _takes_position_ids(base):
+            extra["position_ids"] = shared + torch.arange(ids.shape[1], device=device).expand_as(ids)
+        out = base(input_ids=ids, attention_mask=mask, use_cache=longest > 1 or bool(shared), **extra)
+        forwards, tokens = forwards + 1, tokens + int(lengths.sum())
         firsts = torch.tensor([[c[0] for c in cs] for cs in conts], device=device)
         hidden = out[0][rows, lengths - 1]  # (rows, d): where each prompt's next token is a verbalizer's first
         scores = _log_probs(head, hidden, firsts).double()
@@ -602,16 +596,16 @@ def score_prompts(
             cache = reorder_cache(model, returned_cache(out), rows.repeat_interleave(labels))
             tail_ids, tail_mask = _pad([c[:-1] for c in flat], tokenizer.pad_token_id, device)
             tail_extra = {cache_keyword: cache}
-            if positions:
+            if _takes_position_ids(base):
                 offsets = torch.arange(tail_ids.shape[1], device=device)
-                tail_extra["position_ids"] = (begins + lengths).repeat_interleave(labels)[:, None] + offsets[None, :]
+                tail_extra["position_ids"] = (shared + lengths).repeat_interleave(labels)[:, None] + offsets[None, :]
             tail_out = base(
                 input_ids=tail_ids,
                 attention_mask=torch.cat([mask.repeat_interleave(labels, dim=0), tail_mask], dim=1),
                 use_cache=False,
                 **tail_extra,
             )
-            forwards += 1
+            forwards, tokens = forwards + 1, tokens + int(tail_mask.sum())
             where = [(row, step, cont[step + 1]) for row, cont in enumerate(flat) for step in range(len(cont) - 1)]
             if where:
                 at = torch.tensor(where, device=device)
@@ -621,65 +615,70 @@ def score_prompts(
 
     share = padding_share(device)
 
-    def run_window(firsts: list[int], index: np.ndarray, size: int) -> None:
-        """The prompts `index`, longest own part first, in forwards of at most `size` prompts cut where padding
-        would pass `share` of their tokens, each reading its group's cache from one pass over the groups whose
-        first prompts are `firsts` (none: each prompt runs whole after the shared start)."""
-        cache = window_mask = None
-        if firsts:
-            cache, window_mask = group_pass(firsts)
-            slot = {int(group_of[i]): k for k, i in enumerate(firsts)}
-        start = np.asarray([shared + (int(group_start[i]) if firsts else 0) for i in index], dtype=np.int64)
-        own = np.asarray([len(encoded.prefixes[i]) for i in index]) - start
+    def run_alone(index: np.ndarray, size: int) -> None:
+        """The prompts `index` (a model that does not read packed rows), longest first, in forwards of at most
+        `size` prompts cut where padding would pass `share` of their tokens."""
+        own = np.asarray([len(encoded.prefixes[i]) for i in index]) - shared
         by_length = np.argsort(-own, kind="stable")
-        index, start, own = index[by_length], start[by_length], own[by_length]
-        chunks = padding_chunks(own.tolist(), size, share)
-        for number, chunk in enumerate(chunks):
-            rows = index[chunk]
-            if firsts:
-                pick = torch.tensor([slot[int(group_of[i])] for i in rows], device=device)
-                last = number == len(chunks) - 1  # the last reader may take the window's cache itself
-                chunk_cache = reorder_cache(model, cache if last else _structure_copy(cache), pick)
-                mask = window_mask[pick]
-            elif shared:
-                chunk_cache, mask = (
-                    _expanded(model, shared_cache, len(rows)),
-                    torch.ones((len(rows), shared), dtype=torch.long, device=device),
+        index, own = index[by_length], own[by_length]
+        for chunk in padding_chunks(own.tolist(), size, share):
+            report(index[chunk], own_pass(index[chunk]))
+
+    def run_packed(index: np.ndarray, size: int) -> None:
+        """The prompts `index` packed (packing.pack): a row for the prompts of each group (ROW_PROMPTS to a row)
+        and one for each prompt of none, the rows longest first in forwards of at most `size` prompts cut where
+        padding would pass `share` of their tokens."""
+        nonlocal forwards, tokens
+        members: dict[int, list[int]] = {}
+        for i in index:  # a prompt of no group is a row alone
+            members.setdefault(int(group_of[i]) if group_start[i] else -1 - int(i), []).append(int(i))
+        most = min(size, ROW_PROMPTS)
+        rows = [m[k : k + most] for m in members.values() for k in range(0, len(m), most)]
+        contents = []
+        for prompts in rows:
+            common = shared + int(group_start[prompts[0]])
+            contents.append(
+                (
+                    encoded.prefixes[prompts[0]][shared:common],
+                    [(encoded.prefixes[i][common:], encoded.continuations[i]) for i in prompts],
                 )
-            else:
-                chunk_cache, mask = None, torch.zeros((len(rows), 0), dtype=torch.long, device=device)
-            report(rows, own_pass(rows, chunk_cache, mask, start[chunk].tolist()))
+            )
+        lengths = np.asarray([row_length(c) for c in contents])
+        by_length = np.argsort(-lengths, kind="stable")
+        rows, contents, lengths = [rows[k] for k in by_length], [contents[k] for k in by_length], lengths[by_length]
+        for chunk in padding_chunks(lengths.tolist(), size, share, counts=[len(r) for r in rows]):
+            prompts = np.asarray([i for r in rows[chunk] for i in r], dtype=np.int64)
+            batch = pack(contents[chunk], shared, tokenizer.pad_token_id, base.dtype, device)
+            out = base(
+                input_ids=batch.ids,
+                attention_mask=batch.mask,
+                position_ids=batch.positions,
+                use_cache=bool(shared),
+                **after_shared(len(batch.ids)),
+            )
+            forwards, tokens = forwards + 1, tokens + batch.real
+            hidden = out[0]
+            firsts = torch.tensor([[c[0] for c in encoded.continuations[i]] for i in prompts], device=device)
+            scores = _log_probs(head, hidden[batch.first[:, 0], batch.first[:, 1]], firsts).double()
+            if len(batch.later):
+                at = batch.later
+                later = _log_probs(head, hidden[at[:, 2], at[:, 3]], at[:, 4:]).double()[:, 0]
+                scores.view(-1).index_add_(0, at[:, 0] * labels + at[:, 1], later)
+            report(prompts, scores)
 
     def run_stretch(slice_: np.ndarray, size: int) -> None:
-        """A stretch of the prompts (groups adjacent, by the length of the tokens they share): its groups in
-        windows whose shared tokens are alike in length (one pass over each window's groups pads little), the
-        prompts of no group on their own. Prompts already scored (before an out-of-memory retry) are left."""
+        """A stretch of the prompts, packed or alone; prompts already scored (before an out-of-memory retry) are
+        left."""
         index = order[slice_]
         index = index[~scored[index]]
-        if not len(index):
-            return
-        members = {}  # each group's prompts in the stretch, the first standing for the group
-        for i in index:
-            if group_start[i]:
-                members.setdefault(int(group_of[i]), []).append(int(i))
-        alone = np.asarray([i for i in index if not group_start[i]], dtype=np.int64)
-        groups = list(members.values())  # longest shared part first, as the order has them
-        for chunk in padding_chunks([int(group_start[m[0]]) for m in groups], size, share):
-            window = groups[chunk]
-            rows = np.asarray([i for m in window for i in m], dtype=np.int64)
-            saved = sum((len(m) - 1) * int(group_start[m[0]]) for m in window)
-            if saved * 8 < sum(len(encoded.prefixes[i]) - shared for i in rows):  # a pass that saves little
-                alone = np.concatenate([alone, rows])
-            else:
-                run_window([m[0] for m in window], rows, size)
-        if len(alone):
-            run_window([], alone, size)
+        if len(index):
+            (run_packed if packs else run_alone)(index, size)
 
     keep_positions = "logits_to_keep" in inspect.signature(model.forward).parameters
     positions_plain = _takes_position_ids(model)
 
     def run_plain(index: np.ndarray) -> torch.Tensor:
-        nonlocal forwards
+        nonlocal forwards, tokens
         prefixes = [encoded.prefixes[i] for i in index]
         conts = [encoded.continuations[i] for i in index]
         lengths = torch.tensor([len(p) for p in prefixes], device=device)
@@ -693,7 +692,7 @@ def score_prompts(
         else:
             out = model(input_ids=ids, attention_mask=mask, use_cache=longest > 1)
             first_logits = out.logits[rows, lengths - 1]
-        forwards += 1
+        forwards, tokens = forwards + 1, tokens + int(lengths.sum())
         first = torch.log_softmax(first_logits.float(), dim=-1)
         firsts = torch.tensor([[c[0] for c in cs] for cs in conts], device=device)
         scores = first.gather(1, firsts).double()
@@ -708,7 +707,7 @@ def score_prompts(
                 extra["position_ids"] = lengths.repeat_interleave(labels)[:, None] + offsets[None, :]
             extra[takes_cache_as(model)] = cache
             tail_out = model(input_ids=tail_ids, attention_mask=full_mask, use_cache=False, **extra)
-            forwards += 1
+            forwards, tokens = forwards + 1, tokens + int(tail_mask.sum())
             logp = torch.log_softmax(tail_out.logits.float(), dim=-1)
             flat = [c for cs in conts for c in cs]
             for row, cont in enumerate(flat):
@@ -743,6 +742,7 @@ def score_prompts(
         truncated=encoded.truncated,
         seconds=time.perf_counter() - started,
         forwards=forwards,
+        tokens=tokens,
     )
 
 
@@ -802,6 +802,7 @@ def _score_distinct(
         truncated=encoded.truncated,
         seconds=scored.seconds,
         forwards=scored.forwards,
+        tokens=scored.tokens,
     )
 
 

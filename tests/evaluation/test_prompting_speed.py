@@ -14,6 +14,8 @@ import torch
 from decoder_models import decoder_config, train_tokenizer
 
 from swapbench.core.compat import reorder_cache, returned_cache, takes_cache_as
+from swapbench.evaluation import prompting
+from swapbench.evaluation.packing import pack, reads_packed_rows, row_length
 from swapbench.evaluation.prompting import (
     PromptSpec,
     _structure_copy,
@@ -107,8 +109,16 @@ def test_the_split_head_and_the_shared_examples_score_as_the_plain_path_and_the_
         grouped = score_prompts(model, tokenizer, subset, batch_size=4)
     with tokens_run(model) as alone_ran:
         score_prompts(model, tokenizer, subset, batch_size=4, group=False)
-    assert grouped_ran["real"] == alone_ran["real"] - 2 * held[0]
+    # a premise's prompts are packed in a row, where the model reads packed rows (transformers 4's GPT-2 does not)
+    packs = reads_packed_rows(split_head(model)[0], prompts.prefixes[0], tokenizer.pad_token_id)
+    assert packs or model.config.model_type != "llama"
+    assert grouped_ran["real"] == alone_ran["real"] - (2 * held[0] if packs else 0)
     np.testing.assert_allclose(grouped.loglik, naive.loglik[one_premise], atol=1e-5, rtol=0)
+    with tokens_run(model) as split_ran, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(prompting, "ROW_PROMPTS", 2)  # the premise's three prompts in two rows: it runs twice
+        split = score_prompts(model, tokenizer, subset, batch_size=4)
+    assert split_ran["real"] == grouped_ran["real"] + (held[0] if packs else 0)
+    np.testing.assert_allclose(split.loglik, grouped.loglik, atol=1e-5, rtol=0)
     repeated = prompts.__class__(prompts.prefixes * 2, prompts.continuations * 2, 0)  # each prompt twice
     twice = score_prompts(model, tokenizer, repeated, batch_size=4)
     assert twice.forwards == fast.forwards and np.array_equal(twice.loglik, np.concatenate([fast.loglik] * 2))
@@ -117,13 +127,21 @@ def test_the_split_head_and_the_shared_examples_score_as_the_plain_path_and_the_
 @contextlib.contextmanager
 def tokens_run(model):
     """What the base model runs inside the block: its tokens, real (not padding) and padded, and each forward's
-    (rows, padded tokens, real tokens)."""
+    (rows, padded tokens, real tokens). A packed forward's 4-D mask is read for its real tokens: padding, at the
+    end of a row, sees only itself; every real token after a row's first sees more than itself."""
     ran = {"real": 0, "padded": 0, "forwards": []}
 
     def count(module, args, kwargs):
         ids = kwargs["input_ids"] if kwargs.get("input_ids") is not None else args[0]  # GPT-2 is given it by place
         mask = kwargs.get("attention_mask")
-        real = ids.numel() if mask is None else int(mask[:, -ids.shape[1] :].sum())
+        if mask is None:
+            real = ids.numel()
+        elif mask.dim() == 4:
+            sees_more = (mask[:, 0] == 0).sum(-1) > 1  # (rows, width)
+            places = torch.arange(1, ids.shape[1] + 1)
+            real = int(torch.where(sees_more, places, 1).amax(dim=1).sum())
+        else:
+            real = int(mask[:, -ids.shape[1] :].sum())
         ran["real"], ran["padded"] = ran["real"] + real, ran["padded"] + ids.numel()
         ran["forwards"].append((ids.shape[0], ids.numel(), real))
 
@@ -146,7 +164,10 @@ def test_on_a_cpu_each_forward_of_the_split_path_pads_at_most_an_eighth_of_its_t
     assert all(rows <= 4 and padded - real <= padded / 8 for rows, padded, real in ran["forwards"])
     _, group_of, held = prompt_groups(prompts.prefixes, 0)
     once = sum(int(held[group_of == g][0]) * (int((group_of == g).sum()) - 1) for g in set(group_of.tolist()))
-    assert once > 0 and ran["real"] == sum(len(p) for p in prompts.prefixes) - once  # a shared premise runs once
+    assert once > 0
+    if not reads_packed_rows(split_head(model)[0], prompts.prefixes[0], tokenizer.pad_token_id):
+        once = 0  # each prompt runs whole (transformers 4's GPT-2)
+    assert ran["real"] == fast.tokens == sum(len(p) for p in prompts.prefixes) - once  # a shared premise runs once
 
 
 def test_a_structure_copy_of_a_cache_is_reordered_and_read_while_the_cache_stays_as_it_was(decoder):
@@ -168,6 +189,56 @@ def test_padding_chunks_end_where_padding_would_pass_its_share_or_the_batch_is_f
     assert padding_chunks([5] * 10, cap=4, share=1 / 8) == [slice(0, 4), slice(4, 8), slice(8, 10)]
     assert padding_chunks([10, 1, 1], cap=4, share=1.0) == [slice(0, 3)]  # a GPU's: full batches
     assert padding_chunks([], cap=4, share=1 / 8) == []
+    # rows of several prompts: at most `cap` prompts a forward
+    assert padding_chunks([10, 10, 9, 9], cap=4, share=1 / 8, counts=[3, 1, 1, 2]) == [slice(0, 2), slice(2, 4)]
+
+
+def test_a_packed_row_sees_its_start_its_prompt_and_its_verbalizer_and_nothing_else():
+    # start [1, 2]; prompt A [3, 4] with verbalizers [7] and [8, 9]; prompt B [5]; a shorter row [6]; 1 past token
+    rows = [([1, 2], [([3, 4], [[7], [8, 9]]), ([5], [[7], [7]])]), ([], [([6], [[7], [7]])])]
+    assert [row_length(r) for r in rows] == [6, 1]
+    packed = pack(rows, past=1, pad_id=0, dtype=torch.float32, device="cpu")
+    assert packed.ids.tolist() == [[1, 2, 3, 4, 8, 5], [6, 0, 0, 0, 0, 0]]
+    # positions as alone (after the past token): B follows the start, not A; the verbalizer's 8 follows A
+    assert packed.positions[0].tolist() == [1, 2, 3, 4, 5, 3]
+    sees = (packed.mask[:, 0] == 0).int()
+    assert sees[0].tolist() == [
+        [1, 1, 0, 0, 0, 0, 0],  # the start
+        [1, 1, 1, 0, 0, 0, 0],
+        [1, 1, 1, 1, 0, 0, 0],  # A
+        [1, 1, 1, 1, 1, 0, 0],
+        [1, 1, 1, 1, 1, 1, 0],  # 8: past, start, A, itself
+        [1, 1, 1, 0, 0, 0, 1],  # B: past, start, itself
+    ]
+    assert sees[1, 0].tolist() == [1, 1, 0, 0, 0, 0, 0] and sees[1, 1:, 0].sum() == 0  # padding: only itself
+    assert all(sees[1, k, k + 1] == 1 for k in range(1, 6))
+    assert packed.first.tolist() == [[0, 3], [0, 5], [1, 0]] and packed.real == 7
+    assert packed.later.tolist() == [[0, 1, 0, 4, 9]]  # prompt A, label 1: at 8's place, 9 is read
+
+
+def test_a_model_that_cannot_read_packed_rows_is_found_out_and_scored_whole(decoder, monkeypatch, caplog):
+    from transformers import AutoModelForCausalLM
+
+    model, tokenizer = decoder
+    prompts = encoded(tokenizer, 3)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        bloom = AutoModelForCausalLM.from_config(decoder_config("bloom", len(tokenizer))).eval()
+    with caplog.at_level(logging.INFO, logger="swapbench.evaluation.packing"):
+        assert not reads_packed_rows(bloom.base_model, prompts.prefixes[0], tokenizer.pad_token_id)  # ALiBi
+    assert "runs whole" in caplog.text
+    monkeypatch.setattr(prompting, "reads_packed_rows", lambda *args: False)
+    with tokens_run(model) as ran:
+        whole = score_prompts(model, tokenizer, prompts, batch_size=4)
+    plain = score_prompts(model, tokenizer, prompts, batch_size=4, fast=False)
+    np.testing.assert_allclose(whole.loglik, plain.loglik, atol=1e-5, rtol=0)
+    shared = shared_start(prompts.prefixes)
+    assert (
+        ran["real"]
+        == whole.tokens
+        == shared
+        + sum(len(p) - shared + sum(len(c) - 1 for c in cs) for p, cs in zip(prompts.prefixes, prompts.continuations))
+    )
 
 
 def test_prompts_of_one_premise_are_grouped_each_keeping_a_token_of_its_own():
