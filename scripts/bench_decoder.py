@@ -10,7 +10,7 @@ pairs of the dev split), scored three ways on the same token ids, one after the 
 busy spell hurts all alike), each round's ratios kept:
 - swapbench (swapbench.evaluation.prompting.score_prompts): the base model run once per prompt, the output layer
   only where a verbalizer token is read, the few-shot examples that every prompt shares run once per run and
-  their key-value cache copied to each batch;
+  their key-value cache copied to each forward, the pairs of one premise packed into one row (the premise once);
 - the previous scorer (score_prompts(fast=False): the model's own forward, logits at the last positions only,
   every prompt run whole), the "before" figure;
 - lm-eval 0.4.13's `HFLM._loglikelihood_tokens` (the loop its `loglikelihood` runs, logits cache on: one sequence

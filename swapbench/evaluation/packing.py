@@ -99,20 +99,19 @@ def reads_packed_rows(base, tokens: Sequence[int], pad_id: int) -> bool:
     """Whether `base` (a model taking position_ids) gives a packed row's prompts the last hidden states it gives
     them alone: tried once per model, dtype, device and attention implementation on a row of one start and two
     prompts made of `tokens` (any real prompt's)."""
-    parameter = next(base.parameters())
-    key = (parameter.dtype, parameter.device, getattr(base.config, "_attn_implementation", None))
+    dtype, device = base.dtype, next(base.parameters()).device  # the mask's dtype is the one the model computes in
+    key = (dtype, device, getattr(base.config, "_attn_implementation", None))
     known = _READS_PACKED.setdefault(base, {})
     if key not in known:
         tokens = list(tokens) * (7 // max(len(tokens), 1) + 1)
         start, one, two = tokens[:3], tokens[3:5], tokens[6:4:-1]
-        device = parameter.device
         try:
             with torch.inference_mode():
                 alone = base(input_ids=torch.tensor([start + one, start + two], device=device))[0][:, -1]
-                packed = pack([(start, [(one, []), (two, [])])], 0, pad_id, parameter.dtype, device)
+                packed = pack([(start, [(one, []), (two, [])])], 0, pad_id, dtype, device)
                 out = base(input_ids=packed.ids, attention_mask=packed.mask, position_ids=packed.positions)[0]
                 rows = out[packed.first[:, 0], packed.first[:, 1]]
-            tolerance = 1e-4 if parameter.dtype == torch.float32 else 3e-2
+            tolerance = 1e-4 if dtype == torch.float32 else 3e-2
             scale = 1 + float(alone.abs().max())
             known[key] = bool(torch.allclose(rows.float(), alone.float(), rtol=0, atol=tolerance * scale))
         except (TypeError, ValueError, RuntimeError) as err:  # a model whose attention refuses a 4-D mask
