@@ -111,9 +111,10 @@ def reads_packed_rows(base, tokens: Sequence[int], pad_id: int) -> bool:
                 packed = pack([(start, [(one, []), (two, [])])], 0, pad_id, dtype, device)
                 out = base(input_ids=packed.ids, attention_mask=packed.mask, position_ids=packed.positions)[0]
                 rows = out[packed.first[:, 0], packed.first[:, 1]]
-            tolerance = 1e-4 if dtype == torch.float32 else 3e-2
-            scale = 1 + float(alone.abs().max())
-            known[key] = bool(torch.allclose(rows.float(), alone.float(), rtol=0, atol=tolerance * scale))
+            # the states' relative distance: SmolLM2's is 1e-6 in float32 and 0 in bf16 on a CPU, and 0.36 when the
+            # second prompt is let see the first's tokens (a largest entry, scale-free, would hide that in bf16)
+            distance = (rows.float() - alone.float()).norm(dim=-1) / alone.float().norm(dim=-1).clamp_min(1e-12)
+            known[key] = bool(distance.max() <= (1e-3 if dtype == torch.float32 else 5e-2))
         except (TypeError, ValueError, RuntimeError) as err:  # a model whose attention refuses a 4-D mask
             logger.debug("%s does not take a packed row: %s", type(base).__name__, err)
             known[key] = False

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import weakref
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ import torch
 from decoder_models import decoder_config, train_tokenizer
 
 from swapbench.core.compat import reorder_cache, returned_cache, takes_cache_as
-from swapbench.evaluation import prompting
+from swapbench.evaluation import packing, prompting
 from swapbench.evaluation.packing import pack, reads_packed_rows, row_length
 from swapbench.evaluation.prompting import (
     PromptSpec,
@@ -227,6 +228,21 @@ def test_a_model_that_cannot_read_packed_rows_is_found_out_and_scored_whole(deco
     with caplog.at_level(logging.INFO, logger="swapbench.evaluation.packing"):
         assert not reads_packed_rows(bloom.base_model, prompts.prefixes[0], tokenizer.pad_token_id)  # ALiBi
     assert "runs whole" in caplog.text
+    # a mask that lets the second prompt see the first's tokens is found out
+    packing_pack = packing.pack
+
+    def leaky(*args, **kwargs):
+        packed = packing_pack(*args, **kwargs)
+        packed.mask[:, :, -1, :] = 0
+        return packed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(packing, "_READS_PACKED", weakref.WeakKeyDictionary())
+        packs = reads_packed_rows(split_head(model)[0], prompts.prefixes[0], tokenizer.pad_token_id)
+        assert packs or model.config.model_type != "llama"  # transformers 4's GPT-2 refuses a 4-D mask
+        patch.setattr(packing, "_READS_PACKED", weakref.WeakKeyDictionary())
+        patch.setattr(packing, "pack", leaky)
+        assert not reads_packed_rows(split_head(model)[0], prompts.prefixes[0], tokenizer.pad_token_id)
     monkeypatch.setattr(prompting, "reads_packed_rows", lambda *args: False)
     with tokens_run(model) as ran:
         whole = score_prompts(model, tokenizer, prompts, batch_size=4)
