@@ -555,11 +555,9 @@ def score_prompts(
     group_of = group_start = np.zeros(n, dtype=np.int64)
     if parts is not None:
         base, head = parts
-        cache_keyword = takes_cache_as(base)
+        cache_keyword, positions = takes_cache_as(base), _takes_position_ids(base)
         shared = shared_start(encoded.prefixes)
-        packs = (
-            n > 0 and _takes_position_ids(base) and reads_packed_rows(base, encoded.prefixes[0], tokenizer.pad_token_id)
-        )
+        packs = n > 0 and positions and reads_packed_rows(base, encoded.prefixes[0], tokenizer.pad_token_id)
         if packs and group:  # prompts that share a start of their own (a premise) are packed in a row together
             order, group_of, group_start = prompt_groups(encoded.prefixes, shared)
         if shared:
@@ -584,7 +582,7 @@ def score_prompts(
         ids, mask = _pad(own, tokenizer.pad_token_id, device)
         mask = torch.cat([torch.ones((count, shared), dtype=torch.long, device=device), mask], dim=1)
         extra = after_shared(count)
-        if _takes_position_ids(base):
+        if positions:
             extra["position_ids"] = shared + torch.arange(ids.shape[1], device=device).expand_as(ids)
         out = base(input_ids=ids, attention_mask=mask, use_cache=longest > 1 or bool(shared), **extra)
         forwards, tokens = forwards + 1, tokens + int(lengths.sum())
@@ -596,7 +594,7 @@ def score_prompts(
             cache = reorder_cache(model, returned_cache(out), rows.repeat_interleave(labels))
             tail_ids, tail_mask = _pad([c[:-1] for c in flat], tokenizer.pad_token_id, device)
             tail_extra = {cache_keyword: cache}
-            if _takes_position_ids(base):
+            if positions:
                 offsets = torch.arange(tail_ids.shape[1], device=device)
                 tail_extra["position_ids"] = (shared + lengths).repeat_interleave(labels)[:, None] + offsets[None, :]
             tail_out = base(
@@ -633,22 +631,19 @@ def score_prompts(
         for i in index:  # a prompt of no group is a row alone
             members.setdefault(int(group_of[i]) if group_start[i] else -1 - int(i), []).append(int(i))
         most = min(size, ROW_PROMPTS)
-        rows = [m[k : k + most] for m in members.values() for k in range(0, len(m), most)]
-        contents = []
-        for prompts in rows:
+        per_row = [m[k : k + most] for m in members.values() for k in range(0, len(m), most)]  # a row's prompts
+
+        def content(prompts: list[int]):  # packing.Row: the group's common tokens, then each prompt's own
             common = shared + int(group_start[prompts[0]])
-            contents.append(
-                (
-                    encoded.prefixes[prompts[0]][shared:common],
-                    [(encoded.prefixes[i][common:], encoded.continuations[i]) for i in prompts],
-                )
-            )
-        lengths = np.asarray([row_length(c) for c in contents])
-        by_length = np.argsort(-lengths, kind="stable")
-        rows, contents, lengths = [rows[k] for k in by_length], [contents[k] for k in by_length], lengths[by_length]
-        for chunk in padding_chunks(lengths.tolist(), size, share, counts=[len(r) for r in rows]):
-            prompts = np.asarray([i for r in rows[chunk] for i in r], dtype=np.int64)
-            batch = pack(contents[chunk], shared, tokenizer.pad_token_id, base.dtype, device)
+            return encoded.prefixes[prompts[0]][shared:common], [
+                (encoded.prefixes[i][common:], encoded.continuations[i]) for i in prompts
+            ]
+
+        rows = sorted(((prompts, content(prompts)) for prompts in per_row), key=lambda row: -row_length(row[1]))
+        lengths = [row_length(row) for _, row in rows]
+        for chunk in padding_chunks(lengths, size, share, counts=[len(prompts) for prompts, _ in rows]):
+            prompts = np.asarray([i for r, _ in rows[chunk] for i in r], dtype=np.int64)
+            batch = pack([row for _, row in rows[chunk]], shared, tokenizer.pad_token_id, base.dtype, device)
             out = base(
                 input_ids=batch.ids,
                 attention_mask=batch.mask,
